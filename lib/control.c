@@ -1,0 +1,134 @@
+/* control.c: client side of the control protocol, and Unix socket helpers. */
+#include <config.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "util.h"
+
+static int
+unix_addr (const char *path, struct sockaddr_un *sun)
+{
+  memset (sun, 0, sizeof *sun);
+  sun->sun_family = AF_UNIX;
+  if (strlen (path) >= sizeof sun->sun_path)
+    return -ENAMETOOLONG;
+  strcpy (sun->sun_path, path);
+  return 0;
+}
+
+static int
+unix_connect (const char *path)
+{
+  struct sockaddr_un sun;
+  int fd, r;
+
+  r = unix_addr (path, &sun);
+  if (r < 0)
+    return r;
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  if (connect (fd, (struct sockaddr *) &sun, sizeof sun) < 0) {
+    r = -errno;
+    close (fd);
+    return r;
+  }
+  return fd;
+}
+
+int
+pc_unix_listen (const char *path)
+{
+  struct sockaddr_un sun;
+  mode_t old;
+  int fd, r;
+
+  r = unix_addr (path, &sun);
+  if (r < 0)
+    return r;
+  /* A stale socket from a recorder that died may be replaced; a live one not. */
+  fd = unix_connect (path);
+  if (fd >= 0) {
+    close (fd);
+    return -EADDRINUSE;
+  }
+  if (fd == -ECONNREFUSED) {
+    struct stat st;
+    if (lstat (path, &st) == 0 && S_ISSOCK (st.st_mode))
+      unlink (path);
+  }
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  old = umask (0177);
+  r = bind (fd, (struct sockaddr *) &sun, sizeof sun);
+  umask (old);
+  if (r < 0 || chmod (path, 0600) < 0 || listen (fd, 128) < 0) {
+    r = -errno;
+    close (fd);
+    return r;
+  }
+  return fd;
+}
+
+static int
+wait_fd (int fd, short events, int timeout_ms)
+{
+  struct pollfd p = { .fd = fd, .events = events };
+  int r;
+
+  if (timeout_ms <= 0)
+    return 0;
+  do
+    r = poll (&p, 1, timeout_ms);
+  while (r < 0 && errno == EINTR);
+  if (r < 0)
+    return -errno;
+  return r == 0 ? -ETIMEDOUT : 0;
+}
+
+int
+pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
+                 size_t len, int timeout_ms, uint64_t *ret_seq)
+{
+  uint8_t hdr[PC_CTL_HEADER_SIZE], rep[PC_CTL_REPLY_SIZE];
+  int fd, r;
+  int32_t status;
+
+  if (len > PC_CTL_MAX_PAYLOAD)
+    return -E2BIG;
+  fd = unix_connect (path);
+  if (fd < 0)
+    return fd;
+  pc_put_le32 (hdr, PC_CTL_MAGIC);
+  pc_put_le32 (hdr + 4, cmd);
+  pc_put_le32 (hdr + 8, (uint32_t) len);
+  r = pc_write_all (fd, hdr, sizeof hdr);
+  if (r == 0 && len > 0)
+    r = pc_write_all (fd, payload, len);
+  if (r == 0)
+    r = wait_fd (fd, POLLIN, timeout_ms);
+  if (r == 0)
+    r = pc_read_all (fd, rep, sizeof rep);
+  close (fd);
+  if (r < 0)
+    return r == -EPIPE ? -ECONNRESET : r;
+  if (pc_get_le32 (rep) != PC_CTL_REPLY_MAGIC)
+    return -EPROTO;
+  status = (int32_t) pc_get_le32 (rep + 4);
+  if (status > 0 || status < -4095)
+    return -EPROTO;
+  if (status < 0)
+    return status;
+  if (ret_seq)
+    *ret_seq = pc_get_le64 (rep + 8);
+  return 0;
+}

@@ -1,0 +1,41 @@
+/* control.h: the recorder's control socket protocol (marks and stop).
+ *
+ * A client connects to the control socket (a Unix socket), sends one request
+ * and reads one reply, then may send further requests on the same connection.
+ *   request: u32 magic "PCCT", u32 command, u32 length, then length bytes
+ *   reply:   u32 magic "PCCR", i32 status (0 or -errno), u64 record number
+ * All integers little-endian.  PC_CTL_MARK carries an encoded mark (mark.h);
+ * the reply comes once the MARK record is in the log and on stable storage.
+ * PC_CTL_STOP carries nothing; the reply comes once the END record is on
+ * stable storage, and the recorder then exits.
+ */
+#ifndef POWERCUT_CONTROL_H
+#define POWERCUT_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PC_CTL_MAGIC        0x54434350u   /* "PCCT" */
+#define PC_CTL_REPLY_MAGIC  0x52434350u   /* "PCCR" */
+#define PC_CTL_HEADER_SIZE  12
+#define PC_CTL_REPLY_SIZE   16
+#define PC_CTL_MAX_PAYLOAD  (64u << 20)
+
+enum pc_ctl_cmd {
+  PC_CTL_MARK = 1,
+  PC_CTL_STOP = 2,
+};
+
+/* Sends one request to the control socket at path and waits for the reply
+ * (up to timeout_ms; 0 waits forever).  Returns 0 with *ret_seq set, the
+ * recorder's -errno status, or -errno for a local failure (-ENOENT,
+ * -ECONNREFUSED: no recorder there; -ETIMEDOUT). */
+int pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
+                     size_t len, int timeout_ms, uint64_t *ret_seq);
+
+/* Creates a listening Unix stream socket at path with mode 0600 (an existing
+ * socket file is replaced only if nothing answers on it).  Returns the fd or
+ * -errno (-EADDRINUSE: a live server is there). */
+int pc_unix_listen (const char *path);
+
+#endif

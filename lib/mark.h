@@ -1,0 +1,91 @@
+/* mark.h: marks and their manifests: the expected logical state of a tree.
+ *
+ * A mark names a moment of the workload.  It may carry a manifest (every
+ * path under a directory with its type, mode, size, content hash and symlink
+ * target), say the whole manifest was made durable (syncfs, PC_MARK_F_SYNC),
+ * and list paths the workload made durable itself (fsync).  Paths are
+ * relative to the manifest's root, without a leading '/', never containing
+ * "." or ".." components or NUL bytes.
+ *
+ * Encoded payload (stored in a MARK record, little-endian):
+ *   u32 magic "PCMK", u16 version (1), u16 flags
+ *   u16 namelen, name
+ *   u32 ndurable, then per path: u16 len, bytes
+ *   u32 nentries, then per entry: u16 pathlen, path, u8 type, u8 zero,
+ *       u32 mode, u32 nlink, u64 ino, u64 size, u8[16] XXH128 of the content
+ *       (regular files; zero otherwise), u16 targetlen, target (symlinks)
+ */
+#ifndef POWERCUT_MARK_H
+#define POWERCUT_MARK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PC_MARK_MAGIC      0x4b4d4350u   /* "PCMK" */
+#define PC_MARK_VERSION    1
+#define PC_MARK_NAME_MAX   128
+#define PC_MARK_PATH_MAX   4095
+
+#define PC_MARK_F_SYNC      (1u << 0)    /* the manifest's tree was synced (syncfs) */
+#define PC_MARK_F_MANIFEST  (1u << 1)    /* a manifest is present */
+
+enum pc_entry_type {
+  PC_ENTRY_FILE = 'f',
+  PC_ENTRY_DIR = 'd',
+  PC_ENTRY_SYMLINK = 'l',
+  PC_ENTRY_OTHER = 'o',     /* device, fifo, socket */
+};
+
+struct pc_entry {
+  char *path;
+  uint8_t type;
+  uint32_t mode;            /* permission bits and type bits, as st_mode */
+  uint32_t nlink;
+  uint64_t ino;
+  uint64_t size;
+  uint8_t hash[16];
+  char *target;             /* symlink target, or NULL */
+};
+
+struct pc_mark {
+  char *name;
+  uint16_t flags;
+  size_t ndurable;
+  char **durable;
+  size_t nentries;
+  struct pc_entry *entries; /* sorted by path (byte order) */
+};
+
+/* Checks a mark name: 1 to PC_MARK_NAME_MAX characters of [A-Za-z0-9._-]. */
+bool pc_mark_name_valid (const char *name);
+
+/* Checks a manifest path as defined above. */
+bool pc_mark_path_valid (const char *path, size_t len);
+
+/* Walks dir (not crossing into other filesystems) and fills m's entries,
+ * hashing every regular file.  Returns 0 or -errno; on failure *ret_path
+ * (if given) names the path at fault, owned by the caller. */
+int pc_mark_scan (struct pc_mark *m, const char *dir, char **ret_path);
+
+/* Makes a path durable-relative: resolves path (absolute, or relative to
+ * the current directory; it need not exist) against the manifest root dir
+ * and returns the relative form in *ret_rel.  -EXDEV when outside dir. */
+int pc_mark_relpath (const char *dir, const char *path, char **ret_rel);
+
+/* Adds a durable path (copied). Returns 0 or -errno. */
+int pc_mark_add_durable (struct pc_mark *m, const char *rel);
+
+/* Encodes m; *ret_buf is malloc'd.  Returns 0 or -errno. */
+int pc_mark_encode (const struct pc_mark *m, uint8_t **ret_buf, size_t *ret_len);
+
+/* Decodes and validates a payload into *ret (freed with pc_mark_free).
+ * Returns 0, -EBADMSG (malformed) or -ENOMEM. */
+int pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret);
+
+/* Looks up a path in a decoded mark's manifest (binary search), or NULL. */
+const struct pc_entry *pc_mark_find (const struct pc_mark *m, const char *path);
+
+void pc_mark_free (struct pc_mark *m);
+
+#endif

@@ -1,0 +1,49 @@
+/* recorder.h: the recording NBD server.
+ *
+ * A recorder serves one export over NBD (fixed newstyle handshake, simple and
+ * structured replies, multi-conn) from an in-memory disk, and appends every
+ * write (with its data), trim, write-zeroes and flush to a log (log.h) before
+ * it replies.  Requests from all connections get one global order: the order
+ * of their records in the log.  A write is applied to the disk, and answered,
+ * only once its record is in the log; a flush, a FUA write and a mark are
+ * answered only once the log is on stable storage (fdatasync).  Socket and
+ * log I/O go through one io_uring, driven by one thread.
+ */
+#ifndef POWERCUT_RECORDER_H
+#define POWERCUT_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PC_NBD_MIN_BLOCK    512
+#define PC_NBD_PREF_BLOCK   4096
+#define PC_NBD_MAX_BLOCK    (32u << 20)
+
+struct pc_recorder_config {
+  const char *log_path;
+  bool force;                 /* replace an existing log file */
+  uint64_t size;              /* with no base image */
+  const char *base_path;      /* or a base image (never modified) */
+  const char *socket_path;    /* Unix socket for NBD, or NULL with listen */
+  const char *listen_addr;    /* "[HOST:]PORT" for TCP (HOST defaults to loopback) */
+  const char *control_path;   /* control socket (marks, stop) */
+};
+
+struct pc_recorder;
+
+/* Opens the disk, creates the log (header written and synced) and binds the
+ * sockets.  Returns 0, or -errno with *ret_what naming what failed (a static
+ * string such as "log", "base image", "socket", "control socket"). */
+int pc_recorder_new (const struct pc_recorder_config *cfg,
+                     struct pc_recorder **ret_rec, const char **ret_what);
+
+/* Serves until a stop request, SIGINT, SIGTERM or SIGHUP; the log then ends
+ * with an END record and is synced.  Returns 0, or -errno if the event loop
+ * itself failed. */
+int pc_recorder_run (struct pc_recorder *rec);
+
+/* Closes everything and removes the socket files.  Accepts NULL. */
+void pc_recorder_free (struct pc_recorder *rec);
+
+#endif

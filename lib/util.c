@@ -1,0 +1,115 @@
+/* util.c: size parsing, time and full-length I/O helpers. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int
+pc_parse_size (const char *s, uint64_t *ret_size)
+{
+  char *end;
+  double v;
+  uint64_t mult = 1;
+
+  if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+    return -EINVAL;
+  errno = 0;
+  v = strtod (s, &end);
+  if (errno != 0 || end == s || !(v >= 0))
+    return -EINVAL;
+  switch (*end) {
+  case '\0': break;
+  case 'b': case 'B': mult = 1; end++; break;
+  case 'k': case 'K': mult = UINT64_C(1) << 10; end++; break;
+  case 'm': case 'M': mult = UINT64_C(1) << 20; end++; break;
+  case 'g': case 'G': mult = UINT64_C(1) << 30; end++; break;
+  case 't': case 'T': mult = UINT64_C(1) << 40; end++; break;
+  default: return -EINVAL;
+  }
+  if (mult > 1 && (strcmp (end, "iB") == 0 || strcmp (end, "B") == 0))
+    end += strlen (end);
+  if (*end != '\0')
+    return -EINVAL;
+  v *= (double) mult;
+  if (v >= 18446744073709551615.0)
+    return -ERANGE;
+  if (v != floor (v))
+    return -EINVAL;
+  *ret_size = (uint64_t) v;
+  return 0;
+}
+
+char *
+pc_format_size (uint64_t bytes, char *buf, size_t len)
+{
+  static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+  double v = (double) bytes;
+  size_t u = 0;
+
+  while (v >= 1024 && u + 1 < PC_ARRAY_SIZE (units)) {
+    v /= 1024;
+    u++;
+  }
+  if (u == 0)
+    snprintf (buf, len, "%" PRIu64 " B", bytes);
+  else
+    snprintf (buf, len, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+static uint64_t
+now_ns (clockid_t clk)
+{
+  struct timespec ts;
+
+  clock_gettime (clk, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+uint64_t pc_now_mono_ns (void) { return now_ns (CLOCK_MONOTONIC); }
+uint64_t pc_now_real_ns (void) { return now_ns (CLOCK_REALTIME); }
+
+int
+pc_write_all (int fd, const void *buf, size_t len)
+{
+  const char *p = buf;
+
+  while (len > 0) {
+    ssize_t n = write (fd, p, len);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return -errno;
+    }
+    p += n;
+    len -= (size_t) n;
+  }
+  return 0;
+}
+
+int
+pc_read_all (int fd, void *buf, size_t len)
+{
+  char *p = buf;
+
+  while (len > 0) {
+    ssize_t n = read (fd, p, len);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return -errno;
+    }
+    if (n == 0)
+      return -EPIPE;
+    p += n;
+    len -= (size_t) n;
+  }
+  return 0;
+}

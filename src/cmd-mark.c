@@ -1,0 +1,217 @@
+/* cmd-mark.c: powercut mark and powercut stop: the control socket clients. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "control.h"
+#include "mark.h"
+
+#define CALL_TIMEOUT_MS 120000
+
+static void
+mark_usage (FILE *f)
+{
+  fprintf (f,
+"usage: powercut mark [--control PATH] NAME [--manifest DIR] [--sync] [--durable PATH]...\n"
+"\n"
+"Append a named mark to the running recording.  The mark is in the log,\n"
+"after every request answered before it, when this command returns.\n"
+"\n"
+"  -c, --control PATH   the recorder's control socket (default $POWERCUT_CONTROL,\n"
+"                       else %s)\n"
+"  -m, --manifest DIR   record the logical state of the tree under DIR: every\n"
+"                       path's type, mode, size, content hash, symlink target\n"
+"  -s, --sync           syncfs() DIR first: the whole manifest is durable\n"
+"  -d, --durable PATH   the workload made PATH durable (fsync): its current\n"
+"                       version must survive (needs --manifest; repeatable)\n"
+"  -h, --help           show this help\n"
+"\n"
+"NAME: 1 to %d characters of A-Z a-z 0-9 . _ -\n",
+           DEFAULT_CONTROL, PC_MARK_NAME_MAX);
+}
+
+static int
+call_error (const char *sub, const char *control, int r)
+{
+  if (r == -ENOENT || r == -ECONNREFUSED)
+    pc_err (sub, "%s: no recorder is listening there", control);
+  else if (r == -ESHUTDOWN)
+    pc_err (sub, "%s: the recording is stopping", control);
+  else if (r == -EBADMSG)
+    pc_err (sub, "%s: the recorder rejected the request as malformed", control);
+  else if (r == -ETIMEDOUT)
+    pc_err (sub, "%s: no answer from the recorder", control);
+  else
+    pc_err (sub, "%s: %s", control, strerror (-r));
+  return EXIT_ERROR;
+}
+
+int
+cmd_mark (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "control", required_argument, NULL, 'c' },
+    { "manifest", required_argument, NULL, 'm' },
+    { "sync", no_argument, NULL, 's' },
+    { "durable", required_argument, NULL, 'd' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *control = NULL, *dir = NULL;
+  char **durable = NULL;
+  size_t ndurable = 0;
+  bool sync = false;
+  struct pc_mark m = { 0 };
+  uint8_t *buf = NULL;
+  size_t len;
+  int c, r, ret = EXIT_ERROR;
+
+  while ((c = getopt_long (argc, argv, "+c:m:sd:h", opts, NULL)) != -1 ||
+         (optind < argc && m.name == NULL && (m.name = argv[optind++]) != NULL)) {
+    /* NAME may come before or after the options. */
+    if (c == -1)
+      continue;
+    switch (c) {
+    case 'c': control = optarg; break;
+    case 'm': dir = optarg; break;
+    case 's': sync = true; break;
+    case 'd': {
+      char **n = realloc (durable, (ndurable + 1) * sizeof *n);
+      if (n == NULL)
+        goto out;
+      durable = n;
+      durable[ndurable++] = optarg;
+      break;
+    }
+    case 'h': mark_usage (stdout); ret = EXIT_OK; goto out;
+    default: ret = pc_usage_error ("mark"); goto out;
+    }
+  }
+  if (optind < argc) {
+    pc_err ("mark", "unexpected argument '%s'", argv[optind]);
+    ret = pc_usage_error ("mark");
+    goto out;
+  }
+  if (m.name == NULL) {
+    pc_err ("mark", "a mark NAME is required");
+    ret = pc_usage_error ("mark");
+    goto out;
+  }
+  if (!pc_mark_name_valid (m.name)) {
+    pc_err ("mark", "'%s': not a valid mark name (1 to %d characters of A-Z a-z 0-9 . _ -)",
+            m.name, PC_MARK_NAME_MAX);
+    goto out;
+  }
+  if ((sync || ndurable) && dir == NULL) {
+    pc_err ("mark", "%s needs --manifest DIR", sync ? "--sync" : "--durable");
+    ret = pc_usage_error ("mark");
+    goto out;
+  }
+  control = pc_control_path (control);
+  m.name = strdup (m.name);
+  if (m.name == NULL)
+    goto out;
+
+  if (sync) {
+    int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || syncfs (fd) < 0) {
+      pc_err ("mark", "%s: syncfs: %s", dir, strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      goto out;
+    }
+    close (fd);
+    m.flags |= PC_MARK_F_SYNC;
+  }
+  for (size_t i = 0; i < ndurable; i++) {
+    char *rel;
+    r = pc_mark_relpath (dir, durable[i], &rel);
+    if (r < 0) {
+      pc_err ("mark", "%s: %s", durable[i],
+              r == -EXDEV ? "not under the manifest directory"
+              : r == -EINVAL ? "not a path a manifest can hold" : strerror (-r));
+      goto out;
+    }
+    r = pc_mark_add_durable (&m, rel);
+    free (rel);
+    if (r < 0)
+      goto out;
+  }
+  if (dir) {
+    char *bad = NULL;
+    r = pc_mark_scan (&m, dir, &bad);
+    if (r < 0) {
+      if (bad && *bad)
+        pc_err ("mark", "%s/%s: %s", dir, bad, strerror (-r));
+      else
+        pc_err ("mark", "%s: %s", dir, strerror (-r));
+      free (bad);
+      goto out;
+    }
+  }
+  r = pc_mark_encode (&m, &buf, &len);
+  if (r < 0) {
+    pc_err ("mark", "%s: %s", m.name, strerror (-r));
+    goto out;
+  }
+  if (len > PC_CTL_MAX_PAYLOAD) {
+    pc_err ("mark", "%s: the manifest is too large (%zu bytes)", dir, len);
+    goto out;
+  }
+  r = pc_control_call (control, PC_CTL_MARK, buf, len, CALL_TIMEOUT_MS, NULL);
+  if (r < 0) {
+    ret = call_error ("mark", control, r);
+    goto out;
+  }
+  ret = EXIT_OK;
+out:
+  free (buf);
+  free (durable);
+  pc_mark_free (&m);
+  return ret;
+}
+
+int
+cmd_stop (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "control", required_argument, NULL, 'c' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *control = NULL;
+  int c, r;
+
+  while ((c = getopt_long (argc, argv, "c:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'c': control = optarg; break;
+    case 'h':
+      printf ("usage: powercut stop [--control PATH]\n"
+              "\n"
+              "End the running recording cleanly: the log gets its end record, is\n"
+              "synced, and the recorder exits.\n"
+              "\n"
+              "  -c, --control PATH   the recorder's control socket (default\n"
+              "                       $POWERCUT_CONTROL, else %s)\n"
+              "  -h, --help           show this help\n", DEFAULT_CONTROL);
+      return EXIT_OK;
+    default: return pc_usage_error ("stop");
+    }
+  }
+  if (optind < argc) {
+    pc_err ("stop", "unexpected argument '%s'", argv[optind]);
+    return pc_usage_error ("stop");
+  }
+  control = pc_control_path (control);
+  r = pc_control_call (control, PC_CTL_STOP, NULL, 0, CALL_TIMEOUT_MS, NULL);
+  if (r < 0)
+    return call_error ("stop", control, r);
+  return EXIT_OK;
+}

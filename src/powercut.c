@@ -1,0 +1,94 @@
+/* powercut.c: the powercut command: dispatches to its subcommands. */
+#include <config.h>
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct {
+  const char *name;
+  int (*fn) (int, char **);
+  const char *what;
+} commands[] = {
+  { "record", cmd_record, "serve a disk over NBD and log every request" },
+  { "mark", cmd_mark, "append a named mark (and manifest) to a recording" },
+  { "stop", cmd_stop, "end a recording cleanly" },
+  { "log", cmd_log, "summarise or dump a log" },
+};
+
+void
+pc_err (const char *sub, const char *fmt, ...)
+{
+  va_list ap;
+
+  fprintf (stderr, "powercut%s%s: ", sub ? " " : "", sub ? sub : "");
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+  fputc ('\n', stderr);
+}
+
+int
+pc_usage_error (const char *sub)
+{
+  fprintf (stderr, "try 'powercut %s --help'\n", sub);
+  return EXIT_ERROR;
+}
+
+const char *
+pc_control_path (const char *opt)
+{
+  const char *env = getenv ("POWERCUT_CONTROL");
+
+  if (opt)
+    return opt;
+  if (env && *env)
+    return env;
+  return DEFAULT_CONTROL;
+}
+
+static void
+usage (FILE *f)
+{
+  fprintf (f,
+           "usage: powercut COMMAND [OPTION]... [ARG]...\n"
+           "\n"
+           "What would you find after a power cut at any moment of a workload?\n"
+           "\n"
+           "commands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf (f, "  %-8s %s\n", commands[i].name, commands[i].what);
+  fprintf (f,
+           "\n"
+           "'powercut COMMAND --help' tells more; see also powercut(1).\n"
+           "exit status: 0 no problem found, 1 problems found, 2 usage or runtime error\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  signal (SIGPIPE, SIG_IGN);
+  if (argc < 2) {
+    usage (stderr);
+    return EXIT_ERROR;
+  }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 ||
+      strcmp (argv[1], "help") == 0) {
+    usage (stdout);
+    return EXIT_OK;
+  }
+  if (strcmp (argv[1], "--version") == 0 || strcmp (argv[1], "-V") == 0) {
+    printf ("powercut %s\n", PACKAGE_VERSION);
+    return EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].fn (argc - 1, argv + 1);
+  pc_err (NULL, "unknown command '%s'", argv[1]);
+  fprintf (stderr, "try 'powercut --help'\n");
+  return EXIT_ERROR;
+}

@@ -1,0 +1,215 @@
+/* check_log.c: unit tests of lib/log: encoding, reading, torn and corrupt ends. */
+#include <config.h>
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+static char path[] = "/tmp/check_log.XXXXXX";
+static uint8_t *image;
+static size_t image_len;
+static size_t rec_end[8];     /* file offset after each record */
+static size_t nrec;
+
+/* Builds a log in memory: write, write(fua), flush, trim, mark, end. */
+static void
+build (bool with_end)
+{
+  struct pc_log_header h = { 0 };
+  uint8_t data[4096];
+  static const uint8_t mark[] = "fake-mark-payload";
+
+  free (image);
+  image = malloc (1 << 16);
+  h.version = PC_LOG_VERSION;
+  h.devsize = 1 << 20;
+  h.sector = 512;
+  pc_log_header_encode (&h, image);
+  image_len = PC_LOG_HEADER_SIZE;
+  nrec = 0;
+  for (unsigned i = 0; i < (with_end ? 6u : 5u); i++) {
+    struct pc_record r = { 0 };
+    const void *payload = NULL;
+    r.seq = i;
+    r.time_ns = 1000 * i;
+    r.conn = 1;
+    switch (i) {
+    case 0: case 1:
+      memset (data, 'a' + i, sizeof data);
+      r.type = PC_REC_WRITE;
+      r.offset = 4096 * i;
+      r.length = r.datalen = sizeof data;
+      r.flags = i == 1 ? PC_REC_F_FUA : 0;
+      payload = data;
+      break;
+    case 2: r.type = PC_REC_FLUSH; break;
+    case 3: r.type = PC_REC_TRIM; r.offset = 0; r.length = 4096; break;
+    case 4: r.type = PC_REC_MARK; r.datalen = sizeof mark; payload = mark; break;
+    case 5: r.type = PC_REC_END; break;
+    }
+    pc_rec_encode (&r, payload, image + image_len);
+    image_len += PC_REC_HEADER_SIZE;
+    if (r.datalen) {
+      memcpy (image + image_len, payload, r.datalen);
+      image_len += r.datalen;
+    }
+    rec_end[nrec++] = image_len;
+  }
+}
+
+static struct pc_log *
+open_prefix (size_t len)
+{
+  struct pc_log *log = NULL;
+  int fd = mkstemp (path);
+
+  ck_assert_int_ge (fd, 0);
+  ck_assert_int_eq (pc_write_all (fd, image, len), 0);
+  close (fd);
+  ck_assert_int_eq (pc_log_open (path, &log), 0);
+  unlink (path);
+  strcpy (path, "/tmp/check_log.XXXXXX");
+  return log;
+}
+
+static size_t
+count (struct pc_log *log)
+{
+  struct pc_record r;
+  size_t n = 0;
+
+  while (pc_log_next (log, &r) == 1) {
+    ck_assert_uint_eq (r.seq, n);
+    n++;
+  }
+  return n;
+}
+
+START_TEST (test_clean)
+{
+  struct pc_log *log;
+  struct pc_record r;
+
+  build (true);
+  log = open_prefix (image_len);
+  ck_assert_uint_eq (pc_log_get_header (log)->devsize, 1 << 20);
+  ck_assert_int_eq (pc_log_next (log, &r), 1);
+  ck_assert_int_eq (r.type, PC_REC_WRITE);
+  ck_assert_uint_eq (r.length, 4096);
+  ck_assert_uint_eq (r.data[0], 'a');
+  ck_assert_int_eq (pc_log_next (log, &r), 1);
+  ck_assert (r.flags & PC_REC_F_FUA);
+  ck_assert_uint_eq (count (log), 4);
+  ck_assert_int_eq (pc_log_end_state (log, NULL, NULL, NULL), PC_END_CLEAN);
+  pc_log_rewind (log);
+  ck_assert_uint_eq (count (log), 6);
+  pc_log_close (log);
+}
+END_TEST
+
+/* A log cut at any byte reads back to its last whole record. */
+START_TEST (test_cut_anywhere)
+{
+  build (true);
+  for (size_t cut = PC_LOG_HEADER_SIZE; cut <= image_len; cut++) {
+    struct pc_log *log = open_prefix (cut);
+    size_t whole = 0;
+    enum pc_log_end e;
+    while (whole < nrec && rec_end[whole] <= cut)
+      whole++;
+    ck_assert_uint_eq (count (log), whole);
+    e = pc_log_end_state (log, NULL, NULL, NULL);
+    if (whole == nrec)
+      ck_assert_int_eq (e, PC_END_CLEAN);
+    else if (whole == 0 ? cut == PC_LOG_HEADER_SIZE : rec_end[whole - 1] == cut)
+      ck_assert_int_eq (e, PC_END_CUT);
+    else
+      ck_assert_int_eq (e, PC_END_TORN);
+    pc_log_close (log);
+  }
+}
+END_TEST
+
+/* Flipping any single byte of the records is detected, with record number
+ * and offset. */
+START_TEST (test_bit_flips)
+{
+  build (true);
+  for (size_t pos = PC_LOG_HEADER_SIZE; pos < image_len; pos++) {
+    struct pc_log *log;
+    uint64_t seq, off;
+    size_t victim = 0;
+    image[pos] ^= 0x10;
+    log = open_prefix (image_len);
+    while (rec_end[victim] <= pos)
+      victim++;
+    ck_assert_uint_eq (count (log), victim);
+    ck_assert_int_ne (pc_log_end_state (log, &seq, &off, NULL), PC_END_CLEAN);
+    ck_assert_uint_eq (seq, victim);
+    ck_assert_uint_eq (off, victim ? rec_end[victim - 1] : PC_LOG_HEADER_SIZE);
+    pc_log_close (log);
+    image[pos] ^= 0x10;
+  }
+}
+END_TEST
+
+START_TEST (test_bad_header)
+{
+  struct pc_log_header h;
+  int fd;
+  struct pc_log *log;
+
+  build (false);
+  ck_assert_int_eq (pc_log_header_decode (image, image_len, &h), 0);
+  image[30] ^= 1;
+  ck_assert_int_eq (pc_log_header_decode (image, image_len, &h), -EBADMSG);
+  image[30] ^= 1;
+  /* A newer version is refused as such. */
+  pc_put_le32 (image + 8, PC_LOG_VERSION + 1);
+  pc_put_le64 (image + 248, 0);
+  {
+    struct pc_log_header nh = { 0 };
+    nh.version = PC_LOG_VERSION + 1;
+    nh.devsize = 1 << 20;
+    nh.sector = 512;
+    pc_log_header_encode (&nh, image);
+  }
+  ck_assert_int_eq (pc_log_header_decode (image, image_len, &h), -EPROTONOSUPPORT);
+  fd = mkstemp (path);
+  ck_assert_int_ge (fd, 0);
+  ck_assert_int_eq (pc_write_all (fd, "hello", 5), 0);
+  close (fd);
+  ck_assert_int_eq (pc_log_open (path, &log), -EBADMSG);
+  unlink (path);
+  strcpy (path, "/tmp/check_log.XXXXXX");
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("log");
+  TCase *tc = tcase_create ("reader");
+  SRunner *sr;
+  int failed;
+
+  tcase_add_test (tc, test_clean);
+  tcase_add_test (tc, test_cut_anywhere);
+  tcase_add_test (tc, test_bit_flips);
+  tcase_add_test (tc, test_bad_header);
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  free (image);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,75 @@
+/* check_util.c: unit tests of lib/util (sizes, byte order). */
+#include <config.h>
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+START_TEST (test_sizes)
+{
+  uint64_t v;
+
+  ck_assert_int_eq (pc_parse_size ("512", &v), 0);
+  ck_assert_uint_eq (v, 512);
+  ck_assert_int_eq (pc_parse_size ("64K", &v), 0);
+  ck_assert_uint_eq (v, 65536);
+  ck_assert_int_eq (pc_parse_size ("1.5G", &v), 0);
+  ck_assert_uint_eq (v, 1610612736);
+  ck_assert_int_eq (pc_parse_size ("2GiB", &v), 0);
+  ck_assert_uint_eq (v, UINT64_C(2147483648));
+  ck_assert_int_eq (pc_parse_size ("1T", &v), 0);
+  ck_assert_uint_eq (v, UINT64_C(1) << 40);
+}
+END_TEST
+
+START_TEST (test_bad_sizes)
+{
+  uint64_t v = 7;
+
+  ck_assert_int_eq (pc_parse_size ("", &v), -EINVAL);
+  ck_assert_int_eq (pc_parse_size ("-1", &v), -EINVAL);
+  ck_assert_int_eq (pc_parse_size ("12Q", &v), -EINVAL);
+  ck_assert_int_eq (pc_parse_size ("1.3", &v), -EINVAL);
+  ck_assert_int_eq (pc_parse_size ("abc", &v), -EINVAL);
+  ck_assert_int_eq (pc_parse_size ("99999999999T", &v), -ERANGE);
+  ck_assert_uint_eq (v, 7);   /* untouched on failure */
+}
+END_TEST
+
+START_TEST (test_byte_order)
+{
+  uint8_t b[8];
+
+  pc_put_le64 (b, UINT64_C(0x0102030405060708));
+  ck_assert_uint_eq (b[0], 8);
+  ck_assert_uint_eq (pc_get_le64 (b), UINT64_C(0x0102030405060708));
+  pc_put_be64 (b, UINT64_C(0x0102030405060708));
+  ck_assert_uint_eq (b[0], 1);
+  ck_assert_uint_eq (pc_get_be64 (b), UINT64_C(0x0102030405060708));
+  pc_put_be16 (b, 0xabcd);
+  ck_assert_uint_eq (pc_get_be16 (b), 0xabcd);
+  pc_put_le32 (b, 0xdeadbeef);
+  ck_assert_uint_eq (pc_get_le32 (b), 0xdeadbeef);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("util");
+  TCase *tc = tcase_create ("core");
+  SRunner *sr;
+  int failed;
+
+  tcase_add_test (tc, test_sizes);
+  tcase_add_test (tc, test_bad_sizes);
+  tcase_add_test (tc, test_byte_order);
+  suite_add_tcase (s, tc);
+  sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
