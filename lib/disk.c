@@ -18,7 +18,7 @@ pc_disk_open_zero (struct pc_disk *d, uint64_t size)
   void *m;
 
   memset (d, 0, sizeof *d);
-  if (size == 0 || size > (UINT64_C(1) << 46))
+  if (size == 0 || size > PC_DISK_MAX_SIZE)
     return -EINVAL;
   m = mmap (NULL, size, PROT_READ | PROT_WRITE,
             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

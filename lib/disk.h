@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define PC_DISK_MAX_SIZE (UINT64_C(1) << 46)
+
 struct pc_disk {
   uint8_t *mem;
   uint64_t size;

@@ -77,6 +77,8 @@ pc_log_header_decode (const uint8_t *buf, size_t len, struct pc_log_header *ret_
   h.version = pc_get_le32 (buf + 8);
   h.compat = pc_get_le32 (buf + 16);
   h.incompat = pc_get_le32 (buf + 20);
+  if (h.version == 0)
+    return -EBADMSG;
   if (h.version > PC_LOG_VERSION || h.incompat != 0)
     return -EPROTONOSUPPORT;
   if (pc_get_le32 (buf + 12) != PC_LOG_HEADER_SIZE)

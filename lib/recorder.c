@@ -132,6 +132,8 @@ struct pc_recorder {
   bool ended;                 /* END on stable storage */
   struct conn *stop_conn;
   int fatal;
+  char **mark_names;          /* names in use: marks are unique */
+  size_t nmark_names;
 };
 
 static void conn_arm_recv (struct conn *c);
@@ -563,7 +565,7 @@ on_sync (struct pc_recorder *rec, int res)
   rec->sync_run = NULL;
   while (r) {
     struct req *next = r->next;
-    req_finish (rec, r, res < 0 ? -res : 0);
+    req_finish (rec, r, res >= 0 ? 0 : (res == -ENOSPC || res == -EDQUOT) ? NBD_ENOSPC : NBD_EIO);
     r = next;
   }
   sync_kick (rec);
@@ -665,7 +667,7 @@ on_write (struct pc_recorder *rec, int res)
   for (i = 0; i < rec->nbatch; i++) {
     struct req *r = rec->batch[i];
     if (i >= nok) {
-      req_finish (rec, r, err == ENOSPC || err == EDQUOT ? ENOSPC : EIO);
+      req_finish (rec, r, err == ENOSPC || err == EDQUOT ? NBD_ENOSPC : NBD_EIO);
       continue;
     }
     apply (rec, r);
@@ -887,15 +889,40 @@ payload_done (struct conn *c)
   int err;
 
   c->cur = NULL;
+  if (c->rec->stopping) {
+    /* Its header came before the stop, its data after: too late. */
+    if (c->phase == PH_CONTROL)
+      ctl_reply (c, -ESHUTDOWN, 0);
+    else
+      reply_simple (c, r->handle, NBD_ESHUTDOWN);
+    free (r->data);
+    free (r);
+    return;
+  }
   if (c->phase == PH_CONTROL && r->rec.type == PC_REC_MARK) {
+    struct pc_recorder *rec = c->rec;
+    char **names;
     err = pc_mark_decode (r->data, r->rec.datalen, &m);
+    for (size_t i = 0; err == 0 && i < rec->nmark_names; i++)
+      if (strcmp (rec->mark_names[i], m.name) == 0)
+        err = -EEXIST;
+    if (err == 0) {
+      names = realloc (rec->mark_names, (rec->nmark_names + 1) * sizeof *names);
+      if (names == NULL)
+        err = -ENOMEM;
+      else {
+        rec->mark_names = names;
+        names[rec->nmark_names++] = m.name;
+        m.name = NULL;
+      }
+    }
+    pc_mark_free (&m);
     if (err < 0) {
       ctl_reply (c, err, 0);
       free (r->data);
       free (r);
       return;
     }
-    pc_mark_free (&m);
   }
   req_submit (c->rec, r);
 }
@@ -1315,6 +1342,12 @@ pc_recorder_new (const struct pc_recorder_config *cfg,
   if (r < 0)
     goto fail;
 
+  what = "io_uring";
+  r = io_uring_queue_init (RING_ENTRIES, &rec->ring, 0);
+  if (r < 0)
+    goto fail;
+  rec->ring_ok = true;
+
   *ret_rec = rec;
   return 0;
 
@@ -1330,10 +1363,6 @@ pc_recorder_run (struct pc_recorder *rec)
   sigset_t mask;
   int r;
 
-  r = io_uring_queue_init (RING_ENTRIES, &rec->ring, 0);
-  if (r < 0)
-    return r;
-  rec->ring_ok = true;
   rec->start_mono = pc_now_mono_ns ();
 
   sigemptyset (&mask);
@@ -1432,6 +1461,9 @@ pc_recorder_free (struct pc_recorder *rec)
   if (rec->log_fd >= 0)
     close (rec->log_fd);
   pc_disk_close (&rec->disk);
+  for (size_t i = 0; i < rec->nmark_names; i++)
+    free (rec->mark_names[i]);
+  free (rec->mark_names);
   free (rec->socket_path);
   free (rec->control_path);
   free (rec);

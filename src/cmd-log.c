@@ -43,8 +43,11 @@ print_end (FILE *f, struct pc_log *log, uint64_t nrec)
     fprintf (f, "clean (stopped)\n");
     break;
   case PC_END_CUT:
-    fprintf (f, "torn: the recording was cut after record %" PRIu64
-             " (no end record)\n", nrec ? nrec - 1 : 0);
+    if (nrec == 0)
+      fprintf (f, "torn: the recording was cut before its first record\n");
+    else
+      fprintf (f, "torn: the recording was cut after record %" PRIu64
+               " (no end record)\n", nrec - 1);
     break;
   case PC_END_TORN:
     fprintf (f, "torn: %" PRIu64 " bytes at offset %" PRIu64

@@ -44,6 +44,8 @@ call_error (const char *sub, const char *control, int r)
     pc_err (sub, "%s: no recorder is listening there", control);
   else if (r == -ESHUTDOWN)
     pc_err (sub, "%s: the recording is stopping", control);
+  else if (r == -EEXIST)
+    pc_err (sub, "%s: the recording has a mark of that name already", control);
   else if (r == -EBADMSG)
     pc_err (sub, "%s: the recorder rejected the request as malformed", control);
   else if (r == -ETIMEDOUT)
@@ -64,7 +66,7 @@ cmd_mark (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  const char *control = NULL, *dir = NULL;
+  const char *control = NULL, *dir = NULL, *name = NULL;
   char **durable = NULL;
   size_t ndurable = 0;
   bool sync = false;
@@ -74,7 +76,7 @@ cmd_mark (int argc, char **argv)
   int c, r, ret = EXIT_ERROR;
 
   while ((c = getopt_long (argc, argv, "+c:m:sd:h", opts, NULL)) != -1 ||
-         (optind < argc && m.name == NULL && (m.name = argv[optind++]) != NULL)) {
+         (optind < argc && name == NULL && (name = argv[optind++]) != NULL)) {
     /* NAME may come before or after the options. */
     if (c == -1)
       continue;
@@ -99,14 +101,14 @@ cmd_mark (int argc, char **argv)
     ret = pc_usage_error ("mark");
     goto out;
   }
-  if (m.name == NULL) {
+  if (name == NULL) {
     pc_err ("mark", "a mark NAME is required");
     ret = pc_usage_error ("mark");
     goto out;
   }
-  if (!pc_mark_name_valid (m.name)) {
+  if (!pc_mark_name_valid (name)) {
     pc_err ("mark", "'%s': not a valid mark name (1 to %d characters of A-Z a-z 0-9 . _ -)",
-            m.name, PC_MARK_NAME_MAX);
+            name, PC_MARK_NAME_MAX);
     goto out;
   }
   if ((sync || ndurable) && dir == NULL) {
@@ -115,7 +117,7 @@ cmd_mark (int argc, char **argv)
     goto out;
   }
   control = pc_control_path (control);
-  m.name = strdup (m.name);
+  m.name = strdup (name);
   if (m.name == NULL)
     goto out;
 
@@ -213,5 +215,9 @@ cmd_stop (int argc, char **argv)
   r = pc_control_call (control, PC_CTL_STOP, NULL, 0, CALL_TIMEOUT_MS, NULL);
   if (r < 0)
     return call_error ("stop", control, r);
+  /* The log is complete now; wait (briefly) for the recorder to let go of
+   * its sockets, so that a new recording can take them at once. */
+  for (int i = 0; i < 1000 && access (control, F_OK) == 0; i++)
+    usleep (10000);
   return EXIT_OK;
 }

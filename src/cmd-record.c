@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "disk.h"
 #include "recorder.h"
 #include "util.h"
 
@@ -115,9 +116,10 @@ cmd_record (int argc, char **argv)
   }
   if (size_arg) {
     r = pc_parse_size (size_arg, &cfg.size);
-    if (r < 0 || cfg.size == 0 || cfg.size % PC_NBD_MIN_BLOCK != 0) {
-      pc_err ("record", "--size %s: not a size that is a positive multiple of %u bytes",
-              size_arg, PC_NBD_MIN_BLOCK);
+    if (r < 0 || cfg.size == 0 || cfg.size % PC_NBD_MIN_BLOCK != 0 ||
+        cfg.size > PC_DISK_MAX_SIZE) {
+      pc_err ("record", "--size %s: not a multiple of %u bytes from %u bytes to 64 TiB",
+              size_arg, PC_NBD_MIN_BLOCK, PC_NBD_MIN_BLOCK);
       return EXIT_ERROR;
     }
   }

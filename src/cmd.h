@@ -13,6 +13,15 @@ int cmd_record (int argc, char **argv);
 int cmd_mark (int argc, char **argv);
 int cmd_stop (int argc, char **argv);
 int cmd_log (int argc, char **argv);
+int cmd_replay (int argc, char **argv);
+int cmd_check (int argc, char **argv);
+int cmd_merge (int argc, char **argv);
+
+struct pc_index;
+/* Maps the base image a log started from (NULL if it started from zeros)
+ * after checking its hash; reports errors itself.  Returns 0 or -errno. */
+int pc_cmd_map_base (const char *sub, const struct pc_index *ix, const char *path,
+                     const void **ret_base);
 
 /* Prints "powercut SUB: message" to stderr (printf-style). */
 void pc_err (const char *sub, const char *fmt, ...)

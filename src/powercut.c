@@ -18,6 +18,9 @@ static const struct {
   { "mark", cmd_mark, "append a named mark (and manifest) to a recording" },
   { "stop", cmd_stop, "end a recording cleanly" },
   { "log", cmd_log, "summarise or dump a log" },
+  { "replay", cmd_replay, "write the disk as found at one crash point" },
+  { "check", cmd_check, "check every crash point of a log" },
+  { "merge", cmd_merge, "join the JSON reports of shards" },
 };
 
 void
@@ -85,9 +88,20 @@ main (int argc, char **argv)
     printf ("powercut %s\n", PACKAGE_VERSION);
     return EXIT_OK;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].fn (argc - 1, argv + 1);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    char prog[64];
+    if (strcmp (argv[1], commands[i].name) != 0)
+      continue;
+    for (int a = 2; a < argc && strcmp (argv[a], "--") != 0; a++)
+      if (strcmp (argv[a], "--version") == 0) {
+        printf ("powercut %s\n", PACKAGE_VERSION);
+        return EXIT_OK;
+      }
+    /* getopt names the program in its messages: "powercut record: ..." */
+    snprintf (prog, sizeof prog, "powercut %s", commands[i].name);
+    argv[1] = prog;
+    return commands[i].fn (argc - 1, argv + 1);
+  }
   pc_err (NULL, "unknown command '%s'", argv[1]);
   fprintf (stderr, "try 'powercut --help'\n");
   return EXIT_ERROR;

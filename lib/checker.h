@@ -1,0 +1,73 @@
+/* checker.h: checking every crash state of a log.
+ *
+ * The checker enumerates the crash states of a model (crash.h), computes
+ * each state's image signature and checks each distinct image once, in
+ * worker processes (one image file each, brought from one state to the next
+ * by writing only what differs), with fsck.h.  A worker that dies takes only
+ * its current state with it; that state is reported, not lost.
+ */
+#ifndef POWERCUT_CHECKER_H
+#define POWERCUT_CHECKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crash.h"
+#include "fsck.h"
+
+#define PC_ID_MAX 256
+
+struct pc_check_config {
+  const char *log_path;
+  const char *base_path;        /* needed when the log starts from a base image */
+  struct pc_model model;
+  const char *from_mark;        /* NULL: the log's first mark */
+  unsigned jobs;                /* worker processes (>= 1) */
+  unsigned shard, nshards;      /* this run checks shard of nshards (0 <= shard < nshards) */
+  const char *keep_dir;         /* save failing states' images here, or NULL */
+  const char *work_dir;         /* scratch directory, or NULL for a default */
+  bool keep_trimmed;
+  int timeout_s;                /* per program run on a state */
+  /* Called now and then from the checking process. */
+  void (*progress) (void *ctx, size_t done, size_t total);
+  void *progress_ctx;
+};
+
+struct pc_point {
+  char id[PC_ID_MAX];
+  uint64_t record;              /* crash point (record number) */
+  uint32_t ndrop;               /* reorder: in-flight records lost */
+  bool torn;
+  enum pc_verdict verdict;
+  int64_t same_as;              /* index of the point whose identical image was checked, or -1 */
+  char evidence[PC_EVIDENCE_MAX];
+};
+
+struct pc_check_result {
+  char *log_path;
+  struct pc_model model;
+  char from[PC_ID_MAX];         /* the mark checking started at ("" for record 0) */
+  uint64_t from_record;
+  uint64_t records;             /* records in the log */
+  uint64_t device_size;
+  bool log_torn;                /* the log did not end cleanly */
+  unsigned shard, nshards;
+  size_t npoints;
+  struct pc_point *points;
+  size_t unique;                /* distinct images checked */
+  size_t count[PC_V_COUNT];
+  double seconds;
+};
+
+/* Runs the check.  Returns 0 with *ret filled, or -errno with a one-line
+ * reason in ret_buf. */
+int pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
+                  char *ret_buf, size_t buflen);
+
+void pc_check_result_free (struct pc_check_result *res);
+
+/* Recounts res->count from the points. */
+void pc_check_result_recount (struct pc_check_result *res);
+
+#endif

@@ -1,0 +1,266 @@
+/* fsck.c: blkid, journal recovery and e2fsck on a crash state image. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <blkid/blkid.h>
+
+#include "fsck.h"
+#include "util.h"
+
+static const char *const verdict_names[PC_V_COUNT] = {
+  "ok", "fs-corrupt", "unmountable", "zero-length", "missing", "mismatch",
+  "durable-lost",
+};
+
+const char *
+pc_verdict_name (enum pc_verdict v)
+{
+  return (unsigned) v < PC_V_COUNT ? verdict_names[v] : "unknown";
+}
+
+int
+pc_verdict_parse (const char *name)
+{
+  for (int i = 0; i < PC_V_COUNT; i++)
+    if (strcmp (name, verdict_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+#define OUT_MAX 8192
+
+/* Runs argv with stdout and stderr captured (first OUT_MAX bytes) under a
+ * time limit.  Returns the exit status (0..255), 256 + signal if killed by a
+ * signal, -ETIME on timeout, or -errno. */
+static int
+run (char *const argv[], int timeout_s, char *out, size_t outlen)
+{
+  int p[2], status, r;
+  pid_t pid;
+  size_t got = 0;
+  uint64_t deadline = pc_now_mono_ns () + (uint64_t) timeout_s * 1000000000u;
+  bool timed_out = false;
+
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return -errno;
+  pid = fork ();
+  if (pid < 0) {
+    r = -errno;
+    close (p[0]);
+    close (p[1]);
+    return r;
+  }
+  if (pid == 0) {
+    int nul = open ("/dev/null", O_RDONLY);
+    if (nul >= 0)
+      dup2 (nul, 0);
+    dup2 (p[1], 1);
+    dup2 (p[1], 2);
+    setenv ("E2FSCK_CONFIG", "/dev/null", 1);
+    setenv ("LC_ALL", "C", 1);
+    execvp (argv[0], argv);
+    /* Root's tools live in sbin, which a user's PATH may lack. */
+    char path[64];
+    snprintf (path, sizeof path, "/sbin/%s", argv[0]);
+    execv (path, argv);
+    _exit (127);
+  }
+  close (p[1]);
+  for (;;) {
+    struct pollfd pf = { .fd = p[0], .events = POLLIN };
+    uint64_t now = pc_now_mono_ns ();
+    char buf[4096];
+    ssize_t n;
+    if (now >= deadline) {
+      timed_out = true;
+      kill (pid, SIGKILL);
+      break;
+    }
+    r = poll (&pf, 1, (int) ((deadline - now) / 1000000u) + 1);
+    if (r < 0 && errno != EINTR)
+      break;
+    if (r <= 0)
+      continue;
+    n = read (p[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    if (got < outlen - 1) {
+      size_t k = (size_t) n < outlen - 1 - got ? (size_t) n : outlen - 1 - got;
+      memcpy (out + got, buf, k);
+      got += k;
+    }
+  }
+  out[got] = '\0';
+  close (p[0]);
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -errno;
+  if (timed_out)
+    return -ETIME;
+  if (WIFSIGNALED (status))
+    return 256 + WTERMSIG (status);
+  return WEXITSTATUS (status);
+}
+
+/* Keeps the lines of e2fsck's output that say something, up to a few. */
+static void
+evidence (char *dst, size_t len, const char *prefix, const char *out)
+{
+  size_t pos = (size_t) snprintf (dst, len, "%s", prefix);
+  int lines = 0;
+
+  for (const char *l = out; *l && lines < 8 && pos + 2 < len;) {
+    const char *nl = strchr (l, '\n');
+    size_t n = nl ? (size_t) (nl - l) : strlen (l);
+    bool skip = n == 0 || strncmp (l, "e2fsck ", 7) == 0 ||
+                strncmp (l, "Pass ", 5) == 0 || strncmp (l, "Overwriting", 11) == 0 ||
+                strncmp (l, "    e2undo", 10) == 0;
+    if (!skip) {
+      if (pos > 0 && pos + 1 < len)
+        dst[pos++] = '\n';
+      if (n > len - pos - 1)
+        n = len - pos - 1;
+      memcpy (dst + pos, l, n);
+      pos += n;
+      dst[pos] = '\0';
+      lines++;
+    }
+    l = nl ? nl + 1 : l + n;
+  }
+}
+
+/* Reads the ext2/3/4 superblock's feature words. */
+static int
+needs_recovery (const char *path, bool *ret)
+{
+  uint8_t sb[1024];
+  int fd = open (path, O_RDONLY | O_CLOEXEC), r;
+
+  if (fd < 0)
+    return -errno;
+  r = (int) pread (fd, sb, sizeof sb, 1024);
+  close (fd);
+  if (r != (int) sizeof sb)
+    return -EIO;
+  /* s_feature_compat & HAS_JOURNAL, s_feature_incompat & RECOVER */
+  *ret = (pc_get_le32 (sb + 0x5c) & 0x4) && (pc_get_le32 (sb + 0x60) & 0x4);
+  return 0;
+}
+
+static int
+probe (const char *path, char *type, size_t len)
+{
+  blkid_probe pr = blkid_new_probe_from_filename (path);
+  const char *t = NULL;
+  int r = -1;
+
+  type[0] = '\0';
+  if (pr == NULL)
+    return -EIO;
+  blkid_probe_enable_superblocks (pr, 1);
+  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_TYPE);
+  if (blkid_do_safeprobe (pr) == 0 &&
+      blkid_probe_lookup_value (pr, "TYPE", &t, NULL) == 0 && t)
+    snprintf (type, len, "%s", t);
+  r = 0;
+  blkid_free_probe (pr);
+  return r;
+}
+
+int
+pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
+               struct pc_fsck_result *res)
+{
+  char *out = malloc (OUT_MAX);
+  bool recover = false;
+  int r;
+
+  memset (res, 0, sizeof *res);
+  if (out == NULL)
+    return -ENOMEM;
+  r = probe (path, res->fstype, sizeof res->fstype);
+  if (r < 0)
+    goto out;
+  if (strcmp (res->fstype, "ext2") != 0 && strcmp (res->fstype, "ext3") != 0 &&
+      strcmp (res->fstype, "ext4") != 0) {
+    res->verdict = PC_V_UNMOUNTABLE;
+    snprintf (res->evidence, sizeof res->evidence,
+              res->fstype[0] ? "blkid: a %s filesystem, not ext2/3/4"
+                             : "blkid: no filesystem found", res->fstype);
+    r = 0;
+    goto out;
+  }
+  r = needs_recovery (path, &recover);
+  if (r < 0)
+    goto out;
+
+  if (recover) {
+    char *argv[] = { "e2fsck", "-y", "-E", "journal_only", "-z", (char *) undo_path,
+                     (char *) path, NULL };
+    unlink (undo_path);
+    r = run (argv, timeout_s, out, OUT_MAX);
+    res->recovered = true;
+    if (r == 127 || r == -ENOENT) {
+      r = -ENOENT;
+      goto out;
+    }
+    if (r < 0 || r > 3) {
+      res->verdict = PC_V_UNMOUNTABLE;
+      if (r == -ETIME)
+        snprintf (res->evidence, sizeof res->evidence,
+                  "journal recovery did not finish within %d s", timeout_s);
+      else
+        evidence (res->evidence, sizeof res->evidence, "journal recovery failed:", out);
+      goto restore;
+    }
+  }
+
+  {
+    char *argv[] = { "e2fsck", "-f", "-n", (char *) path, NULL };
+    r = run (argv, timeout_s, out, OUT_MAX);
+    if (r == 127) {
+      r = -ENOENT;
+      goto restore;
+    }
+    if (r == 0)
+      res->verdict = PC_V_OK;
+    else if (r == -ETIME) {
+      res->verdict = PC_V_FS_CORRUPT;
+      snprintf (res->evidence, sizeof res->evidence,
+                "e2fsck -fn did not finish within %d s", timeout_s);
+    }
+    else if (r >= 8) {
+      res->verdict = PC_V_UNMOUNTABLE;
+      evidence (res->evidence, sizeof res->evidence, "", out);
+    }
+    else {
+      res->verdict = PC_V_FS_CORRUPT;
+      evidence (res->evidence, sizeof res->evidence, "", out);
+    }
+    r = 0;
+  }
+
+restore:
+  if (recover) {
+    char *argv[] = { "e2undo", (char *) undo_path, (char *) path, NULL };
+    int u = run (argv, timeout_s, out, OUT_MAX);
+    if (u != 0)
+      res->image_dirty = true;
+    unlink (undo_path);
+  }
+out:
+  free (out);
+  return r;
+}

@@ -1,0 +1,352 @@
+/* report.c: text and JSON check reports, and merging shard reports. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "report.h"
+
+#define MAX_LISTED 20
+
+void
+pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *p,
+                      char *buf, size_t len)
+{
+  snprintf (buf, len, "powercut replay %s --at %s -o state.img", res->log_path, p->id);
+}
+
+int
+pc_report_failed (const struct pc_check_result *res)
+{
+  return res->npoints > res->count[PC_V_OK];
+}
+
+static void
+indent_lines (FILE *f, const char *text, const char *pfx)
+{
+  for (const char *l = text; *l;) {
+    const char *nl = strchr (l, '\n');
+    int n = nl ? (int) (nl - l) : (int) strlen (l);
+    fprintf (f, "%s%.*s\n", pfx, n, l);
+    l += n + (nl ? 1 : 0);
+  }
+}
+
+void
+pc_report_text (FILE *f, const struct pc_check_result *res)
+{
+  size_t listed = 0, nfail = res->npoints - res->count[PC_V_OK];
+  char cmd[512];
+
+  fprintf (f, "powercut check: %s\n", res->log_path);
+  fprintf (f, "model %s", pc_model_name (res->model.kind));
+  if (res->model.kind == PC_MODEL_REORDER || res->model.kind == PC_MODEL_TORN)
+    fprintf (f, ":%u (seed %" PRIu64 ")", res->model.k, res->model.seed);
+  fprintf (f, ", from %s (record %" PRIu64 ") of %" PRIu64 " records",
+           res->from[0] ? res->from : "the start", res->from_record, res->records);
+  if (res->nshards > 1)
+    fprintf (f, ", shard %u/%u", res->shard, res->nshards);
+  fprintf (f, "%s\n", res->log_torn ? " (the log was cut: no end record)" : "");
+  fprintf (f, "%zu crash points, %zu distinct images checked in %.1f s\n",
+           res->npoints, res->unique, res->seconds);
+  for (int v = 0; v < PC_V_COUNT; v++)
+    if (res->count[v] || v == PC_V_OK)
+      fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);
+  if (nfail == 0) {
+    fprintf (f, "no problem found\n");
+    return;
+  }
+  for (size_t i = 0; i < res->npoints; i++) {
+    const struct pc_point *p = &res->points[i];
+    if (p->verdict == PC_V_OK)
+      continue;
+    if (listed == 0)
+      fprintf (f, "first failing crash point: %s (%s)\n", p->id, pc_verdict_name (p->verdict));
+    if (listed == MAX_LISTED) {
+      fprintf (f, "... and %zu more failing points (see the JSON report)\n",
+               nfail - listed);
+      break;
+    }
+    fprintf (f, "\n%s: %s", p->id, pc_verdict_name (p->verdict));
+    if (p->same_as >= 0)
+      fprintf (f, " (same image as %s)\n", res->points[p->same_as].id);
+    else {
+      fputc ('\n', f);
+      indent_lines (f, p->evidence, "    ");
+    }
+    pc_report_replay_cmd (res, p, cmd, sizeof cmd);
+    fprintf (f, "    rebuild: %s\n", cmd);
+    listed++;
+  }
+}
+
+static json_object *
+point_json (const struct pc_check_result *res, const struct pc_point *p)
+{
+  json_object *o = json_object_new_object (), *ev = json_object_new_array ();
+  char cmd[512];
+
+  json_object_object_add (o, "id", json_object_new_string (p->id));
+  json_object_object_add (o, "record", json_object_new_int64 ((int64_t) p->record));
+  json_object_object_add (o, "dropped", json_object_new_int64 (p->ndrop));
+  json_object_object_add (o, "torn", json_object_new_boolean (p->torn));
+  json_object_object_add (o, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
+  json_object_object_add (o, "same_as", p->same_as >= 0
+                          ? json_object_new_string (res->points[p->same_as].id) : NULL);
+  for (const char *l = p->evidence; *l;) {
+    const char *nl = strchr (l, '\n');
+    size_t n = nl ? (size_t) (nl - l) : strlen (l);
+    json_object_array_add (ev, json_object_new_string_len (l, (int) n));
+    l += n + (nl ? 1 : 0);
+  }
+  json_object_object_add (o, "evidence", ev);
+  pc_report_replay_cmd (res, p, cmd, sizeof cmd);
+  json_object_object_add (o, "replay", json_object_new_string (cmd));
+  return o;
+}
+
+int
+pc_report_json (const char *path, const struct pc_check_result *res)
+{
+  json_object *root = json_object_new_object (), *tot = json_object_new_object ();
+  json_object *pts = json_object_new_array_ext ((int) res->npoints);
+  int r = 0;
+
+  json_object_object_add (root, "powercut", json_object_new_string (PACKAGE_VERSION));
+  json_object_object_add (root, "schema", json_object_new_int (1));
+  json_object_object_add (root, "log", json_object_new_string (res->log_path));
+  json_object_object_add (root, "model", json_object_new_string (pc_model_name (res->model.kind)));
+  json_object_object_add (root, "k", json_object_new_int ((int) res->model.k));
+  json_object_object_add (root, "seed", json_object_new_uint64 (res->model.seed));
+  json_object_object_add (root, "from", json_object_new_string (res->from));
+  json_object_object_add (root, "from_record", json_object_new_int64 ((int64_t) res->from_record));
+  json_object_object_add (root, "records", json_object_new_int64 ((int64_t) res->records));
+  json_object_object_add (root, "device_size", json_object_new_uint64 (res->device_size));
+  json_object_object_add (root, "log_torn", json_object_new_boolean (res->log_torn));
+  json_object_object_add (root, "shard", json_object_new_int ((int) res->shard));
+  json_object_object_add (root, "shards", json_object_new_int ((int) res->nshards));
+  json_object_object_add (root, "seconds", json_object_new_double (res->seconds));
+  json_object_object_add (tot, "points", json_object_new_int64 ((int64_t) res->npoints));
+  json_object_object_add (tot, "unique", json_object_new_int64 ((int64_t) res->unique));
+  for (int v = 0; v < PC_V_COUNT; v++)
+    json_object_object_add (tot, pc_verdict_name (v), json_object_new_int64 ((int64_t) res->count[v]));
+  json_object_object_add (root, "totals", tot);
+  for (size_t i = 0; i < res->npoints; i++)
+    json_object_array_add (pts, point_json (res, &res->points[i]));
+  json_object_object_add (root, "points", pts);
+
+  if (strcmp (path, "-") == 0) {
+    fputs (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY), stdout);
+    fputc ('\n', stdout);
+  }
+  else if (json_object_to_file_ext (path, root, JSON_C_TO_STRING_PRETTY) < 0)
+    r = errno ? -errno : -EIO;
+  json_object_put (root);
+  return r;
+}
+
+static json_object *
+get (json_object *o, const char *key, json_type t)
+{
+  json_object *v;
+
+  if (!json_object_object_get_ex (o, key, &v) || !json_object_is_type (v, t))
+    return NULL;
+  return v;
+}
+
+int
+pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, size_t whylen)
+{
+  json_object *root = json_object_from_file (path), *v, *pts;
+  struct pc_check_result *res = NULL;
+  const char *bad = NULL;
+  size_t n;
+
+  if (root == NULL) {
+    snprintf (why, whylen, "%s: not a readable JSON file", path);
+    return -EBADMSG;
+  }
+  res = calloc (1, sizeof *res);
+  if (res == NULL)
+    goto nomem;
+  if (!(v = get (root, "schema", json_type_int)) || json_object_get_int (v) != 1) {
+    bad = "not a powercut report (schema 1)";
+    goto bad;
+  }
+  if (!(v = get (root, "log", json_type_string)) ||
+      (res->log_path = strdup (json_object_get_string (v))) == NULL) {
+    bad = "no log";
+    goto bad;
+  }
+  if (!(v = get (root, "model", json_type_string)) ||
+      pc_model_parse (json_object_get_string (v), &res->model) < 0) {
+    bad = "no model";
+    goto bad;
+  }
+  if ((v = get (root, "k", json_type_int)))
+    res->model.k = (unsigned) json_object_get_int (v);
+  if ((v = get (root, "seed", json_type_int)))
+    res->model.seed = json_object_get_uint64 (v);
+  if ((v = get (root, "from", json_type_string)))
+    snprintf (res->from, sizeof res->from, "%s", json_object_get_string (v));
+  if ((v = get (root, "from_record", json_type_int)))
+    res->from_record = (uint64_t) json_object_get_int64 (v);
+  if ((v = get (root, "records", json_type_int)))
+    res->records = (uint64_t) json_object_get_int64 (v);
+  if ((v = get (root, "device_size", json_type_int)))
+    res->device_size = json_object_get_uint64 (v);
+  if ((v = get (root, "log_torn", json_type_boolean)))
+    res->log_torn = json_object_get_boolean (v);
+  if ((v = get (root, "seconds", json_type_double)))
+    res->seconds = json_object_get_double (v);
+  res->shard = (v = get (root, "shard", json_type_int)) ? (unsigned) json_object_get_int (v) : 0;
+  res->nshards = (v = get (root, "shards", json_type_int)) ? (unsigned) json_object_get_int (v) : 1;
+  if ((v = get (root, "totals", json_type_object)) && (v = get (v, "unique", json_type_int)))
+    res->unique = (size_t) json_object_get_int64 (v);
+  if (!(pts = get (root, "points", json_type_array))) {
+    bad = "no points";
+    goto bad;
+  }
+  n = json_object_array_length (pts);
+  res->points = calloc (n ? n : 1, sizeof *res->points);
+  if (res->points == NULL)
+    goto nomem;
+  res->npoints = n;
+  for (size_t i = 0; i < n; i++) {
+    json_object *o = json_object_array_get_idx (pts, i), *ev;
+    struct pc_point *p = &res->points[i];
+    int verdict;
+    if (!json_object_is_type (o, json_type_object) ||
+        !(v = get (o, "id", json_type_string)) ||
+        strlen (json_object_get_string (v)) >= sizeof p->id) {
+      bad = "a point without an id";
+      goto bad;
+    }
+    strcpy (p->id, json_object_get_string (v));
+    if (!(v = get (o, "verdict", json_type_string)) ||
+        (verdict = pc_verdict_parse (json_object_get_string (v))) < 0) {
+      bad = "a point with an unknown verdict";
+      goto bad;
+    }
+    p->verdict = verdict;
+    if (!(v = get (o, "record", json_type_int))) {
+      bad = "a point without a record";
+      goto bad;
+    }
+    p->record = (uint64_t) json_object_get_int64 (v);
+    p->ndrop = (v = get (o, "dropped", json_type_int)) ? (uint32_t) json_object_get_int (v) : 0;
+    p->torn = (v = get (o, "torn", json_type_boolean)) ? json_object_get_boolean (v) : 0;
+    p->same_as = -1;
+    if ((v = get (o, "same_as", json_type_string))) {
+      /* Resolve to an earlier point of this report, if it is here. */
+      const char *sid = json_object_get_string (v);
+      for (size_t j = i; j-- > 0;)
+        if (strcmp (res->points[j].id, sid) == 0) {
+          p->same_as = (int64_t) j;
+          break;
+        }
+    }
+    if ((ev = get (o, "evidence", json_type_array))) {
+      size_t pos = 0;
+      for (size_t k = 0; k < json_object_array_length (ev); k++) {
+        json_object *line = json_object_array_get_idx (ev, k);
+        if (!json_object_is_type (line, json_type_string))
+          continue;
+        pos += (size_t) snprintf (p->evidence + pos, sizeof p->evidence - pos, "%s%s",
+                                  k ? "\n" : "", json_object_get_string (line));
+        if (pos >= sizeof p->evidence)
+          break;
+      }
+    }
+  }
+  pc_check_result_recount (res);
+  json_object_put (root);
+  *ret = res;
+  return 0;
+
+nomem:
+  json_object_put (root);
+  pc_check_result_free (res);
+  snprintf (why, whylen, "%s: out of memory", path);
+  return -ENOMEM;
+bad:
+  json_object_put (root);
+  pc_check_result_free (res);
+  snprintf (why, whylen, "%s: %s", path, bad);
+  return -EBADMSG;
+}
+
+static int
+cmp_shard (const void *a, const void *b)
+{
+  const struct pc_check_result *x = *(const struct pc_check_result *const *) a;
+  const struct pc_check_result *y = *(const struct pc_check_result *const *) b;
+  return (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+int
+pc_report_merge (struct pc_check_result **parts, size_t n,
+                 struct pc_check_result **ret, char *why, size_t whylen)
+{
+  struct pc_check_result *m;
+  size_t total = 0, at = 0;
+  unsigned nshards;
+
+  if (n == 0) {
+    snprintf (why, whylen, "no reports to merge");
+    return -EINVAL;
+  }
+  qsort (parts, n, sizeof *parts, cmp_shard);
+  nshards = parts[0]->nshards;
+  for (size_t i = 0; i < n; i++) {
+    if (parts[i]->nshards != nshards || parts[i]->shard != i ||
+        strcmp (parts[i]->log_path, parts[0]->log_path) != 0 ||
+        parts[i]->model.kind != parts[0]->model.kind ||
+        parts[i]->model.k != parts[0]->model.k ||
+        parts[i]->model.seed != parts[0]->model.seed ||
+        strcmp (parts[i]->from, parts[0]->from) != 0) {
+      snprintf (why, whylen, "the reports are not the shards 0..%u of one check "
+                "(same log, model and --from)", nshards - 1);
+      return -EINVAL;
+    }
+    total += parts[i]->npoints;
+  }
+  if (n != nshards) {
+    snprintf (why, whylen, "%zu of %u shards given", n, nshards);
+    return -EINVAL;
+  }
+  m = calloc (1, sizeof *m);
+  if (m == NULL || (m->log_path = strdup (parts[0]->log_path)) == NULL ||
+      (m->points = calloc (total ? total : 1, sizeof *m->points)) == NULL) {
+    pc_check_result_free (m);
+    snprintf (why, whylen, "out of memory");
+    return -ENOMEM;
+  }
+  m->model = parts[0]->model;
+  memcpy (m->from, parts[0]->from, sizeof m->from);
+  m->from_record = parts[0]->from_record;
+  m->records = parts[0]->records;
+  m->device_size = parts[0]->device_size;
+  m->log_torn = parts[0]->log_torn;
+  m->nshards = 1;
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = 0; j < parts[i]->npoints; j++) {
+      m->points[at + j] = parts[i]->points[j];
+      if (m->points[at + j].same_as >= 0)
+        m->points[at + j].same_as += (int64_t) at;
+    }
+    at += parts[i]->npoints;
+    m->unique += parts[i]->unique;
+    if (parts[i]->seconds > m->seconds)
+      m->seconds = parts[i]->seconds;
+  }
+  m->npoints = total;
+  pc_check_result_recount (m);
+  *ret = m;
+  return 0;
+}

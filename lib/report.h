@@ -1,0 +1,44 @@
+/* report.h: check reports: text for people, JSON for programs, and merging
+ * shard reports.
+ *
+ * JSON schema (version 1), one object:
+ *   { "powercut": VERSION, "schema": 1, "log": PATH, "model": "flush",
+ *     "k": K, "seed": SEED, "from": MARK, "from_record": N,
+ *     "records": N, "device_size": BYTES, "log_torn": BOOL,
+ *     "shard": I, "shards": N, "seconds": S,
+ *     "totals": { "points": N, "unique": N, "ok": N, "fs-corrupt": N, ... },
+ *     "points": [ { "id": ID, "record": N, "dropped": N, "torn": BOOL,
+ *                   "verdict": V, "same_as": ID or null,
+ *                   "evidence": [LINE...], "replay": COMMAND } ... ] }
+ * Points are in crash-point order.  powercut-check(1) documents it.
+ */
+#ifndef POWERCUT_REPORT_H
+#define POWERCUT_REPORT_H
+
+#include <stdio.h>
+
+#include "checker.h"
+
+/* Writes the text report. */
+void pc_report_text (FILE *f, const struct pc_check_result *res);
+
+/* Writes the JSON report to path ("-" for stdout).  Returns 0 or -errno. */
+int pc_report_json (const char *path, const struct pc_check_result *res);
+
+/* Reads a JSON report.  Returns 0, -errno, or -EBADMSG (with a reason in why). */
+int pc_report_read_json (const char *path, struct pc_check_result **ret,
+                         char *why, size_t whylen);
+
+/* Joins shard reports of one log and model into the report one unsharded
+ * run gives.  Returns 0 or -EINVAL with a reason in why. */
+int pc_report_merge (struct pc_check_result **parts, size_t n,
+                     struct pc_check_result **ret, char *why, size_t whylen);
+
+/* The command that rebuilds a point's image. */
+void pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *p,
+                           char *buf, size_t len);
+
+/* Does any point fail? */
+int pc_report_failed (const struct pc_check_result *res);
+
+#endif

@@ -1,0 +1,177 @@
+/* cmd-replay.c: powercut replay: write the disk as found at one crash point. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "cmd.h"
+#include "crash.h"
+#include "image.h"
+
+static void
+usage (FILE *f)
+{
+  fprintf (f,
+"usage: powercut replay LOG --at POINT -o IMAGE [OPTION]...\n"
+"\n"
+"Write the disk as it would be found after a power cut at POINT.\n"
+"\n"
+"POINT is a record number (the state after that record), 'end',\n"
+"'mark:NAME' (the state at that mark), or a crash-point id from a\n"
+"report such as 120/drop:117,119 or 88/torn:0-3.\n"
+"\n"
+"  -a, --at POINT        the crash point\n"
+"  -o, --output IMAGE    the image file to write (created or replaced)\n"
+"  -b, --base IMAGE      the base image the recording started from\n"
+"      --keep-trimmed    trimmed ranges keep their old data (default: zeros)\n"
+"  -h, --help            show this help\n");
+}
+
+/* Maps and verifies the base image a log started from. */
+int
+pc_cmd_map_base (const char *sub, const struct pc_index *ix, const char *path,
+                 const void **ret_base)
+{
+  struct stat st;
+  uint8_t h[16];
+  void *m;
+  int fd;
+
+  *ret_base = NULL;
+  if (!(ix->hdr.flags & PC_LOG_F_BASE)) {
+    if (path)
+      pc_err (sub, "%s: the recording started from zeros, not a base image", path);
+    return path ? -EINVAL : 0;
+  }
+  if (path == NULL) {
+    pc_err (sub, "the recording started from base image %s: give --base IMAGE",
+            ix->hdr.basename);
+    return -EINVAL;
+  }
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0) {
+    pc_err (sub, "%s: %s", path, strerror (errno));
+    if (fd >= 0)
+      close (fd);
+    return -errno;
+  }
+  if ((uint64_t) st.st_size != ix->hdr.devsize) {
+    pc_err (sub, "%s: not the size of the recorded device", path);
+    close (fd);
+    return -EINVAL;
+  }
+  m = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close (fd);
+  if (m == MAP_FAILED) {
+    pc_err (sub, "%s: %s", path, strerror (errno));
+    return -errno;
+  }
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) h, XXH3_128bits (m, (size_t) st.st_size));
+  if (memcmp (h, ix->hdr.basehash, 16) != 0) {
+    pc_err (sub, "%s: not the base image the recording started from (hash differs)", path);
+    munmap (m, (size_t) st.st_size);
+    return -EINVAL;
+  }
+  *ret_base = m;
+  return 0;
+}
+
+int
+cmd_replay (int argc, char **argv)
+{
+  enum { OPT_KEEP_TRIMMED = 256 };
+  static const struct option opts[] = {
+    { "at", required_argument, NULL, 'a' },
+    { "output", required_argument, NULL, 'o' },
+    { "base", required_argument, NULL, 'b' },
+    { "keep-trimmed", no_argument, NULL, OPT_KEEP_TRIMMED },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *at = NULL, *out = NULL, *base_path = NULL, *why, *log_path;
+  const void *base = NULL;
+  unsigned flags = 0;
+  struct pc_index ix;
+  struct pc_state s;
+  struct pc_image *im = NULL;
+  struct stat st;
+  uint64_t cursor = 0;
+  int c, r, fd = -1, ret = EXIT_ERROR;
+
+  while ((c = getopt_long (argc, argv, "a:o:b:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'a': at = optarg; break;
+    case 'o': out = optarg; break;
+    case 'b': base_path = optarg; break;
+    case OPT_KEEP_TRIMMED: flags |= PC_IMAGE_KEEP_TRIMMED; break;
+    case 'h': usage (stdout); return EXIT_OK;
+    default: return pc_usage_error ("replay");
+    }
+  }
+  if (optind + 1 != argc || at == NULL || out == NULL) {
+    pc_err ("replay", optind + 1 != argc ? "one LOG is required"
+            : at == NULL ? "--at POINT is required" : "-o IMAGE is required");
+    return pc_usage_error ("replay");
+  }
+  log_path = argv[optind];
+  r = pc_index_load (log_path, &ix);
+  if (r < 0) {
+    pc_err ("replay", "%s: %s", log_path,
+            r == -EBADMSG ? "not a powercut log (bad header)"
+            : r == -EPROTONOSUPPORT ? "written by a newer powercut" : strerror (-r));
+    return EXIT_ERROR;
+  }
+  if (ix.end == PC_END_CORRUPT) {
+    uint64_t seq, off;
+    const char *reason;
+    pc_log_end_state (ix.log, &seq, &off, &reason);
+    pc_err ("replay", "%s: record %llu at offset %llu: %s", log_path,
+            (unsigned long long) seq, (unsigned long long) off, reason);
+    pc_index_free (&ix);
+    return EXIT_ERROR;
+  }
+  if (pc_state_parse (&ix, at, &s, &why) < 0) {
+    pc_err ("replay", "--at %s: %s", at, why);
+    pc_index_free (&ix);
+    return EXIT_ERROR;
+  }
+  if (pc_cmd_map_base ("replay", &ix, base_path, &base) < 0)
+    goto out;
+  if (stat (out, &st) == 0 && !S_ISREG (st.st_mode)) {
+    pc_err ("replay", "%s: not a regular file", out);
+    goto out;
+  }
+  fd = open (out, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    pc_err ("replay", "%s: %s", out, strerror (errno));
+    goto out;
+  }
+  r = pc_image_new (ix.hdr.devsize, base, fd, flags, &im);
+  if (r == 0)
+    r = pc_state_build (&ix, &s, im, &cursor);
+  if (r >= 0 && fsync (fd) < 0)
+    r = -errno;
+  if (r < 0) {
+    pc_err ("replay", "%s: %s", out, strerror (-r));
+    goto out;
+  }
+  ret = EXIT_OK;
+out:
+  pc_image_free (im);
+  if (fd >= 0)
+    close (fd);
+  if (base)
+    munmap ((void *) base, ix.hdr.devsize);
+  pc_state_clear (&s);
+  pc_index_free (&ix);
+  return ret;
+}
