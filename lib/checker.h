@@ -16,8 +16,6 @@
 #include "crash.h"
 #include "fsck.h"
 
-#define PC_ID_MAX 256
-
 struct pc_check_config {
   const char *log_path;
   const char *base_path;        /* needed when the log starts from a base image */

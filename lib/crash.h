@@ -38,6 +38,7 @@
 
 enum pc_model_kind { PC_MODEL_FLUSH, PC_MODEL_WRITE, PC_MODEL_REORDER, PC_MODEL_TORN };
 
+#define PC_ID_MAX           256     /* room for a state id */
 #define PC_MODEL_DEFAULT_K  4
 #define PC_MODEL_MAX_K      16
 

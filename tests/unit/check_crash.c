@@ -1,0 +1,276 @@
+/* check_crash.c: unit tests of lib/crash and lib/image: the states each
+ * model enumerates on small hand-made logs, their ids, and their images. */
+#include <config.h>
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crash.h"
+#include "image.h"
+#include "util.h"
+
+static char path[64];
+static struct pc_index ix;
+
+/* The log of every test:
+ *   0 write 0+512        1 write 512+512     2 flush
+ *   3 write 1024+512     4 write 1536+512 FUA
+ *   5 write 2048+1024 (two sectors)           6 write 1024+512 (over 3)
+ *   7 flush
+ * Write data: every byte of record n is 'A' + n. */
+static void
+setup (void)
+{
+  static const struct { int type; uint64_t off; uint32_t len; uint16_t flags; } recs[] = {
+    { PC_REC_WRITE, 0, 512, 0 }, { PC_REC_WRITE, 512, 512, 0 }, { PC_REC_FLUSH, 0, 0, 0 },
+    { PC_REC_WRITE, 1024, 512, 0 }, { PC_REC_WRITE, 1536, 512, PC_REC_F_FUA },
+    { PC_REC_WRITE, 2048, 1024, 0 }, { PC_REC_WRITE, 1024, 512, 0 },
+    { PC_REC_FLUSH, 0, 0, 0 },
+  };
+  struct pc_log_header h = { 0 };
+  uint8_t buf[PC_LOG_HEADER_SIZE], data[1024];
+  int fd;
+
+  strcpy (path, "/tmp/check_crash.XXXXXX");
+  fd = mkstemp (path);
+  ck_assert_int_ge (fd, 0);
+  h.version = PC_LOG_VERSION;
+  h.devsize = 1 << 20;
+  h.sector = 512;
+  pc_log_header_encode (&h, buf);
+  ck_assert_int_eq (pc_write_all (fd, buf, sizeof buf), 0);
+  for (unsigned i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+    struct pc_record r = { 0 };
+    uint8_t rh[PC_REC_HEADER_SIZE];
+    r.type = recs[i].type;
+    r.seq = i;
+    r.offset = recs[i].off;
+    r.length = recs[i].len;
+    r.flags = recs[i].flags;
+    r.datalen = r.type == PC_REC_WRITE ? r.length : 0;
+    memset (data, 'A' + i, sizeof data);
+    pc_rec_encode (&r, data, rh);
+    ck_assert_int_eq (pc_write_all (fd, rh, sizeof rh), 0);
+    ck_assert_int_eq (pc_write_all (fd, data, r.datalen), 0);
+  }
+  close (fd);
+  ck_assert_int_eq (pc_index_load (path, &ix), 0);
+  ck_assert_uint_eq (ix.n, 8);
+}
+
+static void
+teardown (void)
+{
+  pc_index_free (&ix);
+  unlink (path);
+}
+
+/* Enumerates and compares the ids with a space-separated expectation. */
+static void
+expect (const char *model, uint64_t from, const char *want)
+{
+  struct pc_model m;
+  struct pc_state *s;
+  size_t n;
+  char got[4096] = "", id[PC_ID_MAX];
+
+  ck_assert_int_eq (pc_model_parse (model, &m), 0);
+  ck_assert_int_eq (pc_states_enumerate (&ix, &m, from, &s, &n), 0);
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      strcat (got, " ");
+    strcat (got, pc_state_id (&s[i], id, sizeof id));
+    if (i)
+      ck_assert_uint_le (s[i - 1].base, s[i].base);   /* never goes back */
+  }
+  ck_assert_msg (strcmp (got, want) == 0, "%s: got \"%s\", want \"%s\"", model, got, want);
+  pc_states_free (s, n);
+}
+
+START_TEST (test_flush_and_write)
+{
+  expect ("flush", 0, "2 4 7");
+  expect ("write", 0, "0 1 2 3 4 5 6 7");
+  expect ("flush", 3, "4 7");
+}
+END_TEST
+
+START_TEST (test_reorder)
+{
+  /* At 6 the in-flight writes are 3 and 5 (4 is FUA: durable). */
+  expect ("reorder:2", 0,
+          "0 1 1/drop:0 2 3 4 4/drop:3 5 5/drop:3 6 6/drop:3 6/drop:5 6/drop:3,5 7");
+  expect ("reorder:2", 3, "3 4 4/drop:3 5 5/drop:3 6 6/drop:3 6/drop:5 6/drop:3,5 7");
+  /* K = 1: two in flight at 6 is over K: keep all, drop all. */
+  expect ("reorder:1", 5, "5 5/drop:3 6 6/drop:3,5 7");
+}
+END_TEST
+
+START_TEST (test_torn)
+{
+  /* Record 5 has two sectors: each alone may persist. */
+  expect ("torn:2", 5, "5 5/drop:3 5/torn:0 5/torn:1 6 6/drop:3 6/drop:5 6/drop:3,5 7");
+}
+END_TEST
+
+START_TEST (test_models_parse)
+{
+  struct pc_model m;
+
+  ck_assert_int_eq (pc_model_parse ("reorder", &m), 0);
+  ck_assert_uint_eq (m.k, PC_MODEL_DEFAULT_K);
+  ck_assert_int_eq (pc_model_parse ("torn:7", &m), 0);
+  ck_assert_uint_eq (m.k, 7);
+  ck_assert_int_eq (pc_model_parse ("flush:2", &m), -EINVAL);
+  ck_assert_int_eq (pc_model_parse ("reorder:", &m), -EINVAL);
+  ck_assert_int_eq (pc_model_parse ("reorder:99", &m), -EINVAL);
+  ck_assert_int_eq (pc_model_parse ("bogus", &m), -EINVAL);
+}
+END_TEST
+
+/* Builds id into a fresh image and returns the byte at each 512-byte sector
+ * of the first 3 KiB ('.' for zero). */
+static void
+image_of (const char *id, char out[7])
+{
+  struct pc_state s;
+  struct pc_image *im;
+  const char *why;
+  uint64_t cursor = 0;
+
+  ck_assert_msg (pc_state_parse (&ix, id, &s, &why) == 0, "%s: %s", id, why);
+  ck_assert_int_eq (pc_image_new (ix.hdr.devsize, NULL, -1, PC_IMAGE_HASH, &im), 0);
+  ck_assert_int_ge (pc_state_build (&ix, &s, im, &cursor), 0);
+  for (int i = 0; i < 6; i++) {
+    uint8_t b = pc_image_data (im)[i * 512];
+    out[i] = b ? (char) b : '.';
+  }
+  out[6] = '\0';
+  pc_image_free (im);
+  pc_state_clear (&s);
+}
+
+START_TEST (test_images)
+{
+  char img[7];
+
+  image_of ("6", img);
+  ck_assert_str_eq (img, "ABGEFF");
+  image_of ("6/drop:3", img);          /* 6 overwrites 3 anyway */
+  ck_assert_str_eq (img, "ABGEFF");
+  image_of ("6/drop:5", img);
+  ck_assert_str_eq (img, "ABGE..");
+  image_of ("5/drop:3", img);
+  ck_assert_str_eq (img, "AB.EFF");
+  image_of ("5/torn:1", img);
+  ck_assert_str_eq (img, "ABDE.F");
+  image_of ("end", img);
+  ck_assert_str_eq (img, "ABGEFF");
+  image_of ("1/drop:0", img);
+  ck_assert_str_eq (img, ".B....");
+}
+END_TEST
+
+START_TEST (test_parse_errors)
+{
+  struct pc_state s;
+  const char *why;
+
+  ck_assert_int_eq (pc_state_parse (&ix, "8", &s, &why), -EINVAL);        /* beyond the end */
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:4", &s, &why), -EINVAL); /* FUA is durable */
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:1", &s, &why), -EINVAL); /* before the flush */
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:6", &s, &why), -EINVAL); /* the point itself */
+  ck_assert_int_eq (pc_state_parse (&ix, "5/torn:2", &s, &why), -EINVAL); /* two sectors only */
+  ck_assert_int_eq (pc_state_parse (&ix, "2/torn:0", &s, &why), -EINVAL); /* a flush */
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:5,3", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "mark:x", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6x", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:3-5", &s, &why), -EINVAL); /* 4 is FUA */
+}
+END_TEST
+
+/* Identical images have identical signatures, whatever the path to them. */
+START_TEST (test_signatures)
+{
+  const char *ids[] = { "6/drop:5", "6/drop:3,5", "6", "6/drop:3" };
+  uint8_t sig[4][16];
+
+  for (int i = 0; i < 4; i++) {
+    struct pc_state s;
+    struct pc_image *im;
+    const char *why;
+    uint64_t cursor = 0;
+    ck_assert_int_eq (pc_state_parse (&ix, ids[i], &s, &why), 0);
+    ck_assert_int_eq (pc_image_new (ix.hdr.devsize, NULL, -1, PC_IMAGE_HASH, &im), 0);
+    ck_assert_int_ge (pc_state_build (&ix, &s, im, &cursor), 0);
+    pc_image_signature (im, sig[i]);
+    pc_image_free (im);
+    pc_state_clear (&s);
+  }
+  ck_assert_mem_eq (sig[0], sig[1], 16);
+  ck_assert_mem_eq (sig[2], sig[3], 16);
+  ck_assert (memcmp (sig[0], sig[2], 16) != 0);
+}
+END_TEST
+
+/* An overlay puts back exactly what it changed. */
+START_TEST (test_overlay_undo)
+{
+  struct pc_state s;
+  struct pc_image *im;
+  const char *why;
+  uint64_t cursor = 0;
+  uint8_t before[16], after[16];
+  int r;
+
+  ck_assert_int_eq (pc_image_new (ix.hdr.devsize, NULL, -1, PC_IMAGE_HASH, &im), 0);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:5", &s, &why), 0);
+  r = pc_state_build (&ix, &s, im, &cursor);
+  ck_assert_int_eq (r, 1);
+  ck_assert_uint_eq (cursor, 3);
+  ck_assert_int_eq (pc_image_overlay_end (im), 0);
+  pc_image_signature (im, before);
+  pc_state_clear (&s);
+  ck_assert_int_eq (pc_state_parse (&ix, "2", &s, &why), 0);
+  cursor = 0;
+  {
+    struct pc_image *im2;
+    ck_assert_int_eq (pc_image_new (ix.hdr.devsize, NULL, -1, PC_IMAGE_HASH, &im2), 0);
+    ck_assert_int_eq (pc_state_build (&ix, &s, im2, &cursor), 0);
+    pc_image_signature (im2, after);
+    pc_image_free (im2);
+  }
+  ck_assert_mem_eq (before, after, 16);
+  pc_state_clear (&s);
+  pc_image_free (im);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *su = suite_create ("crash");
+  TCase *tc = tcase_create ("models");
+  SRunner *sr;
+  int failed;
+
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_flush_and_write);
+  tcase_add_test (tc, test_reorder);
+  tcase_add_test (tc, test_torn);
+  tcase_add_test (tc, test_models_parse);
+  tcase_add_test (tc, test_images);
+  tcase_add_test (tc, test_parse_errors);
+  tcase_add_test (tc, test_signatures);
+  tcase_add_test (tc, test_overlay_undo);
+  suite_add_tcase (su, tc);
+  sr = srunner_create (su);
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
