@@ -17,34 +17,43 @@
 #include <xxhash.h>
 
 #include "checker.h"
+#include "fstree.h"
+#include "oracle.h"
 #include "util.h"
 
 #define CHUNK 8                 /* states a worker takes at a time */
 
 enum slot_status { SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 
-/* Shared between the checking process and its workers. */
-struct slot {
-  int status;
+#define FINDINGS_MAX 8192
+
+/* The result of one crash point, written by a worker. */
+struct result {
   int verdict;
   char evidence[PC_EVIDENCE_MAX];
+  char findings[FINDINGS_MAX];
 };
 
+/* Shared between the checking process and its workers. */
 struct shared {
-  size_t next;                  /* next chunk of unique states to hand out */
-  size_t done;
-  struct slot slots[];
+  size_t next;                  /* next chunk of distinct images to hand out */
+  size_t done;                  /* distinct images checked */
+  int *status;                  /* per distinct image: enum slot_status */
+  struct result *results;       /* per crash point */
 };
 
 struct ctx {
   const struct pc_check_config *cfg;
   struct pc_index ix;
+  struct pc_oracle *oracle;
   const uint8_t *base;
   struct pc_state *states;      /* this shard's states */
   size_t nstates;
   size_t *uniq;                 /* indexes into states of the images to check */
   size_t nuniq;
+  size_t *gstart, *gpoints;     /* the points sharing each distinct image */
   struct shared *sh;
+  void *shmem;
   size_t shsize;
   char *work;
   unsigned spawned;             /* workers started (their ids are 0..spawned-1) */
@@ -65,6 +74,8 @@ pc_check_result_free (struct pc_check_result *res)
   if (res == NULL)
     return;
   free (res->log_path);
+  for (size_t i = 0; i < res->npoints; i++)
+    free (res->points[i].findings);
   free (res->points);
   free (res);
 }
@@ -171,94 +182,140 @@ copy_file (const char *from, const char *to)
   close (in);
 }
 
-/* A worker: takes chunks of unique states in order and checks them. */
+/* Reads the tree of the recovered image (called between e2fsck and e2undo). */
+struct inspect {
+  struct pc_mark tree;
+  bool have;
+  char problems[512];
+};
+
+static int
+inspect_tree (const char *path, void *arg)
+{
+  struct inspect *in = arg;
+
+  in->have = pc_fstree_read (path, &in->tree, in->problems, sizeof in->problems) == 0;
+  return 0;
+}
+
+/* Checks distinct image u (already built into img) and judges its points. */
+static void
+check_image (struct ctx *c, size_t u, const char *img, const char *undo,
+             struct pc_image *im)
+{
+  const struct pc_state *s = &c->states[c->uniq[u]];
+  bool judge = pc_oracle_manifests (c->oracle) > 0;
+  struct inspect in = { 0 };
+  struct pc_fsck_result fr;
+  int r;
+
+  r = pc_fsck_image (img, undo, c->cfg->timeout_s, judge ? inspect_tree : NULL, &in, &fr);
+  if (r < 0) {
+    memset (&fr, 0, sizeof fr);
+    fr.verdict = PC_V_UNMOUNTABLE;
+    snprintf (fr.evidence, sizeof fr.evidence, "powercut could not check this state: %s",
+              strerror (-r));
+  }
+  if (fr.image_dirty)
+    pc_image_rewrite (im, 0, UINT64_MAX);
+  if (fr.verdict == PC_V_OK && judge && !in.have) {
+    fr.verdict = PC_V_UNMOUNTABLE;
+    snprintf (fr.evidence, sizeof fr.evidence, "%s", in.problems);
+  }
+  for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
+    size_t i = c->gpoints[k];
+    struct result *res = &c->sh->results[i];
+    res->verdict = fr.verdict;
+    snprintf (res->evidence, sizeof res->evidence, "%s", fr.evidence);
+    if (fr.verdict == PC_V_OK && judge) {
+      res->verdict = pc_oracle_judge (c->oracle, c->states[i].point, &in.tree,
+                                      res->findings, sizeof res->findings);
+      if (in.problems[0])
+        snprintf (res->evidence, sizeof res->evidence, "%s", in.problems);
+    }
+  }
+  if (c->cfg->keep_dir && fr.verdict != PC_V_OK) {
+    char sid[PC_ID_MAX], to[4096];
+    pc_state_id (s, sid, sizeof sid);
+    for (char *p = sid; *p; p++)
+      if (*p == '/' || *p == ':' || *p == ',')
+        *p = '_';
+    snprintf (to, sizeof to, "%s/state-%s.img", c->cfg->keep_dir, sid);
+    copy_file (img, to);
+  }
+  if (in.have)
+    pc_mark_free (&in.tree);
+}
+
+/* Takes the next distinct image to check: chunks in order from the shared
+ * counter, then any image still pending (left by a worker that died). */
+static bool
+claim (struct ctx *c, size_t *u)
+{
+  size_t i = *u + 1;
+
+  if (i % CHUNK == 0 || i >= c->nuniq) {
+    size_t start = __atomic_fetch_add (&c->sh->next, CHUNK, __ATOMIC_SEQ_CST);
+    i = start < c->nuniq ? start : 0;
+  }
+  for (; i < c->nuniq; i++) {
+    int expect = SLOT_PENDING;
+    if (__atomic_compare_exchange_n (&c->sh->status[i], &expect, SLOT_RUNNING, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+      *u = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+static int
+new_image (struct ctx *c, int fd, struct pc_image **im)
+{
+  return pc_image_new (c->ix.hdr.devsize, c->base, fd,
+                       c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0, im);
+}
+
+/* A worker process: one image file, brought from state to state. */
 static void
 worker (struct ctx *c, unsigned id)
 {
   char img[4096], undo[4096];
   struct pc_image *im = NULL;
   uint64_t cursor = 0;
+  size_t u = SIZE_MAX;
   int fd, r;
 
   snprintf (img, sizeof img, "%s/state-%u.img", c->work, id);
   snprintf (undo, sizeof undo, "%s/state-%u.undo", c->work, id);
   fd = open (img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0)
+  if (fd < 0 || new_image (c, fd, &im) < 0)
     _exit (3);
-  r = pc_image_new (c->ix.hdr.devsize, c->base, fd,
-                    c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0, &im);
-  if (r < 0)
-    _exit (3);
-  for (size_t u = 0;; u++) {
-    /* Chunks in order from the shared counter; once it runs out, any slot
-     * still pending (left by a worker that died) is taken up. */
-    if (u % CHUNK == 0 || u >= c->nuniq) {
-      size_t start = __atomic_fetch_add (&c->sh->next, CHUNK, __ATOMIC_SEQ_CST);
-      if (start < c->nuniq)
-        u = start;
-      else {
-        while (u < c->nuniq && c->sh->slots[u].status != SLOT_PENDING)
-          u++;
-        if (u >= c->nuniq) {
-          for (u = 0; u < c->nuniq && c->sh->slots[u].status != SLOT_PENDING; u++)
-            ;
-          if (u >= c->nuniq)
-            break;
-        }
-      }
+  while (claim (c, &u)) {
+    const struct pc_state *s = &c->states[c->uniq[u]];
+    if (s->base < cursor) {
+      /* Cannot go back: start again from the beginning. */
+      pc_image_free (im);
+      cursor = 0;
+      if (new_image (c, fd, &im) < 0)
+        _exit (3);
     }
-    {
-      struct slot *sl = &c->sh->slots[u];
-      int expect = SLOT_PENDING;
-      if (!__atomic_compare_exchange_n (&sl->status, &expect, SLOT_RUNNING, false,
-                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-        continue;
-      const struct pc_state *s = &c->states[c->uniq[u]];
-      struct pc_fsck_result fr;
-
-      if (s->base < cursor) {
-        /* Cannot go back: start again from the beginning. */
-        pc_image_free (im);
-        cursor = 0;
-        if (pc_image_new (c->ix.hdr.devsize, c->base, fd,
-                          c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0, &im) < 0)
-          _exit (3);
-      }
-      r = pc_state_build (&c->ix, s, im, &cursor);
-      if (r < 0) {
-        sl->verdict = PC_V_UNMOUNTABLE;
-        snprintf (sl->evidence, sizeof sl->evidence,
+    r = pc_state_build (&c->ix, s, im, &cursor);
+    if (r < 0) {
+      for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
+        struct result *res = &c->sh->results[c->gpoints[k]];
+        res->verdict = PC_V_UNMOUNTABLE;
+        snprintf (res->evidence, sizeof res->evidence,
                   "powercut could not rebuild this state: %s", strerror (-r));
       }
-      else {
-        bool overlay = r == 1;
-        r = pc_fsck_image (img, undo, c->cfg->timeout_s, &fr);
-        if (r < 0) {
-          sl->verdict = PC_V_UNMOUNTABLE;
-          snprintf (sl->evidence, sizeof sl->evidence,
-                    "powercut could not check this state: %s", strerror (-r));
-        }
-        else {
-          sl->verdict = fr.verdict;
-          memcpy (sl->evidence, fr.evidence, sizeof sl->evidence);
-        }
-        if (fr.image_dirty)
-          pc_image_rewrite (im, 0, UINT64_MAX);
-        if (sl->verdict != PC_V_OK && c->cfg->keep_dir) {
-          char sid[PC_ID_MAX], to[4096];
-          pc_state_id (s, sid, sizeof sid);
-          for (char *p = sid; *p; p++)
-            if (*p == '/' || *p == ':' || *p == ',')
-              *p = '_';
-          snprintf (to, sizeof to, "%s/state-%s.img", c->cfg->keep_dir, sid);
-          copy_file (img, to);
-        }
-        if (overlay)
-          pc_image_overlay_end (im);
-      }
-      __atomic_store_n (&sl->status, SLOT_DONE, __ATOMIC_SEQ_CST);
-      __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
     }
+    else {
+      check_image (c, u, img, undo, im);
+      if (r == 1)
+        pc_image_overlay_end (im);
+    }
+    __atomic_store_n (&c->sh->status[u], SLOT_DONE, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
   }
   pc_image_free (im);
   close (fd);
@@ -276,6 +333,19 @@ spawn (struct ctx *c, unsigned id)
     worker (c, id);
   }
   return pid;
+}
+
+/* Marks the points of distinct image u as not checked, saying why. */
+static void
+fail_image (struct ctx *c, size_t u, const char *why)
+{
+  for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
+    struct result *res = &c->sh->results[c->gpoints[k]];
+    res->verdict = PC_V_UNMOUNTABLE;
+    snprintf (res->evidence, sizeof res->evidence, "%s", why);
+    res->findings[0] = '\0';
+  }
+  __atomic_store_n (&c->sh->status[u], SLOT_DONE, __ATOMIC_SEQ_CST);
 }
 
 static int
@@ -306,7 +376,7 @@ run_workers (struct ctx *c)
     int status;
     pid_t p = waitpid (-1, &status, WNOHANG);
     if (p == 0) {
-      struct timespec ts = { 0, 100 * 1000 * 1000 };
+      struct timespec ts = { 0, 50 * 1000 * 1000 };
       if (c->cfg->progress)
         c->cfg->progress (c->cfg->progress_ctx, c->sh->done, total);
       nanosleep (&ts, NULL);
@@ -319,6 +389,7 @@ run_workers (struct ctx *c)
       break;
     }
     for (unsigned i = 0; i < jobs; i++) {
+      char why[128];
       if (pids[i] != p)
         continue;
       alive--;
@@ -326,18 +397,14 @@ run_workers (struct ctx *c)
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
         break;
       /* A worker died: what it was checking is reported, the rest goes on. */
-      for (size_t u = 0; u < total; u++) {
-        struct slot *sl = &c->sh->slots[u];
-        if (__atomic_load_n (&sl->status, __ATOMIC_SEQ_CST) == SLOT_RUNNING) {
-          sl->verdict = PC_V_UNMOUNTABLE;
-          snprintf (sl->evidence, sizeof sl->evidence,
-                    "the checker died on this state (%s %d)",
-                    WIFSIGNALED (status) ? "signal" : "exit status",
-                    WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
-          __atomic_store_n (&sl->status, SLOT_DONE, __ATOMIC_SEQ_CST);
+      snprintf (why, sizeof why, "the checker died on this state (%s %d)",
+                WIFSIGNALED (status) ? "signal" : "exit status",
+                WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
+      for (size_t u = 0; u < total; u++)
+        if (__atomic_load_n (&c->sh->status[u], __ATOMIC_SEQ_CST) == SLOT_RUNNING) {
+          fail_image (c, u, why);
           __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
         }
-      }
       /* Its place is taken, a bounded number of times. */
       if (__atomic_load_n (&c->sh->done, __ATOMIC_SEQ_CST) < total && respawns < 16) {
         pid_t np = spawn (c, next_id++);
@@ -350,17 +417,12 @@ run_workers (struct ctx *c)
       break;
     }
   }
-  for (size_t u = 0; u < total; u++) {
-    struct slot *sl = &c->sh->slots[u];
-    if (sl->status != SLOT_DONE) {
-      sl->verdict = PC_V_UNMOUNTABLE;
-      snprintf (sl->evidence, sizeof sl->evidence, "no checker could be run on this state");
-      sl->status = SLOT_DONE;
-    }
-  }
-  c->spawned = next_id;
+  for (size_t u = 0; u < total; u++)
+    if (c->sh->status[u] != SLOT_DONE)
+      fail_image (c, u, "no checker could be run on this state");
   if (c->cfg->progress)
-    c->cfg->progress (c->cfg->progress_ctx, c->sh->done, total);
+    c->cfg->progress (c->cfg->progress_ctx, total, total);
+  c->spawned = next_id;
   free (pids);
   return r;
 }
@@ -518,37 +580,64 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
       goto out;
     }
   }
-  c.shsize = sizeof *c.sh + (c.nuniq ? c.nuniq : 1) * sizeof (struct slot);
-  c.sh = mmap (NULL, c.shsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (c.sh == MAP_FAILED) {
-    c.sh = NULL;
+  /* The points of each distinct image. */
+  {
+    size_t *rep_to_u = malloc ((c.nstates ? c.nstates : 1) * sizeof *rep_to_u);
+    c.gstart = calloc (c.nuniq + 2, sizeof *c.gstart);
+    c.gpoints = malloc ((c.nstates ? c.nstates : 1) * sizeof *c.gpoints);
+    if (rep_to_u == NULL || c.gstart == NULL || c.gpoints == NULL) {
+      free (rep_to_u);
+      r = -ENOMEM;
+      goto nomem;
+    }
+    for (size_t u = 0; u < c.nuniq; u++)
+      rep_to_u[c.uniq[u]] = u;
+    for (size_t i = 0; i < c.nstates; i++)
+      c.gstart[rep_to_u[same_as[i] >= 0 ? (size_t) same_as[i] : i] + 2]++;
+    for (size_t u = 0; u < c.nuniq; u++)
+      c.gstart[u + 2] += c.gstart[u + 1];
+    for (size_t i = 0; i < c.nstates; i++)
+      c.gpoints[c.gstart[rep_to_u[same_as[i] >= 0 ? (size_t) same_as[i] : i] + 1]++] = i;
+    free (rep_to_u);
+  }
+  r = pc_oracle_new (&c.ix, &c.oracle, why, whylen);
+  if (r < 0)
+    goto out;
+  c.shsize = sizeof *c.sh + (c.nuniq ? c.nuniq : 1) * sizeof (int) +
+             (c.nstates ? c.nstates : 1) * sizeof (struct result);
+  c.shmem = mmap (NULL, c.shsize, PROT_READ | PROT_WRITE,
+                  MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (c.shmem == MAP_FAILED) {
+    c.shmem = NULL;
     r = -errno;
     goto nomem;
   }
+  c.sh = c.shmem;
+  c.sh->results = (struct result *) ((uint8_t *) c.shmem + sizeof *c.sh);
+  c.sh->status = (int *) (c.sh->results + (c.nstates ? c.nstates : 1));
   r = run_workers (&c);
   if (r < 0) {
     snprintf (why, whylen, "running checkers: %s", strerror (-r));
     goto out;
   }
 
-  for (size_t u = 0; u < c.nuniq; u++) {
-    struct pc_point *p = &res->points[c.uniq[u]];
-    p->verdict = c.sh->slots[u].verdict;
-    memcpy (p->evidence, c.sh->slots[u].evidence, sizeof p->evidence);
-  }
   for (size_t i = 0; i < c.nstates; i++) {
     struct pc_point *p = &res->points[i];
     const struct pc_state *s = &c.states[i];
+    const struct result *rs = &c.sh->results[i];
     pc_state_id (s, p->id, sizeof p->id);
     p->record = s->point;
     p->ndrop = s->ndrop;
     p->torn = s->nsect > 0;
     p->same_as = same_as[i];
-    if (same_as[i] >= 0) {
-      p->verdict = res->points[same_as[i]].verdict;
-      memcpy (p->evidence, res->points[same_as[i]].evidence, sizeof p->evidence);
+    p->verdict = rs->verdict;
+    memcpy (p->evidence, rs->evidence, sizeof p->evidence);
+    if (rs->findings[0] && (p->findings = strdup (rs->findings)) == NULL) {
+      r = -ENOMEM;
+      goto nomem;
     }
   }
+  res->manifests = pc_oracle_manifests (c.oracle);
   res->unique = c.nuniq;
   pc_check_result_recount (res);
   res->seconds = (pc_now_mono_ns () - t0) / 1e9;
@@ -572,8 +661,11 @@ out:
     rmdir (c.work);
     free (c.work);
   }
-  if (c.sh)
-    munmap (c.sh, c.shsize);
+  if (c.shmem)
+    munmap (c.shmem, c.shsize);
+  pc_oracle_free (c.oracle);
+  free (c.gstart);
+  free (c.gpoints);
   free (c.uniq);
   free (same_as);
   pc_states_free (all, nall);

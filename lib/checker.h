@@ -40,6 +40,7 @@ struct pc_point {
   enum pc_verdict verdict;
   int64_t same_as;              /* index of the point whose identical image was checked, or -1 */
   char evidence[PC_EVIDENCE_MAX];
+  char *findings;               /* the oracle's lines (oracle.h), or NULL */
 };
 
 struct pc_check_result {
@@ -54,6 +55,7 @@ struct pc_check_result {
   size_t npoints;
   struct pc_point *points;
   size_t unique;                /* distinct images checked */
+  size_t manifests;             /* marks with a manifest (0: no oracle) */
   size_t count[PC_V_COUNT];
   double seconds;
 };

@@ -181,6 +181,7 @@ probe (const char *path, char *type, size_t len)
 
 int
 pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
+               int (*inspect) (const char *path, void *ctx), void *ctx,
                struct pc_fsck_result *res)
 {
   char *out = malloc (OUT_MAX);
@@ -250,6 +251,8 @@ pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
       evidence (res->evidence, sizeof res->evidence, "", out);
     }
     r = 0;
+    if (inspect && res->verdict != PC_V_UNMOUNTABLE)
+      inspect (path, ctx);
   }
 
 restore:

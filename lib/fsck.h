@@ -40,9 +40,12 @@ struct pc_fsck_result {
 
 /* Checks the filesystem image at path (a regular file).  undo_path is a
  * scratch file name for the undo log.  timeout_s bounds each program.
+ * inspect, if given, is called on the recovered image before it is put
+ * back, unless the verdict is unmountable.
  * Returns 0 with *res filled (whatever the verdict), or -errno if the
  * checking itself could not run (e2fsck missing, fork failed). */
 int pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
+                   int (*inspect) (const char *path, void *ctx), void *ctx,
                    struct pc_fsck_result *res);
 
 #endif

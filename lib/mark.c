@@ -56,7 +56,7 @@ pc_mark_path_valid (const char *path, size_t len)
 }
 
 static int
-hash_file (int dirfd, const char *name, uint8_t hash[16])
+hash_file (int dirfd, const char *name, struct pc_entry *e)
 {
   XXH3_state_t *st;
   static const size_t bufsz = 1 << 20;
@@ -83,9 +83,14 @@ hash_file (int dirfd, const char *name, uint8_t hash[16])
     }
     if (n == 0)
       break;
+    if (e->headlen < PC_ENTRY_HEAD) {
+      size_t k = PC_ENTRY_HEAD - e->headlen < (size_t) n ? PC_ENTRY_HEAD - e->headlen : (size_t) n;
+      memcpy (e->head + e->headlen, buf, k);
+      e->headlen += (uint8_t) k;
+    }
     XXH3_128bits_update (st, buf, (size_t) n);
   }
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) hash, XXH3_128bits_digest (st));
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) e->hash, XXH3_128bits_digest (st));
 out:
   XXH3_freeState (st);
   free (buf);
@@ -157,7 +162,7 @@ scan_dir (struct scan *s, int dirfd, size_t plen, int depth)
     e.size = (uint64_t) st.st_size;
     if (S_ISREG (st.st_mode)) {
       e.type = PC_ENTRY_FILE;
-      r = hash_file (dirfd, de->d_name, e.hash);
+      r = hash_file (dirfd, de->d_name, &e);
     }
     else if (S_ISDIR (st.st_mode)) {
       e.type = PC_ENTRY_DIR;
@@ -415,6 +420,8 @@ pc_mark_encode (const struct pc_mark *m, uint8_t **ret_buf, size_t *ret_len)
     ob_u64 (&b, e->ino);
     ob_u64 (&b, e->size);
     ob_bytes (&b, e->hash, 16);
+    ob_u8 (&b, e->headlen);
+    ob_bytes (&b, e->head, e->headlen);
     ob_str16 (&b, e->target);
   }
   if (b.err) {
@@ -506,7 +513,7 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret)
     m.ndurable++;
   }
   n = ib_u32 (&b);
-  if (n > (len - b.pos) / 46)
+  if (n > (len - b.pos) / 47)
     goto bad;
   m.entries = calloc (n ? n : 1, sizeof *m.entries);
   if (m.entries == NULL)
@@ -527,6 +534,12 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret)
     h = ib_take (&b, 16);
     if (h)
       memcpy (e->hash, h, 16);
+    e->headlen = ib_u8 (&b);
+    if (e->headlen > PC_ENTRY_HEAD)
+      goto bad;
+    h = ib_take (&b, e->headlen);
+    if (h && e->headlen)
+      memcpy (e->head, h, e->headlen);
     e->target = ib_str16 (&b, false, &err);
     if (e->target == NULL)
       goto bad;

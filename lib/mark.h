@@ -13,7 +13,8 @@
  *   u32 ndurable, then per path: u16 len, bytes
  *   u32 nentries, then per entry: u16 pathlen, path, u8 type, u8 zero,
  *       u32 mode, u32 nlink, u64 ino, u64 size, u8[16] XXH128 of the content
- *       (regular files; zero otherwise), u16 targetlen, target (symlinks)
+ *       (regular files; zero otherwise), u8 headlen (<= 16) and that many
+ *       first bytes of the content, u16 targetlen, target (symlinks)
  */
 #ifndef POWERCUT_MARK_H
 #define POWERCUT_MARK_H
@@ -30,6 +31,8 @@
 #define PC_MARK_F_SYNC      (1u << 0)    /* the manifest's tree was synced (syncfs) */
 #define PC_MARK_F_MANIFEST  (1u << 1)    /* a manifest is present */
 
+#define PC_ENTRY_HEAD 16
+
 enum pc_entry_type {
   PC_ENTRY_FILE = 'f',
   PC_ENTRY_DIR = 'd',
@@ -45,6 +48,8 @@ struct pc_entry {
   uint64_t ino;
   uint64_t size;
   uint8_t hash[16];
+  uint8_t headlen;          /* regular files: the first bytes, for reports */
+  uint8_t head[PC_ENTRY_HEAD];
   char *target;             /* symlink target, or NULL */
 };
 

@@ -25,6 +25,103 @@ pc_report_failed (const struct pc_check_result *res)
   return res->npoints > res->count[PC_V_OK];
 }
 
+/* One line of oracle findings: VERDICT TAB PATH TAB FOUND TAB ALLOWED. */
+struct finding {
+  const char *verdict, *path, *found, *allowed;
+  size_t vlen, plen, flen, alen;
+};
+
+static const char *
+finding_next (const char *l, struct finding *fd)
+{
+  const char *fields[4], *end = strchr (l, '\n');
+  size_t lens[4] = { 0, 0, 0, 0 };
+
+  if (end == NULL)
+    end = l + strlen (l);
+  for (int k = 0; k < 4; k++) {
+    const char *tab = k < 3 ? memchr (l, '\t', (size_t) (end - l)) : NULL;
+    const char *stop = tab ? tab : end;
+    fields[k] = l;
+    lens[k] = (size_t) (stop - l);
+    l = tab ? tab + 1 : end;
+  }
+  fd->verdict = fields[0]; fd->vlen = lens[0];
+  fd->path = fields[1]; fd->plen = lens[1];
+  fd->found = fields[2]; fd->flen = lens[2];
+  fd->allowed = fields[3]; fd->alen = lens[3];
+  return *end ? end + 1 : end;
+}
+
+/* Per failing path: its verdict, how many points, the first and last, and
+ * what the first one found versus what was allowed. */
+struct path_sum {
+  struct finding first;
+  size_t npoints;
+  const char *first_id, *last_id;
+};
+
+static int
+sum_cmp (const void *a, const void *b)
+{
+  const struct path_sum *x = a, *y = b;
+  size_t n = x->first.plen < y->first.plen ? x->first.plen : y->first.plen;
+  int c = memcmp (x->first.path, y->first.path, n);
+  return c ? c : (x->first.plen > y->first.plen) - (x->first.plen < y->first.plen);
+}
+
+static void
+paths_text (FILE *f, const struct pc_check_result *res)
+{
+  struct path_sum *v = NULL;
+  size_t n = 0, cap = 0, shown = 0;
+
+  for (size_t i = 0; i < res->npoints; i++) {
+    const struct pc_point *p = &res->points[i];
+    for (const char *l = p->findings; l && *l;) {
+      struct finding fd;
+      size_t j;
+      l = finding_next (l, &fd);
+      if (fd.vlen == 11 && strncmp (fd.verdict, "unmentioned", 11) == 0)
+        continue;
+      for (j = 0; j < n; j++)
+        if (v[j].first.plen == fd.plen && memcmp (v[j].first.path, fd.path, fd.plen) == 0)
+          break;
+      if (j == n) {
+        if (n == cap) {
+          size_t ncap = cap ? cap * 2 : 16;
+          struct path_sum *nv = realloc (v, ncap * sizeof *nv);
+          if (nv == NULL)
+            goto out;
+          v = nv;
+          cap = ncap;
+        }
+        v[n].first = fd;
+        v[n].npoints = 0;
+        v[n].first_id = p->id;
+        n++;
+      }
+      v[j].npoints++;
+      v[j].last_id = p->id;
+    }
+  }
+  if (n == 0)
+    goto out;
+  qsort (v, n, sizeof *v, sum_cmp);
+  fprintf (f, "\nfiles affected: %zu\n", n);
+  for (size_t j = 0; j < n && shown < MAX_LISTED; j++, shown++) {
+    fprintf (f, "  %.*s: %.*s at %zu point%s (%s .. %s)\n", (int) v[j].first.plen,
+             v[j].first.path, (int) v[j].first.vlen, v[j].first.verdict, v[j].npoints,
+             v[j].npoints == 1 ? "" : "s", v[j].first_id, v[j].last_id);
+    fprintf (f, "      found:   %.*s\n", (int) v[j].first.flen, v[j].first.found);
+    fprintf (f, "      allowed: %.*s\n", (int) v[j].first.alen, v[j].first.allowed);
+  }
+  if (n > shown)
+    fprintf (f, "  ... and %zu more files (see the JSON report)\n", n - shown);
+out:
+  free (v);
+}
+
 static void
 indent_lines (FILE *f, const char *text, const char *pfx)
 {
@@ -56,10 +153,14 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   for (int v = 0; v < PC_V_COUNT; v++)
     if (res->count[v] || v == PC_V_OK)
       fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);
+  if (res->manifests == 0)
+    fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
   if (nfail == 0) {
     fprintf (f, "no problem found\n");
     return;
   }
+  paths_text (f, res);
+  fprintf (f, "\nfailing crash points:\n");
   for (size_t i = 0; i < res->npoints; i++) {
     const struct pc_point *p = &res->points[i];
     if (p->verdict == PC_V_OK)
@@ -73,10 +174,16 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     }
     fprintf (f, "\n%s: %s", p->id, pc_verdict_name (p->verdict));
     if (p->same_as >= 0)
-      fprintf (f, " (same image as %s)\n", res->points[p->same_as].id);
-    else {
-      fputc ('\n', f);
-      indent_lines (f, p->evidence, "    ");
+      fprintf (f, " (same image as %s)", res->points[p->same_as].id);
+    fputc ('\n', f);
+    indent_lines (f, p->evidence, "    ");
+    for (const char *l = p->findings; l && *l;) {
+      struct finding fd;
+      l = finding_next (l, &fd);
+      if (strncmp (fd.verdict, "unmentioned", fd.vlen) == 0 && fd.vlen == 11)
+        continue;
+      fprintf (f, "    %.*s %.*s: found %.*s\n", (int) fd.vlen, fd.verdict,
+               (int) fd.plen, fd.path, (int) fd.flen, fd.found);
     }
     pc_report_replay_cmd (res, p, cmd, sizeof cmd);
     fprintf (f, "    rebuild: %s\n", cmd);
@@ -104,6 +211,20 @@ point_json (const struct pc_check_result *res, const struct pc_point *p)
     l += n + (nl ? 1 : 0);
   }
   json_object_object_add (o, "evidence", ev);
+  {
+    json_object *fa = json_object_new_array ();
+    for (const char *l = p->findings; l && *l;) {
+      struct finding fd;
+      json_object *x = json_object_new_object ();
+      l = finding_next (l, &fd);
+      json_object_object_add (x, "verdict", json_object_new_string_len (fd.verdict, (int) fd.vlen));
+      json_object_object_add (x, "path", json_object_new_string_len (fd.path, (int) fd.plen));
+      json_object_object_add (x, "found", json_object_new_string_len (fd.found, (int) fd.flen));
+      json_object_object_add (x, "allowed", json_object_new_string_len (fd.allowed, (int) fd.alen));
+      json_object_array_add (fa, x);
+    }
+    json_object_object_add (o, "findings", fa);
+  }
   pc_report_replay_cmd (res, p, cmd, sizeof cmd);
   json_object_object_add (o, "replay", json_object_new_string (cmd));
   return o;
@@ -130,6 +251,7 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   json_object_object_add (root, "shard", json_object_new_int ((int) res->shard));
   json_object_object_add (root, "shards", json_object_new_int ((int) res->nshards));
   json_object_object_add (root, "seconds", json_object_new_double (res->seconds));
+  json_object_object_add (root, "manifests", json_object_new_int64 ((int64_t) res->manifests));
   json_object_object_add (tot, "points", json_object_new_int64 ((int64_t) res->npoints));
   json_object_object_add (tot, "unique", json_object_new_int64 ((int64_t) res->unique));
   for (int v = 0; v < PC_V_COUNT; v++)
@@ -204,6 +326,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     res->log_torn = json_object_get_boolean (v);
   if ((v = get (root, "seconds", json_type_double)))
     res->seconds = json_object_get_double (v);
+  if ((v = get (root, "manifests", json_type_int)))
+    res->manifests = (size_t) json_object_get_int64 (v);
   res->shard = (v = get (root, "shard", json_type_int)) ? (unsigned) json_object_get_int (v) : 0;
   res->nshards = (v = get (root, "shards", json_type_int)) ? (unsigned) json_object_get_int (v) : 1;
   if ((v = get (root, "totals", json_type_object)) && (v = get (v, "unique", json_type_int)))
@@ -250,6 +374,41 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
           p->same_as = (int64_t) j;
           break;
         }
+    }
+    if ((ev = get (o, "findings", json_type_array)) && json_object_array_length (ev) > 0) {
+      size_t cap = 256, pos = 0;
+      p->findings = malloc (cap);
+      if (p->findings == NULL)
+        goto nomem;
+      p->findings[0] = '\0';
+      for (size_t k = 0; k < json_object_array_length (ev); k++) {
+        json_object *x = json_object_array_get_idx (ev, k), *fv[4];
+        static const char *const keys[4] = { "verdict", "path", "found", "allowed" };
+        size_t need = 0;
+        bool ok = json_object_is_type (x, json_type_object);
+        for (int q = 0; ok && q < 4; q++) {
+          ok = (fv[q] = get (x, keys[q], json_type_string)) != NULL &&
+               strpbrk (json_object_get_string (fv[q]), "\t\n") == NULL;
+          if (ok)
+            need += strlen (json_object_get_string (fv[q])) + 1;
+        }
+        if (!ok) {
+          bad = "a malformed finding";
+          goto bad;
+        }
+        if (pos + need + 1 > cap) {
+          char *np;
+          while (pos + need + 1 > cap)
+            cap *= 2;
+          np = realloc (p->findings, cap);
+          if (np == NULL)
+            goto nomem;
+          p->findings = np;
+        }
+        pos += (size_t) sprintf (p->findings + pos, "%s\t%s\t%s\t%s\n",
+                                 json_object_get_string (fv[0]), json_object_get_string (fv[1]),
+                                 json_object_get_string (fv[2]), json_object_get_string (fv[3]));
+      }
     }
     if ((ev = get (o, "evidence", json_type_array))) {
       size_t pos = 0;
@@ -333,10 +492,12 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   m->records = parts[0]->records;
   m->device_size = parts[0]->device_size;
   m->log_torn = parts[0]->log_torn;
+  m->manifests = parts[0]->manifests;
   m->nshards = 1;
   for (size_t i = 0; i < n; i++) {
     for (size_t j = 0; j < parts[i]->npoints; j++) {
       m->points[at + j] = parts[i]->points[j];
+      parts[i]->points[j].findings = NULL;      /* moved */
       if (m->points[at + j].same_as >= 0)
         m->points[at + j].same_as += (int64_t) at;
     }

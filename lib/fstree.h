@@ -1,0 +1,26 @@
+/* fstree.h: reading the file tree of an ext2/3/4 image with libext2fs,
+ * without mounting it.
+ *
+ * The tree comes back as a manifest (mark.h): every path under the root
+ * with its type, mode, size, content hash (XXH3-128, as marks hash) and
+ * symlink target, sorted by path.  The walk is bounded: it never follows a
+ * directory twice, stops at PC_FSTREE_MAX_DEPTH and PC_FSTREE_MAX_ENTRIES,
+ * and a part it cannot read becomes a line of problems, not a failure.
+ */
+#ifndef POWERCUT_FSTREE_H
+#define POWERCUT_FSTREE_H
+
+#include <stddef.h>
+
+#include "mark.h"
+
+#define PC_FSTREE_MAX_DEPTH    256
+#define PC_FSTREE_MAX_ENTRIES  1000000
+
+/* Reads the tree of the filesystem image at path into *ret (entries only;
+ * free with pc_mark_free).  Unreadable parts are described in problems (a
+ * few lines, NUL-terminated).  Returns 0, or -errno if the filesystem
+ * cannot be opened at all. */
+int pc_fstree_read (const char *path, struct pc_mark *ret, char *problems, size_t plen);
+
+#endif

@@ -1,0 +1,305 @@
+/* oracle.c: judging crash states against the versions marks recorded. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle.h"
+
+struct omark {
+  uint64_t record;
+  struct pc_mark m;
+};
+
+struct pc_oracle {
+  struct omark *marks;        /* marks with a manifest, in log order */
+  size_t n;
+  char **known;               /* every path any manifest names, sorted */
+  size_t nknown;
+};
+
+static int
+strp_cmp (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+int
+pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, size_t len)
+{
+  struct pc_oracle *o = calloc (1, sizeof *o);
+  size_t total = 0, k = 0;
+
+  if (o == NULL)
+    return -ENOMEM;
+  for (uint64_t i = 0; i < ix->n; i++) {
+    const struct pc_record *r = &ix->recs[i];
+    struct pc_mark m;
+    struct omark *nm;
+    int e;
+    if (r->type != PC_REC_MARK)
+      continue;
+    e = pc_mark_decode (r->data, r->datalen, &m);
+    if (e < 0) {
+      snprintf (why, len, "record %" PRIu64 ": the mark cannot be decoded", i);
+      pc_oracle_free (o);
+      return e;
+    }
+    if (!(m.flags & PC_MARK_F_MANIFEST)) {
+      pc_mark_free (&m);
+      continue;
+    }
+    nm = realloc (o->marks, (o->n + 1) * sizeof *nm);
+    if (nm == NULL) {
+      pc_mark_free (&m);
+      pc_oracle_free (o);
+      return -ENOMEM;
+    }
+    o->marks = nm;
+    o->marks[o->n].record = i;
+    o->marks[o->n++].m = m;
+    total += m.nentries;
+  }
+  o->known = malloc ((total ? total : 1) * sizeof *o->known);
+  if (o->known == NULL) {
+    pc_oracle_free (o);
+    return -ENOMEM;
+  }
+  for (size_t i = 0; i < o->n; i++)
+    for (size_t j = 0; j < o->marks[i].m.nentries; j++)
+      o->known[k++] = o->marks[i].m.entries[j].path;
+  qsort (o->known, k, sizeof *o->known, strp_cmp);
+  for (size_t i = 0; i < k; i++)
+    if (o->nknown == 0 || strcmp (o->known[o->nknown - 1], o->known[i]) != 0)
+      o->known[o->nknown++] = o->known[i];
+  *ret = o;
+  return 0;
+}
+
+void
+pc_oracle_free (struct pc_oracle *o)
+{
+  if (o == NULL)
+    return;
+  for (size_t i = 0; i < o->n; i++)
+    pc_mark_free (&o->marks[i].m);
+  free (o->marks);
+  free (o->known);
+  free (o);
+}
+
+size_t
+pc_oracle_manifests (const struct pc_oracle *o)
+{
+  return o->n;
+}
+
+static bool
+same_version (const struct pc_entry *a, const struct pc_entry *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (a->type != b->type || (a->mode & 07777) != (b->mode & 07777))
+    return false;
+  switch (a->type) {
+  case PC_ENTRY_FILE:
+    return a->size == b->size && memcmp (a->hash, b->hash, 16) == 0;
+  case PC_ENTRY_SYMLINK:
+    return strcmp (a->target ? a->target : "", b->target ? b->target : "") == 0;
+  default:
+    return true;
+  }
+}
+
+static void
+describe (const struct pc_entry *e, char *buf, size_t len)
+{
+  if (e == NULL)
+    snprintf (buf, len, "absent");
+  else if (e->type == PC_ENTRY_FILE && e->size == 0)
+    snprintf (buf, len, "empty file");
+  else if (e->type == PC_ENTRY_FILE) {
+    /* Size, first bytes (escaped) and hash. */
+    char head[4 * PC_ENTRY_HEAD + 1];
+    size_t h = 0;
+    for (unsigned i = 0; i < e->headlen; i++) {
+      uint8_t ch = e->head[i];
+      if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\')
+        head[h++] = (char) ch;
+      else
+        h += (size_t) snprintf (head + h, sizeof head - h, "\\x%02x", ch);
+    }
+    head[h] = '\0';
+    snprintf (buf, len, "file %" PRIu64 " B \"%s\"%s xxh128:%02x%02x%02x%02x%02x%02x%02x%02x",
+              e->size, head, e->size > e->headlen ? "..." : "", e->hash[0], e->hash[1],
+              e->hash[2], e->hash[3], e->hash[4], e->hash[5], e->hash[6], e->hash[7]);
+  }
+  else if (e->type == PC_ENTRY_DIR)
+    snprintf (buf, len, "directory");
+  else if (e->type == PC_ENTRY_SYMLINK)
+    snprintf (buf, len, "symlink to %s", e->target ? e->target : "");
+  else
+    snprintf (buf, len, "special file");
+  if (e && (e->mode & 07777) != 0 && e->type != PC_ENTRY_SYMLINK) {
+    size_t n = strlen (buf);
+    snprintf (buf + n, len - n, " mode %04o", e->mode & 07777);
+  }
+}
+
+static bool
+durable_at (const struct omark *m, const char *path)
+{
+  if (m->m.flags & PC_MARK_F_SYNC)
+    return true;
+  for (size_t i = 0; i < m->m.ndurable; i++)
+    if (strcmp (m->m.durable[i], path) == 0)
+      return true;
+  return false;
+}
+
+static bool
+known (const struct pc_oracle *o, const char *path)
+{
+  return bsearch (&path, o->known, o->nknown, sizeof *o->known, strp_cmp) != NULL;
+}
+
+/* Appends one finding line; keeps the buffer NUL-terminated. */
+static void
+finding (char *buf, size_t len, size_t *pos, const char *verdict, const char *path,
+         const char *found, const char *allowed)
+{
+  if (*pos + 1 >= len)
+    return;
+  *pos += (size_t) snprintf (buf + *pos, len - *pos, "%s\t%s\t%s\t%s\n",
+                             verdict, path, found, allowed);
+  if (*pos >= len)
+    *pos = len - 1;
+}
+
+static int
+verdict_rank (enum pc_verdict v)
+{
+  switch (v) {
+  case PC_V_DURABLE_LOST: return 4;
+  case PC_V_ZERO_LENGTH: return 3;
+  case PC_V_MISSING: return 2;
+  case PC_V_MISMATCH: return 1;
+  default: return 0;
+  }
+}
+
+/* Judges one path; returns its verdict. */
+static enum pc_verdict
+judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, const char *path,
+            const struct pc_entry *f, char *buf, size_t len, size_t *pos)
+{
+  size_t d = SIZE_MAX, start;
+  bool absent_ok, all_present = true, all_data = true;
+  char found[256], allowed[768];
+  size_t apos = 0;
+
+  for (size_t i = nbefore; i-- > 0;)
+    if (durable_at (&o->marks[i], path)) {
+      d = i;
+      break;
+    }
+  start = d == SIZE_MAX ? 0 : d;
+  absent_ok = d == SIZE_MAX;
+  if (absent_ok && f == NULL)
+    return PC_V_OK;
+  if (absent_ok)
+    all_present = false;
+  for (size_t i = start; i <= last && i < o->n; i++) {
+    const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
+    if (same_version (f, e))
+      return PC_V_OK;
+    if (e == NULL)
+      all_present = false, all_data = false;
+    else if (e->type != PC_ENTRY_FILE || e->size == 0)
+      all_data = false;
+  }
+  if (absent_ok)
+    all_data = false;
+
+  /* Not allowed: say what was found and what would have been. */
+  describe (f, found, sizeof found);
+  allowed[0] = '\0';
+  if (absent_ok)
+    apos += (size_t) snprintf (allowed, sizeof allowed, "absent before the first durable mark");
+  for (size_t i = start; i <= last && i < o->n && apos < sizeof allowed; i++) {
+    char v[256];
+    describe (pc_mark_find (&o->marks[i].m, path), v, sizeof v);
+    apos += (size_t) snprintf (allowed + apos, sizeof allowed - apos, "%s%s at %s",
+                               apos ? "; " : "", v, o->marks[i].m.name);
+  }
+  if (f == NULL && all_present) {
+    finding (buf, len, pos, "missing", path, found, allowed);
+    return PC_V_MISSING;
+  }
+  if (f && f->type == PC_ENTRY_FILE && f->size == 0 && all_data) {
+    finding (buf, len, pos, "zero-length", path, found, allowed);
+    return PC_V_ZERO_LENGTH;
+  }
+  /* A version from before the durable mark: rolled back. */
+  for (size_t i = 0; d != SIZE_MAX && f && i < d; i++)
+    if (same_version (f, pc_mark_find (&o->marks[i].m, path))) {
+      finding (buf, len, pos, "durable-lost", path, found, allowed);
+      return PC_V_DURABLE_LOST;
+    }
+  finding (buf, len, pos, "mismatch", path, found, allowed);
+  return PC_V_MISMATCH;
+}
+
+enum pc_verdict
+pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
+                 char *findings, size_t len)
+{
+  size_t nbefore = 0, last, pos = 0, np = 0, k = 0;
+  const char **paths;
+  enum pc_verdict worst = PC_V_OK;
+
+  findings[0] = '\0';
+  if (o->n == 0)
+    return PC_V_OK;
+  while (nbefore < o->n && o->marks[nbefore].record <= point)
+    nbefore++;
+  last = nbefore < o->n ? nbefore : o->n - 1;
+
+  /* Every path the window's marks or the image name, once, in order. */
+  for (size_t i = 0; i <= last; i++)
+    np += o->marks[i].m.nentries;
+  np += found->nentries;
+  paths = malloc ((np ? np : 1) * sizeof *paths);
+  if (paths == NULL) {
+    snprintf (findings, len, "mismatch\t/\tout of memory\t-\n");
+    return PC_V_MISMATCH;
+  }
+  for (size_t i = 0; i <= last; i++)
+    for (size_t j = 0; j < o->marks[i].m.nentries; j++)
+      paths[k++] = o->marks[i].m.entries[j].path;
+  for (size_t j = 0; j < found->nentries; j++)
+    paths[k++] = found->entries[j].path;
+  qsort (paths, k, sizeof *paths, strp_cmp);
+
+  for (size_t i = 0; i < k; i++) {
+    const struct pc_entry *f;
+    enum pc_verdict v;
+    if (i > 0 && strcmp (paths[i], paths[i - 1]) == 0)
+      continue;
+    f = pc_mark_find (found, paths[i]);
+    if (!known (o, paths[i])) {
+      char desc[256];
+      describe (f, desc, sizeof desc);
+      finding (findings, len, &pos, "unmentioned", paths[i], desc, "-");
+      continue;
+    }
+    v = judge_path (o, nbefore, last, paths[i], f, findings, len, &pos);
+    if (verdict_rank (v) > verdict_rank (worst))
+      worst = v;
+  }
+  free (paths);
+  return worst;
+}
