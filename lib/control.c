@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "mark.h"
 #include "util.h"
 
 static int
@@ -131,4 +133,66 @@ pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
   if (ret_seq)
     *ret_seq = pc_get_le64 (rep + 8);
   return 0;
+}
+
+int
+pc_control_mark (const char *control, const char *name, const char *dir, bool sync,
+                 char *const *durable, size_t ndurable, int timeout_ms,
+                 const char **ret_step, char **ret_path)
+{
+  struct pc_mark m = { 0 };
+  uint8_t *buf = NULL;
+  size_t len;
+  int r;
+
+  *ret_path = NULL;
+  *ret_step = "name";
+  if (!pc_mark_name_valid (name))
+    return -EINVAL;
+  if ((sync || ndurable) && dir == NULL)
+    return -EINVAL;
+  m.name = strdup (name);
+  if (m.name == NULL)
+    return -ENOMEM;
+  if (sync) {
+    int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    *ret_step = "syncfs";
+    if (fd < 0 || syncfs (fd) < 0) {
+      r = -errno;
+      if (fd >= 0)
+        close (fd);
+      *ret_path = strdup (dir);
+      goto out;
+    }
+    close (fd);
+    m.flags |= PC_MARK_F_SYNC;
+  }
+  *ret_step = "durable";
+  for (size_t i = 0; i < ndurable; i++) {
+    char *rel;
+    r = pc_mark_relpath (dir, durable[i], &rel);
+    if (r < 0) {
+      *ret_path = strdup (durable[i]);
+      goto out;
+    }
+    r = pc_mark_add_durable (&m, rel);
+    free (rel);
+    if (r < 0)
+      goto out;
+  }
+  if (dir) {
+    *ret_step = "manifest";
+    r = pc_mark_scan (&m, dir, ret_path);
+    if (r < 0)
+      goto out;
+  }
+  *ret_step = "control";
+  r = pc_mark_encode (&m, &buf, &len);
+  if (r == 0)
+    r = len > PC_CTL_MAX_PAYLOAD ? -E2BIG
+        : pc_control_call (control, PC_CTL_MARK, buf, len, timeout_ms, NULL);
+out:
+  free (buf);
+  pc_mark_free (&m);
+  return r;
 }

@@ -12,6 +12,7 @@
 #ifndef POWERCUT_CONTROL_H
 #define POWERCUT_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,16 @@ enum pc_ctl_cmd {
  * -ECONNREFUSED: no recorder there; -ETIMEDOUT). */
 int pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
                      size_t len, int timeout_ms, uint64_t *ret_seq);
+
+/* Places mark name on the recording behind the control socket.  With dir:
+ * syncfs() it first if sync, record the manifest of the tree under dir, and
+ * the durable paths (absolute, or relative to the current directory; under
+ * dir).  Returns 0 or -errno; on failure *ret_step names the step that
+ * failed ("name", "syncfs", "durable", "manifest", "control") and *ret_path
+ * the path at fault (malloc'd; NULL if none). */
+int pc_control_mark (const char *control, const char *name, const char *dir, bool sync,
+                     char *const *durable, size_t ndurable, int timeout_ms,
+                     const char **ret_step, char **ret_path);
 
 /* Creates a listening Unix stream socket at path with mode 0600 (an existing
  * socket file is replaced only if nothing answers on it).  Returns the fd or

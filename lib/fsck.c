@@ -3,18 +3,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <blkid/blkid.h>
 
 #include "fsck.h"
+#include "proc.h"
 #include "util.h"
 
 static const char *const verdict_names[PC_V_COUNT] = {
@@ -38,81 +36,6 @@ pc_verdict_parse (const char *name)
 }
 
 #define OUT_MAX 8192
-
-/* Runs argv with stdout and stderr captured (first OUT_MAX bytes) under a
- * time limit.  Returns the exit status (0..255), 256 + signal if killed by a
- * signal, -ETIME on timeout, or -errno. */
-static int
-run (char *const argv[], int timeout_s, char *out, size_t outlen)
-{
-  int p[2], status, r;
-  pid_t pid;
-  size_t got = 0;
-  uint64_t deadline = pc_now_mono_ns () + (uint64_t) timeout_s * 1000000000u;
-  bool timed_out = false;
-
-  if (pipe2 (p, O_CLOEXEC) < 0)
-    return -errno;
-  pid = fork ();
-  if (pid < 0) {
-    r = -errno;
-    close (p[0]);
-    close (p[1]);
-    return r;
-  }
-  if (pid == 0) {
-    int nul = open ("/dev/null", O_RDONLY);
-    if (nul >= 0)
-      dup2 (nul, 0);
-    dup2 (p[1], 1);
-    dup2 (p[1], 2);
-    setenv ("E2FSCK_CONFIG", "/dev/null", 1);
-    setenv ("LC_ALL", "C", 1);
-    execvp (argv[0], argv);
-    /* Root's tools live in sbin, which a user's PATH may lack. */
-    char path[64];
-    snprintf (path, sizeof path, "/sbin/%s", argv[0]);
-    execv (path, argv);
-    _exit (127);
-  }
-  close (p[1]);
-  for (;;) {
-    struct pollfd pf = { .fd = p[0], .events = POLLIN };
-    uint64_t now = pc_now_mono_ns ();
-    char buf[4096];
-    ssize_t n;
-    if (now >= deadline) {
-      timed_out = true;
-      kill (pid, SIGKILL);
-      break;
-    }
-    r = poll (&pf, 1, (int) ((deadline - now) / 1000000u) + 1);
-    if (r < 0 && errno != EINTR)
-      break;
-    if (r <= 0)
-      continue;
-    n = read (p[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    if (got < outlen - 1) {
-      size_t k = (size_t) n < outlen - 1 - got ? (size_t) n : outlen - 1 - got;
-      memcpy (out + got, buf, k);
-      got += k;
-    }
-  }
-  out[got] = '\0';
-  close (p[0]);
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -errno;
-  if (timed_out)
-    return -ETIME;
-  if (WIFSIGNALED (status))
-    return 256 + WTERMSIG (status);
-  return WEXITSTATUS (status);
-}
 
 /* Keeps the lines of e2fsck's output that say something, up to a few. */
 static void
@@ -211,7 +134,7 @@ pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
     char *argv[] = { "e2fsck", "-y", "-E", "journal_only", "-z", (char *) undo_path,
                      (char *) path, NULL };
     unlink (undo_path);
-    r = run (argv, timeout_s, out, OUT_MAX);
+    r = pc_proc_run (argv, timeout_s, out, OUT_MAX);
     res->recovered = true;
     if (r == 127 || r == -ENOENT) {
       r = -ENOENT;
@@ -230,7 +153,7 @@ pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
 
   {
     char *argv[] = { "e2fsck", "-f", "-n", (char *) path, NULL };
-    r = run (argv, timeout_s, out, OUT_MAX);
+    r = pc_proc_run (argv, timeout_s, out, OUT_MAX);
     if (r == 127) {
       r = -ENOENT;
       goto restore;
@@ -258,7 +181,7 @@ pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
 restore:
   if (recover) {
     char *argv[] = { "e2undo", (char *) undo_path, (char *) path, NULL };
-    int u = run (argv, timeout_s, out, OUT_MAX);
+    int u = pc_proc_run (argv, timeout_s, out, OUT_MAX);
     if (u != 0)
       res->image_dirty = true;
     unlink (undo_path);

@@ -70,9 +70,8 @@ cmd_mark (int argc, char **argv)
   char **durable = NULL;
   size_t ndurable = 0;
   bool sync = false;
-  struct pc_mark m = { 0 };
-  uint8_t *buf = NULL;
-  size_t len;
+  const char *step;
+  char *bad = NULL;
   int c, r, ret = EXIT_ERROR;
 
   while ((c = getopt_long (argc, argv, "+c:m:sd:h", opts, NULL)) != -1 ||
@@ -117,66 +116,26 @@ cmd_mark (int argc, char **argv)
     goto out;
   }
   control = pc_control_path (control);
-  m.name = strdup (name);
-  if (m.name == NULL)
-    goto out;
-
-  if (sync) {
-    int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 || syncfs (fd) < 0) {
-      pc_err ("mark", "%s: syncfs: %s", dir, strerror (errno));
-      if (fd >= 0)
-        close (fd);
-      goto out;
-    }
-    close (fd);
-    m.flags |= PC_MARK_F_SYNC;
-  }
-  for (size_t i = 0; i < ndurable; i++) {
-    char *rel;
-    r = pc_mark_relpath (dir, durable[i], &rel);
-    if (r < 0) {
-      pc_err ("mark", "%s: %s", durable[i],
+  r = pc_control_mark (control, name, dir, sync, durable, ndurable, CALL_TIMEOUT_MS,
+                       &step, &bad);
+  if (r < 0) {
+    if (strcmp (step, "control") == 0)
+      ret = call_error ("mark", control, r);
+    else if (strcmp (step, "durable") == 0)
+      pc_err ("mark", "%s: %s", bad ? bad : "?",
               r == -EXDEV ? "not under the manifest directory"
               : r == -EINVAL ? "not a path a manifest can hold" : strerror (-r));
-      goto out;
-    }
-    r = pc_mark_add_durable (&m, rel);
-    free (rel);
-    if (r < 0)
-      goto out;
-  }
-  if (dir) {
-    char *bad = NULL;
-    r = pc_mark_scan (&m, dir, &bad);
-    if (r < 0) {
-      if (bad && *bad)
-        pc_err ("mark", "%s/%s: %s", dir, bad, strerror (-r));
-      else
-        pc_err ("mark", "%s: %s", dir, strerror (-r));
-      free (bad);
-      goto out;
-    }
-  }
-  r = pc_mark_encode (&m, &buf, &len);
-  if (r < 0) {
-    pc_err ("mark", "%s: %s", m.name, strerror (-r));
-    goto out;
-  }
-  if (len > PC_CTL_MAX_PAYLOAD) {
-    pc_err ("mark", "%s: the manifest is too large (%zu bytes)", dir, len);
-    goto out;
-  }
-  r = pc_control_call (control, PC_CTL_MARK, buf, len, CALL_TIMEOUT_MS, NULL);
-  if (r < 0) {
-    ret = call_error ("mark", control, r);
+    else if (strcmp (step, "manifest") == 0 && bad && *bad)
+      pc_err ("mark", "%s/%s: %s", dir, bad, strerror (-r));
+    else
+      pc_err ("mark", "%s: %s%s", dir ? dir : name,
+              strcmp (step, "syncfs") == 0 ? "syncfs: " : "", strerror (-r));
+    free (bad);
     goto out;
   }
   ret = EXIT_OK;
 out:
-  free (buf);
   free (durable);
-  pc_mark_free (&m);
   return ret;
 }
 

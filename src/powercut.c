@@ -21,6 +21,7 @@ static const struct {
   { "replay", cmd_replay, "write the disk as found at one crash point" },
   { "check", cmd_check, "check every crash point of a log" },
   { "merge", cmd_merge, "join the JSON reports of shards" },
+  { "run", cmd_run, "record a workload on a fresh filesystem and check it" },
 };
 
 void

@@ -1,0 +1,22 @@
+/* proc.h: running other programs (e2fsck, mkfs, mount, losetup ...).
+ *
+ * pc_proc_run() runs argv (looked up in PATH, then in /sbin) in its own
+ * process group with standard input from /dev/null and standard output and
+ * error captured, under a time limit, in the C locale.  If
+ * pc_proc_interrupted is set and becomes non-zero, the program is killed.
+ */
+#ifndef POWERCUT_PROC_H
+#define POWERCUT_PROC_H
+
+#include <signal.h>
+#include <stddef.h>
+
+/* Set by a program that handles SIGINT/SIGTERM; NULL: never interrupted. */
+extern volatile sig_atomic_t *pc_proc_interrupted;
+
+/* Runs argv; out receives the first outlen - 1 bytes of its output.
+ * Returns the exit status (0..255; 127: not found), 256 + signal if a
+ * signal killed it, -ETIME on timeout, -EINTR if interrupted, or -errno. */
+int pc_proc_run (char *const argv[], int timeout_s, char *out, size_t outlen);
+
+#endif

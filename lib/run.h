@@ -1,0 +1,46 @@
+/* run.h: recording a workload on a freshly made filesystem, end to end.
+ *
+ * pc_run_record() starts a recorder on private sockets, attaches it as a
+ * block device (nbd-client and /dev/nbdX where the kernel has nbd; else
+ * nbdfuse and a loop device), makes the filesystem, mounts it, places the
+ * durable mark "mkfs", runs the workload (a built-in one, or a command with
+ * POWERCUT_MNT, POWERCUT_CONTROL and POWERCUT in its environment and the
+ * mount point as its directory), places the durable mark "end" after a
+ * command, and tears everything down again, in reverse, whatever happened
+ * (failure, time-out, interruption through pc_proc_interrupted).
+ */
+#ifndef POWERCUT_RUN_H
+#define POWERCUT_RUN_H
+
+#include <stdint.h>
+
+#include "workload.h"
+
+enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE };
+
+struct pc_run_config {
+  const char *self;             /* the powercut program (for record, and for commands) */
+  const char *fs;               /* "ext2", "ext3" or "ext4" */
+  const char *mkfs_opts;        /* NULL: -b 4096 and eager inode table init */
+  const char *mount_opts;       /* "" for defaults; commit=1 is added if absent */
+  uint64_t size;                /* device size */
+  enum pc_attach attach;
+  const struct pc_workload *workload;   /* or ... */
+  char *const *command;         /* ... a command (argv, NULL-terminated) */
+  uint64_t seed;
+  unsigned files;
+  int timeout_s;                /* the workload's time limit */
+  const char *log_path;         /* the log to write */
+  const char *trace_path;       /* what the workload did, or NULL */
+  void (*status) (void *ctx, const char *line);   /* progress lines, or NULL */
+  void *status_ctx;
+};
+
+/* Records one configuration.  Returns 0 or -errno with a one-line reason
+ * in why.  Nothing it started is left running or mounted when it returns. */
+int pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen);
+
+/* "nbd" or "fuse": what auto picks on this machine. */
+enum pc_attach pc_run_pick_attach (void);
+
+#endif

@@ -1,0 +1,433 @@
+/* workload.c: the built-in workloads of powercut run. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "workload.h"
+
+#define FILE_SIZE   8192
+#define MARK_TIMEOUT_MS 120000
+
+static void
+trace (const struct pc_workload_env *env, const char *fmt, ...)
+{
+  char line[512];
+  va_list ap;
+
+  if (env->trace == NULL)
+    return;
+  va_start (ap, fmt);
+  vsnprintf (line, sizeof line, fmt, ap);
+  va_end (ap);
+  env->trace (env->trace_ctx, line);
+}
+
+static uint64_t
+mix (uint64_t *x)
+{
+  uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+/* Content that differs by file, version and seed, and is never all zeros. */
+static void
+fill (uint8_t *buf, size_t len, uint64_t seed, unsigned file, unsigned version)
+{
+  uint64_t x = seed * 1000003u + file * 7919u + version * 104729u + 1;
+
+  for (size_t i = 0; i < len; i += 8) {
+    uint64_t v = mix (&x) | 1;
+    memcpy (buf + i, &v, len - i < 8 ? len - i : 8);
+  }
+}
+
+static int
+write_all (int fd, const uint8_t *buf, size_t len)
+{
+  while (len > 0) {
+    ssize_t n = write (fd, buf, len);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return -errno;
+    }
+    buf += n;
+    len -= (size_t) n;
+  }
+  return 0;
+}
+
+/* Writes a whole file; fsync it if asked.  Returns 0 or -errno. */
+static int
+put_file (const char *path, int oflags, const uint8_t *buf, size_t len, bool do_fsync)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC | oflags, 0644), r;
+
+  if (fd < 0)
+    return -errno;
+  r = write_all (fd, buf, len);
+  if (r == 0 && do_fsync && fsync (fd) < 0)
+    r = -errno;
+  if (close (fd) < 0 && r == 0)
+    r = -errno;
+  return r;
+}
+
+static int
+fsync_path (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC), r = 0;
+
+  if (fd < 0)
+    return -errno;
+  if (fsync (fd) < 0)
+    r = -errno;
+  close (fd);
+  return r;
+}
+
+static int
+mark (const struct pc_workload_env *env, const char *name, bool sync,
+      char *const *durable, size_t ndurable)
+{
+  const char *step;
+  char *bad = NULL;
+  int r = pc_control_mark (env->control, name, ".", sync, durable, ndurable,
+                           MARK_TIMEOUT_MS, &step, &bad);
+
+  trace (env, "mark %s%s%s%s", name, sync ? " (synced)" : "",
+         ndurable ? " durable " : "", ndurable ? durable[0] : "");
+  free (bad);
+  return r;
+}
+
+static void
+wait_commit (const struct pc_workload_env *env)
+{
+  trace (env, "wait %u s for the journal to commit on its own", env->commit_s + 1);
+  sleep (env->commit_s + 1);
+}
+
+static unsigned
+nfiles (const struct pc_workload_env *env)
+{
+  return env->files ? env->files : 20;
+}
+
+/* Writes version 1 of every file, syncs, and marks v1. */
+static int
+setup_v1 (const struct pc_workload_env *env, uint8_t *buf)
+{
+  char path[64];
+  int r;
+
+  for (unsigned i = 0; i < nfiles (env); i++) {
+    snprintf (path, sizeof path, "f%02u", i);
+    fill (buf, FILE_SIZE, env->seed, i, 1);
+    r = put_file (path, O_TRUNC, buf, FILE_SIZE, false);
+    if (r < 0)
+      return r;
+  }
+  trace (env, "wrote %u files, version 1; sync", nfiles (env));
+  sync ();
+  return mark (env, "v1", true, NULL, 0);
+}
+
+static int
+finish (const struct pc_workload_env *env, bool wait)
+{
+  if (wait)
+    wait_commit (env);
+  trace (env, "sync");
+  sync ();
+  return mark (env, "end", true, NULL, 0);
+}
+
+static int
+rewrite (const struct pc_workload_env *env, bool rename_over, bool safe)
+{
+  uint8_t *buf = malloc (FILE_SIZE);
+  char path[64], tmp[64], name[64];
+  int r;
+
+  if (buf == NULL)
+    return -ENOMEM;
+  r = setup_v1 (env, buf);
+  for (unsigned i = 0; r == 0 && i < nfiles (env); i++) {
+    char *d[1] = { path };
+    snprintf (path, sizeof path, "f%02u", i);
+    snprintf (tmp, sizeof tmp, "f%02u.tmp", i);
+    fill (buf, FILE_SIZE, env->seed, i, 2);
+    if (rename_over) {
+      r = put_file (tmp, O_TRUNC, buf, FILE_SIZE, safe);
+      if (r == 0 && rename (tmp, path) < 0)
+        r = -errno;
+      if (r == 0 && safe)
+        r = fsync_path (".");
+    }
+    else
+      r = put_file (path, O_TRUNC, buf, FILE_SIZE, safe);
+    if (r == 0 && safe) {
+      snprintf (name, sizeof name, "v2-f%02u", i);
+      r = mark (env, name, false, d, 1);
+    }
+  }
+  if (r == 0)
+    trace (env, "rewrote %u files by %s, %s", nfiles (env),
+           rename_over ? "write-temp-and-rename" : "truncate-and-rewrite",
+           safe ? "with fsync" : "without fsync");
+  if (r == 0 && !safe)
+    r = mark (env, "v2", false, NULL, 0);
+  if (r == 0)
+    r = finish (env, !safe);
+  free (buf);
+  return r;
+}
+
+static int wl_replace_rename (const struct pc_workload_env *e) { return rewrite (e, true, false); }
+static int wl_replace_rename_fsync (const struct pc_workload_env *e) { return rewrite (e, true, true); }
+static int wl_truncate_rewrite (const struct pc_workload_env *e) { return rewrite (e, false, false); }
+static int wl_truncate_rewrite_fsync (const struct pc_workload_env *e) { return rewrite (e, false, true); }
+
+static int
+wl_append (const struct pc_workload_env *env)
+{
+  uint8_t buf[4096];
+  char name[32], *d[1] = { "journal.log" };
+  int fd, r;
+
+  fd = open ("journal.log", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -errno;
+  sync ();
+  r = mark (env, "start", true, NULL, 0);
+  for (unsigned i = 1; r == 0 && i <= nfiles (env); i++) {
+    fill (buf, sizeof buf, env->seed, 0, i);
+    r = write_all (fd, buf, sizeof buf);
+    snprintf (name, sizeof name, "append-%02u", i);
+    if (r == 0 && i % 5 == 0) {
+      r = fdatasync (fd) < 0 ? -errno : 0;
+      if (r == 0)
+        r = mark (env, name, false, d, 1);
+    }
+    else if (r == 0)
+      r = mark (env, name, false, NULL, 0);
+  }
+  close (fd);
+  if (r == 0)
+    trace (env, "appended %u records of 4 KiB, fdatasync every 5", nfiles (env));
+  if (r == 0)
+    r = finish (env, true);
+  return r;
+}
+
+/* The random workload: a model of a small tree, driven by a seeded PRNG.
+ * Names: d0..d2 (directories) and f0..f7 in the root or a directory. */
+#define R_DIRS   3
+#define R_FILES  8
+#define R_OPS    60
+
+struct rmodel {
+  bool dir[R_DIRS];
+  bool file[R_DIRS + 1][R_FILES];   /* [R_DIRS]: the root */
+};
+
+static void
+rpath (char *buf, size_t len, unsigned d, unsigned f)
+{
+  if (d == R_DIRS)
+    snprintf (buf, len, "f%u", f);
+  else
+    snprintf (buf, len, "d%u/f%u", d, f);
+}
+
+static int
+wl_random (const struct pc_workload_env *env)
+{
+  struct rmodel m = { 0 };
+  uint64_t x = env->seed * 2654435761u + 17;
+  uint8_t *buf = malloc (3 * FILE_SIZE);
+  char p[32], q[32], name[32];
+  int r = 0;
+
+  if (buf == NULL)
+    return -ENOMEM;
+  sync ();
+  r = mark (env, "start", true, NULL, 0);
+  for (unsigned op = 0; r == 0 && op < R_OPS; op++) {
+    unsigned kind = (unsigned) (mix (&x) % 12);
+    unsigned d = (unsigned) (mix (&x) % (R_DIRS + 1)), f = (unsigned) (mix (&x) % R_FILES);
+    unsigned d2 = (unsigned) (mix (&x) % (R_DIRS + 1)), f2 = (unsigned) (mix (&x) % R_FILES);
+    size_t len = (size_t) (mix (&x) % (3 * FILE_SIZE)) + 1;
+    bool durable = false, synced = false;
+
+    if (d < R_DIRS && !m.dir[d])
+      kind = 0;                               /* make the directory first */
+    rpath (p, sizeof p, d, f);
+    rpath (q, sizeof q, d2, f2);
+    switch (kind) {
+    case 0:                                   /* mkdir */
+      if (d == R_DIRS || m.dir[d])
+        continue;
+      snprintf (p, sizeof p, "d%u", d);
+      r = mkdir (p, 0755) < 0 ? -errno : 0;
+      m.dir[d] = true;
+      trace (env, "mkdir %s", p);
+      break;
+    case 1: case 2:                           /* create or overwrite whole */
+      fill (buf, len, env->seed, d * R_FILES + f, op);
+      r = put_file (p, O_TRUNC, buf, len, false);
+      m.file[d][f] = true;
+      trace (env, "write %s (%zu bytes)", p, len);
+      break;
+    case 3:                                   /* write in the middle */
+      if (!m.file[d][f])
+        continue;
+      {
+        int fd = open (p, O_WRONLY | O_CLOEXEC);
+        off_t at = (off_t) (mix (&x) % FILE_SIZE);
+        fill (buf, 4096, env->seed, d * R_FILES + f, op);
+        if (fd < 0)
+          r = -errno;
+        else {
+          r = pwrite (fd, buf, 4096, at) == 4096 ? 0 : -EIO;
+          close (fd);
+        }
+        trace (env, "pwrite %s at %lld", p, (long long) at);
+      }
+      break;
+    case 4:                                   /* append */
+      if (!m.file[d][f])
+        continue;
+      fill (buf, len, env->seed, d * R_FILES + f, op);
+      r = put_file (p, O_APPEND, buf, len, false);
+      trace (env, "append %s (%zu bytes)", p, len);
+      break;
+    case 5:                                   /* truncate */
+      if (!m.file[d][f])
+        continue;
+      r = truncate (p, (off_t) (len / 2)) < 0 ? -errno : 0;
+      trace (env, "truncate %s to %zu", p, len / 2);
+      break;
+    case 6:                                   /* rename, maybe over another */
+      if (!m.file[d][f] || (d2 < R_DIRS && !m.dir[d2]) || (d == d2 && f == f2))
+        continue;
+      {
+        /* Renaming a name onto a hard link of itself does nothing: unlink. */
+        struct stat a, b;
+        if (stat (p, &a) == 0 && stat (q, &b) == 0 && a.st_ino == b.st_ino)
+          r = unlink (p) < 0 ? -errno : 0;
+        else
+          r = rename (p, q) < 0 ? -errno : 0;
+      }
+      m.file[d][f] = false;
+      m.file[d2][f2] = true;
+      trace (env, "rename %s %s", p, q);
+      break;
+    case 7:                                   /* hard link */
+      if (!m.file[d][f] || (d2 < R_DIRS && !m.dir[d2]) || m.file[d2][f2])
+        continue;
+      r = link (p, q) < 0 ? -errno : 0;
+      m.file[d2][f2] = true;
+      trace (env, "link %s %s", p, q);
+      break;
+    case 8:                                   /* unlink */
+      if (!m.file[d][f])
+        continue;
+      r = unlink (p) < 0 ? -errno : 0;
+      m.file[d][f] = false;
+      trace (env, "unlink %s", p);
+      break;
+    case 9: {                                 /* rmdir (if empty) */
+      bool empty = true;
+      if (d == R_DIRS || !m.dir[d])
+        continue;
+      for (unsigned k = 0; k < R_FILES; k++)
+        empty = empty && !m.file[d][k];
+      if (!empty)
+        continue;
+      snprintf (p, sizeof p, "d%u", d);
+      r = rmdir (p) < 0 ? -errno : 0;
+      m.dir[d] = false;
+      trace (env, "rmdir %s", p);
+      break;
+    }
+    case 10:                                  /* fsync or fdatasync, and the directory */
+      if (!m.file[d][f])
+        continue;
+      {
+        int fd = open (p, O_WRONLY | O_CLOEXEC);
+        bool data = mix (&x) & 1;
+        if (fd < 0)
+          r = -errno;
+        else {
+          r = (data ? fdatasync (fd) : fsync (fd)) < 0 ? -errno : 0;
+          close (fd);
+        }
+        if (r == 0)
+          r = fsync_path (d == R_DIRS ? "." : (snprintf (q, sizeof q, "d%u", d), q));
+        durable = true;
+        trace (env, "%s %s and its directory", data ? "fdatasync" : "fsync", p);
+      }
+      break;
+    case 11:                                  /* sync */
+      sync ();
+      synced = true;
+      trace (env, "sync");
+      break;
+    }
+    if (r < 0)
+      break;
+    /* A mark after every operation: each is a version the tree had. */
+    snprintf (name, sizeof name, "op%02u", op);
+    {
+      char *dp[1] = { p };
+      r = mark (env, name, synced, dp, durable ? 1 : 0);
+    }
+  }
+  if (r == 0)
+    r = finish (env, true);
+  free (buf);
+  return r;
+}
+
+static const struct pc_workload workloads[] = {
+  { "replace-rename", "rewrite files by write-temp-and-rename, without fsync",
+    wl_replace_rename },
+  { "replace-rename-fsync", "rewrite files by write-temp-and-rename, with fsync of file and directory",
+    wl_replace_rename_fsync },
+  { "truncate-rewrite", "truncate files and write them again in place, without fsync",
+    wl_truncate_rewrite },
+  { "truncate-rewrite-fsync", "truncate files and write them again in place, with fsync",
+    wl_truncate_rewrite_fsync },
+  { "append", "append records to a log file, fdatasync every fifth",
+    wl_append },
+  { "random", "a seeded mix of creates, writes, renames, links, unlinks, dirs and syncs",
+    wl_random },
+};
+
+const struct pc_workload *
+pc_workloads (size_t *ret_n)
+{
+  *ret_n = sizeof workloads / sizeof workloads[0];
+  return workloads;
+}
+
+const struct pc_workload *
+pc_workload_find (const char *name)
+{
+  for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
+    if (strcmp (workloads[i].name, name) == 0)
+      return &workloads[i];
+  return NULL;
+}

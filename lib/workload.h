@@ -1,0 +1,46 @@
+/* workload.h: the built-in workloads of powercut run.
+ *
+ * A workload runs in the mounted filesystem's root (its current directory)
+ * and places its own marks through the control socket.  Each is a pattern
+ * applications use to save data, with and without the fsync() that makes
+ * it safe:
+ *   replace-rename          write NAME.tmp, rename over NAME, no fsync
+ *   replace-rename-fsync    the same with fsync(tmp) and fsync(dir)
+ *   truncate-rewrite        truncate NAME and write it again, no fsync
+ *   truncate-rewrite-fsync  the same with fsync
+ *   append                  append records to a log file, fdatasync now and then
+ *   random                  a seeded, bounded mix of creates, writes,
+ *                           truncates, renames, links, unlinks, mkdir/rmdir
+ *                           and fsync/fdatasync/sync, with a mark after each
+ *                           persistence call
+ * Workloads that do not sync wait commit_s + 1 seconds before the final
+ * sync, so the journal commits on its own timer first, as after a crash.
+ */
+#ifndef POWERCUT_WORKLOAD_H
+#define POWERCUT_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pc_workload_env {
+  const char *control;          /* the recorder's control socket */
+  const char *root;             /* the mount point (also the current directory) */
+  uint64_t seed;
+  unsigned files;               /* how many files (default 20) */
+  unsigned commit_s;            /* the journal commit interval the mount uses */
+  /* Receives what the workload does, one line at a time (may be NULL). */
+  void (*trace) (void *ctx, const char *line);
+  void *trace_ctx;
+};
+
+struct pc_workload {
+  const char *name;
+  const char *what;
+  int (*run) (const struct pc_workload_env *env);
+};
+
+/* The built-in workloads, and one by name (NULL if unknown). */
+const struct pc_workload *pc_workloads (size_t *ret_n);
+const struct pc_workload *pc_workload_find (const char *name);
+
+#endif

@@ -1,0 +1,525 @@
+/* cmd-run.c: powercut run: record a workload on a fresh filesystem for each
+ * configuration, check every crash point, and compare. */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "checker.h"
+#include "cmd.h"
+#include "proc.h"
+#include "report.h"
+#include "run.h"
+#include "util.h"
+
+#define MAX_CONFIGS 32
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal (int sig)
+{
+  (void) sig;
+  stop_requested = 1;
+}
+
+static void
+usage (FILE *f)
+{
+  fprintf (f,
+"usage: powercut run [OPTION]... [--workload NAME | -- COMMAND [ARG]...]\n"
+"\n"
+"Record a workload on a freshly made filesystem through powercut's recorder,\n"
+"then check every crash point and report.  Several --fs or --mount-opts\n"
+"give several configurations (every --fs with every --mount-opts), recorded\n"
+"and checked one after the other and compared in one table.\n"
+"\n"
+"With no arguments: replace-rename on ext4 with default options,\n"
+"noauto_da_alloc, data=writeback and data=journal, and on ext3.\n"
+"\n"
+"  -w, --workload NAME   a built-in workload (see --list-workloads)\n"
+"      --list-workloads  list the built-in workloads\n"
+"  -t, --fs FS           ext2, ext3 or ext4 (default ext4; repeatable)\n"
+"      --mkfs-opts S     mkfs options (default: -b 4096, eager inode tables)\n"
+"  -o, --mount-opts S    mount options ('' for defaults; repeatable); commit=1\n"
+"                        is added unless given, so the workloads wait less\n"
+"  -s, --size SIZE       device size (default 128M)\n"
+"      --attach HOW      auto (default), nbd (nbd-client, /dev/nbdX) or fuse\n"
+"                        (nbdfuse and a loop device)\n"
+"  -m, --model MODEL     crash model for the check (default flush)\n"
+"      --seed N          seed of the random workload and of sampled models\n"
+"      --files N         files the workload uses (default 20)\n"
+"  -j, --jobs N          checking processes (default: the number of CPUs)\n"
+"  -O, --out DIR         output directory (default powercut-out)\n"
+"      --timeout S       the workload's time limit in seconds (default 300)\n"
+"  -q, --quiet           no progress lines on stderr\n"
+"  -h, --help            show this help\n"
+"\n"
+"A COMMAND runs in the mounted filesystem with POWERCUT_MNT (the mount\n"
+"point), POWERCUT_CONTROL (the control socket) and POWERCUT (this program)\n"
+"in its environment, and calls 'powercut mark' itself.  Needs root.\n"
+"Output: DIR/powercut.log, report.txt, report.json, workload.txt (one\n"
+"directory per configuration when there are several, and the comparison\n"
+"in DIR/report.txt).  Exit status: 0 no problem, 1 problems found, 2 error.\n");
+}
+
+struct config {
+  const char *fs;
+  const char *mount_opts;
+  char label[128];
+  char dir[PATH_MAX];
+  /* results */
+  bool ok;
+  char error[1100];
+  size_t points, unique, files;
+  size_t count[PC_V_COUNT];
+};
+
+static void
+status_line (void *ctx, const char *line)
+{
+  const char *label = ctx;
+
+  fprintf (stderr, "powercut run: %s: %s\n", label, line);
+}
+
+struct progress {
+  uint64_t t0;
+};
+
+static void
+check_progress (void *ctx, size_t done, size_t total)
+{
+  struct progress *p = ctx;
+  double secs = (pc_now_mono_ns () - p->t0) / 1e9;
+
+  fprintf (stderr, "\rchecking %zu/%zu crash states (%.0f s) ", done, total, secs);
+  if (done == total)
+    fputc ('\n', stderr);
+}
+
+/* Distinct failing paths of a check. */
+static size_t
+files_affected (const struct pc_check_result *res)
+{
+  char **paths = NULL;
+  size_t n = 0, cap = 0;
+
+  for (size_t i = 0; i < res->npoints; i++)
+    for (const char *l = res->points[i].findings; l && *l;) {
+      const char *nl = strchr (l, '\n'), *t1 = strchr (l, '\t'), *t2;
+      size_t j, plen;
+      if (nl == NULL)
+        nl = l + strlen (l);
+      if (t1 == NULL || t1 > nl || strncmp (l, "unmentioned\t", 12) == 0) {
+        l = *nl ? nl + 1 : nl;
+        continue;
+      }
+      t2 = strchr (t1 + 1, '\t');
+      plen = (size_t) ((t2 && t2 < nl ? t2 : nl) - (t1 + 1));
+      for (j = 0; j < n; j++)
+        if (strlen (paths[j]) == plen && memcmp (paths[j], t1 + 1, plen) == 0)
+          break;
+      if (j == n) {
+        if (n == cap) {
+          char **np = realloc (paths, (cap ? cap * 2 : 16) * sizeof *np);
+          if (np == NULL)
+            break;
+          paths = np;
+          cap = cap ? cap * 2 : 16;
+        }
+        paths[n++] = strndup (t1 + 1, plen);
+      }
+      l = *nl ? nl + 1 : nl;
+    }
+  for (size_t j = 0; j < n; j++)
+    free (paths[j]);
+  free (paths);
+  return n;
+}
+
+static void
+table (FILE *f, struct config *cf, size_t n)
+{
+  static const int cols[] = { PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, PC_V_ZERO_LENGTH,
+                              PC_V_MISSING, PC_V_MISMATCH, PC_V_DURABLE_LOST };
+  size_t w = strlen ("configuration");
+
+  for (size_t i = 0; i < n; i++)
+    if (strlen (cf[i].label) > w)
+      w = strlen (cf[i].label);
+  fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
+  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+    fprintf (f, "  %s", pc_verdict_name (cols[k]));
+  fprintf (f, "  files\n");
+  for (size_t i = 0; i < n; i++) {
+    fprintf (f, "%-*s  ", (int) w, cf[i].label);
+    if (!cf[i].ok) {
+      fprintf (f, "error: %s\n", cf[i].error);
+      continue;
+    }
+    fprintf (f, "%6zu", cf[i].points);
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+      fprintf (f, "  %*zu", (int) strlen (pc_verdict_name (cols[k])), cf[i].count[cols[k]]);
+    fprintf (f, "  %5zu\n", cf[i].files);
+  }
+}
+
+static int
+write_comparison_json (const char *path, const char *workload, struct config *cf, size_t n)
+{
+  json_object *root = json_object_new_object (), *arr = json_object_new_array ();
+  int r = 0;
+
+  json_object_object_add (root, "powercut", json_object_new_string (PACKAGE_VERSION));
+  json_object_object_add (root, "workload", json_object_new_string (workload));
+  for (size_t i = 0; i < n; i++) {
+    json_object *o = json_object_new_object (), *t = json_object_new_object ();
+    json_object_object_add (o, "configuration", json_object_new_string (cf[i].label));
+    json_object_object_add (o, "fs", json_object_new_string (cf[i].fs));
+    json_object_object_add (o, "mount_opts", json_object_new_string (cf[i].mount_opts));
+    json_object_object_add (o, "dir", json_object_new_string (cf[i].dir));
+    if (!cf[i].ok)
+      json_object_object_add (o, "error", json_object_new_string (cf[i].error));
+    else {
+      json_object_object_add (t, "points", json_object_new_int64 ((int64_t) cf[i].points));
+      for (int v = 0; v < PC_V_COUNT; v++)
+        json_object_object_add (t, pc_verdict_name (v), json_object_new_int64 ((int64_t) cf[i].count[v]));
+      json_object_object_add (o, "totals", t);
+      json_object_object_add (o, "files_affected", json_object_new_int64 ((int64_t) cf[i].files));
+    }
+    json_object_array_add (arr, o);
+  }
+  json_object_object_add (root, "configurations", arr);
+  if (json_object_to_file_ext (path, root, JSON_C_TO_STRING_PRETTY) < 0)
+    r = -EIO;
+  json_object_put (root);
+  return r;
+}
+
+static void
+label_and_dir (struct config *c, size_t idx, size_t n, const char *out)
+{
+  char slug[128];
+  size_t k = 0;
+
+  snprintf (c->label, sizeof c->label, "%s%s%s", c->fs, c->mount_opts[0] ? " " : "",
+            c->mount_opts);
+  for (const char *p = c->label; *p && k + 1 < sizeof slug; p++)
+    slug[k++] = (*p == ' ' || *p == '/' || *p == ',' || *p == '=') ? '-' : *p;
+  slug[k] = '\0';
+  if (n == 1)
+    snprintf (c->dir, sizeof c->dir, "%s", out);
+  else
+    snprintf (c->dir, sizeof c->dir, "%s/%zu-%s", out, idx + 1, slug);
+}
+
+static int
+mkdir_p (const char *path)
+{
+  char buf[PATH_MAX];
+
+  snprintf (buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+        return -errno;
+      *p = '/';
+    }
+  if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+    return -errno;
+  return 0;
+}
+
+int
+cmd_run (int argc, char **argv)
+{
+  enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT };
+  static const struct option opts[] = {
+    { "workload", required_argument, NULL, 'w' },
+    { "list-workloads", no_argument, NULL, OPT_LIST },
+    { "fs", required_argument, NULL, 't' },
+    { "mkfs-opts", required_argument, NULL, OPT_MKFS },
+    { "mount-opts", required_argument, NULL, 'o' },
+    { "size", required_argument, NULL, 's' },
+    { "attach", required_argument, NULL, OPT_ATTACH },
+    { "model", required_argument, NULL, 'm' },
+    { "seed", required_argument, NULL, OPT_SEED },
+    { "files", required_argument, NULL, OPT_FILES },
+    { "jobs", required_argument, NULL, 'j' },
+    { "out", required_argument, NULL, 'O' },
+    { "timeout", required_argument, NULL, OPT_TIMEOUT },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *fss[MAX_CONFIGS], *mos[MAX_CONFIGS], *out = "powercut-out", *wname = NULL;
+  size_t nfs = 0, nmo = 0, ncf = 0;
+  struct config cf[MAX_CONFIGS];
+  struct pc_run_config rc = { 0 };
+  struct pc_model model = { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
+  char self[PATH_MAX], why[1024], path[PATH_MAX + 64];
+  long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+  unsigned jobs = ncpu > 0 ? (unsigned) ncpu : 1;
+  bool quiet = false, failed = false, error = false;
+  unsigned long v;
+  char *end;
+  ssize_t n;
+  int c;
+
+  rc.size = UINT64_C(128) << 20;
+  rc.timeout_s = 300;
+  rc.attach = PC_ATTACH_AUTO;
+  while ((c = getopt_long (argc, argv, "+w:t:o:s:m:j:O:qh", opts, NULL)) != -1) {
+    switch (c) {
+    case 'w': wname = optarg; break;
+    case OPT_LIST: {
+      size_t nw;
+      const struct pc_workload *w = pc_workloads (&nw);
+      for (size_t i = 0; i < nw; i++)
+        printf ("%-24s %s\n", w[i].name, w[i].what);
+      return EXIT_OK;
+    }
+    case 't':
+      if (strcmp (optarg, "ext2") && strcmp (optarg, "ext3") && strcmp (optarg, "ext4")) {
+        pc_err ("run", "--fs %s: not ext2, ext3 or ext4", optarg);
+        return EXIT_ERROR;
+      }
+      if (nfs == MAX_CONFIGS)
+        goto too_many;
+      fss[nfs++] = optarg;
+      break;
+    case OPT_MKFS: rc.mkfs_opts = optarg; break;
+    case 'o':
+      if (nmo == MAX_CONFIGS)
+        goto too_many;
+      if (strchr (optarg, ' ') || strchr (optarg, '\t')) {
+        pc_err ("run", "--mount-opts '%s': options are separated by commas, not blanks", optarg);
+        return EXIT_ERROR;
+      }
+      mos[nmo++] = optarg;
+      break;
+    case 's':
+      if (pc_parse_size (optarg, &rc.size) < 0 || rc.size < (UINT64_C(16) << 20) ||
+          rc.size % 4096) {
+        pc_err ("run", "--size %s: not a size of at least 16M in whole 4K blocks", optarg);
+        return EXIT_ERROR;
+      }
+      break;
+    case OPT_ATTACH:
+      if (strcmp (optarg, "auto") == 0)
+        rc.attach = PC_ATTACH_AUTO;
+      else if (strcmp (optarg, "nbd") == 0)
+        rc.attach = PC_ATTACH_NBD;
+      else if (strcmp (optarg, "fuse") == 0)
+        rc.attach = PC_ATTACH_FUSE;
+      else {
+        pc_err ("run", "--attach %s: not auto, nbd or fuse", optarg);
+        return EXIT_ERROR;
+      }
+      break;
+    case 'm':
+      if (pc_model_parse (optarg, &model) < 0) {
+        pc_err ("run", "--model %s: not flush, write, reorder[:K] or torn[:K]", optarg);
+        return EXIT_ERROR;
+      }
+      break;
+    case OPT_SEED:
+    case OPT_FILES:
+    case OPT_TIMEOUT:
+    case 'j':
+      errno = 0;
+      v = strtoul (optarg, &end, 10);
+      if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
+          (c != OPT_SEED && (v == 0 || v > 100000))) {
+        pc_err ("run", "%s: not a %snumber", optarg, c == OPT_SEED ? "" : "positive ");
+        return EXIT_ERROR;
+      }
+      if (c == OPT_SEED)
+        rc.seed = model.seed = v;
+      else if (c == OPT_FILES)
+        rc.files = (unsigned) v;
+      else if (c == OPT_TIMEOUT)
+        rc.timeout_s = (int) v;
+      else
+        jobs = (unsigned) v;
+      break;
+    case 'O': out = optarg; break;
+    case 'q': quiet = true; break;
+    case 'h': usage (stdout); return EXIT_OK;
+    default: return pc_usage_error ("run");
+    }
+  }
+  model.seed = rc.seed;
+  if (optind < argc) {
+    if (wname) {
+      pc_err ("run", "give either --workload or a command, not both");
+      return pc_usage_error ("run");
+    }
+    rc.command = argv + optind;
+  }
+  else if (wname) {
+    rc.workload = pc_workload_find (wname);
+    if (rc.workload == NULL) {
+      pc_err ("run", "--workload %s: no such workload (see --list-workloads)", wname);
+      return EXIT_ERROR;
+    }
+  }
+  else
+    rc.workload = pc_workload_find ("replace-rename");
+
+  /* The configurations. */
+  if (nfs == 0 && nmo == 0 && wname == NULL && rc.command == NULL) {
+    static const char *const dfs[] = { "ext4", "ext4", "ext4", "ext4", "ext3" };
+    static const char *const dmo[] = { "", "noauto_da_alloc", "data=writeback",
+                                       "data=journal", "" };
+    for (size_t i = 0; i < 5; i++) {
+      cf[ncf].fs = dfs[i];
+      cf[ncf++].mount_opts = dmo[i];
+    }
+  }
+  else {
+    if (nfs == 0)
+      fss[nfs++] = "ext4";
+    if (nmo == 0)
+      mos[nmo++] = "";
+    if (nfs * nmo > MAX_CONFIGS)
+      goto too_many;
+    for (size_t i = 0; i < nfs; i++)
+      for (size_t j = 0; j < nmo; j++) {
+        cf[ncf].fs = fss[i];
+        cf[ncf++].mount_opts = mos[j];
+      }
+  }
+  for (size_t i = 0; i < ncf; i++) {
+    memset (cf[i].count, 0, sizeof cf[i].count);
+    cf[i].ok = false;
+    cf[i].error[0] = '\0';
+    label_and_dir (&cf[i], i, ncf, out);
+  }
+
+  if (geteuid () != 0) {
+    pc_err ("run", "needs root (to attach a block device, make and mount a filesystem)");
+    return EXIT_ERROR;
+  }
+  n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    pc_err ("run", "/proc/self/exe: %s", strerror (errno));
+    return EXIT_ERROR;
+  }
+  self[n] = '\0';
+  rc.self = self;
+  if (mkdir_p (out) < 0) {
+    pc_err ("run", "%s: %s", out, strerror (errno));
+    return EXIT_ERROR;
+  }
+  signal (SIGINT, on_signal);
+  signal (SIGTERM, on_signal);
+  signal (SIGHUP, on_signal);
+  pc_proc_interrupted = &stop_requested;
+
+  for (size_t i = 0; i < ncf && !stop_requested; i++) {
+    struct config *k = &cf[i];
+    struct pc_check_config cc = { 0 };
+    struct pc_check_result *res = NULL;
+    struct progress prog = { pc_now_mono_ns () };
+    char logp[PATH_MAX + 32], tracep[PATH_MAX + 32];
+    FILE *f;
+    int r;
+
+    if (mkdir_p (k->dir) < 0) {
+      snprintf (k->error, sizeof k->error, "%s: %s", k->dir, strerror (errno));
+      error = true;
+      continue;
+    }
+    snprintf (logp, sizeof logp, "%s/powercut.log", k->dir);
+    snprintf (tracep, sizeof tracep, "%s/workload.txt", k->dir);
+    rc.fs = k->fs;
+    rc.mount_opts = k->mount_opts;
+    rc.log_path = logp;
+    rc.trace_path = tracep;
+    rc.status = quiet ? NULL : status_line;
+    rc.status_ctx = k->label;
+    r = pc_run_record (&rc, why, sizeof why);
+    if (r < 0) {
+      snprintf (k->error, sizeof k->error, "%s", why);
+      pc_err ("run", "%s: %s", k->label, why);
+      error = true;
+      continue;
+    }
+    cc.log_path = logp;
+    cc.model = model;
+    cc.jobs = jobs;
+    cc.nshards = 1;
+    cc.timeout_s = 60;
+    if (!quiet && isatty (2)) {
+      cc.progress = check_progress;
+      cc.progress_ctx = &prog;
+    }
+    if (!quiet)
+      status_line (k->label, "checking every crash point");
+    r = pc_check_run (&cc, &res, why, sizeof why);
+    if (r < 0) {
+      snprintf (k->error, sizeof k->error, "check: %s", why);
+      pc_err ("run", "%s: check: %s", k->label, why);
+      error = true;
+      continue;
+    }
+    k->ok = true;
+    k->points = res->npoints;
+    k->unique = res->unique;
+    memcpy (k->count, res->count, sizeof k->count);
+    k->files = files_affected (res);
+    failed |= pc_report_failed (res);
+    snprintf (path, sizeof path, "%s/report.txt", k->dir);
+    f = fopen (path, "we");
+    if (f) {
+      pc_report_text (f, res);
+      fclose (f);
+    }
+    snprintf (path, sizeof path, "%s/report.json", k->dir);
+    if (pc_report_json (path, res) < 0) {
+      pc_err ("run", "%s: cannot write", path);
+      error = true;
+    }
+    if (ncf == 1)
+      pc_report_text (stdout, res);
+    pc_check_result_free (res);
+  }
+  if (stop_requested) {
+    pc_err ("run", "interrupted: everything it started is torn down");
+    return EXIT_ERROR;
+  }
+  if (ncf > 1) {
+    FILE *f;
+    printf ("powercut run: %s on %zu configurations\n\n",
+            rc.workload ? rc.workload->name : rc.command[0], ncf);
+    table (stdout, cf, ncf);
+    printf ("\nreports: %s/*/report.txt\n", out);
+    snprintf (path, sizeof path, "%s/report.txt", out);
+    f = fopen (path, "we");
+    if (f) {
+      fprintf (f, "powercut run: %s on %zu configurations\n\n",
+               rc.workload ? rc.workload->name : rc.command[0], ncf);
+      table (f, cf, ncf);
+      fclose (f);
+    }
+    snprintf (path, sizeof path, "%s/report.json", out);
+    write_comparison_json (path, rc.workload ? rc.workload->name : rc.command[0], cf, ncf);
+  }
+  return error ? EXIT_ERROR : failed ? EXIT_PROBLEMS : EXIT_OK;
+
+too_many:
+  pc_err ("run", "at most %d configurations", MAX_CONFIGS);
+  return EXIT_ERROR;
+}
