@@ -229,11 +229,23 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, const char *
   allowed[0] = '\0';
   if (absent_ok)
     apos += (size_t) snprintf (allowed, sizeof allowed, "absent before the first durable mark");
+  /* Each distinct version once, with the marks that had it. */
   for (size_t i = start; i <= last && i < o->n && apos < sizeof allowed; i++) {
+    const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
     char v[256];
-    describe (pc_mark_find (&o->marks[i].m, path), v, sizeof v);
+    size_t j;
+    for (j = start; j < i; j++)
+      if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
+        break;
+    if (j < i)
+      continue;
+    describe (e, v, sizeof v);
     apos += (size_t) snprintf (allowed + apos, sizeof allowed - apos, "%s%s at %s",
                                apos ? "; " : "", v, o->marks[i].m.name);
+    for (j = i + 1; j <= last && j < o->n && apos < sizeof allowed; j++)
+      if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
+        apos += (size_t) snprintf (allowed + apos, sizeof allowed - apos, ", %s",
+                                   o->marks[j].m.name);
   }
   if (f == NULL && all_present) {
     finding (buf, len, pos, "missing", path, found, allowed);
