@@ -1,0 +1,212 @@
+/* check_oracle.c: unit tests of lib/oracle on hand-built manifests: the
+ * allowed versions of each path at each crash point, and the verdicts. */
+#include <config.h>
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle.h"
+
+/* The marks (record numbers):
+ *   0 mkfs (synced):  lost+found/
+ *   2 v1 (synced):    f = "A"
+ *   5 v2:             f = "BB", g = "G"
+ *   8 v3 (durable f): f = "C"
+ *  11 end (synced):   f = "C"
+ * Other records are writes, which the oracle does not look at. */
+static struct pc_index ix;
+static struct pc_record recs[12];
+static uint8_t *payload[12];
+
+static void
+entry (struct pc_entry *e, const char *path, const char *content)
+{
+  memset (e, 0, sizeof *e);
+  e->path = (char *) path;
+  if (content == NULL) {
+    e->type = PC_ENTRY_DIR;
+    e->mode = 040755;
+    return;
+  }
+  e->type = PC_ENTRY_FILE;
+  e->mode = 0100644;
+  e->size = strlen (content);
+  /* A stand-in hash: the content itself, padded. */
+  strncpy ((char *) e->hash, content, 16);
+}
+
+static void
+add_mark (unsigned rec, const char *name, uint16_t flags, const char *durable,
+          struct pc_entry *ents, size_t n)
+{
+  struct pc_mark m = { 0 };
+  char *d[1] = { (char *) durable };
+  size_t len;
+
+  m.name = (char *) name;
+  m.flags = flags | PC_MARK_F_MANIFEST;
+  m.entries = ents;
+  m.nentries = n;
+  m.durable = durable ? d : NULL;
+  m.ndurable = durable ? 1 : 0;
+  ck_assert_int_eq (pc_mark_encode (&m, &payload[rec], &len), 0);
+  recs[rec].type = PC_REC_MARK;
+  recs[rec].data = payload[rec];
+  recs[rec].datalen = (uint32_t) len;
+}
+
+static void
+setup (void)
+{
+  struct pc_entry e[3];
+
+  memset (recs, 0, sizeof recs);
+  for (unsigned i = 0; i < 12; i++) {
+    recs[i].type = PC_REC_WRITE;
+    recs[i].seq = i;
+  }
+  /* Entries sorted by path, as manifests are. */
+  entry (&e[0], "lost+found", NULL);
+  add_mark (0, "mkfs", PC_MARK_F_SYNC, NULL, e, 1);
+  entry (&e[0], "f", "A");
+  entry (&e[1], "lost+found", NULL);
+  add_mark (2, "v1", PC_MARK_F_SYNC, NULL, e, 2);
+  entry (&e[0], "f", "BB");
+  entry (&e[1], "g", "G");
+  entry (&e[2], "lost+found", NULL);
+  add_mark (5, "v2", 0, NULL, e, 3);
+  entry (&e[0], "f", "C");
+  entry (&e[1], "lost+found", NULL);
+  add_mark (8, "v3", 0, "f", e, 2);
+  add_mark (11, "end", PC_MARK_F_SYNC, NULL, e, 2);
+  memset (&ix, 0, sizeof ix);
+  ix.recs = recs;
+  ix.n = 12;
+}
+
+static void
+teardown (void)
+{
+  for (unsigned i = 0; i < 12; i++) {
+    free (payload[i]);
+    payload[i] = NULL;
+  }
+}
+
+/* Judges a found tree given as "path=content" words ("path/" a directory). */
+static enum pc_verdict
+judge (uint64_t point, const char *tree, char *findings, size_t len)
+{
+  struct pc_oracle *o;
+  struct pc_mark found = { 0 };
+  struct pc_entry e[8];
+  char buf[256], *save = NULL, why[128];
+  enum pc_verdict v;
+
+  ck_assert_int_eq (pc_oracle_new (&ix, &o, why, sizeof why), 0);
+  ck_assert_uint_eq (pc_oracle_manifests (o), 5);
+  snprintf (buf, sizeof buf, "%s", tree);
+  for (char *w = strtok_r (buf, " ", &save); w; w = strtok_r (NULL, " ", &save)) {
+    char *eq = strchr (w, '=');
+    if (eq) {
+      *eq = '\0';
+      entry (&e[found.nentries++], w, eq + 1);
+    }
+    else {
+      w[strlen (w) - 1] = '\0';
+      entry (&e[found.nentries++], w, NULL);
+    }
+  }
+  /* Sorted by path, as a tree read from an image is. */
+  for (size_t i = 1; i < found.nentries; i++)
+    for (size_t j = i; j > 0 && strcmp (e[j - 1].path, e[j].path) > 0; j--) {
+      struct pc_entry t = e[j];
+      e[j] = e[j - 1];
+      e[j - 1] = t;
+    }
+  found.entries = e;
+  v = pc_oracle_judge (o, point, &found, findings, len);
+  pc_oracle_free (o);
+  return v;
+}
+
+START_TEST (test_between_marks)
+{
+  char f[2048];
+
+  /* At 6: f may be A (v1, durable), BB (v2) or C (v3, the next mark). */
+  ck_assert_int_eq (judge (6, "lost+found/ f=A g=G", f, sizeof f), PC_V_OK);
+  ck_assert_int_eq (judge (6, "lost+found/ f=BB", f, sizeof f), PC_V_OK);
+  ck_assert_int_eq (judge (6, "lost+found/ f=C g=G", f, sizeof f), PC_V_OK);
+  ck_assert_int_eq (judge (6, "lost+found/ f=", f, sizeof f), PC_V_ZERO_LENGTH);
+  ck_assert_msg (strncmp (f, "zero-length\tf\tempty file", 24) == 0, "%s", f);
+  ck_assert_int_eq (judge (6, "lost+found/", f, sizeof f), PC_V_MISSING);
+  ck_assert_int_eq (judge (6, "lost+found/ f=XYZ", f, sizeof f), PC_V_MISMATCH);
+  ck_assert_int_eq (judge (6, "f=A", f, sizeof f), PC_V_MISSING);   /* lost+found */
+}
+END_TEST
+
+START_TEST (test_durable_path)
+{
+  char f[2048];
+
+  /* At 9, f was made durable at v3: only C is allowed. */
+  ck_assert_int_eq (judge (9, "lost+found/ f=C", f, sizeof f), PC_V_OK);
+  ck_assert_int_eq (judge (9, "lost+found/ f=A", f, sizeof f), PC_V_DURABLE_LOST);
+  ck_assert_int_eq (judge (9, "lost+found/ f=BB", f, sizeof f), PC_V_DURABLE_LOST);
+  ck_assert_int_eq (judge (9, "lost+found/ f=Q", f, sizeof f), PC_V_MISMATCH);
+  /* g was not made durable by v3: from v1 on it may be absent or G. */
+  ck_assert_int_eq (judge (9, "lost+found/ f=C g=G", f, sizeof f), PC_V_OK);
+  ck_assert_int_eq (judge (9, "lost+found/ f=C g=H", f, sizeof f), PC_V_MISMATCH);
+}
+END_TEST
+
+START_TEST (test_early_and_unmentioned)
+{
+  char f[2048];
+
+  /* At 1 (after mkfs, before v1): f absent or A. */
+  ck_assert_int_eq (judge (1, "lost+found/", f, sizeof f), PC_V_OK);
+  ck_assert_int_eq (judge (1, "lost+found/ f=A", f, sizeof f), PC_V_OK);
+  ck_assert_int_eq (judge (1, "lost+found/ f=BB", f, sizeof f), PC_V_MISMATCH);
+  /* A temporary no manifest names is listed, not failed. */
+  ck_assert_int_eq (judge (6, "lost+found/ f=A f.tmp=zz", f, sizeof f), PC_V_OK);
+  ck_assert_msg (strstr (f, "unmentioned\tf.tmp\t") != NULL, "%s", f);
+  /* After the last mark: only the end's version. */
+  ck_assert_int_eq (judge (11, "lost+found/ f=C", f, sizeof f), PC_V_OK);
+  ck_assert_int_eq (judge (11, "lost+found/ f=BB", f, sizeof f), PC_V_DURABLE_LOST);
+}
+END_TEST
+
+START_TEST (test_findings_say_what_was_allowed)
+{
+  char f[2048];
+
+  ck_assert_int_eq (judge (6, "lost+found/ f=", f, sizeof f), PC_V_ZERO_LENGTH);
+  ck_assert_msg (strstr (f, "at v1") && strstr (f, "at v2") && strstr (f, "at v3"), "%s", f);
+  ck_assert_msg (strstr (f, "at mkfs") == NULL, "%s", f);   /* before the durable mark */
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("oracle");
+  TCase *tc = tcase_create ("verdicts");
+  SRunner *sr;
+  int failed;
+
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_between_marks);
+  tcase_add_test (tc, test_durable_path);
+  tcase_add_test (tc, test_early_and_unmentioned);
+  tcase_add_test (tc, test_findings_say_what_was_allowed);
+  suite_add_tcase (s, tc);
+  sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
