@@ -272,22 +272,23 @@ make_fs (struct run *r)
   return run_cmd (r, argv);
 }
 
-/* The mount options, with commit=1 added for a journal when not given. */
+/* The mount options: a built-in workload's commit= is added for a journal
+ * when the options do not say. */
 static void
 mount_options (const struct pc_run_config *cfg, char *buf, size_t len, unsigned *commit_s)
 {
   const char *o = cfg->mount_opts ? cfg->mount_opts : "";
   const char *c = strstr (o, "commit=");
 
-  *commit_s = 1;
-  if (c)
-    *commit_s = (unsigned) atoi (c + 7);
+  *commit_s = c ? (unsigned) atoi (c + 7) : 5;
   if (*commit_s == 0)
     *commit_s = 5;
-  if (c || strcmp (cfg->fs, "ext2") == 0)
+  if (c || strcmp (cfg->fs, "ext2") == 0 || cfg->workload == NULL)
     snprintf (buf, len, "%s", o);
-  else
-    snprintf (buf, len, "%s%scommit=1", o, o[0] ? "," : "");
+  else {
+    *commit_s = cfg->workload->commit_s;
+    snprintf (buf, len, "%s%scommit=%u", o, o[0] ? "," : "", *commit_s);
+  }
 }
 
 static void

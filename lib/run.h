@@ -22,7 +22,7 @@ struct pc_run_config {
   const char *self;             /* the powercut program (for record, and for commands) */
   const char *fs;               /* "ext2", "ext3" or "ext4" */
   const char *mkfs_opts;        /* NULL: -b 4096 and eager inode table init */
-  const char *mount_opts;       /* "" for defaults; commit=1 is added if absent */
+  const char *mount_opts;       /* "" for defaults; a built-in workload's commit= is added if absent */
   uint64_t size;                /* device size */
   enum pc_attach attach;
   const struct pc_workload *workload;   /* or ... */

@@ -401,24 +401,24 @@ wl_random (const struct pc_workload_env *env)
     }
   }
   if (r == 0)
-    r = finish (env, true);
+    r = finish (env, false);
   free (buf);
   return r;
 }
 
 static const struct pc_workload workloads[] = {
   { "replace-rename", "rewrite files by write-temp-and-rename, without fsync",
-    wl_replace_rename },
+    wl_replace_rename, 1 },
   { "replace-rename-fsync", "rewrite files by write-temp-and-rename, with fsync of file and directory",
-    wl_replace_rename_fsync },
+    wl_replace_rename_fsync, 1 },
   { "truncate-rewrite", "truncate files and write them again in place, without fsync",
-    wl_truncate_rewrite },
+    wl_truncate_rewrite, 1 },
   { "truncate-rewrite-fsync", "truncate files and write them again in place, with fsync",
-    wl_truncate_rewrite_fsync },
+    wl_truncate_rewrite_fsync, 1 },
   { "append", "append records to a log file, fdatasync every fifth",
-    wl_append },
+    wl_append, 1 },
   { "random", "a seeded mix of creates, writes, renames, links, unlinks, dirs and syncs",
-    wl_random },
+    wl_random, 300 },
 };
 
 const struct pc_workload *

@@ -13,8 +13,11 @@
  *                           truncates, renames, links, unlinks, mkdir/rmdir
  *                           and fsync/fdatasync/sync, with a mark after each
  *                           persistence call
- * Workloads that do not sync wait commit_s + 1 seconds before the final
- * sync, so the journal commits on its own timer first, as after a crash.
+ * Workloads that rewrite without fsync want a short journal commit interval
+ * (commit=1) and wait commit_s + 1 seconds before the final sync, so the
+ * journal commits on its own timer first.  The random workload wants a long
+ * one (commit=300), so that only its own sync calls reach the disk and the
+ * same seed gives the same crash points.
  */
 #ifndef POWERCUT_WORKLOAD_H
 #define POWERCUT_WORKLOAD_H
@@ -37,6 +40,7 @@ struct pc_workload {
   const char *name;
   const char *what;
   int (*run) (const struct pc_workload_env *env);
+  unsigned commit_s;            /* the journal commit interval it wants (commit=) */
 };
 
 /* The built-in workloads, and one by name (NULL if unknown). */

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# test-run-cleanup.sh: powercut run leaves no process, mount, loop device,
+# FUSE mount or socket behind, whether it succeeds, the workload fails, the
+# workload hangs past --timeout, or run is interrupted.
+source "$top_srcdir/tests/functions.sh"
+requires_root
+requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck
+
+runtime_dirs () { ls -d /tmp/powercut-run.* 2>/dev/null | sort || true; }
+before=$(runtime_dirs)
+
+leftovers ()
+{
+  local l
+  l=$( (findmnt -rn -o TARGET,SOURCE | grep -E 'powercut-run|nbdfuse' || true
+        losetup -a | grep 'powercut-run' || true
+        ps -eo pid=,args= | grep -F -- "$tmp/" | grep -v -e grep -e "$0" || true
+        comm -13 <(echo "$before") <(runtime_dirs) ) )
+  echo "$l"
+}
+
+run powercut run --quiet --workload append --files 5 --out "$tmp/ok"
+# a run that succeeds
+assert_eq "$rc" 0 "successful run ($err)"
+assert_eq "$(leftovers)" "" "left behind after success"
+
+cat >"$tmp/fails.sh" <<'SH'
+#!/bin/sh
+echo data > "$POWERCUT_MNT/x"
+powercut mark one --manifest "$POWERCUT_MNT" --sync
+exit 3
+SH
+chmod +x "$tmp/fails.sh"
+run powercut run --quiet --out "$tmp/fails" -- "$tmp/fails.sh"
+# a workload that fails: exit 2, one line naming it
+assert_eq "$rc" 2 "failing workload exit status"
+assert_match "$err" 'the workload failed \(exit status 3\)' "failing workload message"
+assert_eq "$(leftovers)" "" "left behind after a failing workload"
+
+run powercut run --quiet --timeout 2 --out "$tmp/hangs" -- sleep 600
+# a workload that hangs is killed at --timeout
+assert_eq "$rc" 2 "hanging workload exit status"
+assert_match "$err" 'did not finish within 2 s' "timeout message"
+assert_eq "$(leftovers)" "" "left behind after a time-out"
+
+# interrupted while the workload runs
+timeout "$T" "$POWERCUT" run --quiet --out "$tmp/int" -- sleep 600 >"$tmp/int.out" 2>&1 &
+pid=$!
+wait_until 30 test -e "$tmp/int/workload.txt"
+sleep 1
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+# SIGINT: exit 2 after tearing down
+assert_eq "$rc" 2 "interrupted run exit status ($(cat "$tmp/int.out"))"
+assert_eq "$(leftovers)" "" "left behind after SIGINT"
