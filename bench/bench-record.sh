@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench-record.sh: the recorder's throughput against nbdkit's memory plugin
+# (and nbdkit memory with its log filter, which logs no data), with fio's nbd
+# engine, in the same run.  Prints the median of several runs and the ratios.
+#
+# usage: bench/bench-record.sh [RUNS]     (from the build directory)
+# env:   BENCH_DIR  where the logs go (default /tmp: page cache and disk)
+#        SIZE       bytes each fio job writes (default 512M)
+set -euo pipefail
+
+runs=${1:-3}
+size=${SIZE:-512M}
+powercut=${POWERCUT:-$(pwd)/powercut}
+for c in fio nbdkit python3 "$powercut"; do
+  command -v "$c" >/dev/null || { echo "bench-record: $c is needed" >&2; exit 2; }
+done
+dir=$(mktemp -d "${BENCH_DIR:-/tmp}/pc-bench.XXXXXX")
+pids=()
+cleanup () { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
+trap cleanup EXIT
+
+# server NAME: starts one server on $dir/NAME.sock; echoes nothing.
+server ()
+{
+  local sock=$dir/$1.sock
+  rm -f "$sock" "$dir/$1.log" "$dir/$1.pid"
+  case $1 in
+    powercut) "$powercut" record --log "$dir/powercut.log" --size 2G --socket "$sock" \
+                --control "$dir/powercut.ctl" --pidfile "$dir/$1.pid" ;;
+    memory) nbdkit --unix "$sock" --pidfile "$dir/$1.pid" memory 2G ;;
+    memory+log) nbdkit --unix "$sock" --pidfile "$dir/$1.pid" --filter=log memory 2G \
+                  logfile="$dir/$1.log" ;;
+  esac
+  for _ in $(seq 100); do [ -s "$dir/$1.pid" ] && [ -S "$sock" ] && break; sleep 0.05; done
+  pids+=("$(cat "$dir/$1.pid")")
+}
+
+stop_server ()
+{
+  local pid
+  pid=$(cat "$dir/$1.pid")
+  if [ "$1" = powercut ]; then "$powercut" stop --control "$dir/powercut.ctl"; else kill "$pid"; fi
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+}
+
+# one NAME RW BS FSYNC: MiB/s of one fio job
+one ()
+{
+  local sock=$dir/$1.sock
+  server "$1"
+  fio --name=b --ioengine=nbd --uri="nbd+unix:///?socket=$sock" --rw="$2" --bs="$3" \
+      --size="$size" --iodepth=16 --fsync="$4" --output-format=json >"$dir/fio.json"
+  stop_server "$1"
+  python3 -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw"] / 1024))' "$dir/fio.json"
+}
+
+median () { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+printf '%-34s %12s %12s %12s %9s %9s\n' "fio workload (MiB/s, median of $runs)" \
+       powercut memory memory+log "vs mem" "vs log"
+for w in "randwrite 4k 0" "randwrite 4k 32" "write 64k 0" "write 64k 32"; do
+  set -- $w
+  declare -A res=()
+  for s in powercut memory memory+log; do res[$s]=""; done
+  for _ in $(seq "$runs"); do
+    for s in powercut memory memory+log; do   # interleaved: same noise for all
+      res[$s]="${res[$s]} $(one "$s" "$1" "$2" "$3")"
+    done
+  done
+  p=$(echo ${res[powercut]} | median); m=$(echo ${res[memory]} | median)
+  l=$(echo ${res[memory+log]} | median)
+  label="$1 bs=$2$( [ "$3" != 0 ] && echo " flush every $3" )"
+  awk -v a="$label" -v p="$p" -v m="$m" -v l="$l" \
+      'BEGIN { printf "%-34s %12s %12s %12s %8.2fx %8.2fx\n", a, p, m, l, p / m, p / l }'
+done
