@@ -255,6 +255,13 @@ pc_log_next (struct pc_log *log, struct pc_record *ret_rec)
 
   if (r.datalen > PC_REC_MAX_DATA)
     return stop (log, PC_END_CORRUPT, "implausible payload length");
+  /* The payload length each type must have, before a short file is taken
+   * for a torn end: a damaged length in the middle is corruption. */
+  if (r.type < PC_REC_WRITE || r.type > PC_REC_END)
+    return stop (log, PC_END_CORRUPT, "unknown record type");
+  if (r.type == PC_REC_WRITE ? r.datalen != r.length
+      : r.type == PC_REC_MARK ? r.datalen == 0 : r.datalen != 0)
+    return stop (log, PC_END_CORRUPT, "payload length does not fit the record type");
   if (PC_REC_HEADER_SIZE + (uint64_t) r.datalen > left)
     return stop (log, PC_END_TORN, "partial record");
   r.data = p + PC_REC_HEADER_SIZE;

@@ -19,6 +19,11 @@
 #include <unistd.h>
 
 #include <liburing.h>
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#else
+#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void) (addr), (void) (len))
+#endif
 
 #include "control.h"
 #include "disk.h"
@@ -1108,12 +1113,15 @@ on_recv (struct conn *c, int res)
     return;
   }
   if (c->cur) {
+    VALGRIND_MAKE_MEM_DEFINED (c->cur->data + c->cur_have, (size_t) res);
     c->cur_have += (size_t) res;
     if (c->cur_have == c->cur->rec.datalen)
       payload_done (c);
   }
-  else
+  else {
+    VALGRIND_MAKE_MEM_DEFINED (c->ibuf + c->ilen, (size_t) res);
     c->ilen += (size_t) res;
+  }
   conn_parse (c);
   conn_arm_recv (c);
   conn_maybe_free (c);
@@ -1342,12 +1350,6 @@ pc_recorder_new (const struct pc_recorder_config *cfg,
   if (r < 0)
     goto fail;
 
-  what = "io_uring";
-  r = io_uring_queue_init (RING_ENTRIES, &rec->ring, 0);
-  if (r < 0)
-    goto fail;
-  rec->ring_ok = true;
-
   *ret_rec = rec;
   return 0;
 
@@ -1358,12 +1360,24 @@ fail:
 }
 
 int
-pc_recorder_run (struct pc_recorder *rec)
+pc_recorder_start (struct pc_recorder *rec)
 {
   sigset_t mask;
   int r;
 
-  rec->start_mono = pc_now_mono_ns ();
+  /* One thread submits and reaps: completions can wait for it (fewer
+   * wake-ups); older kernels without these flags get a plain ring. */
+  {
+    struct io_uring_params p;
+    memset (&p, 0, sizeof p);
+    p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+    r = io_uring_queue_init_params (RING_ENTRIES, &rec->ring, &p);
+    if (r == -EINVAL)
+      r = io_uring_queue_init (RING_ENTRIES, &rec->ring, 0);
+  }
+  if (r < 0)
+    return r;
+  rec->ring_ok = true;
 
   sigemptyset (&mask);
   sigaddset (&mask, SIGINT);
@@ -1374,6 +1388,17 @@ pc_recorder_run (struct pc_recorder *rec)
   rec->sig_fd = signalfd (-1, &mask, SFD_CLOEXEC);
   if (rec->sig_fd < 0)
     return -errno;
+  return 0;
+}
+
+int
+pc_recorder_run (struct pc_recorder *rec)
+{
+  int r;
+
+  if (!rec->ring_ok)
+    return -EINVAL;
+  rec->start_mono = pc_now_mono_ns ();
 
   rec->nbd_l.op = (struct op) { OP_ACCEPT, &rec->nbd_l };
   rec->ctl_l.op = (struct op) { OP_ACCEPT, &rec->ctl_l };
@@ -1406,8 +1431,10 @@ pc_recorder_run (struct pc_recorder *rec)
       case OP_LOG_WRITE: on_write (rec, res); break;
       case OP_LOG_SYNC: on_sync (rec, res); break;
       case OP_SIGNAL:
-        if (res > 0)
+        if (res > 0) {
+          VALGRIND_MAKE_MEM_DEFINED (&rec->sig_info, sizeof rec->sig_info);
           begin_stop (rec);
+        }
         else
           arm_signal (rec);
         break;

@@ -38,6 +38,10 @@ struct pc_recorder;
 int pc_recorder_new (const struct pc_recorder_config *cfg,
                      struct pc_recorder **ret_rec, const char **ret_what);
 
+/* Sets up the event loop (io_uring, signals) in the thread that will run
+ * it.  Returns 0 or -errno. */
+int pc_recorder_start (struct pc_recorder *rec);
+
 /* Serves until a stop request, SIGINT, SIGTERM or SIGHUP; the log then ends
  * with an END record and is synced.  Returns 0, or -errno if the event loop
  * itself failed. */

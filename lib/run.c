@@ -23,7 +23,7 @@
 
 struct run {
   const struct pc_run_config *cfg;
-  char rt[64];                  /* private runtime directory */
+  char rt[80];                  /* private runtime directory */
   char sock[128], ctl[128], fusedir[128], mnt[128], pidfile[128];
   pid_t recorder, nbdfuse;
   char dev[64];
@@ -182,6 +182,7 @@ attach_fuse (struct run *r)
     }
     setpgid (0, 0);
     execlp ("nbdfuse", "nbdfuse", r->fusedir, "--unix", r->sock, (char *) NULL);
+    /* not reached unless nbdfuse is missing */
     _exit (127);
   }
   r->nbdfuse = pid;
@@ -405,7 +406,12 @@ teardown (struct run *r)
   if (r->nbd)
     pc_proc_run (nbd_argv, 30, r->out, sizeof r->out);
   if (r->nbdfuse > 0) {
-    pc_proc_run (fuse_argv, 30, r->out, sizeof r->out);
+    /* The loop device may let go of the file a moment after losetup -d. */
+    for (int i = 0; i < 50; i++) {
+      if (pc_proc_run (fuse_argv, 30, r->out, sizeof r->out) == 0)
+        break;
+      msleep (100);
+    }
     reap (r->nbdfuse, 10, SIGTERM);
   }
   if (r->recorder > 0 && pid_alive (r->recorder)) {
@@ -439,7 +445,13 @@ pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen)
   r.why = why;
   r.whylen = whylen;
   why[0] = '\0';
-  snprintf (r.rt, sizeof r.rt, "/tmp/powercut-run.XXXXXX");
+  {
+    /* $TMPDIR if socket paths under it stay short enough, else /tmp. */
+    const char *t = getenv ("TMPDIR");
+    if (t == NULL || *t != '/' || strlen (t) > 48)
+      t = "/tmp";
+    snprintf (r.rt, sizeof r.rt, "%s/powercut-run.XXXXXX", t);
+  }
   if (mkdtemp (r.rt) == NULL)
     return fail (&r, errno, "%s: %s", r.rt, strerror (errno));
   snprintf (r.sock, sizeof r.sock, "%s/nbd.sock", r.rt);

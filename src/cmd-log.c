@@ -114,7 +114,9 @@ cmd_log (int argc, char **argv)
   struct pc_log *log;
   struct pc_record r;
   uint64_t count[PC_REC_END + 1] = { 0 }, fua[PC_REC_END + 1] = { 0 }, bytes = 0, last_ns = 0, nrec = 0;
-  uint32_t maxconn = 0;
+  uint64_t conns = 0;
+  uint32_t *seen = NULL;
+  size_t nseen = 0;
   struct mark_line *marks = NULL;
   size_t nmarks = 0;
   char sz1[32], sz2[32];
@@ -149,8 +151,19 @@ cmd_log (int argc, char **argv)
       fua[r.type]++;
     if (r.type == PC_REC_WRITE)
       bytes += r.length;
-    if (r.conn > maxconn)
-      maxconn = r.conn;
+    if (r.conn > 0) {
+      size_t k;
+      for (k = 0; k < nseen && seen[k] != r.conn; k++)
+        ;
+      if (k == nseen) {
+        uint32_t *ns = realloc (seen, (nseen + 1) * sizeof *ns);
+        if (ns) {
+          seen = ns;
+          seen[nseen++] = r.conn;
+          conns++;
+        }
+      }
+    }
     last_ns = r.time_ns;
     if (dump)
       dump_record (&r);
@@ -208,7 +221,7 @@ cmd_log (int argc, char **argv)
         printf (" (%" PRIu64 " with fua)", fua[t2]);
       putchar ('\n');
     }
-    printf ("connections:  %" PRIu32 "\n", maxconn);
+    printf ("connections:  %" PRIu64 "\n", conns);
     printf ("flush epochs: %" PRIu64 "\n", count[PC_REC_FLUSH] + 1);
     printf ("marks:        %zu\n", nmarks);
     for (size_t i = 0; i < nmarks; i++) {
@@ -235,6 +248,7 @@ cmd_log (int argc, char **argv)
     }
   }
   free (marks);
+  free (seen);
   pc_log_close (log);
   return ret;
 }

@@ -194,6 +194,13 @@ cmd_record (int argc, char **argv)
     pc_err ("record", "%s: %s", pidfile, strerror (-r));
     goto fail;
   }
+  r = pc_recorder_start (rec);
+  if (r < 0) {
+    pc_err ("record", "io_uring: %s", strerror (-r));
+    if (pidfile)
+      unlink (pidfile);
+    goto fail;
+  }
   if (!foreground) {
     char st = 0;
     /* stderr stays open until the server is ready, then goes too. */

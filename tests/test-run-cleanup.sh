@@ -6,14 +6,18 @@ source "$top_srcdir/tests/functions.sh"
 requires_root
 requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck
 
-runtime_dirs () { ls -d /tmp/powercut-run.* 2>/dev/null | sort || true; }
+# run keeps its sockets and mount points under $TMPDIR: a private one, so
+# that tests running at the same time do not show up here.
+export TMPDIR=$tmp/rt
+mkdir "$TMPDIR"
+runtime_dirs () { ls -d "$TMPDIR"/powercut-run.* 2>/dev/null | sort || true; }
 before=$(runtime_dirs)
 
 leftovers ()
 {
   local l
-  l=$( (findmnt -rn -o TARGET,SOURCE | grep -E 'powercut-run|nbdfuse' || true
-        losetup -a | grep 'powercut-run' || true
+  l=$( (findmnt -rn -o TARGET,SOURCE | grep -F "$TMPDIR" || true
+        losetup -a | grep -F "$TMPDIR" || true
         ps -eo pid=,args= | grep -F -- "$tmp/" | grep -v -e grep -e "$0" || true
         comm -13 <(echo "$before") <(runtime_dirs) ) )
   echo "$l"

@@ -1,0 +1,325 @@
+# functions.sh: helpers shared by the shell tests (sourced by tests/test-*.sh).
+#
+# make check exports top_srcdir, top_builddir and POWERCUT (the built
+# program); $POWERCUT_WRAPPER (e.g. "valgrind --error-exitcode=99") prefixes
+# every run of it.  A test sources this file, declares what it needs with
+# requires, works in its own temporary directory $tmp, bounds every command
+# with a timeout ($T), and registers what must be undone with
+# cleanup_fn: the hooks run in reverse order on any exit, failure included.
+# Exit status 77 means skipped (a tool that cannot be installed here).
+
+# The tests use bash (arrays); make check runs them with $(SHELL).
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+
+set -e
+set -u
+set -o pipefail
+
+: "${top_srcdir:=$(dirname "${BASH_SOURCE[0]}")/..}"
+: "${top_builddir:=$top_srcdir}"
+top_srcdir=$(cd "$top_srcdir" && pwd)
+top_builddir=$(cd "$top_builddir" && pwd)
+: "${POWERCUT:=$top_builddir/powercut}"
+: "${POWERCUT_WRAPPER:=}"
+export top_srcdir top_builddir POWERCUT
+export LC_ALL=C
+unset POWERCUT_CONTROL
+
+test_name=$(basename "$0" .sh)
+
+# $T: the timeout of one command, in seconds ($POWERCUT_TEST_TIMEOUT), 10
+# times longer under a wrapper: valgrind makes the program ~30x slower.
+T=${POWERCUT_TEST_TIMEOUT:-60}
+[ -z "$POWERCUT_WRAPPER" ] || T=$(( T * 10 ))
+
+# -------------------------------------------------------------------------
+# Cleanup
+
+_cleanup_hooks=()
+
+# cleanup_fn CMD [ARG]...: run CMD ARG... when the test exits, however it
+# exits; hooks run last registered first, so register in setup order.
+cleanup_fn ()
+{
+  _cleanup_hooks+=("$(printf '%q ' "$@")")
+}
+
+_run_cleanup_hooks ()
+{
+  local status=$? i
+  set +e
+  trap '' INT TERM QUIT
+  for (( i = ${#_cleanup_hooks[@]} - 1; i >= 0; i-- )); do
+    eval "${_cleanup_hooks[i]}"
+  done
+  exit "$status"
+}
+trap _run_cleanup_hooks EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 131' QUIT
+
+# -------------------------------------------------------------------------
+# Skipping and failing
+
+# requires CMD...: skip the test (exit 77) unless every CMD is installed.
+requires ()
+{
+  local c
+  for c in "$@"; do
+    if ! command -v "$c" >/dev/null 2>&1; then
+      echo "$0: test skipped: '$c' is not installed"
+      exit 77
+    fi
+  done
+}
+
+# requires_root: skip the test unless it runs as root (mounts, loop devices).
+requires_root ()
+{
+  if [ "$(id -u)" != 0 ]; then
+    echo "$0: test skipped: needs root"
+    exit 77
+  fi
+}
+
+# fail MESSAGE...: report a failed check and end the test.
+fail ()
+{
+  echo "FAIL: $test_name: $*" >&2
+  exit 1
+}
+
+# Assertions: each names what it checks and prints the value it saw.
+# assert_eq ACTUAL EXPECTED WHAT
+assert_eq ()
+{
+  [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+}
+
+# assert_ne ACTUAL UNEXPECTED WHAT
+assert_ne ()
+{
+  [ "$1" != "$2" ] || fail "$3: got '$1'"
+}
+
+# assert_ge ACTUAL MIN WHAT (integers)
+assert_ge ()
+{
+  [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] || fail "$3: expected >= $2, got '$1'"
+}
+
+# assert_match TEXT ERE WHAT: TEXT (a line or several) has a line matching ERE.
+assert_match ()
+{
+  grep -qE -- "$2" <<<"$1" || fail "$3: nothing matches /$2/ in:
+$1"
+}
+
+# assert_no_match TEXT ERE WHAT
+assert_no_match ()
+{
+  ! grep -qE -- "$2" <<<"$1" || fail "$3: /$2/ matches in:
+$1"
+}
+
+# -------------------------------------------------------------------------
+# Running things
+
+# The program under test, behind $POWERCUT_WRAPPER, bounded in time.
+powercut ()
+{
+  timeout "$T" $POWERCUT_WRAPPER "$POWERCUT" "$@"
+}
+
+# run CMD [ARG]...: runs CMD (a command or a function), bounded in time;
+# leaves its stdout in $out, its stderr in $err and its exit status in $rc.
+# Never fails itself.
+run ()
+{
+  rc=0
+  if [ "$(type -t "$1")" = function ]; then
+    "$@" >"$tmp/.run.out" 2>"$tmp/.run.err" || rc=$?
+  else
+    timeout "$T" "$@" >"$tmp/.run.out" 2>"$tmp/.run.err" || rc=$?
+  fi
+  out=$(cat "$tmp/.run.out")
+  err=$(cat "$tmp/.run.err")
+}
+
+# alive PID: the process exists and is not a zombie.
+alive ()
+{
+  local state
+  state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# is_mounted DIR: something is mounted on DIR (also a dead FUSE mount,
+# on which mountpoint(1) fails: stat gives ENOTCONN).
+is_mounted ()
+{
+  awk -v d="$1" '$2 == d { found = 1 } END { exit !found }' /proc/self/mounts
+}
+
+# wait_until SECONDS CMD [ARG]...: polls CMD until it succeeds; fails the
+# test after SECONDS.
+wait_until ()
+{
+  local limit=$(( $1 * 10 )) i=0
+  shift
+  until "$@"; do
+    i=$(( i + 1 ))
+    [ "$i" -lt "$limit" ] || fail "still not true after $(( limit / 10 )) s: $*"
+    sleep 0.1
+  done
+}
+
+# Every test has its own temporary directory (short: Unix socket paths are
+# limited to 107 bytes).  --one-file-system: a mount left inside it by a
+# failed cleanup is never emptied.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pc-$test_name.XXXXXX")
+cleanup_fn rm -rf --one-file-system "$tmp"
+# Sanitizer reports (a build with --enable-asan/--enable-ubsan) go to files
+# there: the recorder's stderr is closed once it runs in the background.
+# Any report fails the test.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$tmp/sanitizer"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:log_path=$tmp/sanitizer"
+_check_sanitizers ()
+{
+  local f
+  for f in "$tmp"/sanitizer.*; do
+    [ -e "$f" ] || continue
+    echo "FAIL: $test_name: sanitizer report $f:" >&2
+    cat "$f" >&2
+    status=1        # _run_cleanup_hooks's exit status
+  done
+}
+cleanup_fn _check_sanitizers
+# Work there, so that no tool leaves files in the build tree.
+case $POWERCUT in /*) ;; *) POWERCUT=$PWD/$POWERCUT ;; esac
+cd "$tmp"
+out= err= rc=0
+
+# -------------------------------------------------------------------------
+# The recorder
+
+recorder_pid=
+recorder_job=
+
+# start_recorder ARG...: starts "powercut record" with the NBD socket $sock,
+# the control socket $ctl and the log $log (set log= first to choose it),
+# plus ARG... (--size or --base at least), and returns once it listens.
+# $uri is the NBD URI, $recorder_pid its process id (from --pidfile).  On
+# exit cleanup stops it (SIGTERM, then SIGKILL) by that saved id.
+start_recorder ()
+{
+  sock=$tmp/nbd.sock
+  ctl=$tmp/ctl.sock
+  pidfile=$tmp/recorder.pid
+  log=${log:-$tmp/log}
+  uri="nbd+unix:///?socket=$sock"
+  rm -f "$pidfile"
+  cleanup_fn kill_recorder
+  if [ -z "$POWERCUT_WRAPPER" ]; then
+    # Background mode: the command returns once the server listens.
+    powercut record --log "$log" --socket "$sock" --control "$ctl" \
+             --pidfile "$pidfile" "$@" ||
+      fail "powercut record $*: exit status $?"
+  else
+    # Under a wrapper (valgrind) the server stays our child, so that its
+    # report reaches stderr and its exit status is checked on stop.
+    $POWERCUT_WRAPPER "$POWERCUT" record --log "$log" --socket "$sock" \
+        --control "$ctl" --pidfile "$pidfile" --foreground "$@" &
+    recorder_job=$!
+    wait_until "$T" _recorder_ready
+  fi
+  recorder_pid=$(cat "$pidfile")
+  [[ "$recorder_pid" =~ ^[0-9]+$ ]] || fail "pidfile $pidfile: '$recorder_pid'"
+}
+
+_recorder_ready ()
+{
+  [ -s "$pidfile" ] && [ -S "$sock" ] && return 0
+  [ -n "$recorder_job" ] && ! alive "$recorder_job" &&
+    fail "powercut record exited before listening"
+  return 1
+}
+
+_recorder_gone ()
+{
+  ! alive "$recorder_pid"
+}
+
+# wait_recorder_exit: waits (bounded) until the recorder has exited; under
+# a wrapper, fails if the wrapper reports an error (exit status 99).
+wait_recorder_exit ()
+{
+  local st=0
+  wait_until "$T" _recorder_gone
+  if [ -n "$recorder_job" ]; then
+    wait "$recorder_job" || st=$?
+    recorder_job=
+    [ "$st" -ne 99 ] || fail "$POWERCUT_WRAPPER reported errors in the recorder"
+  fi
+}
+
+# stop_recorder: "powercut stop" must succeed and the recorder exit.
+stop_recorder ()
+{
+  run powercut stop --control "$ctl"
+  # powercut stop ends the recording
+  assert_eq "$rc" 0 "powercut stop: exit status (stderr: $err)"
+  wait_recorder_exit
+}
+
+# kill_recorder: cleanup hook; stops a recorder that is still running.
+kill_recorder ()
+{
+  local i
+  [ -n "$recorder_pid" ] && alive "$recorder_pid" || return 0
+  kill -TERM "$recorder_pid" 2>/dev/null
+  for (( i = 0; i < 50; i++ )); do
+    alive "$recorder_pid" || break
+    sleep 0.1
+  done
+  alive "$recorder_pid" && kill -KILL "$recorder_pid" 2>/dev/null
+  [ -z "$recorder_job" ] || wait "$recorder_job" 2>/dev/null
+  return 0
+}
+
+# -------------------------------------------------------------------------
+# Reading logs
+
+# read_log [FILE]: "powercut log FILE" (default $log) into $summary, with
+# its exit status in $log_rc and its stderr in $log_err.
+read_log ()
+{
+  run powercut log "${1:-$log}"
+  summary=$out log_rc=$rc log_err=$err
+}
+
+# dump_log [FILE]: "powercut log --dump FILE" into $dump, exit status $dump_rc.
+dump_log ()
+{
+  run powercut log --dump "${1:-$log}"
+  dump=$out dump_rc=$rc
+}
+
+# count TYPE: the number of TYPE records in $summary (write, trim, ...).
+count ()
+{
+  awk -v t="$1" '/^  [a-z]/ && $1 == t { print $2; n = 1 } END { if (!n) print "none" }' <<<"$summary"
+}
+
+# field NAME: the value of the "NAME:" line of $summary (connections, end...).
+field ()
+{
+  sed -n "s/^$1: *//p" <<<"$summary"
+}
+
+# dump_types: the record types of $dump, one line, in order.
+dump_types ()
+{
+  awk '!/^#/ { printf "%s%s", sep, $4; sep = " " } END { print "" }' <<<"$dump"
+}
