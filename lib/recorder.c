@@ -163,13 +163,16 @@ get_sqe (struct pc_recorder *rec)
 /* -------------------------------------------------------------------------
  * Output */
 
+/* A new output buffer for c; on failure c is closed and NULL returned. */
 static struct outbuf *
-out_new (size_t hlen)
+out_new (struct conn *c, size_t hlen)
 {
   struct outbuf *o = calloc (1, sizeof *o);
 
   if (o)
     o->hlen = hlen;
+  else
+    c->closing = true;
   return o;
 }
 
@@ -263,12 +266,10 @@ on_send (struct conn *c, int res)
 static void
 reply_simple (struct conn *c, uint64_t handle, uint32_t err)
 {
-  struct outbuf *o = out_new (NBD_SIMPLE_REPLY_SIZE);
+  struct outbuf *o = out_new (c, NBD_SIMPLE_REPLY_SIZE);
 
-  if (o == NULL) {
-    c->closing = true;
+  if (o == NULL)
     return;
-  }
   pc_put_be32 (o->hdr, NBD_SIMPLE_REPLY_MAGIC);
   pc_put_be32 (o->hdr + 4, err);
   pc_put_be64 (o->hdr + 8, handle);
@@ -284,11 +285,9 @@ reply_error (struct conn *c, uint64_t handle, uint16_t type, uint32_t err)
     reply_simple (c, handle, err);
     return;
   }
-  o = out_new (NBD_STRUCTURED_HDR_SIZE + 6);
-  if (o == NULL) {
-    c->closing = true;
+  o = out_new (c, NBD_STRUCTURED_HDR_SIZE + 6);
+  if (o == NULL)
     return;
-  }
   pc_put_be32 (o->hdr, NBD_STRUCTURED_REPLY_MAGIC);
   pc_put_be16 (o->hdr + 4, NBD_REPLY_FLAG_DONE);
   pc_put_be16 (o->hdr + 6, NBD_REPLY_TYPE_ERROR);
@@ -305,9 +304,9 @@ reply_read (struct conn *c, uint64_t handle, uint64_t off, uint32_t len)
   struct outbuf *o;
 
   if (c->structured) {
-    o = out_new (NBD_STRUCTURED_HDR_SIZE + 8);
+    o = out_new (c, NBD_STRUCTURED_HDR_SIZE + 8);
     if (o == NULL)
-      goto nomem;
+      return;
     pc_put_be32 (o->hdr, NBD_STRUCTURED_REPLY_MAGIC);
     pc_put_be16 (o->hdr + 4, NBD_REPLY_FLAG_DONE);
     pc_put_be16 (o->hdr + 6, NBD_REPLY_TYPE_OFFSET_DATA);
@@ -316,9 +315,9 @@ reply_read (struct conn *c, uint64_t handle, uint64_t off, uint32_t len)
     pc_put_be64 (o->hdr + 20, off);
   }
   else {
-    o = out_new (NBD_SIMPLE_REPLY_SIZE);
+    o = out_new (c, NBD_SIMPLE_REPLY_SIZE);
     if (o == NULL)
-      goto nomem;
+      return;
     pc_put_be32 (o->hdr, NBD_SIMPLE_REPLY_MAGIC);
     pc_put_be32 (o->hdr + 4, 0);
     pc_put_be64 (o->hdr + 8, handle);
@@ -328,17 +327,16 @@ reply_read (struct conn *c, uint64_t handle, uint64_t off, uint32_t len)
   o->data = c->rec->disk.mem + off;
   o->dlen = len;
   conn_queue (c, o);
-  return;
-nomem:
-  c->closing = true;
 }
 
 static void
 opt_reply (struct conn *c, uint32_t opt, uint32_t type, const void *data, size_t len)
 {
-  struct outbuf *o = out_new (20);
+  struct outbuf *o = out_new (c, 20);
 
-  if (o == NULL || (len > 0 && (o->owned = malloc (len)) == NULL)) {
+  if (o == NULL)
+    return;
+  if (len > 0 && (o->owned = malloc (len)) == NULL) {
     free (o);
     c->closing = true;
     return;
@@ -358,12 +356,10 @@ opt_reply (struct conn *c, uint32_t opt, uint32_t type, const void *data, size_t
 static void
 ctl_reply (struct conn *c, int status, uint64_t seq)
 {
-  struct outbuf *o = out_new (PC_CTL_REPLY_SIZE);
+  struct outbuf *o = out_new (c, PC_CTL_REPLY_SIZE);
 
-  if (o == NULL) {
-    c->closing = true;
+  if (o == NULL)
     return;
-  }
   pc_put_le32 (o->hdr, PC_CTL_REPLY_MAGIC);
   pc_put_le32 (o->hdr + 4, (uint32_t) status);
   pc_put_le64 (o->hdr + 8, seq);
@@ -718,11 +714,9 @@ handle_option (struct conn *c, uint32_t opt, const uint8_t *buf, uint32_t len)
   switch (opt) {
   case NBD_OPT_EXPORT_NAME: {
     /* Any export name is accepted: there is one export. */
-    struct outbuf *o = out_new (c->no_zeroes ? 10 : 134);
-    if (o == NULL) {
-      c->closing = true;
+    struct outbuf *o = out_new (c, c->no_zeroes ? 10 : 134);
+    if (o == NULL)
       return;
-    }
     pc_put_be64 (o->hdr, c->rec->disk.size);
     pc_put_be16 (o->hdr + 8, EXPORT_FLAGS);
     if (!c->no_zeroes) {
@@ -1158,7 +1152,7 @@ on_accept (struct pc_recorder *rec, struct listener *l, int res)
     return;
   }
   if (!l->control) {
-    struct outbuf *o = out_new (18);
+    struct outbuf *o = out_new (c, 18);
     int one = 1;
     setsockopt (res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (o == NULL) {

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "dmlog.h"
 #include "log.h"
 #include "mark.h"
 #include "util.h"
@@ -19,12 +20,21 @@ usage (FILE *f)
 {
   fprintf (f,
 "usage: powercut log [--dump] FILE\n"
+"       powercut log --export dm-log-writes FILE OUT\n"
+"       powercut log --import dm-log-writes IN FILE [--size SIZE]\n"
 "\n"
 "Summarise a powercut log: device, records by type, marks, flush epochs,\n"
 "and whether it ended cleanly or was cut.  With --dump, one line per record:\n"
 "  SEQ TIME CONN TYPE DETAILS\n"
 "\n"
 "  -d, --dump   one line per record\n"
+"  -e, --export dm-log-writes FILE OUT\n"
+"               write FILE as a dm-log-writes log (xfstests' replay-log reads it)\n"
+"  -i, --import dm-log-writes IN FILE\n"
+"               turn a dm-log-writes log (the kernel target's, or qemu's\n"
+"               blklogwrites) into the powercut log FILE\n"
+"  -s, --size SIZE  with --import: the device size (default: the end of the\n"
+"               last write, rounded up to 1 MiB)\n"
 "  -h, --help   show this help\n"
 "\n"
 "Exit status: 0 the log reads to its end (cleanly stopped or cut short by a\n"
@@ -106,10 +116,15 @@ cmd_log (int argc, char **argv)
 {
   static const struct option opts[] = {
     { "dump", no_argument, NULL, 'd' },
+    { "export", required_argument, NULL, 'e' },
+    { "import", required_argument, NULL, 'i' },
+    { "size", required_argument, NULL, 's' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   bool dump = false;
+  const char *export_fmt = NULL, *import_fmt = NULL;
+  uint64_t size = 0;
   const char *path;
   struct pc_log *log;
   struct pc_record r;
@@ -122,12 +137,43 @@ cmd_log (int argc, char **argv)
   char sz1[32], sz2[32];
   int c, ret;
 
-  while ((c = getopt_long (argc, argv, "dh", opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "de:i:s:h", opts, NULL)) != -1) {
     switch (c) {
     case 'd': dump = true; break;
+    case 'e': export_fmt = optarg; break;
+    case 'i': import_fmt = optarg; break;
+    case 's':
+      if (pc_parse_size (optarg, &size) < 0 || size == 0) {
+        pc_err ("log", "--size %s: not a size", optarg);
+        return EXIT_ERROR;
+      }
+      break;
     case 'h': usage (stdout); return EXIT_OK;
     default: return pc_usage_error ("log");
     }
+  }
+  if (export_fmt || import_fmt) {
+    const char *fmt = export_fmt ? export_fmt : import_fmt;
+    char why[1024];
+    if (export_fmt && import_fmt) {
+      pc_err ("log", "--export and --import exclude each other");
+      return pc_usage_error ("log");
+    }
+    if (strcmp (fmt, "dm-log-writes") != 0) {
+      pc_err ("log", "%s: unknown format (dm-log-writes is the one)", fmt);
+      return EXIT_ERROR;
+    }
+    if (optind + 2 != argc) {
+      pc_err ("log", export_fmt ? "--export needs FILE and OUT" : "--import needs IN and FILE");
+      return pc_usage_error ("log");
+    }
+    ret = export_fmt ? pc_dmlog_export (argv[optind], argv[optind + 1], why, sizeof why)
+                     : pc_dmlog_import (argv[optind], argv[optind + 1], size, why, sizeof why);
+    if (ret < 0) {
+      pc_err ("log", "%s", why);
+      return EXIT_ERROR;
+    }
+    return EXIT_OK;
   }
   if (optind + 1 != argc) {
     pc_err ("log", optind == argc ? "a log FILE is required" : "only one log FILE, please");
