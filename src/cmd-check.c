@@ -12,6 +12,7 @@
 
 #include "checker.h"
 #include "cmd.h"
+#include "html.h"
 #include "report.h"
 #include "util.h"
 
@@ -30,6 +31,7 @@ usage (FILE *f)
 "  -F, --from MARK       check from this mark on (default: the first mark)\n"
 "  -j, --jobs N          checking processes (default: the number of CPUs)\n"
 "      --json OUT        write the JSON report to OUT ('-': stdout)\n"
+"      --html OUT        write the HTML report (a timeline) to OUT\n"
 "      --shard I/N       check the I-th of N shares of the crash points (0-based;\n"
 "                        also from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT,\n"
 "                        or JOB_COMPLETION_INDEX with POWERCUT_SHARDS)\n"
@@ -118,16 +120,36 @@ show_progress (void *ctx, size_t done, size_t total)
     fputc ('\n', stderr);
 }
 
+/* The HTML page of one check, with the log's marks and flushes. */
+static int
+write_html (const char *path, const struct pc_check_result *res)
+{
+  struct pc_index ix;
+  struct pc_html_config hc = { res->log_path, res, NULL };
+  char title[1024];
+  int r, have = pc_index_load (res->log_path, &ix) == 0;
+
+  if (have)
+    hc.ix = &ix;
+  snprintf (title, sizeof title, "powercut check %s", res->log_path);
+  r = pc_report_html (path, title, &hc, 1);
+  if (have)
+    pc_index_free (&ix);
+  return r;
+}
+
 int
 cmd_check (int argc, char **argv)
 {
-  enum { OPT_SEED = 256, OPT_JSON, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT, OPT_WORKDIR };
+  enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
+         OPT_WORKDIR };
   static const struct option opts[] = {
     { "model", required_argument, NULL, 'm' },
     { "seed", required_argument, NULL, OPT_SEED },
     { "from", required_argument, NULL, 'F' },
     { "jobs", required_argument, NULL, 'j' },
     { "json", required_argument, NULL, OPT_JSON },
+    { "html", required_argument, NULL, OPT_HTML },
     { "shard", required_argument, NULL, OPT_SHARD },
     { "keep", required_argument, NULL, 'k' },
     { "base", required_argument, NULL, 'b' },
@@ -141,7 +163,7 @@ cmd_check (int argc, char **argv)
   struct pc_check_config cfg = { 0 };
   struct pc_check_result *res = NULL;
   struct progress prog = { pc_now_mono_ns () };
-  const char *json = NULL;
+  const char *json = NULL, *html = NULL;
   bool quiet = false, shard_given = false;
   unsigned long v;
   char why[1024];
@@ -181,6 +203,7 @@ cmd_check (int argc, char **argv)
       cfg.jobs = (unsigned) v;
       break;
     case OPT_JSON: json = optarg; break;
+    case OPT_HTML: html = optarg; break;
     case OPT_SHARD:
       if (parse_shard (optarg, &cfg.shard, &cfg.nshards) < 0) {
         pc_err ("check", "--shard %s: not I/N with 0 <= I < N", optarg);
@@ -240,6 +263,11 @@ cmd_check (int argc, char **argv)
     pc_check_result_free (res);
     return EXIT_ERROR;
   }
+  if (html && (r = write_html (html, res)) < 0) {
+    pc_err ("check", "%s: %s", html, strerror (-r));
+    pc_check_result_free (res);
+    return EXIT_ERROR;
+  }
   r = pc_report_failed (res) ? EXIT_PROBLEMS : EXIT_OK;
   pc_check_result_free (res);
   return r;
@@ -250,25 +278,27 @@ cmd_merge (int argc, char **argv)
 {
   static const struct option opts[] = {
     { "json", required_argument, NULL, 'o' },
+    { "html", required_argument, NULL, 'H' },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   struct pc_check_result **parts, *m = NULL;
-  const char *json = NULL;
+  const char *json = NULL, *html = NULL;
   bool quiet = false;
   char why[1024];
   int c, r, n, ret = EXIT_ERROR;
 
-  while ((c = getopt_long (argc, argv, "o:qh", opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "o:H:qh", opts, NULL)) != -1) {
     switch (c) {
     case 'o': json = optarg; break;
+    case 'H': html = optarg; break;
     case 'q': quiet = true; break;
     case 'h':
-      printf ("usage: powercut merge [--json OUT] [--quiet] REPORT.json...\n"
+      printf ("usage: powercut merge [--json OUT] [--html OUT] [--quiet] REPORT.json...\n"
               "\n"
               "Join the JSON reports of the shards of one check into the report an\n"
-              "unsharded check gives: text on stdout, JSON to OUT.\n"
+              "unsharded check gives: text on stdout, JSON or HTML to OUT.\n"
               "\n"
               "Exit status: 0 every crash point survived, 1 some did not, 2 error.\n");
       return EXIT_OK;
@@ -299,6 +329,10 @@ cmd_merge (int argc, char **argv)
     pc_report_text (stdout, m);
   if (json && (r = pc_report_json (json, m)) < 0) {
     pc_err ("merge", "%s: %s", json, strerror (-r));
+    goto out;
+  }
+  if (html && (r = write_html (html, m)) < 0) {
+    pc_err ("merge", "%s: %s", html, strerror (-r));
     goto out;
   }
   ret = pc_report_failed (m) ? EXIT_PROBLEMS : EXIT_OK;

@@ -16,6 +16,7 @@
 
 #include "checker.h"
 #include "cmd.h"
+#include "html.h"
 #include "proc.h"
 #include "report.h"
 #include "run.h"
@@ -68,12 +69,13 @@ usage (FILE *f)
 "A COMMAND runs in the mounted filesystem with POWERCUT_MNT (the mount\n"
 "point), POWERCUT_CONTROL (the control socket) and POWERCUT (this program)\n"
 "in its environment, and calls 'powercut mark' itself.  Needs root.\n"
-"Output: DIR/powercut.log, report.txt, report.json, workload.txt (one\n"
+"Output: DIR/powercut.log, report.txt, report.json, report.html, workload.txt (one\n"
 "directory per configuration when there are several, and the comparison\n"
 "in DIR/report.txt).  Exit status: 0 no problem, 1 problems found, 2 error.\n");
 }
 
 struct config {
+  struct pc_check_result *res;  /* kept for the comparison page */
   const char *fs;
   const char *mount_opts;
   char label[128];
@@ -205,6 +207,36 @@ write_comparison_json (const char *path, const char *workload, struct config *cf
     r = -EIO;
   json_object_put (root);
   return r;
+}
+
+/* One page with every configuration's timeline, aligned, under the table. */
+static void
+write_comparison_html (const char *out, const char *workload, struct config *cf, size_t n)
+{
+  struct pc_html_config hc[MAX_CONFIGS];
+  struct pc_index ix[MAX_CONFIGS];
+  bool have[MAX_CONFIGS];
+  char path[PATH_MAX + 32], title[256];
+  size_t k = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    char logp[PATH_MAX + 32];
+    if (!cf[i].ok)
+      continue;
+    snprintf (logp, sizeof logp, "%s/powercut.log", cf[i].dir);
+    have[k] = pc_index_load (logp, &ix[k]) == 0;
+    hc[k].label = cf[i].label;
+    hc[k].res = cf[i].res;
+    hc[k].ix = have[k] ? &ix[k] : NULL;
+    k++;
+  }
+  snprintf (path, sizeof path, "%s/report.html", out);
+  snprintf (title, sizeof title, "powercut run: %s on %zu configurations", workload, n);
+  if (pc_report_html (path, title, hc, k) < 0)
+    pc_err ("run", "%s: cannot write", path);
+  for (size_t i = 0; i < k; i++)
+    if (have[i])
+      pc_index_free (&ix[i]);
 }
 
 static void
@@ -403,6 +435,7 @@ cmd_run (int argc, char **argv)
       }
   }
   for (size_t i = 0; i < ncf; i++) {
+    cf[i].res = NULL;
     memset (cf[i].count, 0, sizeof cf[i].count);
     cf[i].ok = false;
     cf[i].error[0] = '\0';
@@ -495,7 +528,24 @@ cmd_run (int argc, char **argv)
     }
     if (ncf == 1)
       pc_report_text (stdout, res);
-    pc_check_result_free (res);
+    snprintf (path, sizeof path, "%s/report.html", k->dir);
+    {
+      struct pc_index ix;
+      struct pc_html_config hc = { k->label, res, NULL };
+      char title[256];
+      int have = pc_index_load (logp, &ix) == 0;
+      if (have)
+        hc.ix = &ix;
+      snprintf (title, sizeof title, "powercut run: %s on %s",
+                rc.workload ? rc.workload->name : rc.command[0], k->label);
+      if (pc_report_html (path, title, &hc, 1) < 0) {
+        pc_err ("run", "%s: cannot write", path);
+        error = true;
+      }
+      if (have)
+        pc_index_free (&ix);
+    }
+    k->res = res;
   }
   if (stop_requested) {
     pc_err ("run", "interrupted: everything it started is torn down");
@@ -517,7 +567,10 @@ cmd_run (int argc, char **argv)
     }
     snprintf (path, sizeof path, "%s/report.json", out);
     write_comparison_json (path, rc.workload ? rc.workload->name : rc.command[0], cf, ncf);
+    write_comparison_html (out, rc.workload ? rc.workload->name : rc.command[0], cf, ncf);
   }
+  for (size_t i = 0; i < ncf; i++)
+    pc_check_result_free (cf[i].res);
   return error ? EXIT_ERROR : failed ? EXIT_PROBLEMS : EXIT_OK;
 
 too_many:

@@ -1,0 +1,326 @@
+/* html.c: the self-contained HTML report with crash timelines. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "html.h"
+#include "mark.h"
+#include "report.h"
+
+#define MAX_FAILING_LISTED 2000
+
+/* The page around the data.  The data is JSON in a non-executed script
+ * element; the code reads it with JSON.parse and builds the page with
+ * createElement and textContent only. */
+static const char page_head[] =
+"<!DOCTYPE html>\n"
+"<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+"<title>powercut report</title>\n"
+"<style>\n"
+"body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#222;background:#fafafa}\n"
+"h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 6px}h3{font-size:14px;margin:14px 0 4px}\n"
+".sub{color:#666;margin-bottom:12px}\n"
+"table{border-collapse:collapse;background:#fff;margin:6px 0}\n"
+"td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}\n"
+"th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+".chip{display:inline-block;white-space:nowrap;padding:1px 8px;margin:2px 6px 2px 0;border-radius:10px;color:#fff;font-size:12px}\n"
+".tl{background:#fff;border:1px solid #ddd;padding:6px;margin:6px 0}\n"
+"canvas{display:block;width:100%;cursor:crosshair}\n"
+"code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}\n"
+".details{background:#fff;border:1px solid #ddd;padding:6px;margin:6px 0;max-height:320px;overflow:auto}\n"
+".muted{color:#777}.bad{font-weight:600}\n"
+"</style></head><body>\n"
+"<h1>powercut report</h1><div class=\"sub\" id=\"title\"></div>\n"
+"<div id=\"compare\"></div><div id=\"configs\"></div>\n"
+"<script type=\"application/json\" id=\"data\">";
+
+static const char page_tail[] =
+"</script>\n"
+"<script>\n"
+"'use strict';\n"
+"window.onerror=function(m){document.body.dataset.errors=(document.body.dataset.errors||'')+m+'\\n';};\n"
+"const D=JSON.parse(document.getElementById('data').textContent);\n"
+"const V=['ok','fs-corrupt','unmountable','zero-length','missing','mismatch','durable-lost'];\n"
+"const C={'ok':'#3a3','fs-corrupt':'#d33','unmountable':'#800','zero-length':'#f80',\n"
+"  'missing':'#a0f','mismatch':'#c9a800','durable-lost':'#06c'};\n"
+"const RANK={'ok':0,'mismatch':1,'missing':2,'zero-length':3,'durable-lost':4,'fs-corrupt':5,'unmountable':6};\n"
+"function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}\n"
+"function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag||'td');if(c instanceof Node)td.appendChild(c);else td.textContent=String(c);tr.appendChild(td);}return tr;}\n"
+"function chip(v,n){const s=el('span',v+' '+n,'chip');s.style.background=C[v];return s;}\n"
+"document.getElementById('title').textContent=D.title;\n"
+"if(D.configs.length>1){\n"
+"  const h=el('h2','Comparison');const t=el('table');t.id='comparison';\n"
+"  t.appendChild(row(['configuration','crash points'].concat(V,['files affected']),'th'));\n"
+"  D.configs.forEach(function(c,i){const r=row([c.label,c.totals.points].concat(V.map(v=>c.totals[v]),[c.files]));\n"
+"    for(let k=1;k<r.children.length;k++)r.children[k].className='n';r.dataset.config=i;t.appendChild(r);});\n"
+"  const d=document.getElementById('compare');d.appendChild(h);d.appendChild(t);\n"
+"}\n"
+"/* Timelines are aligned on the marks every configuration has: each mark\n"
+"   sits at the same x in all of them, records in between spread evenly. */\n"
+"const common=D.configs.length?D.configs[0].marks.map(m=>m.name).filter(nm=>D.configs.every(c=>c.marks.filter(m=>m.name===nm).length===1)):[];\n"
+"const anchorX=common.map(nm=>D.configs.reduce((a,c)=>a+c.marks.find(m=>m.name===nm).record/Math.max(1,c.records),0)/D.configs.length);\n"
+"for(let i=1;i<anchorX.length;i++)if(anchorX[i]<anchorX[i-1])anchorX[i]=anchorX[i-1];\n"
+"function mapper(c){const rs=[0],xs=[0];common.forEach(function(nm,i){rs.push(c.marks.find(m=>m.name===nm).record);xs.push(anchorX[i]);});\n"
+"  rs.push(Math.max(1,c.records));xs.push(1);\n"
+"  return function(r){let k=1;while(k<rs.length-1&&r>rs[k])k++;const a=rs[k-1],b=rs[k];\n"
+"    return xs[k-1]+(b>a?(r-a)/(b-a):0)*(xs[k]-xs[k-1]);};}\n"
+"const legend=el('div');V.forEach(v=>legend.appendChild(chip(v,'')));\n"
+"legend.appendChild(el('span','  marks: dark lines; flushes: ticks (and shaded epochs)','muted'));\n"
+"document.getElementById('configs').appendChild(legend);\n"
+"D.configs.forEach(function(c,ci){\n"
+"  const sec=el('section');sec.id='config-'+ci;\n"
+"  sec.appendChild(el('h2',c.label));\n"
+"  sec.appendChild(el('div',c.log+' \\u2014 model '+c.model+', '+c.totals.points+' crash points from '+\n"
+"    (c.from||'the start')+' (record '+c.from_record+') of '+c.records+' records, '+c.totals.unique+' distinct images','muted'));\n"
+"  const tot=el('div');tot.className='totals';\n"
+"  V.forEach(function(v){if(c.totals[v]||v==='ok'){const s=chip(v,c.totals[v]);s.dataset.verdict=v;s.dataset.count=c.totals[v];tot.appendChild(s);}});\n"
+"  sec.appendChild(tot);\n"
+"  const tl=el('div',null,'tl');const cv=document.createElement('canvas');cv.height=120;tl.appendChild(cv);\n"
+"  const det=el('div',null,'details');det.textContent='Click the timeline to list the crash points there.';\n"
+"  sec.appendChild(tl);sec.appendChild(det);\n"
+"  document.getElementById('configs').appendChild(sec);\n"
+"  draw(c,cv,det);\n"
+"  if(c.paths.length){sec.appendChild(el('h3','Failing paths ('+c.paths.length+')'));const t=el('table');t.className='paths';\n"
+"    t.appendChild(row(['path','verdict','points','first','last','found','allowed'],'th'));\n"
+"    c.paths.forEach(function(p){const r=row([p.path,chip(p.verdict,''),p.count,p.first,p.last,p.found,p.allowed]);\n"
+"      r.children[0].className='mono';r.children[5].className='mono';r.children[6].className='mono';t.appendChild(r);});\n"
+"    sec.appendChild(t);}\n"
+"  if(c.failing.length){sec.appendChild(el('h3','Failing crash points ('+c.totals.failing+(c.failing.length<c.totals.failing?', the first '+c.failing.length+' listed':'')+')'));\n"
+"    const t=el('table');t.className='failing';t.appendChild(row(['crash point','verdict','what','rebuild it'],'th'));\n"
+"    c.failing.forEach(function(f){const what=f.findings.map(x=>x.verdict+' '+x.path+': '+x.found).concat(f.evidence).join('\\n');\n"
+"      const w=el('div',what,'mono');w.style.whiteSpace='pre-wrap';\n"
+"      t.appendChild(row([el('code',f.id),chip(f.verdict,''),w,el('code',f.replay)]));});\n"
+"    sec.appendChild(t);}\n"
+"});\n"
+"function draw(c,cv,det){\n"
+"  const W=Math.max(300,cv.parentNode.clientWidth-12);cv.width=W;const H=cv.height;\n"
+"  const g=cv.getContext('2d');const f=mapper(c);const x=r=>Math.max(0,Math.min(W-1,Math.floor(f(r)*(W-1))));\n"
+"  g.fillStyle='#fff';g.fillRect(0,0,W,H);\n"
+"  /* flush epochs: alternate bands when they are wide enough, ticks always */\n"
+"  const fl=c.flushes;let last=0;\n"
+"  for(let i=0;i<fl.length;i++){const a=x(last),b=x(fl[i]);if(i%2&&b-a>2){g.fillStyle='#f2f2f2';g.fillRect(a,26,b-a,H-52);}\n"
+"    g.fillStyle='#aaa';g.fillRect(b,H-24,1,6);last=fl[i];}\n"
+"  /* crash points: the worst verdict per pixel column */\n"
+"  const worst=new Int8Array(W).fill(-1);\n"
+"  for(let i=0;i<c.rec.length;i++){const px=x(c.rec[i]);const v=c.v[i];if(worst[px]<0||RANK[V[v]]>RANK[V[worst[px]]])worst[px]=v;}\n"
+"  for(let px=0;px<W;px++){const v=worst[px];if(v<0)continue;g.fillStyle=C[V[v]];\n"
+"    if(v===0)g.fillRect(px,H-48,1,20);else g.fillRect(px,26,2,H-54);}\n"
+"  /* marks: labelled lines, labels in two lanes */\n"
+"  g.font='11px sans-serif';g.textBaseline='top';let lastx=-1e9,lane=0;\n"
+"  c.marks.forEach(function(m){const px=x(m.record);g.fillStyle='#555';g.fillRect(px,24,1,H-48);\n"
+"    lane=px-lastx<90?1-lane:0;lastx=px;g.fillText(m.name,Math.min(px+2,W-80),lane*12);});\n"
+"  g.fillStyle='#777';g.fillText('record 0',0,H-12);const e='record '+c.records;g.fillText(e,W-g.measureText(e).width,H-12);\n"
+"  cv.onclick=function(ev){const r=cv.getBoundingClientRect();const px=Math.round((ev.clientX-r.left)*W/r.width);\n"
+"    const lo=px-2,hi=px+2;det.textContent='';const hits=[];\n"
+"    for(let i=0;i<c.rec.length&&hits.length<50;i++){const p=x(c.rec[i]);if(p>=lo&&p<=hi)hits.push(i);}\n"
+"    if(!hits.length){det.textContent='No crash point there.';return;}\n"
+"    hits.forEach(function(i){const d=el('div');d.appendChild(chip(V[c.v[i]],''));d.appendChild(el('code',c.ids[i]+'  powercut replay '+c.log+' --at '+c.ids[i]+' -o state.img'));det.appendChild(d);});};\n"
+"}\n"
+"document.body.dataset.ms=Math.round(performance.now());document.body.dataset.ready='1';\n"
+"</script></body></html>\n";
+
+/* Distinct failing paths of a result, as JSON rows. */
+static json_object *
+paths_json (const struct pc_check_result *res)
+{
+  json_object *arr = json_object_new_array ();
+
+  for (size_t i = 0; i < res->npoints; i++) {
+    const struct pc_point *p = &res->points[i];
+    for (const char *l = p->findings; l && *l;) {
+      const char *nl = strchr (l, '\n'), *f[4];
+      size_t len[4];
+      json_object *o = NULL;
+      if (nl == NULL)
+        nl = l + strlen (l);
+      for (int k = 0; k < 4; k++) {
+        const char *tab = k < 3 ? memchr (l, '\t', (size_t) (nl - l)) : NULL;
+        f[k] = l;
+        len[k] = (size_t) ((tab ? tab : nl) - l);
+        l = tab ? tab + 1 : nl;
+      }
+      l = *nl ? nl + 1 : nl;
+      if (len[0] == 11 && strncmp (f[0], "unmentioned", 11) == 0)
+        continue;
+      for (size_t j = 0; j < json_object_array_length (arr); j++) {
+        json_object *x = json_object_array_get_idx (arr, j), *pv;
+        json_object_object_get_ex (x, "path", &pv);
+        if (strlen (json_object_get_string (pv)) == len[1] &&
+            memcmp (json_object_get_string (pv), f[1], len[1]) == 0) {
+          o = x;
+          break;
+        }
+      }
+      if (o == NULL) {
+        o = json_object_new_object ();
+        json_object_object_add (o, "path", json_object_new_string_len (f[1], (int) len[1]));
+        json_object_object_add (o, "verdict", json_object_new_string_len (f[0], (int) len[0]));
+        json_object_object_add (o, "found", json_object_new_string_len (f[2], (int) len[2]));
+        json_object_object_add (o, "allowed", json_object_new_string_len (f[3], (int) len[3]));
+        json_object_object_add (o, "first", json_object_new_string (p->id));
+        json_object_object_add (o, "count", json_object_new_int (0));
+        json_object_array_add (arr, o);
+      }
+      {
+        json_object *cnt;
+        json_object_object_get_ex (o, "count", &cnt);
+        json_object_set_int (cnt, json_object_get_int (cnt) + 1);
+        json_object_object_add (o, "last", json_object_new_string (p->id));
+      }
+    }
+  }
+  return arr;
+}
+
+static json_object *
+config_json (const struct pc_html_config *hc)
+{
+  const struct pc_check_result *res = hc->res;
+  json_object *o = json_object_new_object (), *t = json_object_new_object ();
+  json_object *rec = json_object_new_array_ext ((int) res->npoints);
+  json_object *v = json_object_new_array_ext ((int) res->npoints);
+  json_object *ids = json_object_new_array_ext ((int) res->npoints);
+  json_object *failing = json_object_new_array (), *marks = json_object_new_array ();
+  json_object *flushes = json_object_new_array (), *paths;
+  size_t nfail = 0;
+  char cmd[512];
+
+  json_object_object_add (o, "label", json_object_new_string (hc->label));
+  json_object_object_add (o, "log", json_object_new_string (res->log_path));
+  json_object_object_add (o, "model", json_object_new_string (pc_model_name (res->model.kind)));
+  json_object_object_add (o, "from", json_object_new_string (res->from));
+  json_object_object_add (o, "from_record", json_object_new_int64 ((int64_t) res->from_record));
+  json_object_object_add (o, "records", json_object_new_int64 ((int64_t) res->records));
+  for (size_t i = 0; i < res->npoints; i++) {
+    const struct pc_point *p = &res->points[i];
+    json_object_array_add (rec, json_object_new_int64 ((int64_t) p->record));
+    json_object_array_add (v, json_object_new_int ((int) p->verdict));
+    json_object_array_add (ids, json_object_new_string (p->id));
+    if (p->verdict == PC_V_OK)
+      continue;
+    if (nfail++ < MAX_FAILING_LISTED) {
+      json_object *f = json_object_new_object (), *ev = json_object_new_array ();
+      json_object *fa = json_object_new_array ();
+      json_object_object_add (f, "id", json_object_new_string (p->id));
+      json_object_object_add (f, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
+      for (const char *l = p->evidence; *l;) {
+        const char *nl = strchr (l, '\n');
+        size_t n = nl ? (size_t) (nl - l) : strlen (l);
+        json_object_array_add (ev, json_object_new_string_len (l, (int) n));
+        l += n + (nl ? 1 : 0);
+      }
+      for (const char *l = p->findings; l && *l;) {
+        const char *nl = strchr (l, '\n'), *t1, *t2, *t3;
+        json_object *x;
+        if (nl == NULL)
+          nl = l + strlen (l);
+        t1 = memchr (l, '\t', (size_t) (nl - l));
+        t2 = t1 ? memchr (t1 + 1, '\t', (size_t) (nl - t1 - 1)) : NULL;
+        t3 = t2 ? memchr (t2 + 1, '\t', (size_t) (nl - t2 - 1)) : NULL;
+        if (t3 && !(t1 - l == 11 && strncmp (l, "unmentioned", 11) == 0)) {
+          x = json_object_new_object ();
+          json_object_object_add (x, "verdict", json_object_new_string_len (l, (int) (t1 - l)));
+          json_object_object_add (x, "path", json_object_new_string_len (t1 + 1, (int) (t2 - t1 - 1)));
+          json_object_object_add (x, "found", json_object_new_string_len (t2 + 1, (int) (t3 - t2 - 1)));
+          json_object_array_add (fa, x);
+        }
+        l = *nl ? nl + 1 : nl;
+      }
+      json_object_object_add (f, "evidence", ev);
+      json_object_object_add (f, "findings", fa);
+      pc_report_replay_cmd (res, p, cmd, sizeof cmd);
+      json_object_object_add (f, "replay", json_object_new_string (cmd));
+      json_object_array_add (failing, f);
+    }
+  }
+  json_object_object_add (o, "rec", rec);
+  json_object_object_add (o, "v", v);
+  json_object_object_add (o, "ids", ids);
+  json_object_object_add (o, "failing", failing);
+  json_object_object_add (t, "points", json_object_new_int64 ((int64_t) res->npoints));
+  json_object_object_add (t, "unique", json_object_new_int64 ((int64_t) res->unique));
+  json_object_object_add (t, "failing", json_object_new_int64 ((int64_t) nfail));
+  for (int k = 0; k < PC_V_COUNT; k++)
+    json_object_object_add (t, pc_verdict_name (k), json_object_new_int64 ((int64_t) res->count[k]));
+  json_object_object_add (o, "totals", t);
+  paths = paths_json (res);
+  json_object_object_add (o, "files", json_object_new_int ((int) json_object_array_length (paths)));
+  json_object_object_add (o, "paths", paths);
+  if (hc->ix) {
+    for (uint64_t i = 0; i < hc->ix->n; i++) {
+      const struct pc_record *r = &hc->ix->recs[i];
+      if (r->type == PC_REC_FLUSH)
+        json_object_array_add (flushes, json_object_new_int64 ((int64_t) i));
+      else if (r->type == PC_REC_MARK) {
+        struct pc_mark m;
+        if (pc_mark_decode (r->data, r->datalen, &m) == 0) {
+          json_object *mk = json_object_new_object ();
+          json_object_object_add (mk, "record", json_object_new_int64 ((int64_t) i));
+          json_object_object_add (mk, "name", json_object_new_string (m.name));
+          json_object_array_add (marks, mk);
+          pc_mark_free (&m);
+        }
+      }
+    }
+  }
+  json_object_object_add (o, "marks", marks);
+  json_object_object_add (o, "flushes", flushes);
+  return o;
+}
+
+/* Writes JSON text so that no "</script" (or any markup) can appear in it:
+ * <, > and & only occur inside strings, where \u escapes mean the same. */
+static int
+write_safe_json (FILE *f, const char *s)
+{
+  for (; *s; s++) {
+    int r;
+    if (*s == '<')
+      r = fputs ("\\u003c", f);
+    else if (*s == '>')
+      r = fputs ("\\u003e", f);
+    else if (*s == '&')
+      r = fputs ("\\u0026", f);
+    else
+      r = fputc (*s, f);
+    if (r == EOF)
+      return -EIO;
+  }
+  return 0;
+}
+
+int
+pc_report_html (const char *path, const char *title,
+                const struct pc_html_config *cfg, size_t n)
+{
+  json_object *root = json_object_new_object (), *arr = json_object_new_array ();
+  FILE *f;
+  int r = 0;
+
+  json_object_object_add (root, "title", json_object_new_string (title));
+  for (size_t i = 0; i < n; i++)
+    json_object_array_add (arr, config_json (&cfg[i]));
+  json_object_object_add (root, "configs", arr);
+  f = fopen (path, "we");
+  if (f == NULL) {
+    r = -errno;
+    json_object_put (root);
+    return r;
+  }
+  if (fputs (page_head, f) == EOF)
+    r = -EIO;
+  if (r == 0)
+    r = write_safe_json (f, json_object_to_json_string_ext (root, JSON_C_TO_STRING_PLAIN));
+  if (r == 0 && fputs (page_tail, f) == EOF)
+    r = -EIO;
+  if (fclose (f) == EOF && r == 0)
+    r = -errno;
+  json_object_put (root);
+  return r;
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# test-report-html.sh: the HTML report in a real browser (headless Chromium):
+# it loads without script errors, shows the counts report.json has, shows a
+# file named like markup as text, and 100,000 crash points render.
+source "$top_srcdir/tests/functions.sh"
+requires chromium python3
+
+# page FILE: the DOM after the page's scripts ran, into $dom
+page ()
+{
+  dom=$(timeout "$T" chromium --headless --no-sandbox --disable-gpu --disable-quic \
+          --no-first-run --disable-background-networking --disable-component-update \
+          --disable-sync --user-data-dir="$tmp/profile" --window-size=1300,1400 \
+          --dump-dom "file://$1" 2>/dev/null)
+}
+
+shot ()
+{
+  timeout "$T" chromium --headless --no-sandbox --disable-gpu --disable-quic \
+    --no-first-run --disable-background-networking --disable-component-update \
+    --disable-sync --user-data-dir="$tmp/profile" --window-size=1300,1400 \
+    --screenshot="$2" "file://$1" >/dev/null 2>&1
+}
+
+# shown_counts: "verdict=count" of the chips the page shows, sorted
+shown_counts () { grep -o 'data-verdict="[a-z-]*" data-count="[0-9]*"' <<<"$dom" | sed 's/data-verdict="\([a-z-]*\)" data-count="\([0-9]*\)"/\1=\2/' | sort | tr '\n' ' '; }
+json_counts () { python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(" ".join(sorted("%s=%d" % (k, v) for k, v in t.items() if k not in ("points", "unique") and (v or k == "ok"))) + " ")' "$1"; }
+
+# 1. 100,000 crash points (a synthetic report, through merge --html)
+python3 - "$tmp/big.json" <<'PY'
+import json, sys, random
+random.seed(1); n = 100000
+V = ["ok", "fs-corrupt", "unmountable", "zero-length", "missing", "mismatch", "durable-lost"]
+tot = dict.fromkeys(V, 0); pts = []
+for i in range(n):
+    v = "ok" if random.random() < 0.97 else random.choice(V[1:])
+    tot[v] += 1
+    p = {"id": str(i), "record": i, "verdict": v, "evidence": []}
+    if v in V[3:]:
+        p["findings"] = [{"verdict": v, "path": "d/f%d" % (i % 50), "found": "empty file", "allowed": "file 5 B"}]
+    pts.append(p)
+tot["points"] = tot["unique"] = n
+json.dump({"schema": 1, "log": "big.log", "model": "flush", "from": "mkfs", "records": n,
+           "totals": tot, "points": pts}, open(sys.argv[1], "w"))
+PY
+run powercut merge -q --html "$tmp/big.html" "$tmp/big.json"
+# merge writes the page (exit 1: the report has failures)
+assert_eq "$rc" 1 "merge --html ($err)"
+page "$tmp/big.html"
+# the page's script ran to its end
+assert_match "$dom" 'data-ready="1"' "100k page ready"
+# ... without an error
+assert_no_match "$dom" 'data-errors=' "100k page script errors"
+# the counts shown are the report's
+assert_eq "$(shown_counts)" "$(json_counts "$tmp/big.json")" "100k page counts"
+
+# 2. A real run whose workload names a file like markup and loses it.
+requires_root
+requires nbdfuse losetup mkfs.ext4 fusermount3
+cat >"$tmp/evil.sh" <<'SH'
+#!/bin/sh
+set -e
+f="$POWERCUT_MNT/<img src=x onerror=alert(1)>"
+head -c 8192 /dev/urandom > "$f"; sync
+powercut mark v1 --manifest "$POWERCUT_MNT" --sync
+head -c 8192 /dev/urandom > "$f.tmp"; mv "$f.tmp" "$f"
+powercut mark v2 --manifest "$POWERCUT_MNT"
+sleep 2
+SH
+chmod +x "$tmp/evil.sh"
+run powercut run --quiet --mount-opts noauto_da_alloc,commit=1 --out "$tmp/evil" -- "$tmp/evil.sh"
+# the run found the loss (exit 1)
+assert_eq "$rc" 1 "run with the markup-named file ($err)"
+page "$tmp/evil/report.html"
+assert_match "$dom" 'data-ready="1"' "run page ready"
+assert_no_match "$dom" 'data-errors=' "run page script errors"
+# the counts shown are report.json's
+assert_eq "$(shown_counts)" "$(json_counts "$tmp/evil/report.json")" "run page counts"
+# the file name is text on the page, not an element
+assert_match "$dom" '&lt;img src=x onerror=alert\(1\)&gt;' "file name shown as text"
+assert_no_match "$dom" '<img' "no img element"
+shot "$tmp/evil/report.html" "$top_builddir/tests/report-html.png"
+# a screenshot is kept as an artifact
+[ -s "$top_builddir/tests/report-html.png" ] || fail "no screenshot"
