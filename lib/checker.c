@@ -74,6 +74,7 @@ pc_check_result_free (struct pc_check_result *res)
   if (res == NULL)
     return;
   free (res->log_path);
+  free (res->base_path);
   for (size_t i = 0; i < res->npoints; i++)
     free (res->points[i].findings);
   free (res->points);
@@ -374,7 +375,20 @@ run_workers (struct ctx *c)
   }
   while (alive > 0) {
     int status;
-    pid_t p = waitpid (-1, &status, WNOHANG);
+    pid_t p;
+    if (c->cfg->interrupted && *c->cfg->interrupted) {
+      /* Stopped: the workers go now; the caller removes their files. */
+      for (unsigned i = 0; i < jobs; i++)
+        if (pids[i] > 0) {
+          kill (pids[i], SIGKILL);
+          waitpid (pids[i], NULL, 0);
+          pids[i] = 0;
+        }
+      c->spawned = next_id;
+      free (pids);
+      return -EINTR;
+    }
+    p = waitpid (-1, &status, WNOHANG);
     if (p == 0) {
       struct timespec ts = { 0, 50 * 1000 * 1000 };
       if (c->cfg->progress)
@@ -406,7 +420,8 @@ run_workers (struct ctx *c)
           __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
         }
       /* Its place is taken, a bounded number of times. */
-      if (__atomic_load_n (&c->sh->done, __ATOMIC_SEQ_CST) < total && respawns < 16) {
+      if (__atomic_load_n (&c->sh->done, __ATOMIC_SEQ_CST) < total && respawns < 16 &&
+          !(c->cfg->interrupted && *c->cfg->interrupted)) {
         pid_t np = spawn (c, next_id++);
         respawns++;
         if (np > 0) {
@@ -515,6 +530,12 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
     goto nomem;
   }
   res->model = cfg->model;
+  res->keep_trimmed = cfg->keep_trimmed;
+  res->log_start_ns = c.ix.hdr.start_ns;
+  if (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL) {
+    r = -ENOMEM;
+    goto nomem;
+  }
   res->records = c.ix.n;
   res->device_size = c.ix.hdr.devsize;
   res->log_torn = c.ix.end != PC_END_CLEAN;
@@ -617,7 +638,7 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   c.sh->status = (int *) (c.sh->results + (c.nstates ? c.nstates : 1));
   r = run_workers (&c);
   if (r < 0) {
-    snprintf (why, whylen, "running checkers: %s", strerror (-r));
+    snprintf (why, whylen, r == -EINTR ? "interrupted" : "running checkers: %s", strerror (-r));
     goto out;
   }
 

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "crash.h"
@@ -27,6 +28,7 @@ struct pc_check_config {
   const char *work_dir;         /* scratch directory, or NULL for a default */
   bool keep_trimmed;
   int timeout_s;                /* per program run on a state */
+  volatile sig_atomic_t *interrupted;   /* set by a signal handler: stop, clean up */
   /* Called now and then from the checking process. */
   void (*progress) (void *ctx, size_t done, size_t total);
   void *progress_ctx;
@@ -45,6 +47,9 @@ struct pc_point {
 
 struct pc_check_result {
   char *log_path;
+  char *base_path;              /* --base given to the check, or NULL */
+  bool keep_trimmed;
+  uint64_t log_start_ns;        /* the log's identity: its start time ... */
   struct pc_model model;
   char from[PC_ID_MAX];         /* the mark checking started at ("" for record 0) */
   uint64_t from_record;

@@ -586,6 +586,10 @@ pc_state_parse (const struct pc_index *ix, const char *id,
     *ret_state = s;
     return 0;
   }
+  if (s.ndrop > 0 && !pc_rec_is_data (&ix->recs[s.point])) {
+    *ret_why = "nothing is in flight at that point (it is not a write, trim or write-zeroes)";
+    goto bad;
+  }
   /* Reorder and torn states rest on the last flush before the point. */
   for (uint64_t i = s.point; i-- > 0;)
     if (ix->recs[i].type == PC_REC_FLUSH) {

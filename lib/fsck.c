@@ -37,6 +37,20 @@ pc_verdict_parse (const char *name)
 
 #define OUT_MAX 8192
 
+/* Replaces every occurrence of the scratch image's path with "IMAGE": the
+ * file is gone by the time anyone reads the evidence. */
+static void
+hide_path (char *out, const char *path)
+{
+  size_t pl = strlen (path);
+  char *p;
+
+  while (pl > 5 && (p = strstr (out, path)) != NULL) {
+    memcpy (p, "IMAGE", 5);
+    memmove (p + 5, p + pl, strlen (p + pl) + 1);
+  }
+}
+
 /* Keeps the lines of e2fsck's output that say something, up to a few. */
 static void
 evidence (char *dst, size_t len, const char *prefix, const char *out)
@@ -145,8 +159,10 @@ pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
       if (r == -ETIME)
         snprintf (res->evidence, sizeof res->evidence,
                   "journal recovery did not finish within %d s", timeout_s);
-      else
+      else {
+        hide_path (out, path);
         evidence (res->evidence, sizeof res->evidence, "journal recovery failed:", out);
+      }
       goto restore;
     }
   }
@@ -167,10 +183,12 @@ pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
     }
     else if (r >= 8) {
       res->verdict = PC_V_UNMOUNTABLE;
+      hide_path (out, path);
       evidence (res->evidence, sizeof res->evidence, "", out);
     }
     else {
       res->verdict = PC_V_FS_CORRUPT;
+      hide_path (out, path);
       evidence (res->evidence, sizeof res->evidence, "", out);
     }
     r = 0;

@@ -12,11 +12,48 @@
 
 #define MAX_LISTED 20
 
+/* Quotes s for a POSIX shell when it needs it. */
+static void
+shell_quote (const char *s, char *buf, size_t len)
+{
+  size_t pos = 0;
+
+  if (s[strspn (s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:=+,")] == '\0'
+      && *s) {
+    snprintf (buf, len, "%s", s);
+    return;
+  }
+  if (len < 3) {
+    buf[0] = '\0';
+    return;
+  }
+  buf[pos++] = '\'';
+  for (; *s && pos + 6 < len; s++) {
+    if (*s == '\'') {
+      memcpy (buf + pos, "'\\''", 4);
+      pos += 4;
+    }
+    else
+      buf[pos++] = *s;
+  }
+  buf[pos++] = '\'';
+  buf[pos] = '\0';
+}
+
 void
 pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *p,
                       char *buf, size_t len)
 {
-  snprintf (buf, len, "powercut replay %s --at %s -o state.img", res->log_path, p->id);
+  char log[1024], base[1024] = "";
+
+  shell_quote (res->log_path, log, sizeof log);
+  if (res->base_path) {
+    char q[1000];
+    shell_quote (res->base_path, q, sizeof q);
+    snprintf (base, sizeof base, " --base %s", q);
+  }
+  snprintf (buf, len, "powercut replay %s --at %s%s%s -o state.img", log, p->id, base,
+            res->keep_trimmed ? " --keep-trimmed" : "");
 }
 
 int
@@ -240,6 +277,9 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   json_object_object_add (root, "powercut", json_object_new_string (PACKAGE_VERSION));
   json_object_object_add (root, "schema", json_object_new_int (1));
   json_object_object_add (root, "log", json_object_new_string (res->log_path));
+  json_object_object_add (root, "log_start_ns", json_object_new_uint64 (res->log_start_ns));
+  json_object_object_add (root, "base", res->base_path ? json_object_new_string (res->base_path) : NULL);
+  json_object_object_add (root, "keep_trimmed", json_object_new_boolean (res->keep_trimmed));
   json_object_object_add (root, "model", json_object_new_string (pc_model_name (res->model.kind)));
   json_object_object_add (root, "k", json_object_new_int ((int) res->model.k));
   json_object_object_add (root, "seed", json_object_new_uint64 (res->model.seed));
@@ -310,6 +350,13 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     bad = "no model";
     goto bad;
   }
+  if ((v = get (root, "log_start_ns", json_type_int)))
+    res->log_start_ns = json_object_get_uint64 (v);
+  if ((v = get (root, "base", json_type_string)) &&
+      (res->base_path = strdup (json_object_get_string (v))) == NULL)
+    goto nomem;
+  if ((v = get (root, "keep_trimmed", json_type_boolean)))
+    res->keep_trimmed = json_object_get_boolean (v);
   if ((v = get (root, "k", json_type_int)))
     res->model.k = (unsigned) json_object_get_int (v);
   if ((v = get (root, "seed", json_type_int)))
@@ -463,8 +510,13 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   qsort (parts, n, sizeof *parts, cmp_shard);
   nshards = parts[0]->nshards;
   for (size_t i = 0; i < n; i++) {
+    /* One log (by identity, whatever path named it), one model, one range. */
     if (parts[i]->nshards != nshards || parts[i]->shard != i ||
-        strcmp (parts[i]->log_path, parts[0]->log_path) != 0 ||
+        parts[i]->log_start_ns != parts[0]->log_start_ns ||
+        parts[i]->records != parts[0]->records ||
+        parts[i]->device_size != parts[0]->device_size ||
+        parts[i]->from_record != parts[0]->from_record ||
+        parts[i]->keep_trimmed != parts[0]->keep_trimmed ||
         parts[i]->model.kind != parts[0]->model.kind ||
         parts[i]->model.k != parts[0]->model.k ||
         parts[i]->model.seed != parts[0]->model.seed ||
@@ -487,6 +539,10 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
     return -ENOMEM;
   }
   m->model = parts[0]->model;
+  m->log_start_ns = parts[0]->log_start_ns;
+  m->keep_trimmed = parts[0]->keep_trimmed;
+  if (parts[0]->base_path)
+    m->base_path = strdup (parts[0]->base_path);
   memcpy (m->from, parts[0]->from, sizeof m->from);
   m->from_record = parts[0]->from_record;
   m->records = parts[0]->records;

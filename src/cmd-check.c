@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,13 +82,25 @@ parse_shard (const char *s, unsigned *i, unsigned *n)
   return 0;
 }
 
-/* Shards from a batch system's environment, if any. */
+/* Shards from a batch system's environment, if any.  Slurm's task ids
+ * start at SLURM_ARRAY_TASK_MIN (an array may be --array=1-N). */
 static int
 env_shard (unsigned *i, unsigned *n)
 {
   const char *id = getenv ("SLURM_ARRAY_TASK_ID"), *cnt = getenv ("SLURM_ARRAY_TASK_COUNT");
-  unsigned long a, b;
+  const char *min = getenv ("SLURM_ARRAY_TASK_MIN");
+  unsigned long a, b, lo = 0;
 
+  if (id && cnt) {
+    if (min && parse_uint (min, 1u << 20, &lo) < 0)
+      return -EINVAL;
+    if (parse_uint (id, 1u << 20, &a) < 0 || a < lo || parse_uint (cnt, 1u << 20, &b) < 0 ||
+        b == 0 || a - lo >= b)
+      return -EINVAL;
+    *i = (unsigned) (a - lo);
+    *n = (unsigned) b;
+    return 1;
+  }
   if (!(id && cnt)) {
     id = getenv ("JOB_COMPLETION_INDEX");
     cnt = getenv ("POWERCUT_SHARDS");
@@ -105,6 +118,15 @@ env_shard (unsigned *i, unsigned *n)
 struct progress {
   uint64_t t0;
 };
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal (int sig)
+{
+  (void) sig;
+  stop_requested = 1;
+}
 
 static void
 show_progress (void *ctx, size_t done, size_t total)
@@ -251,6 +273,11 @@ cmd_check (int argc, char **argv)
     cfg.progress = show_progress;
     cfg.progress_ctx = &prog;
   }
+  /* Interrupted, the check stops its workers and removes its scratch files. */
+  signal (SIGINT, on_signal);
+  signal (SIGTERM, on_signal);
+  signal (SIGHUP, on_signal);
+  cfg.interrupted = &stop_requested;
   r = pc_check_run (&cfg, &res, why, sizeof why);
   if (r < 0) {
     pc_err ("check", "%s", why);

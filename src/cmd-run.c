@@ -496,6 +496,7 @@ cmd_run (int argc, char **argv)
     cc.jobs = jobs;
     cc.nshards = 1;
     cc.timeout_s = 60;
+    cc.interrupted = &stop_requested;
     if (!quiet && isatty (2)) {
       cc.progress = check_progress;
       cc.progress_ctx = &prog;
