@@ -49,7 +49,7 @@ one ()
   local sock=$dir/$1.sock
   server "$1"
   fio --name=b --ioengine=nbd --uri="nbd+unix:///?socket=$sock" --rw="$2" --bs="$3" \
-      --size="$size" --iodepth=16 --fsync="$4" --output-format=json >"$dir/fio.json"
+      --size="$size" --iodepth=16 --fsync="$4" --output-format=json --output="$dir/fio.json" >/dev/null
   stop_server "$1"
   python3 -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw"] / 1024))' "$dir/fio.json"
 }
@@ -69,7 +69,8 @@ for w in "randwrite 4k 0" "randwrite 4k 32" "write 64k 0" "write 64k 32"; do
   done
   p=$(echo ${res[powercut]} | median); m=$(echo ${res[memory]} | median)
   l=$(echo ${res[memory+log]} | median)
-  label="$1 bs=$2$( [ "$3" != 0 ] && echo " flush every $3" )"
+  label="$1 bs=$2"
+  [ "$3" = 0 ] || label="$label, flush every $3"
   awk -v a="$label" -v p="$p" -v m="$m" -v l="$l" \
       'BEGIN { printf "%-34s %12s %12s %12s %8.2fx %8.2fx\n", a, p, m, l, p / m, p / l }'
 done

@@ -97,6 +97,8 @@ struct conn {
   bool closing, shut;
   bool doomed;                /* on the release list */
   struct conn *next_doomed;
+  bool to_send;               /* on the send list */
+  struct conn *next_to_send;
 };
 
 struct listener {
@@ -122,6 +124,7 @@ struct pc_recorder {
   uint32_t next_conn_id;
   struct conn *conns;
   struct conn *doomed;        /* released after the current completions */
+  struct conn *to_send;       /* have output: sent after the current completions */
   /* the log writer */
   struct req *lq_head, *lq_tail;          /* waiting to be written */
   struct req *batch[BATCH_MAX];
@@ -224,7 +227,27 @@ conn_queue (struct conn *c, struct outbuf *o)
   else
     c->out_head = o;
   c->out_tail = o;
-  conn_arm_send (c);
+  /* Sent once the current completions are handled: one sendmsg carries
+   * every reply they produced. */
+  if (!c->to_send && !c->send_armed) {
+    c->to_send = true;
+    c->next_to_send = c->rec->to_send;
+    c->rec->to_send = c;
+  }
+}
+
+/* After a round of completions: start the sends, then the log write, so
+ * that each carries as much as that round produced. */
+static void
+flush_round (struct pc_recorder *rec)
+{
+  while (rec->to_send) {
+    struct conn *c = rec->to_send;
+    rec->to_send = c->next_to_send;
+    c->to_send = false;
+    conn_arm_send (c);
+  }
+  log_kick (rec);
 }
 
 static void
@@ -495,7 +518,6 @@ req_submit (struct pc_recorder *rec, struct req *r)
   else
     rec->lq_head = r;
   rec->lq_tail = r;
-  log_kick (rec);
 }
 
 /* Answers a request whose record is written (err 0) or failed (err > 0). */
@@ -1435,6 +1457,7 @@ pc_recorder_run (struct pc_recorder *rec)
       }
     }
     io_uring_cq_advance (&rec->ring, n);
+    flush_round (rec);
     release_doomed (rec);
   }
   /* Let the last replies go out before the sockets close. */
@@ -1448,6 +1471,7 @@ pc_recorder_free (struct pc_recorder *rec)
   if (rec == NULL)
     return;
   rec->doomed = NULL;
+  rec->to_send = NULL;
   while (rec->conns) {
     struct conn *c = rec->conns;
     c->recv_armed = c->send_armed = false;
