@@ -212,10 +212,13 @@ check_image (struct ctx *c, size_t u, const char *img, const char *undo,
 
   r = pc_fsck_image (img, undo, c->cfg->timeout_s, judge ? inspect_tree : NULL, &in, &fr);
   if (r < 0) {
+    /* Not the state's fault (e2fsck missing, no memory): an error of the
+     * check as a whole, not a verdict. */
     memset (&fr, 0, sizeof fr);
-    fr.verdict = PC_V_UNMOUNTABLE;
-    snprintf (fr.evidence, sizeof fr.evidence, "powercut could not check this state: %s",
-              strerror (-r));
+    fr.verdict = PC_V_COUNT;
+    snprintf (fr.evidence, sizeof fr.evidence, "%s",
+              r == -ENOENT ? "e2fsck or e2undo not found (is e2fsprogs installed?)"
+              : strerror (-r));
   }
   if (fr.image_dirty)
     pc_image_rewrite (im, 0, UINT64_MAX);
@@ -223,6 +226,7 @@ check_image (struct ctx *c, size_t u, const char *img, const char *undo,
     fr.verdict = PC_V_UNMOUNTABLE;
     snprintf (fr.evidence, sizeof fr.evidence, "%s", in.problems);
   }
+  bool failed = false;
   for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
     size_t i = c->gpoints[k];
     struct result *res = &c->sh->results[i];
@@ -234,8 +238,9 @@ check_image (struct ctx *c, size_t u, const char *img, const char *undo,
       if (in.problems[0])
         snprintf (res->evidence, sizeof res->evidence, "%s", in.problems);
     }
+    failed |= res->verdict != PC_V_OK && res->verdict != PC_V_COUNT;
   }
-  if (c->cfg->keep_dir && fr.verdict != PC_V_OK) {
+  if (c->cfg->keep_dir && failed) {
     char sid[PC_ID_MAX], to[4096];
     pc_state_id (s, sid, sizeof sid);
     for (char *p = sid; *p; p++)
@@ -642,6 +647,12 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
     goto out;
   }
 
+  for (size_t i = 0; i < c.nstates; i++)
+    if (c.sh->results[i].verdict == PC_V_COUNT) {
+      snprintf (why, whylen, "cannot check crash states: %s", c.sh->results[i].evidence);
+      r = -EIO;
+      goto out;
+    }
   for (size_t i = 0; i < c.nstates; i++) {
     struct pc_point *p = &res->points[i];
     const struct pc_state *s = &c.states[i];

@@ -120,7 +120,7 @@ static const char page_tail[] =
 "    const lo=px-2,hi=px+2;det.textContent='';const hits=[];\n"
 "    for(let i=0;i<c.rec.length&&hits.length<50;i++){const p=x(c.rec[i]);if(p>=lo&&p<=hi)hits.push(i);}\n"
 "    if(!hits.length){det.textContent='No crash point there.';return;}\n"
-"    hits.forEach(function(i){const d=el('div');d.appendChild(chip(V[c.v[i]],''));d.appendChild(el('code',c.ids[i]+'  powercut replay '+c.log+' --at '+c.ids[i]+' -o state.img'));det.appendChild(d);});};\n"
+"    hits.forEach(function(i){const d=el('div');d.appendChild(chip(V[c.v[i]],''));d.appendChild(el('code',c.ids[i]+'  '+c.replay_pre+c.ids[i]+c.replay_post));det.appendChild(d);});};\n"
 "}\n"
 "document.body.dataset.ms=Math.round(performance.now());document.body.dataset.ready='1';\n"
 "</script></body></html>\n";
@@ -237,6 +237,19 @@ config_json (const struct pc_html_config *hc)
       pc_report_replay_cmd (res, p, cmd, sizeof cmd);
       json_object_object_add (f, "replay", json_object_new_string (cmd));
       json_object_array_add (failing, f);
+    }
+  }
+  /* The replay command around a point's id, as the text report prints it. */
+  {
+    struct pc_point probe;
+    char *at;
+    memset (&probe, 0, sizeof probe);
+    strcpy (probe.id, "\x01");
+    pc_report_replay_cmd (res, &probe, cmd, sizeof cmd);
+    at = strchr (cmd, '\x01');
+    if (at) {
+      json_object_object_add (o, "replay_pre", json_object_new_string_len (cmd, (int) (at - cmd)));
+      json_object_object_add (o, "replay_post", json_object_new_string (at + 1));
     }
   }
   json_object_object_add (o, "rec", rec);

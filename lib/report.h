@@ -2,14 +2,18 @@
  * shard reports.
  *
  * JSON schema (version 1), one object:
- *   { "powercut": VERSION, "schema": 1, "log": PATH, "model": "flush",
+ *   { "powercut": VERSION, "schema": 1, "log": PATH, "log_start_ns": N,
+ *     "base": PATH or null, "keep_trimmed": BOOL, "model": "flush",
  *     "k": K, "seed": SEED, "from": MARK, "from_record": N,
  *     "records": N, "device_size": BYTES, "log_torn": BOOL,
- *     "shard": I, "shards": N, "seconds": S,
+ *     "shard": I, "shards": N, "seconds": S, "manifests": N,
  *     "totals": { "points": N, "unique": N, "ok": N, "fs-corrupt": N, ... },
  *     "points": [ { "id": ID, "record": N, "dropped": N, "torn": BOOL,
  *                   "verdict": V, "same_as": ID or null,
- *                   "evidence": [LINE...], "replay": COMMAND } ... ] }
+ *                   "evidence": [LINE...],
+ *                   "findings": [ { "verdict": V, "path": P, "found": S,
+ *                                   "allowed": S } ... ],
+ *                   "replay": COMMAND } ... ] }
  * Points are in crash-point order.  powercut-check(1) documents it.
  */
 #ifndef POWERCUT_REPORT_H

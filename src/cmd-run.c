@@ -160,9 +160,20 @@ table (FILE *f, struct config *cf, size_t n)
   for (size_t i = 0; i < n; i++)
     if (strlen (cf[i].label) > w)
       w = strlen (cf[i].label);
+  /* Each column as wide as its name or its widest number. */
+  int cw[sizeof cols / sizeof cols[0]];
+  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+    cw[k] = (int) strlen (pc_verdict_name (cols[k]));
+    for (size_t i = 0; i < n; i++) {
+      char num[32];
+      int len = snprintf (num, sizeof num, "%zu", cf[i].count[cols[k]]);
+      if (cf[i].ok && len > cw[k])
+        cw[k] = len;
+    }
+  }
   fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
   for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
-    fprintf (f, "  %s", pc_verdict_name (cols[k]));
+    fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
   fprintf (f, "  files\n");
   for (size_t i = 0; i < n; i++) {
     fprintf (f, "%-*s  ", (int) w, cf[i].label);
@@ -172,7 +183,7 @@ table (FILE *f, struct config *cf, size_t n)
     }
     fprintf (f, "%6zu", cf[i].points);
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
-      fprintf (f, "  %*zu", (int) strlen (pc_verdict_name (cols[k])), cf[i].count[cols[k]]);
+      fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
     fprintf (f, "  %5zu\n", cf[i].files);
   }
 }
