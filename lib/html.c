@@ -114,7 +114,7 @@ static const char page_tail[] =
 "  /* marks: labelled lines, labels in two lanes */\n"
 "  g.font='11px sans-serif';g.textBaseline='top';let lastx=-1e9,lane=0;\n"
 "  c.marks.forEach(function(m){const px=x(m.record);g.fillStyle='#555';g.fillRect(px,24,1,H-48);\n"
-"    lane=px-lastx<90?1-lane:0;lastx=px;g.fillText(m.name,Math.min(px+2,W-80),lane*12);});\n"
+"    lane=px-lastx<90?1-lane:0;lastx=px;g.fillText(m.name+' '+m.time.toFixed(1)+'s',Math.min(px+2,W-80),lane*12);});\n"
 "  g.fillStyle='#777';g.fillText('record 0',0,H-12);const e='record '+c.records;g.fillText(e,W-g.measureText(e).width,H-12);\n"
 "  cv.onclick=function(ev){const r=cv.getBoundingClientRect();const px=Math.round((ev.clientX-r.left)*W/r.width);\n"
 "    const lo=px-2,hi=px+2;det.textContent='';const hits=[];\n"
@@ -276,6 +276,7 @@ config_json (const struct pc_html_config *hc)
           json_object *mk = json_object_new_object ();
           json_object_object_add (mk, "record", json_object_new_int64 ((int64_t) i));
           json_object_object_add (mk, "name", json_object_new_string (m.name));
+          json_object_object_add (mk, "time", json_object_new_double (r->time_ns / 1e9));
           json_object_array_add (marks, mk);
           pc_mark_free (&m);
         }
