@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -97,6 +98,44 @@ wait_fd (int fd, short events, int timeout_ms)
   return r == 0 ? -ETIMEDOUT : 0;
 }
 
+/* Connects to "tcp:HOST:PORT" (a control socket forwarded over TCP, as a
+ * qemu guest reaches its host's recorder), or to a Unix socket path. */
+static int
+control_connect (const char *addr)
+{
+  struct addrinfo hints, *res = NULL, *ai;
+  char host[256];
+  const char *colon;
+  int fd = -ECONNREFUSED;
+
+  if (strncmp (addr, "tcp:", 4) != 0)
+    return unix_connect (addr);
+  addr += 4;
+  colon = strrchr (addr, ':');
+  if (colon == NULL || (size_t) (colon - addr) >= sizeof host)
+    return -EINVAL;
+  memcpy (host, addr, (size_t) (colon - addr));
+  host[colon - addr] = '\0';
+  memset (&hints, 0, sizeof hints);
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  if (getaddrinfo (host, colon + 1, &hints, &res) != 0)
+    return -EHOSTUNREACH;
+  for (ai = res; ai; ai = ai->ai_next) {
+    fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      fd = -errno;
+      continue;
+    }
+    if (connect (fd, ai->ai_addr, ai->ai_addrlen) == 0)
+      break;
+    close (fd);
+    fd = -errno;
+  }
+  freeaddrinfo (res);
+  return fd;
+}
+
 int
 pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
                  size_t len, int timeout_ms, uint64_t *ret_seq)
@@ -107,7 +146,7 @@ pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
 
   if (len > PC_CTL_MAX_PAYLOAD)
     return -E2BIG;
-  fd = unix_connect (path);
+  fd = control_connect (path);
   if (fd < 0)
     return fd;
   pc_put_le32 (hdr, PC_CTL_MAGIC);

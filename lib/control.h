@@ -27,7 +27,8 @@ enum pc_ctl_cmd {
   PC_CTL_STOP = 2,
 };
 
-/* Sends one request to the control socket at path and waits for the reply
+/* Sends one request to the control socket at path ("tcp:HOST:PORT" for one
+ * forwarded over TCP) and waits for the reply
  * (up to timeout_ms; 0 waits forever).  Returns 0 with *ret_seq set, the
  * recorder's -errno status, or -errno for a local failure (-ENOENT,
  * -ECONNREFUSED: no recorder there; -ETIMEDOUT). */

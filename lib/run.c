@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "proc.h"
 #include "run.h"
 #include "util.h"
+#include "vm.h"
 
 #define CMD_TIMEOUT_S 120
 #define OUT_MAX 4096
@@ -431,6 +433,50 @@ teardown (struct run *r)
   pc_proc_interrupted = saved;
 }
 
+/* Everything between starting and stopping the recorder, in a guest. */
+static int
+run_vm (struct run *r)
+{
+  const struct pc_run_config *cfg = r->cfg;
+  struct pc_vm_config vc;
+  char opts[512], console[PATH_MAX];
+  unsigned commit_s;
+  int e;
+
+  mount_options (cfg, opts, sizeof opts, &commit_s);
+  snprintf (console, sizeof console, "%s", cfg->trace_path ? cfg->trace_path : "/dev/null");
+  if (cfg->trace_path) {
+    char *slash = strrchr (console, '/');
+    snprintf (slash ? slash + 1 : console, sizeof console - (slash ? (size_t) (slash + 1 - console) : 0),
+              "console.txt");
+  }
+  memset (&vc, 0, sizeof vc);
+  vc.self = cfg->self;
+  vc.kernel = cfg->kernel;
+  vc.modules = cfg->modules;
+  vc.nbd_sock = r->sock;
+  vc.ctl_sock = r->ctl;
+  vc.fs = cfg->fs;
+  vc.mkfs_opts = cfg->mkfs_opts ? cfg->mkfs_opts
+                 : strcmp (cfg->fs, "ext2") == 0 ? "-b 4096"
+                 : "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0";
+  vc.mount_opts = opts;
+  vc.workload = cfg->workload ? cfg->workload->name : NULL;
+  vc.script = cfg->workload ? NULL : cfg->command[0];
+  vc.seed = cfg->seed;
+  vc.files = cfg->files;
+  vc.commit_s = commit_s;
+  vc.connections = cfg->connections;
+  vc.timeout_s = cfg->timeout_s;
+  vc.work_dir = r->rt;
+  vc.console_path = console;
+  status (r, "booting %s in qemu (its console: %s)", cfg->kernel ? cfg->kernel : "the newest kernel",
+          console);
+  e = pc_vm_run (&vc, r->why, r->whylen);
+  unlink (strcat (strcpy (opts, r->rt), "/initrd.img"));
+  return e;
+}
+
 int
 pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen)
 {
@@ -465,6 +511,10 @@ pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen)
   if (e < 0)
     goto out;
   attach = cfg->attach == PC_ATTACH_AUTO ? pc_run_pick_attach () : cfg->attach;
+  if (attach == PC_ATTACH_VM) {
+    e = run_vm (&r);
+    goto out;
+  }
   e = attach == PC_ATTACH_NBD ? attach_nbd (&r) : attach_fuse (&r);
   if (e < 0)
     goto out;

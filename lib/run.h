@@ -8,6 +8,8 @@
  * mount point as its directory), places the durable mark "end" after a
  * command, and tears everything down again, in reverse, whatever happened
  * (failure, time-out, interruption through pc_proc_interrupted).
+ * With PC_ATTACH_VM all of that between starting and stopping the recorder
+ * happens in a qemu guest instead (vm.h).
  */
 #ifndef POWERCUT_RUN_H
 #define POWERCUT_RUN_H
@@ -16,7 +18,7 @@
 
 #include "workload.h"
 
-enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE };
+enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
 
 struct pc_run_config {
   const char *self;             /* the powercut program (for record, and for commands) */
@@ -25,6 +27,8 @@ struct pc_run_config {
   const char *mount_opts;       /* "" for defaults; a built-in workload's commit= is added if absent */
   uint64_t size;                /* device size */
   enum pc_attach attach;
+  const char *kernel, *modules;         /* PC_ATTACH_VM: the guest's kernel (vm.h) */
+  unsigned connections;                 /* PC_ATTACH_VM: nbd-client -C */
   const struct pc_workload *workload;   /* or ... */
   char *const *command;         /* ... a command (argv, NULL-terminated) */
   uint64_t seed;

@@ -55,8 +55,12 @@ usage (FILE *f)
 "                        they say, a built-in workload adds the commit= it\n"
 "                        wants (1; 300 for random)\n"
 "  -s, --size SIZE       device size (default 128M)\n"
-"      --attach HOW      auto (default), nbd (nbd-client, /dev/nbdX) or fuse\n"
-"                        (nbdfuse and a loop device)\n"
+"      --attach HOW      auto (default), nbd (nbd-client, /dev/nbdX), fuse\n"
+"                        (nbdfuse and a loop device) or vm (a qemu guest whose\n"
+"                        kernel attaches /dev/nbd0 itself: real FUA, any kernel)\n"
+"      --kernel FILE     with vm: the kernel to boot (default: the newest in /boot)\n"
+"      --modules DIR     with vm: its modules (default /lib/modules/VERSION)\n"
+"      --connections N   with vm: NBD connections the guest opens (default 1)\n"
 "  -m, --model MODEL     crash model for the check (default flush)\n"
 "      --seed N          seed of the random workload and of sampled models\n"
 "      --files N         files the workload uses (default 20)\n"
@@ -288,7 +292,8 @@ mkdir_p (const char *path)
 int
 cmd_run (int argc, char **argv)
 {
-  enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT };
+  enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
+         OPT_MODULES, OPT_CONNS };
   static const struct option opts[] = {
     { "workload", required_argument, NULL, 'w' },
     { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -297,6 +302,9 @@ cmd_run (int argc, char **argv)
     { "mount-opts", required_argument, NULL, 'o' },
     { "size", required_argument, NULL, 's' },
     { "attach", required_argument, NULL, OPT_ATTACH },
+    { "kernel", required_argument, NULL, OPT_KERNEL },
+    { "modules", required_argument, NULL, OPT_MODULES },
+    { "connections", required_argument, NULL, OPT_CONNS },
     { "model", required_argument, NULL, 'm' },
     { "seed", required_argument, NULL, OPT_SEED },
     { "files", required_argument, NULL, OPT_FILES },
@@ -367,8 +375,19 @@ cmd_run (int argc, char **argv)
         rc.attach = PC_ATTACH_NBD;
       else if (strcmp (optarg, "fuse") == 0)
         rc.attach = PC_ATTACH_FUSE;
+      else if (strcmp (optarg, "vm") == 0)
+        rc.attach = PC_ATTACH_VM;
       else {
-        pc_err ("run", "--attach %s: not auto, nbd or fuse", optarg);
+        pc_err ("run", "--attach %s: not auto, nbd, fuse or vm", optarg);
+        return EXIT_ERROR;
+      }
+      break;
+    case OPT_KERNEL: rc.kernel = optarg; break;
+    case OPT_MODULES: rc.modules = optarg; break;
+    case OPT_CONNS:
+      rc.connections = (unsigned) strtoul (optarg, &end, 10);
+      if (*end || rc.connections < 1 || rc.connections > 16) {
+        pc_err ("run", "--connections %s: not a number from 1 to 16", optarg);
         return EXIT_ERROR;
       }
       break;
@@ -453,7 +472,7 @@ cmd_run (int argc, char **argv)
     label_and_dir (&cf[i], i, ncf, out);
   }
 
-  if (geteuid () != 0) {
+  if (geteuid () != 0 && rc.attach != PC_ATTACH_VM) {
     pc_err ("run", "needs root (to attach a block device, make and mount a filesystem)");
     return EXIT_ERROR;
   }

@@ -17,6 +17,8 @@ int cmd_replay (int argc, char **argv);
 int cmd_check (int argc, char **argv);
 int cmd_merge (int argc, char **argv);
 int cmd_run (int argc, char **argv);
+int cmd_workload (int argc, char **argv);
+int cmd_pipe (int argc, char **argv);
 
 struct pc_index;
 /* Maps the base image a log started from (NULL if it started from zeros)

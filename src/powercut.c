@@ -22,6 +22,8 @@ static const struct {
   { "check", cmd_check, "check every crash point of a log" },
   { "merge", cmd_merge, "join the JSON reports of shards" },
   { "run", cmd_run, "record a workload on a fresh filesystem and check it" },
+  { "workload", cmd_workload, "run a built-in workload on a recorded filesystem" },
+  { "pipe", cmd_pipe, "relay standard input and output to a Unix socket" },
 };
 
 void
