@@ -11,7 +11,7 @@ filter () { sed -e 's/ checked in [0-9.]* s$/ checked in S s/' -e "s|$1|LOG|g"; 
 
 for dir in "$top_srcdir"/tests/golden/*/; do
   name=$(basename "$dir")
-  cp "$dir/powercut.log" "$tmp/$name.log"
+  cp "$dir/recording.pclog" "$tmp/$name.log"
   for model in flush write reorder:2 torn:2; do
     expect=$dir/expect-${model/:/-}.txt
     run powercut check "$tmp/$name.log" -m "$model" --jobs 2
