@@ -1,0 +1,31 @@
+/* fuzz-mark.c: the mark (manifest) decoder on any bytes: no crash, and what
+ * it accepts encodes back to the same bytes. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "mark.h"
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  struct pc_mark m;
+  uint8_t *buf;
+  size_t len;
+
+  if (pc_mark_decode (data, size, &m) < 0)
+    return 0;
+  /* Every path it accepted is one a manifest may hold. */
+  for (size_t i = 0; i < m.nentries; i++)
+    if (!pc_mark_path_valid (m.entries[i].path, strlen (m.entries[i].path)))
+      abort ();
+  if (pc_mark_encode (&m, &buf, &len) == 0) {
+    if (len != size || memcmp (buf, data, size) != 0)
+      abort ();
+    free (buf);
+  }
+  pc_mark_free (&m);
+  return 0;
+}
