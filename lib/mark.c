@@ -526,7 +526,8 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret)
       goto bad;
     m.nentries++;
     e->type = ib_u8 (&b);
-    (void) ib_u8 (&b);
+    if (ib_u8 (&b) != 0)
+      goto bad;                 /* reserved */
     e->mode = ib_u32 (&b);
     e->nlink = ib_u32 (&b);
     e->ino = ib_u64 (&b);

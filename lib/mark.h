@@ -11,7 +11,8 @@
  *   u32 magic "PCMK", u16 version (1), u16 flags
  *   u16 namelen, name
  *   u32 ndurable, then per path: u16 len, bytes
- *   u32 nentries, then per entry: u16 pathlen, path, u8 type, u8 zero,
+ *   u32 nentries, then per entry: u16 pathlen, path, u8 type, u8 zero
+ *       (reserved: a decoder refuses anything else),
  *       u32 mode, u32 nlink, u64 ino, u64 size, u8[16] XXH128 of the content
  *       (regular files; zero otherwise), u8 headlen (<= 16) and that many
  *       first bytes of the content, u16 targetlen, target (symlinks)

@@ -35,21 +35,21 @@ static const char guest_init[] =
 "done\n"
 "ip link set lo up; ip link set eth0 up; ip addr add 10.0.2.15/24 dev eth0\n"
 "say attaching /dev/nbd0 over $CONNECTIONS connection\\(s\\)\n"
-"nbd-client 10.0.2.100 10809 /dev/nbd0 -b 4096 -N '' -C \"$CONNECTIONS\" || finish 10\n"
-"mkfs.$FS -q -F $MKFS_OPTS /dev/nbd0 || finish 11\n"
+"nbd-client 10.0.2.100 10809 /dev/nbd0 -b 4096 -N '' -C \"$CONNECTIONS\" || finish 210\n"
+"mkfs.$FS -q -F $MKFS_OPTS /dev/nbd0 || finish 211\n"
 "mkdir -p /mnt\n"
-"if [ -n \"$MOUNT_OPTS\" ]; then mount -t $FS -o \"$MOUNT_OPTS\" /dev/nbd0 /mnt || finish 12\n"
-"else mount -t $FS /dev/nbd0 /mnt || finish 12; fi\n"
+"if [ -n \"$MOUNT_OPTS\" ]; then mount -t $FS -o \"$MOUNT_OPTS\" /dev/nbd0 /mnt || finish 212\n"
+"else mount -t $FS /dev/nbd0 /mnt || finish 212; fi\n"
 "export POWERCUT_CONTROL=tcp:10.0.2.100:10810 POWERCUT_MNT=/mnt POWERCUT=/bin/powercut\n"
-"powercut mark mkfs --manifest /mnt --sync || finish 13\n"
+"powercut mark mkfs --manifest /mnt --sync || finish 213\n"
 "say running the workload\n"
 "if [ -x /workload.sh ]; then\n"
 "  (cd /mnt && /workload.sh); st=$?\n"
-"  [ $st = 0 ] && { powercut mark end --manifest /mnt --sync || st=14; }\n"
+"  [ $st = 0 ] && { powercut mark end --manifest /mnt --sync || st=214; }\n"
 "else\n"
 "  powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\"; st=$?\n"
 "fi\n"
-"cd /; umount /mnt || st=15\n"
+"cd /; umount /mnt || { [ $st = 0 ] && st=215; }\n"
 "nbd-client -d /dev/nbd0\n"
 "finish $st\n";
 
@@ -476,7 +476,9 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
   }
 
   /* The cached base: per kernel, modules and powercut binary. */
-  snprintf (cache, sizeof cache, "%s/.cache/powercut", home && *home ? home : "/tmp");
+  snprintf (cache, sizeof cache, "%s/.cache", home && *home ? home : "/tmp");
+  mkdir (cache, 0755);
+  strncat (cache, "/powercut", sizeof cache - strlen (cache) - 1);
   mkdir (cache, 0755);
   stat (cfg->self, &sst);
   snprintf (base, sizeof base, "%s/initramfs-%s-%llx-%llx.cpio", cache, ver ? ver : "custom",
@@ -546,7 +548,14 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
   }
 
   /* A unix: chardev carries one connection; a command runs per connection,
-   * so nbd-client -C N and every mark get their own. */
+   * so nbd-client -C N and every mark get their own.  (qemu's option
+   * syntax takes commas as separators: paths must not hold one.) */
+  if (strchr (cfg->self, ',') || strchr (cfg->nbd_sock, ',') || strchr (cfg->ctl_sock, ',')) {
+    snprintf (why, whylen, "a path for the guest holds a comma, which qemu cannot take: %s",
+              strchr (cfg->self, ',') ? cfg->self : cfg->nbd_sock);
+    free (kernel);
+    return -EINVAL;
+  }
   snprintf (fwd, sizeof fwd,
             "user,model=e1000,restrict=on,guestfwd=tcp:10.0.2.100:10809-cmd:%s pipe %s,"
             "guestfwd=tcp:10.0.2.100:10810-cmd:%s pipe %s", cfg->self, cfg->nbd_sock,
@@ -626,9 +635,8 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
       return -EAGAIN;
     }
     int gst = s ? atoi (s + 16) : -1;
-    static const char *const step[] = { [10] = "attaching /dev/nbd0", [11] = "mkfs",
-                                        [12] = "mount", [13] = "the mkfs mark",
-                                        [14] = "the end mark", [15] = "umount" };
+    static const char *const step[] = { "attaching /dev/nbd0", "mkfs", "mount",
+                                        "the mkfs mark", "the end mark", "umount" };
     if (gst == 0)
       r = 0;
     else if (gst < 0) {
@@ -637,7 +645,8 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     }
     else {
       snprintf (why, whylen, "in the guest, %s failed (status %d; its console: %s)",
-                gst >= 10 && gst <= 15 ? step[gst] : "the workload", gst, cfg->console_path);
+                gst >= 210 && gst <= 215 ? step[gst - 210] : "the workload", gst,
+                cfg->console_path);
       r = -EIO;
     }
   }

@@ -50,7 +50,8 @@ cmd_workload (int argc, char **argv)
     case OPT_COMMIT:
       errno = 0;
       v = strtoul (optarg, &end, 10);
-      if (errno || *end || optarg[0] < '0' || optarg[0] > '9' || v > 100000) {
+      if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
+          (c != OPT_SEED && v > 100000)) {
         pc_err ("workload", "%s: not a number", optarg);
         return EXIT_ERROR;
       }
