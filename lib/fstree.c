@@ -307,7 +307,8 @@ pc_fstree_read (const char *path, struct pc_mark *ret, char *problems, size_t pl
     return r;
   }
   /* Sorted by bytes, as manifests are (a directory walk is not). */
-  qsort (m.entries, m.nentries, sizeof *m.entries, entry_cmp);
+  if (m.nentries > 0)
+    qsort (m.entries, m.nentries, sizeof *m.entries, entry_cmp);
   m.flags = PC_MARK_F_MANIFEST;
   *ret = m;
   return 0;

@@ -251,7 +251,8 @@ pc_mark_scan (struct pc_mark *m, const char *dir, char **ret_path)
   r = scan_dir (&s, fd, 0, 0);
   if (r < 0)
     return r;
-  qsort (m->entries, m->nentries, sizeof *m->entries, entry_cmp);
+  if (m->nentries > 0)
+    qsort (m->entries, m->nentries, sizeof *m->entries, entry_cmp);
   m->flags |= PC_MARK_F_MANIFEST;
   return 0;
 }
