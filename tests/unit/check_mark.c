@@ -107,6 +107,21 @@ START_TEST (test_scan_roundtrip)
 }
 END_TEST
 
+/* An empty directory is an empty manifest, not an error. */
+START_TEST (test_scan_empty)
+{
+  char dir[] = "/tmp/check_mark.XXXXXX";
+  struct pc_mark m = { 0 };
+
+  ck_assert_ptr_nonnull (mkdtemp (dir));
+  m.name = strdup ("e");
+  ck_assert_int_eq (pc_mark_scan (&m, dir, NULL), 0);
+  ck_assert_uint_eq (m.nentries, 0);
+  pc_mark_free (&m);
+  rmdir (dir);
+}
+END_TEST
+
 START_TEST (test_decode_rejects_bad_paths)
 {
   struct pc_mark m = { 0 }, d;
@@ -166,6 +181,7 @@ main (void)
   tcase_add_test (tc, test_names);
   tcase_add_test (tc, test_paths);
   tcase_add_test (tc, test_scan_roundtrip);
+  tcase_add_test (tc, test_scan_empty);
   tcase_add_test (tc, test_decode_rejects_bad_paths);
   tcase_add_test (tc, test_relpath);
   suite_add_tcase (s, tc);
