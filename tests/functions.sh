@@ -323,3 +323,70 @@ dump_types ()
 {
   awk '!/^#/ { printf "%s%s", sep, $4; sep = " " } END { print "" }' <<<"$dump"
 }
+
+# -------------------------------------------------------------------------
+# ext4 through the kernel: nbdfuse, a loop device, mkfs, mount
+
+mnt= loop= nbdfuse_pid=
+
+_stop_nbdfuse ()
+{
+  local i
+  for (( i = 0; i < 50; i++ )); do
+    mountpoint -q "$tmp/fuse" || break
+    fusermount3 -u "$tmp/fuse" 2>/dev/null && break
+    sleep 0.1
+  done
+  # Unmounted, nbdfuse exits by itself; it is killed only if it does not.
+  for (( i = 0; i < 50; i++ )); do
+    [ -n "$nbdfuse_pid" ] && alive "$nbdfuse_pid" || return 0
+    sleep 0.1
+  done
+  kill "$nbdfuse_pid" 2>/dev/null || true
+}
+_detach_loop () { [ -z "$loop" ] || losetup -d "$loop"; loop=; }
+_umount_mnt () { [ -z "$mnt" ] || ! mountpoint -q "$mnt" || timeout "$T" umount "$mnt" || umount -l "$mnt"; }
+_nbdfuse_ready () { [ -s "$tmp/nbdfuse.pid" ] || { alive "$nbdfuse_pid" || fail "nbdfuse exited"; false; }; }
+
+# mount_ext4 SIZE: starts a recorder of SIZE, attaches it as a loop device
+# over nbdfuse (the kernel path of real-kernel-nbd.md), makes ext4 (4 KiB
+# blocks, inode tables written now) and mounts it on $mnt, then places the
+# durable mark "mkfs".  Exit cleanup undoes all of it.
+mount_ext4 ()
+{
+  requires nbdfuse losetup mkfs.ext4 mount umount mountpoint fusermount3
+  mnt=$tmp/mnt
+  mkdir -p "$tmp/fuse" "$mnt"
+  start_recorder --size "$1"
+  cleanup_fn _stop_nbdfuse
+  timeout "$T" nbdfuse -P "$tmp/nbdfuse.pid" "$tmp/fuse" --unix "$sock" &
+  nbdfuse_pid=$!
+  wait_until "$T" _nbdfuse_ready
+  cleanup_fn _detach_loop
+  loop=$(timeout "$T" losetup -f --show "$tmp/fuse/nbd")
+  # losetup attached a loop device
+  assert_match "$loop" '^/dev/loop[0-9]+$' "losetup -f --show"
+  cleanup_fn _umount_mnt
+  run mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$loop"
+  # mkfs.ext4 makes the filesystem
+  assert_eq "$rc" 0 "mkfs.ext4: exit status (stderr: $err)"
+  timeout "$T" mount "$loop" "$mnt"
+  mountpoint -q "$mnt" || fail "$mnt is not mounted"
+  run powercut mark --control "$ctl" mkfs --manifest "$mnt" --sync
+  # the first mark goes in right after mkfs
+  assert_eq "$rc" 0 "powercut mark mkfs: exit status (stderr: $err)"
+}
+
+# unmount_ext4: unmounts $mnt (if still mounted), detaches the loop device
+# and stops nbdfuse, which must exit cleanly; the recorder keeps running.
+unmount_ext4 ()
+{
+  local st=0
+  ! mountpoint -q "$mnt" || timeout "$T" umount "$mnt"
+  _detach_loop
+  _stop_nbdfuse
+  wait "$nbdfuse_pid" || st=$?
+  nbdfuse_pid=
+  # nbdfuse exits cleanly once unmounted
+  assert_eq "$st" 0 "nbdfuse exit status"
+}

@@ -8,48 +8,8 @@ requires nbdfuse losetup mkfs.ext4 mount umount mountpoint fusermount3 python3
 export TMPDIR=$tmp/scratch
 mkdir "$TMPDIR"
 
-# --- Attach ext4 on loop over nbdfuse (see real-kernel-nbd.md). -------------
-mnt=$tmp/mnt
-mkdir "$tmp/fuse" "$mnt"
-nbdfuse_pid= loop=
-stop_nbdfuse ()
-{
-  local i
-  for (( i = 0; i < 50; i++ )); do
-    mountpoint -q "$tmp/fuse" || break
-    fusermount3 -u "$tmp/fuse" 2>/dev/null && break
-    sleep 0.1
-  done
-  # Unmounted, nbdfuse exits by itself; it is killed only if it does not.
-  for (( i = 0; i < 50; i++ )); do
-    [ -n "$nbdfuse_pid" ] && alive "$nbdfuse_pid" || return 0
-    sleep 0.1
-  done
-  kill "$nbdfuse_pid" 2>/dev/null || true
-}
-detach_loop () { [ -z "$loop" ] || losetup -d "$loop"; loop=; }
-umount_mnt () { ! mountpoint -q "$mnt" || timeout "$T" umount "$mnt" || umount -l "$mnt"; }
-nbdfuse_ready () { [ -s "$tmp/nbdfuse.pid" ] || { alive "$nbdfuse_pid" || fail "nbdfuse exited"; false; }; }
-
-start_recorder --size 64M
-cleanup_fn stop_nbdfuse
-timeout "$T" nbdfuse -P "$tmp/nbdfuse.pid" "$tmp/fuse" --unix "$sock" &
-nbdfuse_pid=$!
-wait_until "$T" nbdfuse_ready
-cleanup_fn detach_loop
-loop=$(timeout "$T" losetup -f --show "$tmp/fuse/nbd")
-# losetup attached a loop device
-assert_match "$loop" '^/dev/loop[0-9]+$' "losetup -f --show"
-cleanup_fn umount_mnt
-run mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$loop"
-# mkfs.ext4 makes the filesystem
-assert_eq "$rc" 0 "mkfs.ext4: exit status (stderr: $err)"
-timeout "$T" mount "$loop" "$mnt"
-# the filesystem is mounted where the workload expects it
-mountpoint -q "$mnt" || fail "$mnt is not mounted"
-run powercut mark --control "$ctl" mkfs --manifest "$mnt" --sync
-# the first mark goes in right after mkfs
-assert_eq "$rc" 0 "powercut mark mkfs: exit status (stderr: $err)"
+# ext4 on loop over nbdfuse, recorded, with the mark mkfs.
+mount_ext4 64M
 
 # --- An ordinary workload, with syncs and marks in between. ------------------
 # It is safe at the application level, which the oracle checks: a file's
@@ -88,12 +48,7 @@ run powercut mark --control "$ctl" last --manifest "$w" --sync
 # the last mark
 assert_eq "$rc" 0 "powercut mark last: exit status (stderr: $err)"
 
-timeout "$T" umount "$mnt"
-detach_loop
-stop_nbdfuse
-st=0; wait "$nbdfuse_pid" || st=$?; nbdfuse_pid=
-# nbdfuse exits cleanly once unmounted
-assert_eq "$st" 0 "nbdfuse exit status"
+unmount_ext4
 stop_recorder
 
 # --- The crash points the flush model must give. -----------------------------
