@@ -906,7 +906,7 @@ static void
 payload_done (struct conn *c)
 {
   struct req *r = c->cur;
-  struct pc_mark m;
+  struct pc_mark m = { 0 };   /* untouched by a failed decode */
   int err;
 
   c->cur = NULL;
@@ -1155,31 +1155,23 @@ arm_accept (struct pc_recorder *rec, struct listener *l)
   io_uring_sqe_set_data (sqe, &l->op);
 }
 
-static void
-on_accept (struct pc_recorder *rec, struct listener *l, int res)
+/* Serves a connected socket: the greeting for NBD, then requests. */
+static int
+adopt (struct pc_recorder *rec, int fd, bool control)
 {
-  struct conn *c;
+  struct conn *c = conn_new (rec, fd, control);
 
-  if (rec->stopping) {
-    if (res >= 0)
-      close (res);
-    return;
-  }
-  arm_accept (rec, l);
-  if (res < 0)
-    return;
-  c = conn_new (rec, res, l->control);
   if (c == NULL) {
-    close (res);
-    return;
+    close (fd);
+    return -ENOMEM;
   }
-  if (!l->control) {
+  if (!control) {
     struct outbuf *o = out_new (c, 18);
     int one = 1;
-    setsockopt (res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (o == NULL) {
       conn_close (c);
-      return;
+      return -ENOMEM;
     }
     pc_put_be64 (o->hdr, NBD_MAGIC);
     pc_put_be64 (o->hdr + 8, NBD_IHAVEOPT);
@@ -1187,6 +1179,29 @@ on_accept (struct pc_recorder *rec, struct listener *l, int res)
     conn_queue (c, o);
   }
   conn_arm_recv (c);
+  return 0;
+}
+
+static void
+on_accept (struct pc_recorder *rec, struct listener *l, int res)
+{
+  if (rec->stopping) {
+    if (res >= 0)
+      close (res);
+    return;
+  }
+  arm_accept (rec, l);
+  if (res >= 0)
+    adopt (rec, res, l->control);
+}
+
+int
+pc_recorder_adopt (struct pc_recorder *rec, int fd, bool control)
+{
+  int r = adopt (rec, fd, control);
+
+  flush_round (rec);
+  return r;
 }
 
 static void
@@ -1407,14 +1422,35 @@ pc_recorder_start (struct pc_recorder *rec)
   return 0;
 }
 
+static bool
+idle (const struct pc_recorder *rec)
+{
+  return rec->conns == NULL && rec->lq_head == NULL && !rec->write_busy && !rec->sync_busy;
+}
+
+static int run_loop (struct pc_recorder *rec, bool until_idle);
+
 int
 pc_recorder_run (struct pc_recorder *rec)
+{
+  return run_loop (rec, false);
+}
+
+int
+pc_recorder_run_until_idle (struct pc_recorder *rec)
+{
+  return run_loop (rec, true);
+}
+
+static int
+run_loop (struct pc_recorder *rec, bool until_idle)
 {
   int r;
 
   if (!rec->ring_ok)
     return -EINVAL;
-  rec->start_mono = pc_now_mono_ns ();
+  if (rec->start_mono == 0)
+    rec->start_mono = pc_now_mono_ns ();
 
   rec->nbd_l.op = (struct op) { OP_ACCEPT, &rec->nbd_l };
   rec->ctl_l.op = (struct op) { OP_ACCEPT, &rec->ctl_l };
@@ -1427,7 +1463,8 @@ pc_recorder_run (struct pc_recorder *rec)
   arm_signal (rec);
 
   /* Runs until the END record is durable and the stop request answered. */
-  while (!(rec->ended && rec->stop_conn == NULL) && rec->fatal == 0) {
+  while (!(rec->ended && rec->stop_conn == NULL) && rec->fatal == 0 &&
+         !(until_idle && idle (rec))) {
     struct io_uring_cqe *cqe;
     unsigned head, n = 0;
 

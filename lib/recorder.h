@@ -47,6 +47,12 @@ int pc_recorder_start (struct pc_recorder *rec);
  * itself failed. */
 int pc_recorder_run (struct pc_recorder *rec);
 
+/* For tests and fuzzing: serves fd (a connected stream socket) as a new NBD
+ * (or control) connection, and runs the event loop until no connection is
+ * left and the log is idle.  Both return 0 or -errno. */
+int pc_recorder_adopt (struct pc_recorder *rec, int fd, bool control);
+int pc_recorder_run_until_idle (struct pc_recorder *rec);
+
 /* Closes everything and removes the socket files.  Accepts NULL. */
 void pc_recorder_free (struct pc_recorder *rec);
 

@@ -3,7 +3,7 @@
 # each input that once crashed it) without crashing or failing a check.
 source "$top_srcdir/tests/functions.sh"
 
-for h in log mark dmlog fstree; do
+for h in log mark dmlog fstree nbd; do
   corpus=$top_srcdir/tests/fuzz/corpus/$h
   run $POWERCUT_WRAPPER "$top_builddir/tests/fuzz/replay_$h" "$corpus"
   # the harness went through its corpus (exit 0)
