@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test-record-kill-trials.sh: the recorder killed with SIGKILL at many
+# random moments of a write+flush workload: every time, the log reads back
+# (its end torn or cut, never corrupt), every write the client saw
+# acknowledged is in it, and at least every flush the client saw answered.
+# Trials: $POWERCUT_KILL_TRIALS (default 10); the summary line counts them.
+source "$top_srcdir/tests/functions.sh"
+requires qemu-io
+
+trials=${POWERCUT_KILL_TRIALS:-10}
+# write block i (4 KiB of byte i%255+1 at i*4 KiB), then flush, many times:
+# when write i+1 is reported, flush i was answered (see test-record-kill9.sh)
+for i in $(seq 0 19999); do
+  echo "write -P $(( i % 255 + 1 )) $(( i * 4096 )) 4k"
+  echo "flush"
+done >"$tmp/commands"
+
+lost=0
+for (( t = 1; t <= trials; t++ )); do
+  log=$tmp/log.$t
+  start_recorder --size 128M
+  timeout "$T" qemu-io -t none -f raw "$uri" <"$tmp/commands" >"$tmp/out" 2>&1 &
+  qemu_pid=$!
+  # a random moment: once the log holds between 4 KiB and ~1.5 MiB
+  limit=$(( 4096 + (RANDOM * 48) ))
+  grown () { [ "$(stat -c %s "$log")" -gt "$limit" ]; }
+  wait_until "$T" grown
+  kill -KILL "$recorder_pid"
+  wait_recorder_exit
+  wait "$qemu_pid" || true
+  acked=$(grep -o 'wrote 4096/4096 bytes at offset [0-9]*' "$tmp/out" | awk '{ print $NF }' || true)
+  n_acked=$(grep -c . <<<"$acked" || true)
+  read_log
+  # trial $t: the log of the killed recorder reads (exit 0) ...
+  assert_eq "$log_rc" 0 "trial $t: powercut log (stderr: $log_err)"
+  # ... and ends torn or cut, never corrupt
+  assert_match "$(field end)" '^torn' "trial $t: end"
+  dump_log
+  logged=$(awk '$4 == "write" { sub(/offset=/, "", $5); print $5 }' <<<"$dump")
+  missing=$(comm -23 <(sort <<<"$acked") <(sort <<<"$logged") | grep -c . || true)
+  flushes=$(count flush)
+  [ "$n_acked" -le 1 ] || [ "$flushes" -ge $(( n_acked - 1 )) ] || missing=$(( missing + 1 ))
+  # trial $t: no acknowledged write or flush is missing from the log
+  assert_eq "$missing" 0 "trial $t: acknowledged requests missing (acked $n_acked writes, log has $flushes flushes)"
+  lost=$(( lost + missing ))
+  rm -f "$log"
+done
+echo "kill trials: $trials, acknowledged requests lost: $lost"
