@@ -17,6 +17,7 @@
 #include <xxhash.h>
 
 #include "checker.h"
+#include "disk.h"
 #include "fstree.h"
 #include "oracle.h"
 #include "util.h"
@@ -469,8 +470,8 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   uint64_t t0 = pc_now_mono_ns (), from = 0;
   struct pc_state *all = NULL;
   size_t nall = 0, lo, hi;
-  void *basemap = MAP_FAILED;
-  size_t basesize = 0;
+  uint8_t *basemem = NULL;
+  uint64_t basesize = 0;
   int r;
 
   memset (&c, 0, sizeof c);
@@ -493,8 +494,6 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
     goto out;
   }
   if (c.ix.hdr.flags & PC_LOG_F_BASE) {
-    int fd;
-    struct stat st;
     uint8_t h[16];
     if (cfg->base_path == NULL) {
       snprintf (why, whylen, "%s: the recording started from base image %s: give --base",
@@ -502,31 +501,19 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
       r = -EINVAL;
       goto out;
     }
-    fd = open (cfg->base_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat (fd, &st) < 0 || (uint64_t) st.st_size != c.ix.hdr.devsize) {
+    r = pc_image_read (cfg->base_path, c.ix.hdr.devsize, 0, &basemem, &basesize, h);
+    if (r < 0) {
       snprintf (why, whylen, "%s: %s", cfg->base_path,
-                fd < 0 ? strerror (errno) : "not the size of the recorded device");
-      if (fd >= 0)
-        close (fd);
-      r = -EINVAL;
+                r == -EINVAL ? "not the size of the recorded device" : strerror (-r));
       goto out;
     }
-    basesize = (size_t) st.st_size;
-    basemap = mmap (NULL, basesize, PROT_READ, MAP_PRIVATE, fd, 0);
-    close (fd);
-    if (basemap == MAP_FAILED) {
-      r = -errno;
-      snprintf (why, whylen, "%s: %s", cfg->base_path, strerror (-r));
-      goto out;
-    }
-    XXH128_canonicalFromHash ((XXH128_canonical_t *) h, XXH3_128bits (basemap, basesize));
     if (memcmp (h, c.ix.hdr.basehash, 16) != 0) {
       snprintf (why, whylen, "%s: not the base image the recording started from (hash differs)",
                 cfg->base_path);
       r = -EINVAL;
       goto out;
     }
-    c.base = basemap;
+    c.base = basemem;
   }
 
   res = calloc (1, sizeof *res);
@@ -702,8 +689,7 @@ out:
   free (same_as);
   pc_states_free (all, nall);
   pc_check_result_free (res);
-  if (basemap != MAP_FAILED)
-    munmap (basemap, basesize);
+  pc_image_unmap (basemem, basesize);
   pc_index_free (&c.ix);
   return r;
 }

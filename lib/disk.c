@@ -3,11 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
 #include "disk.h"
@@ -30,38 +32,83 @@ pc_disk_open_zero (struct pc_disk *d, uint64_t size)
 }
 
 int
-pc_disk_open_base (struct pc_disk *d, const char *path, uint32_t sector)
+pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
+               uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16])
 {
-  struct stat st;
-  void *m;
-  int fd, r;
+  static const uint8_t zero[1 << 16];
+  XXH3_state_t *st = NULL;
+  struct stat sb;
+  uint8_t *mem = MAP_FAILED, *buf = NULL;
+  uint64_t size, off = 0;
+  int fd, r = 0;
 
-  memset (d, 0, sizeof *d);
   fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -errno;
-  if (fstat (fd, &st) < 0) {
+  if (fstat (fd, &sb) < 0) {
     r = -errno;
-    close (fd);
-    return r;
+    goto out;
   }
-  if (S_ISBLK (st.st_mode) || !S_ISREG (st.st_mode) || st.st_size == 0 ||
-      st.st_size % sector != 0) {
-    close (fd);
-    return S_ISDIR (st.st_mode) ? -EISDIR : -EINVAL;
+  if (!S_ISREG (sb.st_mode) || sb.st_size == 0 ||
+      (sector && sb.st_size % sector != 0) ||
+      (expect_size && (uint64_t) sb.st_size != expect_size)) {
+    r = S_ISDIR (sb.st_mode) ? -EISDIR : -EINVAL;
+    goto out;
   }
-  m = mmap (NULL, (size_t) st.st_size, PROT_READ | PROT_WRITE,
-            MAP_PRIVATE | MAP_NORESERVE, fd, 0);
-  r = -errno;
+  size = (uint64_t) sb.st_size;
+  mem = mmap (NULL, size, PROT_READ | PROT_WRITE,
+              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  buf = malloc (sizeof zero);
+  st = XXH3_createState ();
+  if (mem == MAP_FAILED || buf == NULL || st == NULL) {
+    r = -ENOMEM;
+    goto out;
+  }
+  XXH3_128bits_reset (st);
+  while (off < size) {
+    size_t want = size - off < sizeof zero ? (size_t) (size - off) : sizeof zero;
+    ssize_t n = pread (fd, buf, want, (off_t) off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      r = n < 0 ? -errno : -EIO;    /* shorter than it said: an I/O error */
+      goto out;
+    }
+    if (memcmp (buf, zero, (size_t) n) != 0)
+      memcpy (mem + off, buf, (size_t) n);
+    XXH3_128bits_update (st, buf, (size_t) n);
+    off += (uint64_t) n;
+  }
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) hash, XXH3_128bits_digest (st));
+  *ret_mem = mem;
+  *ret_size = size;
+  mem = MAP_FAILED;
+out:
+  if (mem != MAP_FAILED)
+    munmap (mem, size);
+  XXH3_freeState (st);
+  free (buf);
   close (fd);
-  if (m == MAP_FAILED)
-    return r;
-  d->mem = m;
-  d->size = (uint64_t) st.st_size;
-  d->has_base = true;
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) d->basehash,
-                            XXH3_128bits (d->mem, d->size));
-  return 0;
+  return r;
+}
+
+void
+pc_image_unmap (uint8_t *mem, uint64_t size)
+{
+  if (mem)
+    munmap (mem, size);
+}
+
+int
+pc_disk_open_base (struct pc_disk *d, const char *path, uint32_t sector)
+{
+  int r;
+
+  memset (d, 0, sizeof *d);
+  r = pc_image_read (path, 0, sector, &d->mem, &d->size, d->basehash);
+  if (r == 0)
+    d->has_base = true;
+  return r;
 }
 
 void
@@ -76,8 +123,9 @@ pc_disk_zero (struct pc_disk *d, uint64_t off, uint64_t len)
   const uint64_t page = 4096;
   uint64_t a = (off + page - 1) & ~(page - 1), b = (off + len) & ~(page - 1);
 
-  /* Whole anonymous pages are handed back to the kernel and read as zeros. */
-  if (!d->has_base && b > a + page) {
+  /* Whole pages are handed back to the kernel and read as zeros (the base
+   * image, too, is a copy in anonymous memory). */
+  if (b > a + page) {
     memset (d->mem + off, 0, a - off);
     madvise (d->mem + a, b - a, MADV_DONTNEED);
     memset (d->mem + b, 0, off + len - b);

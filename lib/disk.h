@@ -24,6 +24,15 @@ int pc_disk_open_zero (struct pc_disk *d, uint64_t size);
  * its size is not a multiple of sector). */
 int pc_disk_open_base (struct pc_disk *d, const char *path, uint32_t sector);
 
+/* Reads the image at path whole into new anonymous memory (all-zero parts
+ * stay untouched, so a sparse image stays cheap), with its XXH128.  An I/O
+ * error is returned (-EIO), never met later as a fault.  expect_size, if
+ * not 0, is the size it must have; sector, if not 0, must divide it.
+ * Returns 0 or -errno; free the memory with pc_image_unmap(). */
+int pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
+                   uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16]);
+void pc_image_unmap (uint8_t *mem, uint64_t size);
+
 /* Range operations; the caller has checked the range. */
 void pc_disk_write (struct pc_disk *d, uint64_t off, const void *buf, uint64_t len);
 void pc_disk_zero (struct pc_disk *d, uint64_t off, uint64_t len);

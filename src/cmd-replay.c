@@ -7,14 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <xxhash.h>
 
 #include "cmd.h"
 #include "crash.h"
+#include "disk.h"
 #include "image.h"
 
 static void
@@ -41,10 +40,9 @@ int
 pc_cmd_map_base (const char *sub, const struct pc_index *ix, const char *path,
                  const void **ret_base)
 {
-  struct stat st;
-  uint8_t h[16];
-  void *m;
-  int fd;
+  uint8_t h[16], *m;
+  uint64_t size;
+  int r;
 
   *ret_base = NULL;
   if (!(ix->hdr.flags & PC_LOG_F_BASE)) {
@@ -57,28 +55,15 @@ pc_cmd_map_base (const char *sub, const struct pc_index *ix, const char *path,
             ix->hdr.basename);
     return -EINVAL;
   }
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || fstat (fd, &st) < 0) {
-    pc_err (sub, "%s: %s", path, strerror (errno));
-    if (fd >= 0)
-      close (fd);
-    return -errno;
+  r = pc_image_read (path, ix->hdr.devsize, 0, &m, &size, h);
+  if (r < 0) {
+    pc_err (sub, "%s: %s", path, r == -EINVAL ? "not the size of the recorded device"
+                                               : strerror (-r));
+    return r;
   }
-  if ((uint64_t) st.st_size != ix->hdr.devsize) {
-    pc_err (sub, "%s: not the size of the recorded device", path);
-    close (fd);
-    return -EINVAL;
-  }
-  m = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close (fd);
-  if (m == MAP_FAILED) {
-    pc_err (sub, "%s: %s", path, strerror (errno));
-    return -errno;
-  }
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) h, XXH3_128bits (m, (size_t) st.st_size));
   if (memcmp (h, ix->hdr.basehash, 16) != 0) {
     pc_err (sub, "%s: not the base image the recording started from (hash differs)", path);
-    munmap (m, (size_t) st.st_size);
+    pc_image_unmap (m, size);
     return -EINVAL;
   }
   *ret_base = m;
@@ -169,8 +154,7 @@ out:
   pc_image_free (im);
   if (fd >= 0)
     close (fd);
-  if (base)
-    munmap ((void *) base, ix.hdr.devsize);
+  pc_image_unmap ((uint8_t *) base, ix.hdr.devsize);
   pc_state_clear (&s);
   pc_index_free (&ix);
   return ret;
