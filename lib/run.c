@@ -252,6 +252,18 @@ split (char *s, char **argv, int *argc, int max)
     argv[(*argc)++] = t;
 }
 
+/* mkfs options: the user's, else 4 KiB blocks and (with a journal) inode
+ * tables and journal written now rather than by the kernel later. */
+static const char *
+mkfs_options (const struct pc_run_config *cfg)
+{
+  if (cfg->mkfs_opts)
+    return cfg->mkfs_opts;
+  if (strcmp (cfg->fs, "ext2") == 0)
+    return "-b 4096";
+  return "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0";
+}
+
 static int
 make_fs (struct run *r)
 {
@@ -260,12 +272,7 @@ make_fs (struct run *r)
   int argc = 0;
 
   snprintf (prog, sizeof prog, "mkfs.%s", r->cfg->fs);
-  if (r->cfg->mkfs_opts)
-    snprintf (opts, sizeof opts, "%s", r->cfg->mkfs_opts);
-  else if (strcmp (r->cfg->fs, "ext2") == 0)
-    snprintf (opts, sizeof opts, "-b 4096");
-  else
-    snprintf (opts, sizeof opts, "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0");
+  snprintf (opts, sizeof opts, "%s", mkfs_options (r->cfg));
   argv[argc++] = prog;
   argv[argc++] = "-q";
   argv[argc++] = "-F";
@@ -439,17 +446,11 @@ run_vm (struct run *r)
 {
   const struct pc_run_config *cfg = r->cfg;
   struct pc_vm_config vc;
-  char opts[512], console[PATH_MAX];
+  char opts[512];
+  const char *console = cfg->console_path ? cfg->console_path : "/dev/null";
   unsigned commit_s;
-  int e;
 
   mount_options (cfg, opts, sizeof opts, &commit_s);
-  snprintf (console, sizeof console, "%s", cfg->trace_path ? cfg->trace_path : "/dev/null");
-  if (cfg->trace_path) {
-    char *slash = strrchr (console, '/');
-    snprintf (slash ? slash + 1 : console, sizeof console - (slash ? (size_t) (slash + 1 - console) : 0),
-              "console.txt");
-  }
   memset (&vc, 0, sizeof vc);
   vc.self = cfg->self;
   vc.kernel = cfg->kernel;
@@ -457,9 +458,7 @@ run_vm (struct run *r)
   vc.nbd_sock = r->sock;
   vc.ctl_sock = r->ctl;
   vc.fs = cfg->fs;
-  vc.mkfs_opts = cfg->mkfs_opts ? cfg->mkfs_opts
-                 : strcmp (cfg->fs, "ext2") == 0 ? "-b 4096"
-                 : "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0";
+  vc.mkfs_opts = mkfs_options (cfg);
   vc.mount_opts = opts;
   vc.workload = cfg->workload ? cfg->workload->name : NULL;
   vc.script = cfg->workload ? NULL : cfg->command[0];
@@ -472,9 +471,7 @@ run_vm (struct run *r)
   vc.console_path = console;
   status (r, "booting %s in qemu (its console: %s)", cfg->kernel ? cfg->kernel : "the newest kernel",
           console);
-  e = pc_vm_run (&vc, r->why, r->whylen);
-  unlink (strcat (strcpy (opts, r->rt), "/initrd.img"));
-  return e;
+  return pc_vm_run (&vc, r->why, r->whylen);
 }
 
 int

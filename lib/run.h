@@ -36,6 +36,7 @@ struct pc_run_config {
   int timeout_s;                /* the workload's time limit */
   const char *log_path;         /* the log to write */
   const char *trace_path;       /* what the workload did, or NULL */
+  const char *console_path;     /* PC_ATTACH_VM: the guest's console, or NULL */
   void (*status) (void *ctx, const char *line);   /* progress lines, or NULL */
   void *status_ctx;
 };

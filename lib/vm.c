@@ -543,6 +543,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
       r = r ? r : -EIO;
   }
   if (r < 0) {
+    unlink (initrd);
     free (kernel);
     return r;
   }
@@ -553,6 +554,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
   if (strchr (cfg->self, ',') || strchr (cfg->nbd_sock, ',') || strchr (cfg->ctl_sock, ',')) {
     snprintf (why, whylen, "a path for the guest holds a comma, which qemu cannot take: %s",
               strchr (cfg->self, ',') ? cfg->self : cfg->nbd_sock);
+    unlink (initrd);
     free (kernel);
     return -EINVAL;
   }
@@ -567,6 +569,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
     if (r != -EAGAIN)
       break;
   }
+  unlink (initrd);
   free (kernel);
   return r;
 }

@@ -497,7 +497,7 @@ cmd_run (int argc, char **argv)
     struct pc_check_config cc = { 0 };
     struct pc_check_result *res = NULL;
     struct progress prog = { pc_now_mono_ns () };
-    char logp[PATH_MAX + 32], tracep[PATH_MAX + 32];
+    char logp[PATH_MAX + 32], tracep[PATH_MAX + 32], consolep[PATH_MAX + 32];
     FILE *f;
     int r;
 
@@ -508,6 +508,8 @@ cmd_run (int argc, char **argv)
     }
     snprintf (logp, sizeof logp, "%s/powercut.log", k->dir);
     snprintf (tracep, sizeof tracep, "%s/workload.txt", k->dir);
+    snprintf (consolep, sizeof consolep, "%s/console.txt", k->dir);
+    rc.console_path = consolep;
     rc.fs = k->fs;
     rc.mount_opts = k->mount_opts;
     rc.log_path = logp;
