@@ -462,6 +462,7 @@ run_vm (struct run *r)
   vc.mount_opts = opts;
   vc.workload = cfg->workload ? cfg->workload->name : NULL;
   vc.script = cfg->workload ? NULL : cfg->command[0];
+  vc.script_args = cfg->workload ? NULL : cfg->command + 1;
   vc.seed = cfg->seed;
   vc.files = cfg->files;
   vc.commit_s = commit_s;

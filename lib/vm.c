@@ -44,7 +44,7 @@ static const char guest_init[] =
 "powercut mark mkfs --manifest /mnt --sync || finish 213\n"
 "say running the workload\n"
 "if [ -x /workload.sh ]; then\n"
-"  (cd /mnt && /workload.sh); st=$?\n"
+"  (cd /mnt && eval \"/workload.sh $ARGS\"); st=$?\n"
 "  [ $st = 0 ] && { powercut mark end --manifest /mnt --sync || st=214; }\n"
 "else\n"
 "  powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\"; st=$?\n"
@@ -524,6 +524,26 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
     conf (m, "MKFS_OPTS", cfg->mkfs_opts);
     conf (m, "MOUNT_OPTS", cfg->mount_opts);
     conf (m, "WORKLOAD", cfg->workload);
+    /* The script's arguments, each single-quoted, for eval in the guest. */
+    {
+      char args[4096] = "";
+      size_t pos = 0;
+      for (char *const *a = cfg->script_args; a && *a && pos + 4 < sizeof args; a++) {
+        args[pos++] = '\'';
+        for (const char *p = *a; *p && pos + 6 < sizeof args; p++) {
+          if (*p == '\'') {
+            memcpy (args + pos, "'\\''", 4);
+            pos += 4;
+          }
+          else
+            args[pos++] = *p;
+        }
+        args[pos++] = '\'';
+        args[pos++] = ' ';
+        args[pos] = '\0';
+      }
+      conf (m, "ARGS", args);
+    }
     snprintf (num, sizeof num, "%llu", (unsigned long long) cfg->seed);
     conf (m, "SEED", num);
     snprintf (num, sizeof num, "%u", cfg->files ? cfg->files : 20);

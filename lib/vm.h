@@ -26,6 +26,7 @@ struct pc_vm_config {
   const char *fs, *mkfs_opts, *mount_opts;
   const char *workload;         /* a built-in workload's name, or ... */
   const char *script;           /* ... a script to run in the mount point */
+  char *const *script_args;     /* its arguments (NULL-terminated), or NULL */
   uint64_t seed;
   unsigned files, commit_s, connections;
   int timeout_s;
