@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -486,6 +488,19 @@ cmd_run (int argc, char **argv)
   if (mkdir_p (out) < 0) {
     pc_err ("run", "%s: %s", out, strerror (errno));
     return EXIT_ERROR;
+  }
+  /* Two runs at once must not write over each other's output. */
+  {
+    char lockp[PATH_MAX + 16];
+    int lfd;
+    snprintf (lockp, sizeof lockp, "%s/.lock", out);
+    lfd = open (lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lfd < 0 || flock (lfd, LOCK_EX | LOCK_NB) < 0) {
+      pc_err ("run", "%s: %s", out, lfd < 0 ? strerror (errno)
+              : "another run is writing there (choose another --out)");
+      return EXIT_ERROR;
+    }
+    /* held until exit */
   }
   signal (SIGINT, on_signal);
   signal (SIGTERM, on_signal);

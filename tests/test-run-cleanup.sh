@@ -23,9 +23,20 @@ leftovers ()
   echo "$l"
 }
 
+timeout "$T" "$POWERCUT" run --quiet --workload append --files 5 --out "$tmp/ok" \
+  >"$tmp/ok.out" 2>&1 &
+ok_pid=$!
+wait_until 30 test -e "$tmp/ok/.lock"
 run powercut run --quiet --workload append --files 5 --out "$tmp/ok"
+# a second run into the same directory at the same time is refused, not mixed in
+assert_eq "$rc" 2 "second run into the same --out"
+assert_match "$err" 'another run is writing there' "second run's message"
+run powercut run --quiet --workload append --files 5 --out "$tmp/ok2"
+# one into another directory runs beside it
+assert_eq "$rc" 0 "a run beside another ($err)"
+rc=0; wait "$ok_pid" || rc=$?
 # a run that succeeds
-assert_eq "$rc" 0 "successful run ($err)"
+assert_eq "$rc" 0 "successful run ($(cat "$tmp/ok.out"))"
 assert_eq "$(leftovers)" "" "left behind after success"
 
 cat >"$tmp/fails.sh" <<'SH'
