@@ -390,3 +390,20 @@ unmount_ext4 ()
   # nbdfuse exits cleanly once unmounted
   assert_eq "$st" 0 "nbdfuse exit status"
 }
+
+# make_base_image: an ext4 image $tmp/base.img (64 MiB, 4 KiB blocks) to
+# record from with --base; $blk is the block holding the root inode, whose
+# contents are also saved in $tmp/root.blk.
+make_base_image ()
+{
+  requires mkfs.ext4 debugfs
+  truncate -s 64M "$tmp/base.img"
+  run mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$tmp/base.img"
+  # mkfs.ext4 makes the base filesystem
+  assert_eq "$rc" 0 "mkfs.ext4: exit status (stderr: $err)"
+  run debugfs -R 'imap <2>' "$tmp/base.img"
+  blk=$(sed -n 's/.*located at block \([0-9]*\),.*/\1/p' <<<"$out")
+  # debugfs finds the root inode's block
+  assert_match "$blk" '^[0-9]+$' "root inode block (debugfs: $out $err)"
+  dd if="$tmp/base.img" of="$tmp/root.blk" bs=4096 skip="$blk" count=1 status=none
+}

@@ -10,15 +10,7 @@ mkdir "$TMPDIR"
 # An ext4 base image; the recording writes to free space, then garbage over
 # the root inode's block, later the block's old contents back; flush epochs
 # of 2 to 5 writes, so that reorder:2 both enumerates and samples.
-truncate -s 64M "$tmp/base.img"
-run mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$tmp/base.img"
-# mkfs.ext4 makes the base filesystem
-assert_eq "$rc" 0 "mkfs.ext4: exit status (stderr: $err)"
-run debugfs -R 'imap <2>' "$tmp/base.img"
-blk=$(sed -n 's/.*located at block \([0-9]*\),.*/\1/p' <<<"$out")
-# debugfs finds the root inode's block
-assert_match "$blk" '^[0-9]+$' "root inode block (debugfs: $out $err)"
-dd if="$tmp/base.img" of="$tmp/root.blk" bs=4096 skip="$blk" count=1 status=none
+make_base_image
 g=$(( blk * 4096 ))
 
 start_recorder --base "$tmp/base.img"
