@@ -478,18 +478,13 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   c.cfg = cfg;
   r = pc_index_load (cfg->log_path, &c.ix);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", cfg->log_path,
-              r == -EBADMSG ? "not a powercut log (bad header)"
-              : r == -EPROTONOSUPPORT ? "written by a newer powercut"
-              : strerror (-r));
+    snprintf (why, whylen, "%s: %s", cfg->log_path, pc_log_strerror (r));
     return r;
   }
   if (c.ix.end == PC_END_CORRUPT) {
-    uint64_t seq, off;
-    const char *reason;
-    pc_log_end_state (c.ix.log, &seq, &off, &reason);
-    snprintf (why, whylen, "%s: record %" PRIu64 " at offset %" PRIu64 ": %s",
-              cfg->log_path, seq, off, reason);
+    char m[256];
+    snprintf (why, whylen, "%s: %s", cfg->log_path,
+              pc_log_corrupt_message (c.ix.log, m, sizeof m));
     r = -EBADMSG;
     goto out;
   }

@@ -113,8 +113,7 @@ pc_dmlog_export (const char *in, const char *outp, char *why, size_t whylen)
 
   r = pc_index_load (in, &ix);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", in,
-              r == -EBADMSG ? "not a powercut log (bad header)" : strerror (-r));
+    snprintf (why, whylen, "%s: %s", in, pc_log_strerror (r));
     return r;
   }
   ss = ix.hdr.sector;

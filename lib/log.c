@@ -2,6 +2,8 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +127,16 @@ pc_rec_encode (const struct pc_record *r, const void *data, uint8_t *buf)
   pc_put_le32 (buf + 40, r->conn);
   pc_put_le32 (buf + 44, 0);
   pc_put_le64 (buf + 48, rec_checksum (buf, data, r->datalen));
+}
+
+const char *
+pc_log_strerror (int r)
+{
+  if (r == -EBADMSG)
+    return "not a powercut log (bad header)";
+  if (r == -EPROTONOSUPPORT)
+    return "written by a newer powercut (unknown format version)";
+  return strerror (-r);
 }
 
 int
@@ -319,4 +331,12 @@ pc_log_end_state (const struct pc_log *log, uint64_t *ret_seq,
   if (ret_reason)
     *ret_reason = log->reason;
   return log->end;
+}
+
+char *
+pc_log_corrupt_message (const struct pc_log *log, char *buf, size_t len)
+{
+  snprintf (buf, len, "record %" PRIu64 " at offset %" PRIu64 ": %s", log->bad_seq,
+            log->bad_offset, log->reason ? log->reason : "?");
+  return buf;
 }

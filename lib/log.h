@@ -114,6 +114,10 @@ enum pc_log_end {
   PC_END_CORRUPT,    /* a whole record fails its checksum or is malformed */
 };
 
+/* The words for an error of pc_log_open() ("not a powercut log (bad
+ * header)", ...), for messages "FILE: WORDS". */
+const char *pc_log_strerror (int r);
+
 /* A reader over a whole log file, mapped read-only. */
 struct pc_log;
 
@@ -136,5 +140,8 @@ void pc_log_rewind (struct pc_log *log);
  * ("bad checksum", "bad magic", "partial record", ...). */
 enum pc_log_end pc_log_end_state (const struct pc_log *log, uint64_t *ret_seq,
                                   uint64_t *ret_offset, const char **ret_reason);
+
+/* For a CORRUPT end: "record N at offset X: REASON" into buf; returns buf. */
+char *pc_log_corrupt_message (const struct pc_log *log, char *buf, size_t len);
 
 #endif

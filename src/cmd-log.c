@@ -64,10 +64,11 @@ print_end (FILE *f, struct pc_log *log, uint64_t nrec)
              " are not a whole record (%s)\n",
              pc_log_file_size (log) - off, off, reason);
     break;
-  case PC_END_CORRUPT:
-    fprintf (f, "corrupt: record %" PRIu64 " at offset %" PRIu64 ": %s\n",
-             seq, off, reason);
+  case PC_END_CORRUPT: {
+    char m[256];
+    fprintf (f, "corrupt: %s\n", pc_log_corrupt_message (log, m, sizeof m));
     break;
+  }
   }
 }
 
@@ -182,10 +183,7 @@ cmd_log (int argc, char **argv)
   path = argv[optind];
   ret = pc_log_open (path, &log);
   if (ret < 0) {
-    pc_err ("log", "%s: %s", path,
-            ret == -EBADMSG ? "not a powercut log (bad header)"
-            : ret == -EPROTONOSUPPORT ? "written by a newer powercut (unknown format version)"
-            : strerror (-ret));
+    pc_err ("log", "%s: %s", path, pc_log_strerror (ret));
     return EXIT_ERROR;
   }
   const struct pc_log_header *h = pc_log_get_header (log);
@@ -284,14 +282,10 @@ cmd_log (int argc, char **argv)
   }
 
   ret = EXIT_OK;
-  {
-    uint64_t seq, off;
-    const char *reason;
-    if (pc_log_end_state (log, &seq, &off, &reason) == PC_END_CORRUPT) {
-      pc_err ("log", "%s: record %" PRIu64 " at offset %" PRIu64 ": %s",
-              path, seq, off, reason);
-      ret = EXIT_ERROR;
-    }
+  if (pc_log_end_state (log, NULL, NULL, NULL) == PC_END_CORRUPT) {
+    char m[256];
+    pc_err ("log", "%s: %s", path, pc_log_corrupt_message (log, m, sizeof m));
+    ret = EXIT_ERROR;
   }
   free (marks);
   free (seen);

@@ -110,17 +110,12 @@ cmd_replay (int argc, char **argv)
   log_path = argv[optind];
   r = pc_index_load (log_path, &ix);
   if (r < 0) {
-    pc_err ("replay", "%s: %s", log_path,
-            r == -EBADMSG ? "not a powercut log (bad header)"
-            : r == -EPROTONOSUPPORT ? "written by a newer powercut" : strerror (-r));
+    pc_err ("replay", "%s: %s", log_path, pc_log_strerror (r));
     return EXIT_ERROR;
   }
   if (ix.end == PC_END_CORRUPT) {
-    uint64_t seq, off;
-    const char *reason;
-    pc_log_end_state (ix.log, &seq, &off, &reason);
-    pc_err ("replay", "%s: record %llu at offset %llu: %s", log_path,
-            (unsigned long long) seq, (unsigned long long) off, reason);
+    char m[256];
+    pc_err ("replay", "%s: %s", log_path, pc_log_corrupt_message (ix.log, m, sizeof m));
     pc_index_free (&ix);
     return EXIT_ERROR;
   }
