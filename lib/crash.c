@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crash.h"
+#include "util.h"
 
 int
 pc_model_parse (const char *s, struct pc_model *ret_model)
@@ -155,21 +156,12 @@ slist_add (struct slist *l, uint64_t point, uint64_t base)
   return &l->v[l->n++];
 }
 
-static uint64_t
-splitmix64 (uint64_t *x)
-{
-  uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
-
 /* Fills a flag array of n entries from a mask (n <= 64) or at random. */
 static void
 random_flags (uint8_t *f, size_t n, uint64_t *rng)
 {
   for (size_t i = 0; i < n; i++)
-    f[i] = splitmix64 (rng) & 1;
+    f[i] = pc_splitmix64 (rng) & 1;
 }
 
 static bool

@@ -72,6 +72,18 @@ static inline uint64_t pc_get_be64 (const void *p)
   return (uint64_t) pc_get_be32 (p) << 32 | pc_get_be32 ((const uint8_t *) p + 4);
 }
 
+/* A small, fast pseudo-random generator (splitmix64): the next value from
+ * the state *x.  Deterministic: seeded workloads and sampled crash states
+ * repeat exactly. */
+static inline uint64_t
+pc_splitmix64 (uint64_t *x)
+{
+  uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
 /* Parses a size such as "512", "64K", "1.5G" or "2GiB" (binary units).
  * Returns 0 and stores the byte count, or -EINVAL (not a size) or
  * -ERANGE (too large). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "util.h"
 #include "workload.h"
 
 #define FILE_SIZE   8192
@@ -30,15 +31,6 @@ trace (const struct pc_workload_env *env, const char *fmt, ...)
   env->trace (env->trace_ctx, line);
 }
 
-static uint64_t
-mix (uint64_t *x)
-{
-  uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
-
 /* Content that differs by file, version and seed, is never all zeros, and
  * reads well in a report: "file 3 version 2 seed 0 line 17\n"... */
 static void
@@ -56,22 +48,6 @@ fill (uint8_t *buf, size_t len, uint64_t seed, unsigned file, unsigned version)
   }
 }
 
-static int
-write_all (int fd, const uint8_t *buf, size_t len)
-{
-  while (len > 0) {
-    ssize_t n = write (fd, buf, len);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return -errno;
-    }
-    buf += n;
-    len -= (size_t) n;
-  }
-  return 0;
-}
-
 /* Writes a whole file; fsync it if asked.  Returns 0 or -errno. */
 static int
 put_file (const char *path, int oflags, const uint8_t *buf, size_t len, bool do_fsync)
@@ -80,7 +56,7 @@ put_file (const char *path, int oflags, const uint8_t *buf, size_t len, bool do_
 
   if (fd < 0)
     return -errno;
-  r = write_all (fd, buf, len);
+  r = pc_write_all (fd, buf, len);
   if (r == 0 && do_fsync && fsync (fd) < 0)
     r = -errno;
   if (close (fd) < 0 && r == 0)
@@ -218,7 +194,7 @@ wl_append (const struct pc_workload_env *env)
   r = mark (env, "start", true, NULL, 0);
   for (unsigned i = 1; r == 0 && i <= nfiles (env); i++) {
     fill (buf, sizeof buf, env->seed, 0, i);
-    r = write_all (fd, buf, sizeof buf);
+    r = pc_write_all (fd, buf, sizeof buf);
     snprintf (name, sizeof name, "append-%02u", i);
     if (r == 0 && i % 5 == 0) {
       r = fdatasync (fd) < 0 ? -errno : 0;
@@ -270,10 +246,10 @@ wl_random (const struct pc_workload_env *env)
   sync ();
   r = mark (env, "start", true, NULL, 0);
   for (unsigned op = 0; r == 0 && op < R_OPS; op++) {
-    unsigned kind = (unsigned) (mix (&x) % 12);
-    unsigned d = (unsigned) (mix (&x) % (R_DIRS + 1)), f = (unsigned) (mix (&x) % R_FILES);
-    unsigned d2 = (unsigned) (mix (&x) % (R_DIRS + 1)), f2 = (unsigned) (mix (&x) % R_FILES);
-    size_t len = (size_t) (mix (&x) % (3 * FILE_SIZE)) + 1;
+    unsigned kind = (unsigned) (pc_splitmix64 (&x) % 12);
+    unsigned d = (unsigned) (pc_splitmix64 (&x) % (R_DIRS + 1)), f = (unsigned) (pc_splitmix64 (&x) % R_FILES);
+    unsigned d2 = (unsigned) (pc_splitmix64 (&x) % (R_DIRS + 1)), f2 = (unsigned) (pc_splitmix64 (&x) % R_FILES);
+    size_t len = (size_t) (pc_splitmix64 (&x) % (3 * FILE_SIZE)) + 1;
     bool durable = false, synced = false;
 
     if (d < R_DIRS && !m.dir[d])
@@ -300,7 +276,7 @@ wl_random (const struct pc_workload_env *env)
         continue;
       {
         int fd = open (p, O_WRONLY | O_CLOEXEC);
-        off_t at = (off_t) (mix (&x) % FILE_SIZE);
+        off_t at = (off_t) (pc_splitmix64 (&x) % FILE_SIZE);
         fill (buf, 4096, env->seed, d * R_FILES + f, op);
         if (fd < 0)
           r = -errno;
@@ -372,7 +348,7 @@ wl_random (const struct pc_workload_env *env)
         continue;
       {
         int fd = open (p, O_WRONLY | O_CLOEXEC);
-        bool data = mix (&x) & 1;
+        bool data = pc_splitmix64 (&x) & 1;
         if (fd < 0)
           r = -errno;
         else {
