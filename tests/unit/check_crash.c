@@ -12,6 +12,7 @@
 #include "crash.h"
 #include "image.h"
 #include "util.h"
+#include "unit.h"
 
 static char path[64];
 static struct pc_index ix;
@@ -255,8 +256,6 @@ main (void)
 {
   Suite *su = suite_create ("crash");
   TCase *tc = tcase_create ("models");
-  SRunner *sr;
-  int failed;
 
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, test_flush_and_write);
@@ -268,9 +267,5 @@ main (void)
   tcase_add_test (tc, test_signatures);
   tcase_add_test (tc, test_overlay_undo);
   suite_add_tcase (su, tc);
-  sr = srunner_create (su);
-  srunner_run_all (sr, CK_NORMAL);
-  failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return pc_unit_run (su);
 }

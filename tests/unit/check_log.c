@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "util.h"
+#include "unit.h"
 
 static char path[] = "/tmp/check_log.XXXXXX";
 static uint8_t *image;
@@ -204,7 +205,6 @@ main (void)
 {
   Suite *s = suite_create ("log");
   TCase *tc = tcase_create ("reader");
-  SRunner *sr;
   int failed;
 
   tcase_add_test (tc, test_clean);
@@ -213,10 +213,7 @@ main (void)
   tcase_add_test (tc, test_bad_header);
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
-  sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
+  failed = pc_unit_run (s);
   free (image);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return failed;
 }

@@ -12,6 +12,7 @@
 
 #include "mark.h"
 #include "util.h"
+#include "unit.h"
 
 START_TEST (test_names)
 {
@@ -175,8 +176,6 @@ main (void)
 {
   Suite *s = suite_create ("mark");
   TCase *tc = tcase_create ("manifest");
-  SRunner *sr;
-  int failed;
 
   tcase_add_test (tc, test_names);
   tcase_add_test (tc, test_paths);
@@ -185,9 +184,5 @@ main (void)
   tcase_add_test (tc, test_decode_rejects_bad_paths);
   tcase_add_test (tc, test_relpath);
   suite_add_tcase (s, tc);
-  sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return pc_unit_run (s);
 }

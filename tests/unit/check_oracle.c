@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "oracle.h"
+#include "unit.h"
 
 /* The marks (record numbers):
  *   0 mkfs (synced):  lost+found/
@@ -195,8 +196,6 @@ main (void)
 {
   Suite *s = suite_create ("oracle");
   TCase *tc = tcase_create ("verdicts");
-  SRunner *sr;
-  int failed;
 
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, test_between_marks);
@@ -204,9 +203,5 @@ main (void)
   tcase_add_test (tc, test_early_and_unmentioned);
   tcase_add_test (tc, test_findings_say_what_was_allowed);
   suite_add_tcase (s, tc);
-  sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return pc_unit_run (s);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "util.h"
+#include "unit.h"
 
 START_TEST (test_sizes)
 {
@@ -60,16 +61,10 @@ main (void)
 {
   Suite *s = suite_create ("util");
   TCase *tc = tcase_create ("core");
-  SRunner *sr;
-  int failed;
 
   tcase_add_test (tc, test_sizes);
   tcase_add_test (tc, test_bad_sizes);
   tcase_add_test (tc, test_byte_order);
   suite_add_tcase (s, tc);
-  sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return pc_unit_run (s);
 }
