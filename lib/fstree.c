@@ -9,7 +9,6 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2_fs.h>
 #include <ext2fs/ext2fs.h>
-#include <xxhash.h>
 
 #include "fstree.h"
 
@@ -85,30 +84,22 @@ static errcode_t
 hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
 {
   ext2_file_t f;
-  XXH3_state_t *st = XXH3_createState ();
+  void *h = pc_entry_hash_begin (ent);
   errcode_t e;
   unsigned int got;
 
-  if (st == NULL)
+  if (h == NULL)
     return EXT2_ET_NO_MEMORY;
-  XXH3_128bits_reset (st);
   e = ext2fs_file_open (w->fs, ino, 0, &f);
   if (e == 0) {
     do {
       e = ext2fs_file_read (f, w->buf, 1 << 16, &got);
-      if (e == 0 && got > 0) {
-        if (ent->headlen < PC_ENTRY_HEAD) {
-          unsigned k = PC_ENTRY_HEAD - ent->headlen < got ? PC_ENTRY_HEAD - ent->headlen : got;
-          memcpy (ent->head + ent->headlen, w->buf, k);
-          ent->headlen += (uint8_t) k;
-        }
-        XXH3_128bits_update (st, w->buf, got);
-      }
+      if (e == 0 && got > 0)
+        pc_entry_hash_update (h, ent, w->buf, got);
     } while (e == 0 && got > 0);
     ext2fs_file_close (f);
   }
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) ent->hash, XXH3_128bits_digest (st));
-  XXH3_freeState (st);
+  pc_entry_hash_end (h, ent);
   return e;
 }
 
@@ -143,21 +134,6 @@ read_symlink (struct walk *w, ext2_ino_t ino, struct ext2_inode *inode, char **r
     return e;
   *ret = strndup (w->buf, got);
   return *ret ? 0 : EXT2_ET_NO_MEMORY;
-}
-
-static int
-add (struct walk *w, const struct pc_entry *e)
-{
-  if (w->m->nentries == w->cap) {
-    size_t ncap = w->cap ? w->cap * 2 : 64;
-    struct pc_entry *n = realloc (w->m->entries, ncap * sizeof *n);
-    if (n == NULL)
-      return -ENOMEM;
-    w->m->entries = n;
-    w->cap = ncap;
-  }
-  w->m->entries[w->m->nentries++] = *e;
-  return 0;
 }
 
 static bool
@@ -253,7 +229,7 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
       ent.type = PC_ENTRY_OTHER;
       ent.size = 0;
     }
-    r = add (w, &ent);
+    r = pc_mark_add_entry (w->m, &w->cap, &ent);
     if (r < 0) {
       free (ent.path);
       free (ent.target);

@@ -55,11 +55,40 @@ pc_mark_path_valid (const char *path, size_t len)
   return true;
 }
 
+void *
+pc_entry_hash_begin (struct pc_entry *e)
+{
+  XXH3_state_t *st = XXH3_createState ();
+
+  if (st)
+    XXH3_128bits_reset (st);
+  e->headlen = 0;
+  return st;
+}
+
+void
+pc_entry_hash_update (void *h, struct pc_entry *e, const void *buf, size_t n)
+{
+  if (e->headlen < PC_ENTRY_HEAD) {
+    size_t k = PC_ENTRY_HEAD - e->headlen < n ? PC_ENTRY_HEAD - e->headlen : n;
+    memcpy (e->head + e->headlen, buf, k);
+    e->headlen += (uint8_t) k;
+  }
+  XXH3_128bits_update (h, buf, n);
+}
+
+void
+pc_entry_hash_end (void *h, struct pc_entry *e)
+{
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) e->hash, XXH3_128bits_digest (h));
+  XXH3_freeState (h);
+}
+
 static int
 hash_file (int dirfd, const char *name, struct pc_entry *e)
 {
-  XXH3_state_t *st;
   static const size_t bufsz = 1 << 20;
+  void *h;
   char *buf;
   int fd, r = 0;
 
@@ -67,12 +96,11 @@ hash_file (int dirfd, const char *name, struct pc_entry *e)
   if (fd < 0)
     return -errno;
   buf = malloc (bufsz);
-  st = XXH3_createState ();
-  if (buf == NULL || st == NULL) {
+  h = pc_entry_hash_begin (e);
+  if (buf == NULL || h == NULL) {
     r = -ENOMEM;
     goto out;
   }
-  XXH3_128bits_reset (st);
   for (;;) {
     ssize_t n = read (fd, buf, bufsz);
     if (n < 0) {
@@ -83,16 +111,11 @@ hash_file (int dirfd, const char *name, struct pc_entry *e)
     }
     if (n == 0)
       break;
-    if (e->headlen < PC_ENTRY_HEAD) {
-      size_t k = PC_ENTRY_HEAD - e->headlen < (size_t) n ? PC_ENTRY_HEAD - e->headlen : (size_t) n;
-      memcpy (e->head + e->headlen, buf, k);
-      e->headlen += (uint8_t) k;
-    }
-    XXH3_128bits_update (st, buf, (size_t) n);
+    pc_entry_hash_update (h, e, buf, (size_t) n);
   }
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) e->hash, XXH3_128bits_digest (st));
 out:
-  XXH3_freeState (st);
+  if (h)
+    pc_entry_hash_end (h, e);
   free (buf);
   close (fd);
   return r;
@@ -106,18 +129,18 @@ struct scan {
   char **ret_path;
 };
 
-static int
-add_entry (struct scan *s, const struct pc_entry *e)
+int
+pc_mark_add_entry (struct pc_mark *m, size_t *cap, const struct pc_entry *e)
 {
-  if (s->m->nentries == s->cap) {
-    size_t ncap = s->cap ? s->cap * 2 : 64;
-    struct pc_entry *n = realloc (s->m->entries, ncap * sizeof *n);
+  if (m->nentries == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 64;
+    struct pc_entry *n = realloc (m->entries, ncap * sizeof *n);
     if (n == NULL)
       return -ENOMEM;
-    s->m->entries = n;
-    s->cap = ncap;
+    m->entries = n;
+    *cap = ncap;
   }
-  s->m->entries[s->m->nentries++] = *e;
+  m->entries[m->nentries++] = *e;
   return 0;
 }
 
@@ -191,7 +214,7 @@ scan_dir (struct scan *s, int dirfd, size_t plen, int depth)
         r = -ENOMEM;
     }
     if (r == 0)
-      r = add_entry (s, &e);
+      r = pc_mark_add_entry (s->m, &s->cap, &e);
     if (r < 0) {
       free (e.path);
       free (e.target);

@@ -69,6 +69,18 @@ bool pc_mark_name_valid (const char *name);
 /* Checks a manifest path as defined above. */
 bool pc_mark_path_valid (const char *path, size_t len);
 
+/* Appends a copy of e to m's entries; *cap is the room m->entries has.
+ * Returns 0 or -ENOMEM. */
+int pc_mark_add_entry (struct pc_mark *m, size_t *cap, const struct pc_entry *e);
+
+/* A regular file's content into an entry, as every manifest and every
+ * crash state's tree takes it (so the two compare): XXH3-128 of all the
+ * bytes, and the first PC_ENTRY_HEAD of them.  begin returns NULL when out
+ * of memory; end stores the hash and frees the state. */
+void *pc_entry_hash_begin (struct pc_entry *e);
+void pc_entry_hash_update (void *h, struct pc_entry *e, const void *buf, size_t n);
+void pc_entry_hash_end (void *h, struct pc_entry *e);
+
 /* Walks dir (not crossing into other filesystems) and fills m's entries,
  * hashing every regular file.  Returns 0 or -errno; on failure *ret_path
  * (if given) names the path at fault, owned by the caller. */
