@@ -119,14 +119,6 @@ struct progress {
   uint64_t t0;
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void
-on_signal (int sig)
-{
-  (void) sig;
-  stop_requested = 1;
-}
 
 static void
 show_progress (void *ctx, size_t done, size_t total)
@@ -274,10 +266,8 @@ cmd_check (int argc, char **argv)
     cfg.progress_ctx = &prog;
   }
   /* Interrupted, the check stops its workers and removes its scratch files. */
-  signal (SIGINT, on_signal);
-  signal (SIGTERM, on_signal);
-  signal (SIGHUP, on_signal);
-  cfg.interrupted = &stop_requested;
+  pc_catch_stop_signals ();
+  cfg.interrupted = &pc_stop_requested;
   r = pc_check_run (&cfg, &res, why, sizeof why);
   if (r < 0) {
     pc_err ("check", "%s", why);

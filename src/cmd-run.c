@@ -26,14 +26,6 @@
 
 #define MAX_CONFIGS 32
 
-static volatile sig_atomic_t stop_requested;
-
-static void
-on_signal (int sig)
-{
-  (void) sig;
-  stop_requested = 1;
-}
 
 static void
 usage (FILE *f)
@@ -502,12 +494,10 @@ cmd_run (int argc, char **argv)
     }
     /* held until exit */
   }
-  signal (SIGINT, on_signal);
-  signal (SIGTERM, on_signal);
-  signal (SIGHUP, on_signal);
-  pc_proc_interrupted = &stop_requested;
+  pc_catch_stop_signals ();
+  pc_proc_interrupted = &pc_stop_requested;
 
-  for (size_t i = 0; i < ncf && !stop_requested; i++) {
+  for (size_t i = 0; i < ncf && !pc_stop_requested; i++) {
     struct config *k = &cf[i];
     struct pc_check_config cc = { 0 };
     struct pc_check_result *res = NULL;
@@ -543,7 +533,7 @@ cmd_run (int argc, char **argv)
     cc.jobs = jobs;
     cc.nshards = 1;
     cc.timeout_s = 60;
-    cc.interrupted = &stop_requested;
+    cc.interrupted = &pc_stop_requested;
     if (!quiet && isatty (2)) {
       cc.progress = check_progress;
       cc.progress_ctx = &prog;
@@ -595,7 +585,7 @@ cmd_run (int argc, char **argv)
     }
     k->res = res;
   }
-  if (stop_requested) {
+  if (pc_stop_requested) {
     pc_err ("run", "interrupted: everything it started is torn down");
     return EXIT_ERROR;
   }

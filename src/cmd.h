@@ -2,6 +2,8 @@
 #ifndef POWERCUT_CMD_H
 #define POWERCUT_CMD_H
 
+#include <signal.h>
+
 #define EXIT_OK       0    /* ran and found no problem */
 #define EXIT_PROBLEMS 1    /* ran and found problems */
 #define EXIT_ERROR    2    /* usage or runtime error */
@@ -32,6 +34,11 @@ void pc_err (const char *sub, const char *fmt, ...)
 
 /* Prints the usage hint for a bad command line and returns EXIT_ERROR. */
 int pc_usage_error (const char *sub);
+
+/* Set by SIGINT, SIGTERM or SIGHUP once pc_catch_stop_signals() ran: the
+ * long commands (check, run) stop, clean up and exit 2. */
+extern volatile sig_atomic_t pc_stop_requested;
+void pc_catch_stop_signals (void);
 
 /* The control socket: the option, else $POWERCUT_CONTROL, else the default. */
 const char *pc_control_path (const char *opt);

@@ -45,6 +45,23 @@ pc_usage_error (const char *sub)
   return EXIT_ERROR;
 }
 
+volatile sig_atomic_t pc_stop_requested;
+
+static void
+on_stop_signal (int sig)
+{
+  (void) sig;
+  pc_stop_requested = 1;
+}
+
+void
+pc_catch_stop_signals (void)
+{
+  signal (SIGINT, on_stop_signal);
+  signal (SIGTERM, on_stop_signal);
+  signal (SIGHUP, on_stop_signal);
+}
+
 const char *
 pc_control_path (const char *opt)
 {
