@@ -475,8 +475,8 @@ run_vm (struct run *r)
   return pc_vm_run (&vc, r->why, r->whylen);
 }
 
-int
-pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen)
+static int
+record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
 {
   struct run r;
   char opts[512];
@@ -567,5 +567,20 @@ out:
   teardown (&r);
   if (e == 0 && interrupted ())
     e = fail (&r, EINTR, "interrupted");
+  return e;
+}
+
+int
+pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen)
+{
+  int e = record_once (cfg, why, whylen);
+
+  /* A guest that died without a word (an emulator or guest kernel crash,
+   * not the workload) left a partial recording: record once more, anew. */
+  if (e == -ECHILD && !interrupted ()) {
+    if (cfg->status)
+      cfg->status (cfg->status_ctx, "the guest stopped without reporting; recording again");
+    e = record_once (cfg, why, whylen);
+  }
   return e;
 }

@@ -42,7 +42,9 @@ struct pc_run_config {
 };
 
 /* Records one configuration.  Returns 0 or -errno with a one-line reason
- * in why.  Nothing it started is left running or mounted when it returns. */
+ * in why.  Nothing it started is left running or mounted when it returns.
+ * A guest (PC_ATTACH_VM) that dies without reporting is recorded again,
+ * once, from scratch. */
 int pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen);
 
 /* "nbd" or "fuse": what auto picks on this machine. */

@@ -27,6 +27,7 @@ static const char guest_init[] =
 "export PATH=/bin:/sbin:/usr/bin:/usr/sbin\n"
 "mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev\n"
 "echo 1 > /proc/sys/kernel/printk\n"
+"if grep -q powercut.probe /proc/cmdline; then echo POWERCUT-PROBE-OK; poweroff -f; fi\n"
 ". /powercut.conf\n"
 "say () { echo \"powercut-guest: $*\"; }\n"
 "finish () { echo \"POWERCUT-STATUS $1\"; sync; poweroff -f; }\n"
@@ -445,6 +446,7 @@ concat (FILE *out, const char *path)
 
 static int boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd,
                  const char *fwd, bool kvm, char *why, size_t whylen);
+static bool kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initrd);
 
 int
 pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
@@ -582,33 +584,29 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
             "user,model=e1000,restrict=on,guestfwd=tcp:10.0.2.100:10809-cmd:%s pipe %s,"
             "guestfwd=tcp:10.0.2.100:10810-cmd:%s pipe %s", cfg->self, cfg->nbd_sock,
             cfg->self, cfg->ctl_sock);
-  /* KVM where it works; where it fails before the guest got going (nested
-   * virtualisation often does), TCG. */
-  for (int attempt = access ("/dev/kvm", R_OK | W_OK) == 0 ? 0 : 1; attempt < 2; attempt++) {
-    r = boot (cfg, kernel, initrd, fwd, attempt == 0, why, whylen);
-    if (r != -EAGAIN)
-      break;
-  }
+  /* KVM where it works, else TCG.  Nested virtualisation often fails, at
+   * once or part-way; a guest that stopped part-way would leave half a
+   * recording, so KVM is tried on a probe boot first, with no disk. */
+  r = boot (cfg, kernel, initrd, fwd, kvm_works (cfg, kernel, initrd), why, whylen);
   unlink (initrd);
   free (kernel);
   return r;
 }
 
-/* One boot; -EAGAIN if KVM failed before the guest started its work. */
+/* Runs qemu on kernel and initrd with args, its output to out, for up to
+ * timeout_s.  Returns qemu's wait status, or -ETIME, -EINTR, -errno. */
 static int
-boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, const char *fwd,
-      bool kvm, char *why, size_t whylen)
+qemu (const char *kernel, const char *initrd, bool kvm, const char *append, const char *nic,
+      const char *out_path, int timeout_s)
 {
-  char *console = NULL;
-  size_t clen;
-  pid_t pid;
-  int status, r = 0;
+  uint64_t deadline = pc_now_mono_ns () + (uint64_t) timeout_s * 1000000000u;
+  pid_t pid = fork ();
+  int status;
 
-  pid = fork ();
   if (pid < 0)
     return -errno;
   if (pid == 0) {
-    int out = open (cfg->console_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int out = open (out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int nul = open ("/dev/null", O_RDONLY);
     if (out >= 0) {
       dup2 (out, 1);
@@ -619,30 +617,65 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     setpgid (0, 0);
     execlp ("qemu-system-x86_64", "qemu-system-x86_64", "-accel", kvm ? "kvm" : "tcg",
             "-cpu", kvm ? "host" : "max", "-m", "768", "-smp", "2", "-nographic", "-no-reboot",
-            "-kernel", kernel, "-initrd", initrd,
-            "-append", "console=ttyS0 panic=-1 quiet loglevel=3",
-            "-nic", fwd, (char *) NULL);
+            "-kernel", kernel, "-initrd", initrd, "-append", append, "-nic", nic, (char *) NULL);
     _exit (127);
   }
-  {
-    uint64_t deadline = pc_now_mono_ns () + (uint64_t) cfg->timeout_s * 1000000000u;
-    for (;;) {
-      pid_t p = waitpid (pid, &status, WNOHANG);
-      struct timespec ts = { 0, 100 * 1000 * 1000 };
-      if (p == pid)
-        break;
-      if (pc_now_mono_ns () > deadline || (pc_proc_interrupted && *pc_proc_interrupted)) {
-        kill (-pid, SIGKILL);
-        kill (pid, SIGKILL);
-        waitpid (pid, &status, 0);
-        snprintf (why, whylen, pc_now_mono_ns () > deadline
-                  ? "the guest did not finish within %d s (its console: %s)"
-                  : "interrupted", cfg->timeout_s, cfg->console_path);
-        return pc_now_mono_ns () > deadline ? -ETIME : -EINTR;
-      }
-      nanosleep (&ts, NULL);
+  for (;;) {
+    struct timespec ts = { 0, 100 * 1000 * 1000 };
+    bool late = pc_now_mono_ns () > deadline;
+    if (waitpid (pid, &status, WNOHANG) == pid)
+      return status;
+    if (late || (pc_proc_interrupted && *pc_proc_interrupted)) {
+      kill (-pid, SIGKILL);
+      kill (pid, SIGKILL);
+      waitpid (pid, &status, 0);
+      return late ? -ETIME : -EINTR;
     }
+    nanosleep (&ts, NULL);
   }
+}
+
+/* Does a KVM guest boot to our init and power off here?  (Asked once.) */
+static bool
+kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initrd)
+{
+  static int known = -1;
+  char out[PATH_MAX + 16], *text = NULL;
+  size_t len;
+
+  if (known >= 0)
+    return known;
+  known = 0;
+  if (access ("/dev/kvm", R_OK | W_OK) < 0)
+    return false;
+  snprintf (out, sizeof out, "%s/kvm-probe.txt", cfg->work_dir);
+  if (qemu (kernel, initrd, true, "console=ttyS0 panic=-1 quiet powercut.probe", "none",
+            out, 60) >= 0 && read_file (out, &text, &len) == 0)
+    known = strstr (text, "POWERCUT-PROBE-OK") != NULL;
+  free (text);
+  unlink (out);
+  return known;
+}
+
+/* One boot of the guest that runs the workload. */
+static int
+boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, const char *fwd,
+      bool kvm, char *why, size_t whylen)
+{
+  char *console = NULL;
+  size_t clen;
+  int status, r = 0;
+
+  status = qemu (kernel, initrd, kvm, "console=ttyS0 panic=-1 quiet loglevel=3", fwd,
+                 cfg->console_path, cfg->timeout_s);
+  if (status == -ETIME || status == -EINTR) {
+    snprintf (why, whylen, status == -ETIME
+              ? "the guest did not finish within %d s (its console: %s)" : "interrupted",
+              cfg->timeout_s, cfg->console_path);
+    return status;
+  }
+  if (status < 0)
+    return status;
   if (WIFEXITED (status) && WEXITSTATUS (status) == 127) {
     snprintf (why, whylen, "qemu-system-x86_64: not found (package qemu-system-x86)");
     return -ENOENT;
@@ -653,18 +686,21 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
   }
   {
     const char *s = strstr (console, "POWERCUT-STATUS ");
-    if (s == NULL && kvm && strstr (console, "powercut-guest:") == NULL) {
-      free (console);
-      return -EAGAIN;
-    }
     int gst = s ? atoi (s + 16) : -1;
     static const char *const step[] = { "attaching /dev/nbd0", "mkfs", "mount",
                                         "the mkfs mark", "the end mark", "umount" };
     if (gst == 0)
       r = 0;
     else if (gst < 0) {
-      snprintf (why, whylen, "the guest did not finish (its console: %s)", cfg->console_path);
-      r = -EIO;
+      /* Its last words say why, mostly. */
+      char *end = console + strlen (console), *last;
+      while (end > console && (end[-1] == '\n' || end[-1] == '\r'))
+        *--end = '\0';
+      last = strrchr (console, '\n');
+      last = last ? last + 1 : console;
+      snprintf (why, whylen, "the guest did not finish: '%.160s' (its console: %s)", last,
+                cfg->console_path);
+      r = -ECHILD;
     }
     else {
       snprintf (why, whylen, "in the guest, %s failed (status %d; its console: %s)",

@@ -35,7 +35,9 @@ struct pc_vm_config {
 };
 
 /* Boots the guest and waits for it.  Returns 0 when the workload ran and
- * reported success, or -errno with a one-line reason in why. */
+ * reported success, -ECHILD when the guest stopped without reporting at
+ * all (it crashed: the recording is incomplete), or -errno; with a
+ * one-line reason in why. */
 int pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen);
 
 /* The newest installed kernel image, or NULL. (malloc'd) */

@@ -31,5 +31,5 @@ assert_ge "$(verdict "$tmp/ok/report.json" points)" 10 "crash points"
 run powercut run --quiet --attach vm --workload replace-rename --files 10 \
     --mount-opts noauto_da_alloc --out "$tmp/noauto"
 # noauto_da_alloc in the guest: zero-length files, exit 1
-assert_eq "$rc" 1 "vm run, noauto_da_alloc ($err)"
+assert_eq "$rc" 1 "vm run, noauto_da_alloc ($err; console: $(tail -5 "$tmp/noauto/console.txt" 2>/dev/null))"
 assert_ge "$(verdict "$tmp/noauto/report.json" zero-length)" 1 "zero-length points"
