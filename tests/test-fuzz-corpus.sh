@@ -3,13 +3,13 @@
 # each input that once crashed it) without crashing or failing a check.
 source "$top_srcdir/tests/functions.sh"
 
-for h in log mark dmlog fstree nbd; do
+for h in log mark dmlog fstree nbd request; do
   corpus=$top_srcdir/tests/fuzz/corpus/$h
   wrapper=$POWERCUT_WRAPPER
   # valgrind serialises threads and cannot follow io_uring: the nbd harness
   # (a recorder and two client threads in one process) stalls under it; the
   # recorder itself runs under valgrind in the test-record-* tests.
-  [ "$h" != nbd ] || wrapper=
+  case $h in nbd|request) wrapper= ;; esac
   run $wrapper "$top_builddir/tests/fuzz/replay_$h" "$corpus"
   # the harness went through its corpus (exit 0)
   assert_eq "$rc" 0 "harness $h ($out $err)"
