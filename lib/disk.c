@@ -1,7 +1,9 @@
-/* disk.c: in-memory device images for the recorder. */
+/* disk.c: in-memory device images for the recorder, over a base image read
+ * on demand. */
 #include <config.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,45 @@ pc_disk_open_zero (struct pc_disk *d, uint64_t size)
     return -errno;
   d->mem = m;
   d->size = size;
+  d->base_fd = -1;
+  return 0;
+}
+
+static bool
+loaded (const struct pc_disk *d, uint64_t s)
+{
+  return d->loaded[s / 64] & (UINT64_C(1) << (s % 64));
+}
+
+/* Marks the sectors of [off, off + len) as held in mem. */
+static void
+mark_loaded (struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  uint64_t s = off / PC_DISK_SECTOR, e = (off + len) / PC_DISK_SECTOR;
+
+  if (d->loaded == NULL)
+    return;
+  for (; s < e && s % 64 != 0; s++)
+    d->loaded[s / 64] |= UINT64_C(1) << (s % 64);
+  for (; s + 64 <= e; s += 64)
+    d->loaded[s / 64] = UINT64_MAX;
+  for (; s < e; s++)
+    d->loaded[s / 64] |= UINT64_C(1) << (s % 64);
+}
+
+static int
+pread_all (int fd, uint8_t *buf, uint64_t len, uint64_t off)
+{
+  while (len > 0) {
+    ssize_t n = pread (fd, buf, len > (1u << 30) ? (1u << 30) : (size_t) len, (off_t) off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n < 0 ? -errno : -EIO;   /* shorter than it was: an I/O error */
+    buf += n;
+    off += (uint64_t) n;
+    len -= (uint64_t) n;
+  }
   return 0;
 }
 
@@ -100,21 +141,99 @@ pc_image_unmap (uint8_t *mem, uint64_t size)
 }
 
 int
-pc_disk_open_base (struct pc_disk *d, const char *path, uint32_t sector)
+pc_disk_open_base (struct pc_disk *d, const char *path)
 {
-  int r;
+  static const uint8_t zero[1 << 16];
+  XXH3_state_t *st = NULL;
+  struct stat sb;
+  uint8_t *buf = NULL;
+  uint64_t off = 0;
+  int fd, r;
 
   memset (d, 0, sizeof *d);
-  r = pc_image_read (path, 0, sector, &d->mem, &d->size, d->basehash);
-  if (r == 0)
-    d->has_base = true;
+  d->base_fd = -1;
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  if (fstat (fd, &sb) < 0) {
+    r = -errno;
+    goto fail;
+  }
+  if (!S_ISREG (sb.st_mode) || sb.st_size == 0 || sb.st_size % PC_DISK_SECTOR != 0) {
+    r = S_ISDIR (sb.st_mode) ? -EISDIR : -EINVAL;
+    goto fail;
+  }
+  r = pc_disk_open_zero (d, (uint64_t) sb.st_size);
+  if (r < 0)
+    goto fail;
+  d->loaded = calloc ((d->size / PC_DISK_SECTOR + 63) / 64, sizeof *d->loaded);
+  buf = malloc (sizeof zero);
+  st = XXH3_createState ();
+  if (d->loaded == NULL || buf == NULL || st == NULL) {
+    r = -ENOMEM;
+    goto fail;
+  }
+  /* One pass for the hash.  What is all zeros is already so in mem; the
+   * rest is left to pc_disk_load, and out of the page cache. */
+  XXH3_128bits_reset (st);
+  while (off < d->size) {
+    uint64_t want = d->size - off < sizeof zero ? d->size - off : sizeof zero;
+    r = pread_all (fd, buf, want, off);
+    if (r < 0)
+      goto fail;
+    if (memcmp (buf, zero, (size_t) want) == 0)
+      mark_loaded (d, off, want);
+    XXH3_128bits_update (st, buf, (size_t) want);
+    off += want;
+  }
+  posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) d->basehash, XXH3_128bits_digest (st));
+  XXH3_freeState (st);
+  free (buf);
+  d->has_base = true;
+  d->base_fd = fd;
+  return 0;
+
+fail:
+  XXH3_freeState (st);
+  free (buf);
+  close (fd);
+  pc_disk_close (d);
   return r;
+}
+
+int
+pc_disk_load (struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  uint64_t s = off / PC_DISK_SECTOR, e = (off + len) / PC_DISK_SECTOR;
+
+  if (d->loaded == NULL)
+    return 0;
+  while (s < e) {
+    uint64_t t;
+    int r;
+
+    if (loaded (d, s)) {
+      s++;
+      continue;
+    }
+    for (t = s + 1; t < e && !loaded (d, t); t++)
+      ;
+    r = pread_all (d->base_fd, d->mem + s * PC_DISK_SECTOR,
+                   (t - s) * PC_DISK_SECTOR, s * PC_DISK_SECTOR);
+    if (r < 0)
+      return r;                 /* the range stays unread: tried again */
+    mark_loaded (d, s * PC_DISK_SECTOR, (t - s) * PC_DISK_SECTOR);
+    s = t;
+  }
+  return 0;
 }
 
 void
 pc_disk_write (struct pc_disk *d, uint64_t off, const void *buf, uint64_t len)
 {
   memcpy (d->mem + off, buf, len);
+  mark_loaded (d, off, len);
 }
 
 void
@@ -123,8 +242,8 @@ pc_disk_zero (struct pc_disk *d, uint64_t off, uint64_t len)
   const uint64_t page = 4096;
   uint64_t a = (off + page - 1) & ~(page - 1), b = (off + len) & ~(page - 1);
 
-  /* Whole pages are handed back to the kernel and read as zeros (the base
-   * image, too, is a copy in anonymous memory). */
+  /* Whole pages are handed back to the kernel and read as zeros (what came
+   * from the base image, too, is a copy in anonymous memory). */
   if (b > a + page) {
     memset (d->mem + off, 0, a - off);
     madvise (d->mem + a, b - a, MADV_DONTNEED);
@@ -132,6 +251,7 @@ pc_disk_zero (struct pc_disk *d, uint64_t off, uint64_t len)
   }
   else
     memset (d->mem + off, 0, len);
+  mark_loaded (d, off, len);
 }
 
 void
@@ -139,5 +259,9 @@ pc_disk_close (struct pc_disk *d)
 {
   if (d->mem)
     munmap (d->mem, d->size);
+  if (d->base_fd >= 0)
+    close (d->base_fd);
+  free (d->loaded);
   memset (d, 0, sizeof *d);
+  d->base_fd = -1;
 }

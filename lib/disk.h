@@ -1,5 +1,5 @@
-/* disk.h: the device image a recorder serves: sparse anonymous memory, or a
- * private copy-on-write mapping of a base image (the image is never written). */
+/* disk.h: the device image a recorder serves: sparse anonymous memory, alone
+ * or over a base image that is read on demand and never written. */
 #ifndef POWERCUT_DISK_H
 #define POWERCUT_DISK_H
 
@@ -8,21 +8,35 @@
 
 #define PC_DISK_MAX_SIZE (UINT64_C(1) << 46)
 
+#define PC_DISK_SECTOR 512
+
 struct pc_disk {
   uint8_t *mem;
   uint64_t size;
   bool has_base;
   uint8_t basehash[16];     /* XXH128 of the base image */
+  int base_fd;              /* the base image, or -1 */
+  uint64_t *loaded;         /* with a base: one bit per sector whose current
+                             * content is in mem (read, written or zeroed) */
 };
 
 /* Creates a zeroed disk of size bytes (untouched pages cost no memory).
  * Returns 0 or -errno. */
 int pc_disk_open_zero (struct pc_disk *d, uint64_t size);
 
-/* Maps the base image privately; its size becomes the disk size and its
- * content hash is computed.  Returns 0 or -errno (-EINVAL: empty image, or
- * its size is not a multiple of sector). */
-int pc_disk_open_base (struct pc_disk *d, const char *path, uint32_t sector);
+/* Opens a disk over the base image at path: its size becomes the disk size
+ * and its content hash is computed by reading it once, now (so an image
+ * that cannot be read is an error here).  Its all-zero parts cost nothing;
+ * the rest is read again, a sector range at a time, when first needed by
+ * pc_disk_load.  Returns 0 or -errno (-EINVAL: empty image, or its size is
+ * not a multiple of PC_DISK_SECTOR). */
+int pc_disk_open_base (struct pc_disk *d, const char *path);
+
+/* Makes mem hold the current content of [off, off + len), reading from the
+ * base image what neither a write nor an earlier read has brought in.
+ * Returns 0 or -errno (the image's read error, -EIO if it got shorter);
+ * what failed stays unread and is tried again next time. */
+int pc_disk_load (struct pc_disk *d, uint64_t off, uint64_t len);
 
 /* Reads the image at path whole into new anonymous memory (all-zero parts
  * stay untouched, so a sparse image stays cheap), with its XXH128.  An I/O
@@ -33,7 +47,8 @@ int pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
                    uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16]);
 void pc_image_unmap (uint8_t *mem, uint64_t size);
 
-/* Range operations; the caller has checked the range. */
+/* Range operations; the caller has checked the range, which is in whole
+ * sectors. */
 void pc_disk_write (struct pc_disk *d, uint64_t off, const void *buf, uint64_t len);
 void pc_disk_zero (struct pc_disk *d, uint64_t off, uint64_t len);
 

@@ -831,6 +831,10 @@ handle_request (struct conn *c, const uint8_t *p)
     err = check_range (c, off, len);
     if (err == 0 && len > PC_NBD_MAX_BLOCK)
       err = NBD_EOVERFLOW;
+    /* A base image that fails to read now is an error for this request,
+     * not for the server. */
+    if (err == 0 && pc_disk_load (&rec->disk, off, len) < 0)
+      err = NBD_EIO;
     if (err)
       reply_error (c, handle, type, err);
     else
@@ -1342,7 +1346,7 @@ pc_recorder_new (const struct pc_recorder_config *cfg,
 
   if (cfg->base_path) {
     what = "base image";
-    r = pc_disk_open_base (&rec->disk, cfg->base_path, PC_NBD_MIN_BLOCK);
+    r = pc_disk_open_base (&rec->disk, cfg->base_path);
   }
   else {
     what = "size";

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test-base-eio.sh: a base image whose reads fail (nbdkit's error filter,
 # seen as a file through nbdfuse) is a clear one-line error with exit 2 for
-# record, replay and check, never a crash.
+# record, replay and check, never a crash; one that starts failing while
+# the recorder serves it gives the client EIO, and the server goes on.
 source "$top_srcdir/tests/functions.sh"
 requires_root
-requires nbdkit nbdfuse fusermount3
+requires nbdkit nbdfuse fusermount3 qemu-io nbdcopy
 
 mkdir "$tmp/fuse"
 nbdkit --unix "$tmp/bad.sock" --pidfile "$tmp/nbdkit.pid" --filter=error memory 1M \
@@ -40,3 +41,51 @@ run powercut check "$log" --base "$bad"
 # check: exit 2 with the error
 assert_eq "$rc" 2 "check --base on a failing image ($err)"
 assert_match "$err" "Input/output error" "check message"
+
+# --- A base image that fails while being served.  Its reads fail only
+# while $tmp/trigger exists; the pattern plugin gives it data everywhere,
+# so no part of it is known to be zeros and all is read on demand.
+kill_recorder
+mkdir "$tmp/fuse2"
+nbdkit --unix "$tmp/flaky.sock" --pidfile "$tmp/flaky.pid" --filter=error pattern 1M \
+       error-rate=100% error=EIO error-file="$tmp/trigger"
+wait_until "$T" test -s "$tmp/flaky.pid"
+stop_flaky () { kill "$(cat "$tmp/flaky.pid")" 2>/dev/null || true; }
+cleanup_fn stop_flaky
+timeout "$T" nbdfuse "$tmp/fuse2" --unix "$tmp/flaky.sock" 2>/dev/null &
+fuse2_pid=$!
+unmount_flaky () { fusermount3 -u "$tmp/fuse2" 2>/dev/null || true; wait "$fuse2_pid" 2>/dev/null || true; }
+cleanup_fn unmount_flaky
+wait_until "$T" test -e "$tmp/fuse2/nbd"
+nbdcopy "nbd+unix:///?socket=$tmp/flaky.sock" "$tmp/expect.img"
+
+log=$tmp/flaky.log
+start_recorder --base "$tmp/fuse2/nbd"
+touch "$tmp/trigger"
+for client in qemu-io nbdcopy; do
+  if [ $client = qemu-io ]; then
+    run qemu-io -f raw -c 'read 8k 4k' "$uri"
+  else
+    run nbdcopy "$uri" "$tmp/got.img"
+  fi
+  # a read of the failing base image fails for the client
+  assert_ne "$rc" 0 "$client read while the base fails"
+  assert_match "$out $err" "Input/output error" "$client error while the base fails"
+  # and the recorder is still serving
+  alive "$recorder_pid" || fail "the recorder exited after a failed read"
+done
+# a sector the client wrote reads back while the base still fails
+run qemu-io -f raw -c 'write -P 7 64k 4k' -c 'read -P 7 64k 4k' "$uri"
+assert_eq "$rc" 0 "write and read back while the base fails ($out $err)"
+assert_no_match "$out" "failed|error" "write and read back while the base fails"
+# once the base reads again, so does the client, with the image's data
+# and its own write
+rm "$tmp/trigger"
+run nbdcopy "$uri" "$tmp/got.img"
+assert_eq "$rc" 0 "nbdcopy after the base recovered ($err)"
+printf '\7%.0s' {1..4096} | dd of="$tmp/expect.img" bs=4k seek=16 conv=notrunc status=none
+cmp "$tmp/got.img" "$tmp/expect.img" || fail "the device's content after the base recovered"
+stop_recorder
+read_log
+# the recording is whole: one write, nothing for the failed reads
+assert_eq "$log_rc $(count write) $(field end)" "0 1 clean (stopped)" "log after base read errors"
