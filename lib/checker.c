@@ -47,6 +47,7 @@ struct ctx {
   const struct pc_check_config *cfg;
   struct pc_index ix;
   struct pc_oracle *oracle;
+  uint64_t hash_limit;        /* no file is read beyond the marks' largest */
   const uint8_t *base;
   struct pc_state *states;      /* this shard's states */
   size_t nstates;
@@ -186,6 +187,7 @@ copy_file (const char *from, const char *to)
 
 /* Reads the tree of the recovered image (called between e2fsck and e2undo). */
 struct inspect {
+  uint64_t hash_limit;
   struct pc_mark tree;
   bool have;
   char problems[512];
@@ -196,7 +198,8 @@ inspect_tree (const char *path, void *arg)
 {
   struct inspect *in = arg;
 
-  in->have = pc_fstree_read (path, &in->tree, in->problems, sizeof in->problems) == 0;
+  in->have = pc_fstree_read (path, in->hash_limit, &in->tree, in->problems,
+                             sizeof in->problems) == 0;
   return 0;
 }
 
@@ -207,7 +210,7 @@ check_image (struct ctx *c, size_t u, const char *img, const char *undo,
 {
   const struct pc_state *s = &c->states[c->uniq[u]];
   bool judge = pc_oracle_manifests (c->oracle) > 0;
-  struct inspect in = { 0 };
+  struct inspect in = { .hash_limit = c->hash_limit };
   struct pc_fsck_result fr;
   int r;
 
@@ -611,6 +614,7 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   r = pc_oracle_new (&c.ix, &c.oracle, why, whylen);
   if (r < 0)
     goto out;
+  c.hash_limit = pc_oracle_max_size (c.oracle);
   c.shsize = sizeof *c.sh + (c.nuniq ? c.nuniq : 1) * sizeof (int) +
              (c.nstates ? c.nstates : 1) * sizeof (struct result);
   c.shmem = mmap (NULL, c.shsize, PROT_READ | PROT_WRITE,

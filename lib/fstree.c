@@ -21,6 +21,7 @@ struct walk {
   ext2_ino_t *seen;           /* directories entered */
   size_t nseen, capseen;
   char *buf;                  /* read buffer */
+  uint64_t hash_limit;
 };
 
 struct child {
@@ -85,6 +86,7 @@ hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
 {
   ext2_file_t f;
   void *h = pc_entry_hash_begin (ent);
+  bool whole = ent->size <= w->hash_limit;
   errcode_t e;
   unsigned int got;
 
@@ -96,10 +98,12 @@ hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
       e = ext2fs_file_read (f, w->buf, 1 << 16, &got);
       if (e == 0 && got > 0)
         pc_entry_hash_update (h, ent, w->buf, got);
-    } while (e == 0 && got > 0);
+    } while (e == 0 && got > 0 && whole);
     ext2fs_file_close (f);
   }
   pc_entry_hash_end (h, ent);
+  if (!whole)
+    memset (ent->hash, 0, sizeof ent->hash);
   return e;
 }
 
@@ -212,6 +216,8 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
       e = hash_inode (w, ch.v[i].ino, &ent);
       if (e)
         problem (w, path, "cannot read file data", e);
+      else if (ent.size > w->hash_limit)
+        problem (w, path, "larger than any file in the marks: content not read", 0);
     }
     else if (LINUX_S_ISDIR (inode.i_mode)) {
       ent.type = PC_ENTRY_DIR;
@@ -252,7 +258,8 @@ entry_cmp (const void *a, const void *b)
 }
 
 int
-pc_fstree_read (const char *path, struct pc_mark *ret, char *problems, size_t plen)
+pc_fstree_read (const char *path, uint64_t hash_limit, struct pc_mark *ret,
+                char *problems, size_t plen)
 {
   struct walk w;
   struct pc_mark m;
@@ -265,6 +272,7 @@ pc_fstree_read (const char *path, struct pc_mark *ret, char *problems, size_t pl
   w.problems = problems;
   w.plen = plen;
   w.m = &m;
+  w.hash_limit = hash_limit;
   w.buf = malloc (1 << 16);
   if (w.buf == NULL)
     return -ENOMEM;

@@ -5,12 +5,14 @@
  * with its type, mode, size, content hash (XXH3-128, as marks hash) and
  * symlink target, sorted by path.  The walk is bounded: it never follows a
  * directory twice, stops at PC_FSTREE_MAX_DEPTH and PC_FSTREE_MAX_ENTRIES,
- * and a part it cannot read becomes a line of problems, not a failure.
+ * hashes no file beyond a limit, and a part it cannot read becomes a line
+ * of problems, not a failure.
  */
 #ifndef POWERCUT_FSTREE_H
 #define POWERCUT_FSTREE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mark.h"
 
@@ -18,9 +20,13 @@
 #define PC_FSTREE_MAX_ENTRIES  1000000
 
 /* Reads the tree of the filesystem image at path into *ret (entries only;
- * free with pc_mark_free).  Unreadable parts are described in problems (a
- * few lines, NUL-terminated).  Returns 0, or -errno if the filesystem
- * cannot be opened at all. */
-int pc_fstree_read (const char *path, struct pc_mark *ret, char *problems, size_t plen);
+ * free with pc_mark_free).  A regular file larger than hash_limit bytes
+ * gets its size and first bytes but no content hash (it stays zero), so a
+ * damaged size cannot make the walk read terabytes: pass the largest size
+ * a file may rightly have (UINT64_MAX: no limit).  Unreadable parts and
+ * unhashed files are described in problems (a few lines, NUL-terminated).
+ * Returns 0, or -errno if the filesystem cannot be opened at all. */
+int pc_fstree_read (const char *path, uint64_t hash_limit, struct pc_mark *ret,
+                    char *problems, size_t plen);
 
 #endif

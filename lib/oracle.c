@@ -97,6 +97,20 @@ pc_oracle_manifests (const struct pc_oracle *o)
   return o->n;
 }
 
+uint64_t
+pc_oracle_max_size (const struct pc_oracle *o)
+{
+  uint64_t max = 0;
+
+  for (size_t i = 0; i < o->n; i++)
+    for (size_t j = 0; j < o->marks[i].m.nentries; j++) {
+      const struct pc_entry *e = &o->marks[i].m.entries[j];
+      if (e->type == PC_ENTRY_FILE && e->size > max)
+        max = e->size;
+    }
+  return max;
+}
+
 static bool
 same_version (const struct pc_entry *a, const struct pc_entry *b)
 {

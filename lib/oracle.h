@@ -35,6 +35,9 @@ void pc_oracle_free (struct pc_oracle *o);
 /* How many marks carry a manifest (none: the oracle judges nothing). */
 size_t pc_oracle_manifests (const struct pc_oracle *o);
 
+/* The largest size of a regular file in any manifest (0 if none). */
+uint64_t pc_oracle_max_size (const struct pc_oracle *o);
+
 /* Judges found (the tree of the crash state at point) and returns the worst
  * verdict, PC_V_OK if every path is allowed.  Findings, one per line:
  *   VERDICT TAB PATH TAB FOUND TAB ALLOWED
