@@ -157,7 +157,7 @@ pc_dmlog_export (const char *in, const char *outp, char *why, size_t whylen)
       break;
     case PC_REC_MARK: {
       struct pc_mark m;
-      if (pc_mark_decode (rec->data, rec->datalen, &m) == 0) {
+      if (pc_mark_decode (rec->data, rec->datalen, &m, NULL, 0) == 0) {
         entry (&o, ss, 0, 0, PC_DMLOG_MARK, m.name);
         pc_mark_free (&m);
       }
@@ -280,6 +280,7 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
   h.version = PC_LOG_VERSION;
   h.devsize = size;
   h.sector = ss;
+  h.compat = PC_LOG_COMPAT_HDRSUM;
   h.start_ns = pc_now_real_ns ();
   pc_log_header_encode (&h, hb);
   out_put (&o, hb, sizeof hb);

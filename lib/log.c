@@ -125,7 +125,7 @@ pc_rec_encode (const struct pc_record *r, const void *data, uint8_t *buf)
   pc_put_le32 (buf + 28, r->datalen);
   pc_put_le64 (buf + 32, r->time_ns);
   pc_put_le32 (buf + 40, r->conn);
-  pc_put_le32 (buf + 44, 0);
+  pc_put_le32 (buf + 44, (uint32_t) XXH3_64bits (buf, 44));
   pc_put_le64 (buf + 48, rec_checksum (buf, data, r->datalen));
 }
 
@@ -136,6 +136,8 @@ pc_log_strerror (int r)
     return "not a powercut log (bad header)";
   if (r == -EPROTONOSUPPORT)
     return "written by a newer powercut (unknown format version)";
+  if (r == -ENODATA)
+    return "a powercut log cut short inside its header";
   return strerror (-r);
 }
 
@@ -165,7 +167,11 @@ pc_log_open (const char *path, struct pc_log **ret_log)
   }
   log->size = (uint64_t) st.st_size;
   if (log->size < PC_LOG_HEADER_SIZE) {
-    r = -EBADMSG;
+    char head[8];
+    ssize_t n = pread (log->fd, head, sizeof head, 0);
+    /* A file that starts as a log does but stops inside the header. */
+    r = (n == (ssize_t) sizeof head && memcmp (head, PC_LOG_MAGIC, 8) == 0) ? -ENODATA
+        : -EBADMSG;
     goto fail;
   }
   log->map = mmap (NULL, log->size, PROT_READ, MAP_SHARED, log->fd, 0);
@@ -253,6 +259,11 @@ pc_log_next (struct pc_log *log, struct pc_record *ret_rec)
   p = log->map + log->cursor;
   if (pc_get_le32 (p) != PC_REC_MAGIC)
     return stop (log, PC_END_CORRUPT, "bad record magic");
+  /* A whole header that fails its own checksum is damage, even where its
+   * length would run past the end of the file. */
+  if ((log->hdr.compat & PC_LOG_COMPAT_HDRSUM) &&
+      pc_get_le32 (p + 44) != (uint32_t) XXH3_64bits (p, 44))
+    return stop (log, PC_END_CORRUPT, "bad record header checksum");
 
   memset (&r, 0, sizeof r);
   r.type = pc_get_le16 (p + 4);

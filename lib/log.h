@@ -8,7 +8,7 @@
  *     0  magic[8]      "PCUTLOG\0"
  *     8  u32 version   PC_LOG_VERSION
  *    12  u32 hdrsize   PC_LOG_HEADER_SIZE
- *    16  u32 compat    feature bits a reader may ignore
+ *    16  u32 compat    feature bits a reader may ignore (PC_LOG_COMPAT_*)
  *    20  u32 incompat  feature bits a reader must understand (none defined)
  *    24  u64 devsize   device size in bytes
  *    32  u32 sector    logical sector size in bytes (requests are aligned to it)
@@ -30,7 +30,8 @@
  *    28  u32 datalen   payload bytes following the header
  *    32  u64 time      nanoseconds since the start of the recording
  *    40  u32 conn      connection number (0: control socket)
- *    44  u32 reserved  zero
+ *    44  u32 hdrsum    with PC_LOG_COMPAT_HDRSUM: the low 32 bits of the
+ *                      XXH3-64 of bytes 0..43; else zero
  *    48  u64 csum      XXH3-64 over bytes 0..47 and the payload
  *
  * Payloads: WRITE carries its data (datalen == length).  MARK carries an
@@ -53,6 +54,11 @@
 #define PC_REC_MAX_DATA     (64u << 20)    /* largest payload a reader accepts */
 
 #define PC_LOG_F_BASE       (1u << 0)
+
+/* Records carry a checksum of their header alone, so that a damaged
+ * length is told from a torn end.  Logs are written with it; a reader
+ * checks it where the header says so (older logs lack it). */
+#define PC_LOG_COMPAT_HDRSUM (1u << 0)
 
 enum pc_rec_type {
   PC_REC_WRITE = 1,
@@ -103,7 +109,8 @@ void pc_log_header_encode (const struct pc_log_header *h, uint8_t *buf);
 int pc_log_header_decode (const uint8_t *buf, size_t len, struct pc_log_header *ret_h);
 
 /* Encodes a record header into buf (PC_REC_HEADER_SIZE bytes) with its
- * checksum computed over the header and the datalen bytes at data. */
+ * header checksum and its checksum over the header and the datalen bytes
+ * at data. */
 void pc_rec_encode (const struct pc_record *r, const void *data, uint8_t *buf);
 
 /* Why a log ended. */
@@ -122,7 +129,8 @@ const char *pc_log_strerror (int r);
 struct pc_log;
 
 /* Opens a log and checks its header.  Returns 0 or -errno (-EBADMSG: not a
- * powercut log; -EPROTONOSUPPORT: written by a newer version). */
+ * powercut log; -ENODATA: one cut inside its header; -EPROTONOSUPPORT:
+ * written by a newer version). */
 int pc_log_open (const char *path, struct pc_log **ret_log);
 void pc_log_close (struct pc_log *log);
 

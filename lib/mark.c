@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -462,12 +463,15 @@ struct ibuf {
   const uint8_t *p;
   size_t len, pos;
   bool bad;
+  const char *fault;        /* what is wrong, once bad */
 };
 
 static const uint8_t *
 ib_take (struct ibuf *b, size_t n)
 {
   if (b->bad || b->len - b->pos < n) {
+    if (!b->bad)
+      b->fault = "cut short";
     b->bad = true;
     return NULL;
   }
@@ -491,16 +495,20 @@ ib_str16 (struct ibuf *b, bool path, int *err)
   if (p == NULL)
     return NULL;
   if (path && !pc_mark_path_valid ((const char *) p, n)) {
+    b->fault = memchr (p, '\0', n) ? "a path with a NUL byte"
+               : "not a relative path of names (empty, absolute, '.' or '..')";
     b->bad = true;
     return NULL;
   }
   if (!path && memchr (p, '\0', n) != NULL) {
+    b->fault = "a NUL byte inside a string";
     b->bad = true;
     return NULL;
   }
   s = malloc ((size_t) n + 1);
   if (s == NULL) {
     *err = -ENOMEM;
+    b->fault = "out of memory";
     b->bad = true;
     return NULL;
   }
@@ -509,49 +517,81 @@ ib_str16 (struct ibuf *b, bool path, int *err)
   return s;
 }
 
-int
-pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret)
+/* Sets b's fault (if none yet) and says where: part, and entry i or -1. */
+static void
+fault (struct ibuf *b, const char *what)
 {
-  struct ibuf b = { buf, len, 0, false };
+  if (b->fault == NULL)
+    b->fault = what;
+  b->bad = true;
+}
+
+int
+pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
+                char *why, size_t whylen)
+{
+  struct ibuf b = { buf, len, 0, false, NULL };
   struct pc_mark m;
+  const char *part = "header";
+  int64_t at = -1;
   uint32_t n;
   int err = 0;
 
   memset (&m, 0, sizeof m);
-  if (ib_u32 (&b) != PC_MARK_MAGIC || ib_u16 (&b) != PC_MARK_VERSION)
-    return -EBADMSG;
+  if (ib_u32 (&b) != PC_MARK_MAGIC || ib_u16 (&b) != PC_MARK_VERSION) {
+    fault (&b, "not a mark (magic or version)");
+    goto bad;
+  }
   m.flags = ib_u16 (&b);
+  part = "name";
   m.name = ib_str16 (&b, false, &err);
-  if (m.name == NULL || !pc_mark_name_valid (m.name))
+  if (m.name == NULL)
     goto bad;
+  if (!pc_mark_name_valid (m.name)) {
+    fault (&b, "not a valid mark name");
+    goto bad;
+  }
+  part = "durable paths";
   n = ib_u32 (&b);
-  if (n > (len - b.pos) / 2)
+  if (n > (len - b.pos) / 2) {
+    fault (&b, "more than the payload can hold");
     goto bad;
+  }
   m.durable = calloc (n ? n : 1, sizeof *m.durable);
   if (m.durable == NULL)
     goto nomem;
+  part = "durable path";
   for (uint32_t i = 0; i < n; i++) {
+    at = i;
     m.durable[i] = ib_str16 (&b, true, &err);
     if (m.durable[i] == NULL)
       goto bad;
     m.ndurable++;
   }
+  part = "entries";
+  at = -1;
   n = ib_u32 (&b);
-  if (n > (len - b.pos) / 47)
+  if (n > (len - b.pos) / 47) {
+    fault (&b, "more than the payload can hold");
     goto bad;
+  }
   m.entries = calloc (n ? n : 1, sizeof *m.entries);
   if (m.entries == NULL)
     goto nomem;
+  part = "entry";
   for (uint32_t i = 0; i < n; i++) {
     struct pc_entry *e = &m.entries[i];
     const uint8_t *h;
+    at = i;
     e->path = ib_str16 (&b, true, &err);
     if (e->path == NULL)
       goto bad;
     m.nentries++;
     e->type = ib_u8 (&b);
-    if (ib_u8 (&b) != 0)
-      goto bad;                 /* reserved */
+    if (ib_u8 (&b) != 0) {
+      fault (&b, "reserved byte not zero");
+      goto bad;
+    }
     e->mode = ib_u32 (&b);
     e->nlink = ib_u32 (&b);
     e->ino = ib_u64 (&b);
@@ -560,8 +600,10 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret)
     if (h)
       memcpy (e->hash, h, 16);
     e->headlen = ib_u8 (&b);
-    if (e->headlen > PC_ENTRY_HEAD)
+    if (e->headlen > PC_ENTRY_HEAD) {
+      fault (&b, "first bytes longer than kept");
       goto bad;
+    }
     h = ib_take (&b, e->headlen);
     if (h && e->headlen)
       memcpy (e->head, h, e->headlen);
@@ -575,19 +617,36 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret)
     if (b.bad)
       goto bad;
     if (e->type != PC_ENTRY_FILE && e->type != PC_ENTRY_DIR &&
-        e->type != PC_ENTRY_SYMLINK && e->type != PC_ENTRY_OTHER)
+        e->type != PC_ENTRY_SYMLINK && e->type != PC_ENTRY_OTHER) {
+      fault (&b, "unknown type");
       goto bad;
-    if (i > 0 && strcmp (m.entries[i - 1].path, e->path) >= 0)
-      goto bad;         /* must be sorted and unique */
+    }
+    if (i > 0 && strcmp (m.entries[i - 1].path, e->path) >= 0) {
+      fault (&b, "not sorted after the entry before it");
+      goto bad;
+    }
   }
-  if (b.bad || b.pos != len)
+  part = "payload";
+  at = -1;
+  if (b.bad)
     goto bad;
+  if (b.pos != len) {
+    fault (&b, "bytes after the last entry");
+    goto bad;
+  }
   *ret = m;
   return 0;
 
 nomem:
   err = -ENOMEM;
+  fault (&b, "out of memory");
 bad:
+  if (why && whylen) {
+    if (at >= 0)
+      snprintf (why, whylen, "%s %" PRId64 ": %s", part, at, b.fault ? b.fault : "malformed");
+    else
+      snprintf (why, whylen, "%s: %s", part, b.fault ? b.fault : "malformed");
+  }
   pc_mark_free (&m);
   return err ? err : -EBADMSG;
 }

@@ -98,8 +98,10 @@ int pc_mark_add_durable (struct pc_mark *m, const char *rel);
 int pc_mark_encode (const struct pc_mark *m, uint8_t **ret_buf, size_t *ret_len);
 
 /* Decodes and validates a payload into *ret (freed with pc_mark_free).
- * Returns 0, -EBADMSG (malformed) or -ENOMEM. */
-int pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret);
+ * Returns 0, -EBADMSG (malformed) or -ENOMEM; then why (if not NULL) says
+ * what is wrong and where, as "entry 3: a path with a NUL byte". */
+int pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
+                    char *why, size_t whylen);
 
 /* Looks up a path in a decoded mark's manifest (binary search), or NULL. */
 const struct pc_entry *pc_mark_find (const struct pc_mark *m, const char *path);

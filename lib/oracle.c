@@ -42,9 +42,10 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, siz
     int e;
     if (r->type != PC_REC_MARK)
       continue;
-    e = pc_mark_decode (r->data, r->datalen, &m);
+    char mwhy[160];
+    e = pc_mark_decode (r->data, r->datalen, &m, mwhy, sizeof mwhy);
     if (e < 0) {
-      snprintf (why, len, "record %" PRIu64 ": the mark cannot be decoded", i);
+      snprintf (why, len, "record %" PRIu64 ": the mark cannot be decoded: %s", i, mwhy);
       pc_oracle_free (o);
       return e;
     }

@@ -927,7 +927,7 @@ payload_done (struct conn *c)
   if (c->phase == PH_CONTROL && r->rec.type == PC_REC_MARK) {
     struct pc_recorder *rec = c->rec;
     char **names;
-    err = pc_mark_decode (r->data, r->rec.datalen, &m);
+    err = pc_mark_decode (r->data, r->rec.datalen, &m, NULL, 0);
     for (size_t i = 0; err == 0 && i < rec->nmark_names; i++)
       if (strcmp (rec->mark_names[i], m.name) == 0)
         err = -EEXIST;
@@ -1298,6 +1298,7 @@ create_log (struct pc_recorder *rec)
   h.version = PC_LOG_VERSION;
   h.devsize = rec->disk.size;
   h.sector = PC_NBD_MIN_BLOCK;
+  h.compat = PC_LOG_COMPAT_HDRSUM;
   h.start_ns = pc_now_real_ns ();
   if (rec->disk.has_base) {
     h.flags |= PC_LOG_F_BASE;

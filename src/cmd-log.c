@@ -72,6 +72,28 @@ print_end (FILE *f, struct pc_log *log, uint64_t nrec)
   }
 }
 
+/* The first mark that does not decode: an error of the log, said last. */
+static struct {
+  bool have;
+  uint64_t seq;
+  char why[160];
+} bad_mark;
+
+static bool
+decode_mark (const struct pc_record *r, struct pc_mark *m)
+{
+  char why[160];
+
+  if (pc_mark_decode (r->data, r->datalen, m, why, sizeof why) == 0)
+    return true;
+  if (!bad_mark.have) {
+    bad_mark.have = true;
+    bad_mark.seq = r->seq;
+    snprintf (bad_mark.why, sizeof bad_mark.why, "%s", why);
+  }
+  return false;
+}
+
 static void
 dump_record (const struct pc_record *r)
 {
@@ -86,7 +108,7 @@ dump_record (const struct pc_record *r)
     break;
   case PC_REC_MARK: {
     struct pc_mark m;
-    if (pc_mark_decode (r->data, r->datalen, &m) == 0) {
+    if (decode_mark (r, &m)) {
       printf (" name=%s paths=%zu durable=%zu%s", m.name, m.nentries,
               m.ndurable, (m.flags & PC_MARK_F_SYNC) ? " sync" : "");
       pc_mark_free (&m);
@@ -220,7 +242,7 @@ cmd_log (int argc, char **argv)
       memset (&marks[nmarks], 0, sizeof *marks);
       marks[nmarks].seq = r.seq;
       marks[nmarks].time_ns = r.time_ns;
-      if (pc_mark_decode (r.data, r.datalen, &m) == 0) {
+      if (decode_mark (&r, &m)) {
         snprintf (marks[nmarks].name, sizeof marks[nmarks].name, "%s", m.name);
         marks[nmarks].nentries = m.nentries;
         marks[nmarks].ndurable = m.ndurable;
@@ -285,6 +307,11 @@ cmd_log (int argc, char **argv)
   if (pc_log_end_state (log, NULL, NULL, NULL) == PC_END_CORRUPT) {
     char m[256];
     pc_err ("log", "%s: %s", path, pc_log_corrupt_message (log, m, sizeof m));
+    ret = EXIT_ERROR;
+  }
+  else if (bad_mark.have) {
+    pc_err ("log", "%s: record %" PRIu64 ": the mark cannot be decoded: %s", path,
+            bad_mark.seq, bad_mark.why);
     ret = EXIT_ERROR;
   }
   free (marks);

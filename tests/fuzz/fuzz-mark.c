@@ -1,5 +1,5 @@
-/* fuzz-mark.c: the mark (manifest) decoder on any bytes: no crash, and what
- * it accepts encodes back to the same bytes. */
+/* fuzz-mark.c: the mark (manifest) decoder on any bytes: no crash, a reason
+ * for what it refuses, and what it accepts encodes back to the same bytes. */
 #include <config.h>
 
 #include <stdlib.h>
@@ -14,9 +14,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   struct pc_mark m;
   uint8_t *buf;
   size_t len;
+  char why[160];
 
-  if (pc_mark_decode (data, size, &m) < 0)
+  /* A refusal always says why. */
+  if (pc_mark_decode (data, size, &m, why, sizeof why) < 0) {
+    if (why[0] == '\0' || strlen (why) >= sizeof why)
+      abort ();
     return 0;
+  }
   /* Every path it accepted is one a manifest may hold. */
   for (size_t i = 0; i < m.nentries; i++)
     if (!pc_mark_path_valid (m.entries[i].path, strlen (m.entries[i].path)))
