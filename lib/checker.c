@@ -286,6 +286,51 @@ new_image (struct ctx *c, int fd, struct pc_image **im)
                        c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0, im);
 }
 
+/* Is there an ext2/3/4 filesystem on the device at the end of the log?  A
+ * recording of anything else cannot be checked: that is an error of the
+ * check (in why), not a verdict at every point.  Returns 0 or -errno. */
+static int
+probe_end (struct ctx *c, char *why, size_t whylen)
+{
+  char img[4200], type[16];
+  struct pc_image *im = NULL;
+  struct pc_state s;
+  const char *bad;
+  uint64_t cursor = 0;
+  int fd, r;
+
+  snprintf (img, sizeof img, "%s/end.img", c->work);
+  fd = open (img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    r = -errno;
+    snprintf (why, whylen, "%s: %s", img, strerror (-r));
+    return r;
+  }
+  memset (&s, 0, sizeof s);
+  r = new_image (c, fd, &im);
+  if (r == 0 && c->ix.n > 0 && pc_state_parse (&c->ix, "end", &s, &bad) == 0) {
+    r = pc_state_build (&c->ix, &s, im, &cursor);
+    if (r > 0)
+      r = 0;
+  }
+  if (r == 0)
+    r = pc_fs_probe (img, type, sizeof type);
+  if (r < 0)
+    snprintf (why, whylen, "%s: rebuilding its end: %s", c->cfg->log_path, strerror (-r));
+  else if (r == 0) {
+    snprintf (why, whylen, "%s: no ext2/ext3/ext4 filesystem on the device at the end "
+              "of the recording (blkid finds %s)", c->cfg->log_path, type[0] ? type : "none");
+    r = -EMEDIUMTYPE;
+  }
+  else
+    r = 0;
+  pc_state_clear (&s);
+  pc_image_free (im);
+  close (fd);
+  unlink (img);
+  return r;
+}
+
 /* A worker process: one image file, brought from state to state. */
 static void
 worker (struct ctx *c, unsigned id)
@@ -513,6 +558,12 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
     }
     c.base = basemem;
   }
+  else if (cfg->base_path) {
+    snprintf (why, whylen, "%s: the recording started from zeros, not a base image",
+              cfg->base_path);
+    r = -EINVAL;
+    goto out;
+  }
 
   res = calloc (1, sizeof *res);
   if (res == NULL || (res->log_path = strdup (cfg->log_path)) == NULL) {
@@ -591,6 +642,7 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
       goto out;
     }
   }
+
   /* The points of each distinct image. */
   {
     size_t *rep_to_u = malloc ((c.nstates ? c.nstates : 1) * sizeof *rep_to_u);
@@ -611,10 +663,18 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
       c.gpoints[c.gstart[rep_to_u[same_as[i] >= 0 ? (size_t) same_as[i] : i] + 1]++] = i;
     free (rep_to_u);
   }
-  r = pc_oracle_new (&c.ix, &c.oracle, why, whylen);
+  {
+    char ow[256];
+    r = pc_oracle_new (&c.ix, &c.oracle, ow, sizeof ow);
+    if (r < 0) {
+      snprintf (why, whylen, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : ow);
+      goto out;
+    }
+  }
+  c.hash_limit = pc_oracle_max_size (c.oracle);
+  r = probe_end (&c, why, whylen);
   if (r < 0)
     goto out;
-  c.hash_limit = pc_oracle_max_size (c.oracle);
   c.shsize = sizeof *c.sh + (c.nuniq ? c.nuniq : 1) * sizeof (int) +
              (c.nstates ? c.nstates : 1) * sizeof (struct result);
   c.shmem = mmap (NULL, c.shsize, PROT_READ | PROT_WRITE,

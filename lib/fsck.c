@@ -96,12 +96,11 @@ needs_recovery (const char *path, bool *ret)
   return 0;
 }
 
-static int
-probe (const char *path, char *type, size_t len)
+int
+pc_fs_probe (const char *path, char *type, size_t len)
 {
   blkid_probe pr = blkid_new_probe_from_filename (path);
   const char *t = NULL;
-  int r = -1;
 
   type[0] = '\0';
   if (pr == NULL)
@@ -111,9 +110,9 @@ probe (const char *path, char *type, size_t len)
   if (blkid_do_safeprobe (pr) == 0 &&
       blkid_probe_lookup_value (pr, "TYPE", &t, NULL) == 0 && t)
     snprintf (type, len, "%s", t);
-  r = 0;
   blkid_free_probe (pr);
-  return r;
+  return strcmp (type, "ext2") == 0 || strcmp (type, "ext3") == 0 ||
+         strcmp (type, "ext4") == 0;
 }
 
 int
@@ -128,11 +127,10 @@ pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
   memset (res, 0, sizeof *res);
   if (out == NULL)
     return -ENOMEM;
-  r = probe (path, res->fstype, sizeof res->fstype);
+  r = pc_fs_probe (path, res->fstype, sizeof res->fstype);
   if (r < 0)
     goto out;
-  if (strcmp (res->fstype, "ext2") != 0 && strcmp (res->fstype, "ext3") != 0 &&
-      strcmp (res->fstype, "ext4") != 0) {
+  if (r == 0) {
     res->verdict = PC_V_UNMOUNTABLE;
     snprintf (res->evidence, sizeof res->evidence,
               res->fstype[0] ? "blkid: a %s filesystem, not ext2/3/4"

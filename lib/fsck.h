@@ -38,6 +38,11 @@ struct pc_fsck_result {
   char evidence[PC_EVIDENCE_MAX];/* first lines of what went wrong */
 };
 
+/* The type of filesystem blkid finds at path ("ext4", ...) into type, ""
+ * if none.  Returns 1 if it is ext2, ext3 or ext4, 0 if not, -errno if
+ * path cannot be probed. */
+int pc_fs_probe (const char *path, char *type, size_t len);
+
 /* Checks the filesystem image at path (a regular file).  undo_path is a
  * scratch file name for the undo log.  timeout_s bounds each program.
  * inspect, if given, is called on the recovered image before it is put

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -330,7 +331,10 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
   size_t n;
 
   if (root == NULL) {
-    snprintf (why, whylen, "%s: not a readable JSON file", path);
+    if (access (path, R_OK) < 0)
+      snprintf (why, whylen, "%s: %s", path, strerror (errno));
+    else
+      snprintf (why, whylen, "%s: not a readable JSON file", path);
     return -EBADMSG;
   }
   res = calloc (1, sizeof *res);

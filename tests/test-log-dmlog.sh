@@ -71,8 +71,11 @@ assert_eq "$(count trim)" 1 "trims after import"
 assert_match "$summary" 'after-writes' "mark after import"
 assert_match "$summary" 'write +[0-9]+ \([0-9]+ with fua\)' "FUA after import"
 run powercut check "$tmp/back.log" -q
-# check accepts an imported log
-assert_eq "$rc" 0 "check of the imported log ($err)"
+# check reads the imported log, records and mark, through to the device
+# at its end, which holds no filesystem here: that is its only complaint
+assert_eq "$rc" 2 "check of the imported log ($err)"
+assert_match "$err" "back.log: no ext2/ext3/ext4 filesystem on the device at the end" \
+  "check of the imported log"
 
 printf 'not a dm log at all, just some text long enough....%0600d' 0 >"$tmp/bad.dm"
 run powercut log --import dm-log-writes "$tmp/bad.dm" "$tmp/bad.log"
