@@ -1,0 +1,105 @@
+/* log-edit.c: damages powercut logs the way the tests need, keeping their
+ * checksums valid so that the damage is what a reader must catch:
+ *   log-edit LOG version N            sets the header's format version
+ *   log-edit LOG replace SEQ FROM TO  replaces FROM by TO (same length;
+ *                                     "%00" is a NUL) in record SEQ's payload */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "log.h"
+#include "util.h"
+
+static size_t
+unescape (const char *in, char *out)
+{
+  size_t n = 0;
+
+  while (*in) {
+    if (strncmp (in, "%00", 3) == 0) {
+      out[n++] = '\0';
+      in += 3;
+    }
+    else
+      out[n++] = *in++;
+  }
+  return n;
+}
+
+static int
+replace (uint8_t *buf, size_t size, unsigned long long seq, const char *from, const char *to)
+{
+  char f[256], t[256];
+  size_t fl, tl, off = PC_LOG_HEADER_SIZE;
+
+  if (strlen (from) >= sizeof f || strlen (to) >= sizeof t)
+    return -EINVAL;
+  fl = unescape (from, f);
+  tl = unescape (to, t);
+  if (fl != tl || fl == 0)
+    return -EINVAL;
+  while (off + PC_REC_HEADER_SIZE <= size) {
+    uint8_t *h = buf + off, *data = h + PC_REC_HEADER_SIZE;
+    uint32_t dlen = pc_get_le32 (h + 28);
+
+    if (off + PC_REC_HEADER_SIZE + dlen > size)
+      break;
+    if (pc_get_le64 (h + 8) == seq) {
+      XXH3_state_t st;
+      for (size_t i = 0; i + fl <= dlen; i++)
+        if (memcmp (data + i, f, fl) == 0) {
+          memcpy (data + i, t, tl);
+          XXH3_64bits_reset (&st);
+          XXH3_64bits_update (&st, h, 48);
+          XXH3_64bits_update (&st, data, dlen);
+          pc_put_le64 (h + 48, XXH3_64bits_digest (&st));
+          return 0;
+        }
+      return -ENOENT;
+    }
+    off += PC_REC_HEADER_SIZE + dlen;
+  }
+  return -ENOENT;
+}
+
+int
+main (int argc, char **argv)
+{
+  FILE *f;
+  uint8_t *buf;
+  long size;
+  int r;
+
+  if (argc < 4 || (f = fopen (argv[1], "r+b")) == NULL || fseek (f, 0, SEEK_END) < 0 ||
+      (size = ftell (f)) < PC_LOG_HEADER_SIZE || (buf = malloc ((size_t) size)) == NULL) {
+    fprintf (stderr, "usage: log-edit LOG version N | LOG replace SEQ FROM TO\n");
+    return 2;
+  }
+  rewind (f);
+  if (fread (buf, 1, (size_t) size, f) != (size_t) size)
+    return 2;
+  if (strcmp (argv[2], "version") == 0) {
+    pc_put_le32 (buf + 8, (uint32_t) strtoul (argv[3], NULL, 0));
+    pc_put_le64 (buf + 248, XXH3_64bits (buf, 248));
+    r = 0;
+  }
+  else if (strcmp (argv[2], "replace") == 0 && argc == 6)
+    r = replace (buf, (size_t) size, strtoull (argv[3], NULL, 0), argv[4], argv[5]);
+  else
+    r = -EINVAL;
+  if (r < 0) {
+    fprintf (stderr, "log-edit: %s: %s\n", argv[1], strerror (-r));
+    return 2;
+  }
+  rewind (f);
+  if (fwrite (buf, 1, (size_t) size, f) != (size_t) size || fclose (f) != 0)
+    return 2;
+  free (buf);
+  return 0;
+}
