@@ -108,17 +108,13 @@ pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
   XXH3_128bits_reset (st);
   while (off < size) {
     size_t want = size - off < sizeof zero ? (size_t) (size - off) : sizeof zero;
-    ssize_t n = pread (fd, buf, want, (off_t) off);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      r = n < 0 ? -errno : -EIO;    /* shorter than it said: an I/O error */
+    r = pread_all (fd, buf, want, off);
+    if (r < 0)
       goto out;
-    }
-    if (memcmp (buf, zero, (size_t) n) != 0)
-      memcpy (mem + off, buf, (size_t) n);
-    XXH3_128bits_update (st, buf, (size_t) n);
-    off += (uint64_t) n;
+    if (memcmp (buf, zero, want) != 0)
+      memcpy (mem + off, buf, want);
+    XXH3_128bits_update (st, buf, want);
+    off += want;
   }
   XXH128_canonicalFromHash ((XXH128_canonical_t *) hash, XXH3_128bits_digest (st));
   *ret_mem = mem;

@@ -7,17 +7,25 @@ source "$top_srcdir/tests/functions.sh"
 requires_root
 requires nbdkit nbdfuse fusermount3 qemu-io nbdcopy
 
-mkdir "$tmp/fuse"
-nbdkit --unix "$tmp/bad.sock" --pidfile "$tmp/nbdkit.pid" --filter=error memory 1M \
-       error-rate=100% error=EIO
-wait_until "$T" test -s "$tmp/nbdkit.pid"
-stop_nbdkit () { kill "$(cat "$tmp/nbdkit.pid")" 2>/dev/null || true; }
-cleanup_fn stop_nbdkit
-timeout "$T" nbdfuse "$tmp/fuse" --unix "$tmp/bad.sock" 2>/dev/null &
-fuse_pid=$!
-unmount_bad () { fusermount3 -u "$tmp/fuse" 2>/dev/null || true; wait "$fuse_pid" 2>/dev/null || true; }
-cleanup_fn unmount_bad
-wait_until "$T" test -e "$tmp/fuse/nbd"
+# failing_image NAME PLUGIN-AND-ARGS...: serves an nbdkit plugin through
+# its error filter (EIO) as the file $tmp/NAME/nbd, through nbdfuse.
+failing_image ()
+{
+  local name=$1
+  shift
+  mkdir "$tmp/$name"
+  nbdkit --unix "$tmp/$name.sock" --pidfile "$tmp/$name.pid" --filter=error "$@" \
+         error-rate=100% error=EIO
+  wait_until "$T" test -s "$tmp/$name.pid"
+  cleanup_fn kill_pidfile "$tmp/$name.pid"
+  timeout "$T" nbdfuse "$tmp/$name" --unix "$tmp/$name.sock" 2>/dev/null &
+  cleanup_fn unmount_fuse "$tmp/$name" $!
+  wait_until "$T" test -e "$tmp/$name/nbd"
+}
+kill_pidfile () { kill "$(cat "$1")" 2>/dev/null || true; }
+unmount_fuse () { fusermount3 -u "$1" 2>/dev/null || true; wait "$2" 2>/dev/null || true; }
+
+failing_image fuse memory 1M
 bad=$tmp/fuse/nbd
 
 run powercut record --log "$tmp/l" --base "$bad" --socket "$tmp/s" --control "$tmp/c"
@@ -46,18 +54,8 @@ assert_match "$err" "Input/output error" "check message"
 # while $tmp/trigger exists; the pattern plugin gives it data everywhere,
 # so no part of it is known to be zeros and all is read on demand.
 kill_recorder
-mkdir "$tmp/fuse2"
-nbdkit --unix "$tmp/flaky.sock" --pidfile "$tmp/flaky.pid" --filter=error pattern 1M \
-       error-rate=100% error=EIO error-file="$tmp/trigger"
-wait_until "$T" test -s "$tmp/flaky.pid"
-stop_flaky () { kill "$(cat "$tmp/flaky.pid")" 2>/dev/null || true; }
-cleanup_fn stop_flaky
-timeout "$T" nbdfuse "$tmp/fuse2" --unix "$tmp/flaky.sock" 2>/dev/null &
-fuse2_pid=$!
-unmount_flaky () { fusermount3 -u "$tmp/fuse2" 2>/dev/null || true; wait "$fuse2_pid" 2>/dev/null || true; }
-cleanup_fn unmount_flaky
-wait_until "$T" test -e "$tmp/fuse2/nbd"
-nbdcopy "nbd+unix:///?socket=$tmp/flaky.sock" "$tmp/expect.img"
+failing_image fuse2 pattern 1M error-file="$tmp/trigger"
+nbdcopy "nbd+unix:///?socket=$tmp/fuse2.sock" "$tmp/expect.img"
 
 log=$tmp/flaky.log
 start_recorder --base "$tmp/fuse2/nbd"
