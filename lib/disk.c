@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "disk.h"
+#include "util.h"
 
 int
 pc_disk_open_zero (struct pc_disk *d, uint64_t size)
@@ -56,22 +57,6 @@ mark_loaded (struct pc_disk *d, uint64_t off, uint64_t len)
     d->loaded[s / 64] |= UINT64_C(1) << (s % 64);
 }
 
-static int
-pread_all (int fd, uint8_t *buf, uint64_t len, uint64_t off)
-{
-  while (len > 0) {
-    ssize_t n = pread (fd, buf, len > (1u << 30) ? (1u << 30) : (size_t) len, (off_t) off);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return n < 0 ? -errno : -EIO;   /* shorter than it was: an I/O error */
-    buf += n;
-    off += (uint64_t) n;
-    len -= (uint64_t) n;
-  }
-  return 0;
-}
-
 int
 pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
                uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16])
@@ -108,7 +93,7 @@ pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
   XXH3_128bits_reset (st);
   while (off < size) {
     size_t want = size - off < sizeof zero ? (size_t) (size - off) : sizeof zero;
-    r = pread_all (fd, buf, want, off);
+    r = pc_pread_all (fd, buf, want, off);
     if (r < 0)
       goto out;
     if (memcmp (buf, zero, want) != 0)
@@ -174,7 +159,7 @@ pc_disk_open_base (struct pc_disk *d, const char *path)
   XXH3_128bits_reset (st);
   while (off < d->size) {
     uint64_t want = d->size - off < sizeof zero ? d->size - off : sizeof zero;
-    r = pread_all (fd, buf, want, off);
+    r = pc_pread_all (fd, buf, want, off);
     if (r < 0)
       goto fail;
     if (memcmp (buf, zero, (size_t) want) == 0)
@@ -215,7 +200,7 @@ pc_disk_load (struct pc_disk *d, uint64_t off, uint64_t len)
     }
     for (t = s + 1; t < e && !loaded (d, t); t++)
       ;
-    r = pread_all (d->base_fd, d->mem + s * PC_DISK_SECTOR,
+    r = pc_pread_all (d->base_fd, d->mem + s * PC_DISK_SECTOR,
                    (t - s) * PC_DISK_SECTOR, s * PC_DISK_SECTOR);
     if (r < 0)
       return r;                 /* the range stays unread: tried again */

@@ -213,10 +213,9 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
     close (fd);
     return -EBADMSG;
   }
-  map = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  r = pc_map_input (fd, (uint64_t) st.st_size, &map);
   close (fd);
-  if (map == MAP_FAILED) {
-    r = -errno;
+  if (r < 0) {
     snprintf (why, whylen, "%s: %s", in, strerror (-r));
     return r;
   }

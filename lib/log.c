@@ -174,12 +174,9 @@ pc_log_open (const char *path, struct pc_log **ret_log)
         : -EBADMSG;
     goto fail;
   }
-  log->map = mmap (NULL, log->size, PROT_READ, MAP_SHARED, log->fd, 0);
-  if (log->map == MAP_FAILED) {
-    log->map = NULL;
-    r = -errno;
+  r = pc_map_input (log->fd, log->size, &log->map);
+  if (r < 0)
     goto fail;
-  }
   madvise ((void *) log->map, log->size, MADV_SEQUENTIAL);
   r = pc_log_header_decode (log->map, log->size, &log->hdr);
   if (r < 0)

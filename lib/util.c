@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,5 +112,45 @@ pc_read_all (int fd, void *buf, size_t len)
     p += n;
     len -= (size_t) n;
   }
+  return 0;
+}
+
+int
+pc_pread_all (int fd, void *buf, uint64_t len, uint64_t off)
+{
+  uint8_t *p = buf;
+
+  while (len > 0) {
+    ssize_t n = pread (fd, p, len > (1u << 30) ? (1u << 30) : (size_t) len, (off_t) off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n < 0 ? -errno : -EIO;
+    p += n;
+    off += (uint64_t) n;
+    len -= (uint64_t) n;
+  }
+  return 0;
+}
+
+int
+pc_map_input (int fd, uint64_t size, const uint8_t **ret_map)
+{
+  const size_t chunk = 1 << 20;
+  uint8_t *buf = malloc (chunk);
+  void *m;
+  int r = 0;
+
+  if (buf == NULL)
+    return -ENOMEM;
+  for (uint64_t off = 0; off < size && r == 0; off += chunk)
+    r = pc_pread_all (fd, buf, size - off < chunk ? size - off : chunk, off);
+  free (buf);
+  if (r < 0)
+    return r;
+  m = mmap (NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED)
+    return -errno;
+  *ret_map = m;
   return 0;
 }

@@ -103,4 +103,14 @@ int pc_write_all (int fd, const void *buf, size_t len);
 /* Reads exactly len bytes.  Returns 0, -EPIPE on early end of file, or -errno. */
 int pc_read_all (int fd, void *buf, size_t len);
 
+/* Reads exactly len bytes at off.  Returns 0, or -errno (-EIO if the file
+ * ends first: it was shorter than it said). */
+int pc_pread_all (int fd, void *buf, uint64_t len, uint64_t off);
+
+/* Maps the first size bytes of fd read-only (shared), after reading them
+ * through once, so that a file that cannot be read is an error here
+ * (-EIO) rather than a SIGBUS at some later access.  Returns 0 or -errno;
+ * unmap with munmap(). */
+int pc_map_input (int fd, uint64_t size, const uint8_t **ret_map);
+
 #endif

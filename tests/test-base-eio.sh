@@ -2,7 +2,8 @@
 # test-base-eio.sh: a base image whose reads fail (nbdkit's error filter,
 # seen as a file through nbdfuse) is a clear one-line error with exit 2 for
 # record, replay and check, never a crash; one that starts failing while
-# the recorder serves it gives the client EIO, and the server goes on.
+# the recorder serves it gives the client EIO, and the server goes on;
+# a log on a failing disk is a clear error too.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires nbdkit nbdfuse fusermount3 qemu-io nbdcopy
@@ -87,3 +88,14 @@ stop_recorder
 read_log
 # the recording is whole: one write, nothing for the failed reads
 assert_eq "$log_rc $(count write) $(field end)" "0 1 clean (stopped)" "log after base read errors"
+
+# --- A log, or a dm-log-writes file, whose reads fail: one line, exit 2
+# (the reader maps the file; a failing read must not become SIGBUS).
+for args in "log @" "log --dump @" "check @" "replay @ --at end -o $tmp/y.img" \
+            "log --import dm-log-writes @ $tmp/imported.log"; do
+  run powercut ${args/@/$bad}
+  # a log on a failing disk: exit 2, and one line that says so
+  assert_eq "$rc" 2 "powercut $args on a failing file ($err)"
+  assert_eq "$(grep -c . <<<"$err")" 1 "powercut $args on a failing file: one line ($err)"
+  assert_match "$err" "$bad: Input/output error" "powercut $args on a failing file"
+done
