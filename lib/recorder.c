@@ -140,6 +140,8 @@ struct pc_recorder {
   bool ended;                 /* END on stable storage */
   struct conn *stop_conn;
   int fatal;
+  int log_err;              /* errno: the log could not be written or made
+                             * durable; nothing is acknowledged after it */
   char **mark_names;          /* names in use: marks are unique */
   size_t nmark_names;
 };
@@ -236,18 +238,20 @@ conn_queue (struct conn *c, struct outbuf *o)
   }
 }
 
-/* After a round of completions: start the sends, then the log write, so
+/* After a round of completions: start the log write and the sends, so
  * that each carries as much as that round produced. */
 static void
 flush_round (struct pc_recorder *rec)
 {
+  /* The log write first: with the log failed, log_kick answers at once,
+   * and those answers go out below with the rest. */
+  log_kick (rec);
   while (rec->to_send) {
     struct conn *c = rec->to_send;
     rec->to_send = c->next_to_send;
     c->to_send = false;
     conn_arm_send (c);
   }
-  log_kick (rec);
 }
 
 static void
@@ -564,6 +568,13 @@ apply (struct pc_recorder *rec, const struct req *r)
   }
 }
 
+/* The NBD error for a failure of the log's file. */
+static uint32_t
+log_nbd_err (int e)
+{
+  return e == ENOSPC || e == EDQUOT ? NBD_ENOSPC : NBD_EIO;
+}
+
 static void
 sync_kick (struct pc_recorder *rec)
 {
@@ -586,9 +597,14 @@ on_sync (struct pc_recorder *rec, int res)
 
   rec->sync_busy = false;
   rec->sync_run = NULL;
+  /* A failed fdatasync may have lost any record written before it, and a
+   * later one can succeed without bringing them back: from now on no
+   * request is acknowledged. */
+  if (res < 0 && rec->log_err == 0)
+    rec->log_err = -res;
   while (r) {
     struct req *next = r->next;
-    req_finish (rec, r, res >= 0 ? 0 : (res == -ENOSPC || res == -EDQUOT) ? NBD_ENOSPC : NBD_EIO);
+    req_finish (rec, r, rec->log_err ? log_nbd_err (rec->log_err) : 0);
     r = next;
   }
   sync_kick (rec);
@@ -638,6 +654,10 @@ log_kick (struct pc_recorder *rec)
     struct req *r = rec->lq_head;
     rec->lq_head = r->next;
     r->next = NULL;
+    if (rec->log_err) {
+      req_finish (rec, r, log_nbd_err (rec->log_err));
+      continue;
+    }
     r->rec.seq = rec->next_seq++;
     r->rec.time_ns = now;
     pc_rec_encode (&r->rec, r->data, r->hdr);
@@ -646,7 +666,8 @@ log_kick (struct pc_recorder *rec)
   }
   if (rec->lq_head == NULL)
     rec->lq_tail = NULL;
-  write_submit (rec);
+  if (rec->nbatch > 0)
+    write_submit (rec);
 }
 
 static void
@@ -666,6 +687,10 @@ on_write (struct pc_recorder *rec, int res)
   }
   else
     err = res < 0 ? -res : EIO;
+  /* A full disk fails this batch only (space may come back); any other
+   * error leaves the log in doubt. */
+  if (err && err != ENOSPC && err != EDQUOT && rec->log_err == 0)
+    rec->log_err = err;
 
   /* Which records are whole in the file? */
   for (i = 0; i < rec->nbatch; i++) {
@@ -675,6 +700,11 @@ on_write (struct pc_recorder *rec, int res)
     okbytes += sz;
     nok++;
   }
+  if (rec->log_err) {
+    /* In doubt: none of this batch is claimed by the log. */
+    nok = 0;
+    okbytes = 0;
+  }
   if (nok < rec->nbatch) {
     /* Cut the partial record off so the log stays valid; the records that
      * did not make it are not acknowledged. */
@@ -683,14 +713,14 @@ on_write (struct pc_recorder *rec, int res)
       ;
     rec->next_seq = rec->batch[nok]->rec.seq;
     if (err == 0)
-      err = EIO;
+      err = rec->log_err ? rec->log_err : EIO;
   }
   rec->log_off += okbytes;
 
   for (i = 0; i < rec->nbatch; i++) {
     struct req *r = rec->batch[i];
     if (i >= nok) {
-      req_finish (rec, r, err == ENOSPC || err == EDQUOT ? NBD_ENOSPC : NBD_EIO);
+      req_finish (rec, r, log_nbd_err (err));
       continue;
     }
     apply (rec, r);
