@@ -113,7 +113,17 @@ control_connect (const char *addr)
   addr += 4;
   colon = strrchr (addr, ':');
   if (colon == NULL || (size_t) (colon - addr) >= sizeof host)
-    return -EINVAL;
+    return -EDESTADDRREQ;
+  {
+    /* getaddrinfo takes port 99999 as 34463. */
+    char *end;
+    unsigned long port;
+    errno = 0;
+    port = strtoul (colon + 1, &end, 10);
+    if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
+        port == 0 || port > 65535)
+      return -EDESTADDRREQ;
+  }
   memcpy (host, addr, (size_t) (colon - addr));
   host[colon - addr] = '\0';
   memset (&hints, 0, sizeof hints);

@@ -31,7 +31,9 @@ enum pc_ctl_cmd {
  * forwarded over TCP) and waits for the reply
  * (up to timeout_ms; 0 waits forever).  Returns 0 with *ret_seq set, the
  * recorder's -errno status, or -errno for a local failure (-ENOENT,
- * -ECONNREFUSED: no recorder there; -ETIMEDOUT). */
+ * -ECONNREFUSED: no recorder there; -ETIMEDOUT; -EDESTADDRREQ: not
+ * tcp:HOST:PORT with a port from 1 to 65535; -EHOSTUNREACH: HOST does not
+ * resolve). */
 int pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
                      size_t len, int timeout_ms, uint64_t *ret_seq);
 

@@ -50,6 +50,10 @@ call_error (const char *sub, const char *control, int r)
     pc_err (sub, "%s: the recorder rejected the request as malformed", control);
   else if (r == -ETIMEDOUT)
     pc_err (sub, "%s: no answer from the recorder", control);
+  else if (r == -EDESTADDRREQ)
+    pc_err (sub, "%s: not tcp:HOST:PORT with a port from 1 to 65535", control);
+  else if (r == -EHOSTUNREACH)
+    pc_err (sub, "%s: the host cannot be resolved", control);
   else
     pc_err (sub, "%s: %s", control, strerror (-r));
   return EXIT_ERROR;

@@ -114,6 +114,21 @@ cmd_record (int argc, char **argv)
     pc_err ("record", "--socket and --listen exclude each other");
     return pc_usage_error ("record");
   }
+  if (cfg.listen_addr) {
+    /* getaddrinfo takes port 99999 as 34463: check it here. */
+    const char *colon = strrchr (cfg.listen_addr, ':');
+    const char *port = colon ? colon + 1 : cfg.listen_addr;
+    char *end;
+    unsigned long n;
+    errno = 0;
+    n = strtoul (port, &end, 10);
+    if (port[0] < '0' || port[0] > '9' || *end != '\0' || errno != 0 ||
+        n == 0 || n > 65535) {
+      pc_err ("record", "--listen %s: not [HOST:]PORT with a port from 1 to 65535",
+              cfg.listen_addr);
+      return pc_usage_error ("record");
+    }
+  }
   if (size_arg) {
     r = pc_parse_size (size_arg, &cfg.size);
     if (r < 0 || cfg.size == 0 || cfg.size % PC_NBD_MIN_BLOCK != 0 ||

@@ -14,8 +14,8 @@ one_error ()
 {
   # bad input exits with status 2
   assert_eq "$rc" 2 "$1: exit status (stderr: $err)"
-  # with one line on stderr
-  assert_eq "$(grep -c . <<<"$err")" 1 "$1: lines on stderr ($err)"
+  # with one line on stderr (and for misuse, a hint to read --help)
+  assert_eq "$(grep -v "^try 'powercut" <<<"$err" | grep -c .)" 1 "$1: lines on stderr ($err)"
   # that starts with the command and says what is wrong
   assert_match "$err" "^powercut [a-z]+: " "$1: message"
   assert_match "$err" "$2" "$1: message"
@@ -75,6 +75,12 @@ one_error "check --base of the wrong size" "$tmp/big.img: not the size of the re
 # a base image given for a recording that started from zeros
 run powercut check "$good" --base "$tmp/base.img"
 one_error "check --base on a log from zeros" "started from zeros"
+# TCP ports out of range (a resolver would take 99999 as 34463)
+run powercut record --log "$tmp/l4" --size 1M --listen localhost:99999
+one_error "record --listen localhost:99999" "localhost:99999: not \[HOST:\]PORT with a port from 1 to 65535"
+[ ! -e "$tmp/l4" ] || fail "a refused record left a log"
+run powercut mark --control tcp:localhost:99999 m
+one_error "mark --control tcp:localhost:99999" "tcp:localhost:99999: not tcp:HOST:PORT"
 for size in 12Q 0 513; do
   run powercut run --size "$size" --workload replace-rename --out "$tmp/run"
   one_error "run --size $size" "$size"
