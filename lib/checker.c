@@ -626,7 +626,9 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   }
   r = dedupe (&c, same_as);
   if (r < 0) {
-    snprintf (why, whylen, "%s: rebuilding states: %s", cfg->log_path, strerror (-r));
+    char sz[32];
+    snprintf (why, whylen, "%s: rebuilding states of a %s device: %s", cfg->log_path,
+              pc_format_size (c.ix.hdr.devsize, sz, sizeof sz), strerror (-r));
     goto out;
   }
 

@@ -356,9 +356,11 @@ cmd_run (int argc, char **argv)
       mos[nmo++] = optarg;
       break;
     case 's':
+      /* check keeps the device, and a signature per 4K block, in memory:
+       * past 1 TiB that is more than a machine is likely to have. */
       if (pc_parse_size (optarg, &rc.size) < 0 || rc.size < (UINT64_C(16) << 20) ||
-          rc.size % 4096) {
-        pc_err ("run", "--size %s: not a size of at least 16M in whole 4K blocks", optarg);
+          rc.size > (UINT64_C(1) << 40) || rc.size % 4096) {
+        pc_err ("run", "--size %s: not a size from 16M to 1T in whole 4K blocks", optarg);
         return EXIT_ERROR;
       }
       break;

@@ -81,7 +81,7 @@ one_error "record --listen localhost:99999" "localhost:99999: not \[HOST:\]PORT 
 [ ! -e "$tmp/l4" ] || fail "a refused record left a log"
 run powercut mark --control tcp:localhost:99999 m
 one_error "mark --control tcp:localhost:99999" "tcp:localhost:99999: not tcp:HOST:PORT"
-for size in 12Q 0 513; do
+for size in 12Q 0 513 2T; do
   run powercut run --size "$size" --workload replace-rename --out "$tmp/run"
   one_error "run --size $size" "$size"
 done
