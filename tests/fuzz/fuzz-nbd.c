@@ -11,6 +11,6 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   if (size > 0)
-    fuzz_session (data[0] & 1, NULL, 0, data + 1, size - 1);
+    fuzz_session (data[0] & 1, false, NULL, 0, data + 1, size - 1);
   return 0;
 }

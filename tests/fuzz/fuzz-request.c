@@ -1,7 +1,8 @@
 /* fuzz-request.c: the recorder's NBD request parser.  A canned, valid
  * handshake (fixed newstyle, then NBD_OPT_GO, after NBD_OPT_STRUCTURED_REPLY
- * when the first byte is odd) comes first, so every input is spent on
- * transmission: requests, write payloads, and what follows them. */
+ * when bit 0 of the first byte is set) comes first, so every input is
+ * spent on transmission: requests, write payloads, and what follows them.
+ * Bit 1 serves a base image read on demand instead of zeros. */
 #include <config.h>
 
 #include <string.h>
@@ -34,6 +35,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (data[0] & 1)
     n += option (pre + n, NBD_OPT_STRUCTURED_REPLY, NULL, 0);
   n += option (pre + n, NBD_OPT_GO, go, sizeof go);
-  fuzz_session (false, pre, n, data + 1, size - 1);
+  fuzz_session (false, data[0] & 2, pre, n, data + 1, size - 1);
   return 0;
 }

@@ -14,9 +14,10 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 int fuzz_memfile (const uint8_t *data, size_t size, char *path);
 
 /* Runs one client session, prefix then data, against a fresh recorder of
- * 1 MiB on its NBD socket (or its control socket), and aborts if the log
- * it leaves does not read back valid. */
-void fuzz_session (bool control, const uint8_t *pre, size_t prelen,
+ * 1 MiB (zeros, or a base image read on demand) on its NBD socket (or its
+ * control socket), and aborts if the log it leaves does not read back
+ * valid. */
+void fuzz_session (bool control, bool base, const uint8_t *pre, size_t prelen,
                   const uint8_t *data, size_t size);
 
 #endif

@@ -61,11 +61,25 @@ drain (void *arg)
   return NULL;
 }
 
+/* A 1 MiB base image: data in every other 64 KiB (read on demand), zeros
+ * in the rest (known at start). */
+static void
+make_base (const char *path)
+{
+  static uint8_t buf[1 << 20];
+  FILE *f = fopen (path, "wb");
+
+  for (size_t i = 0; i < sizeof buf; i++)
+    buf[i] = (i >> 16) & 1 ? 0 : (uint8_t) (i * 7 + 1);
+  if (f == NULL || fwrite (buf, 1, sizeof buf, f) != sizeof buf || fclose (f) != 0)
+    abort ();
+}
+
 void
-fuzz_session (bool control, const uint8_t *pre, size_t prelen,
+fuzz_session (bool control, bool base, const uint8_t *pre, size_t prelen,
               const uint8_t *data, size_t size)
 {
-  char logp[64], sock[64], ctl[64];
+  char logp[64], sock[64], ctl[64], basep[64];
   struct pc_recorder_config cfg = { 0 };
   struct pc_recorder *rec;
   const char *what;
@@ -84,9 +98,16 @@ fuzz_session (bool control, const uint8_t *pre, size_t prelen,
   snprintf (logp, sizeof logp, "%s/log", dir);
   snprintf (sock, sizeof sock, "%s/nbd", dir);
   snprintf (ctl, sizeof ctl, "%s/ctl", dir);
+  snprintf (basep, sizeof basep, "%s/base", dir);
   cfg.log_path = logp;
   cfg.force = true;
-  cfg.size = 1 << 20;
+  if (base) {
+    if (access (basep, F_OK) != 0)
+      make_base (basep);
+    cfg.base_path = basep;
+  }
+  else
+    cfg.size = 1 << 20;
   cfg.socket_path = sock;
   cfg.control_path = ctl;
   e = pc_recorder_new (&cfg, &rec, &what);
