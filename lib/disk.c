@@ -23,6 +23,7 @@ pc_disk_open_zero (struct pc_disk *d, uint64_t size)
   void *m;
 
   memset (d, 0, sizeof *d);
+  d->base_fd = -1;
   if (size == 0 || size > PC_DISK_MAX_SIZE)
     return -EINVAL;
   m = mmap (NULL, size, PROT_READ | PROT_WRITE,
@@ -168,6 +169,8 @@ pc_disk_open_base (struct pc_disk *d, const char *path)
     off += want;
   }
   posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+  d->base_mtime = sb.st_mtim;
+  d->base_ctime = sb.st_ctim;
   XXH128_canonicalFromHash ((XXH128_canonical_t *) d->basehash, XXH3_128bits_digest (st));
   XXH3_freeState (st);
   free (buf);
@@ -181,6 +184,20 @@ fail:
   close (fd);
   pc_disk_close (d);
   return r;
+}
+
+/* Is the base image still as it was hashed? (Checked after each read, so
+ * that what was read is known to be from the hashed image.) */
+static bool
+base_unchanged (const struct pc_disk *d)
+{
+  struct stat sb;
+
+  return fstat (d->base_fd, &sb) == 0 && (uint64_t) sb.st_size == d->size &&
+         sb.st_mtim.tv_sec == d->base_mtime.tv_sec &&
+         sb.st_mtim.tv_nsec == d->base_mtime.tv_nsec &&
+         sb.st_ctim.tv_sec == d->base_ctime.tv_sec &&
+         sb.st_ctim.tv_nsec == d->base_ctime.tv_nsec;
 }
 
 int
@@ -204,6 +221,8 @@ pc_disk_load (struct pc_disk *d, uint64_t off, uint64_t len)
                    (t - s) * PC_DISK_SECTOR, s * PC_DISK_SECTOR);
     if (r < 0)
       return r;                 /* the range stays unread: tried again */
+    if (!base_unchanged (d))
+      return -ESTALE;
     mark_loaded (d, s * PC_DISK_SECTOR, (t - s) * PC_DISK_SECTOR);
     s = t;
   }
@@ -240,7 +259,7 @@ pc_disk_close (struct pc_disk *d)
 {
   if (d->mem)
     munmap (d->mem, d->size);
-  if (d->base_fd >= 0)
+  if (d->has_base && d->base_fd >= 0)
     close (d->base_fd);
   free (d->loaded);
   memset (d, 0, sizeof *d);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #define PC_DISK_MAX_SIZE (UINT64_C(1) << 46)
 
@@ -16,6 +17,7 @@ struct pc_disk {
   bool has_base;
   uint8_t basehash[16];     /* XXH128 of the base image */
   int base_fd;              /* the base image, or -1 */
+  struct timespec base_mtime, base_ctime;   /* as hashed: it must not change */
   uint64_t *loaded;         /* with a base: one bit per sector whose current
                              * content is in mem (read, written or zeroed) */
 };
@@ -34,8 +36,10 @@ int pc_disk_open_base (struct pc_disk *d, const char *path);
 
 /* Makes mem hold the current content of [off, off + len), reading from the
  * base image what neither a write nor an earlier read has brought in.
- * Returns 0 or -errno (the image's read error, -EIO if it got shorter);
- * what failed stays unread and is tried again next time. */
+ * Returns 0 or -errno (the image's read error, -EIO if it got shorter,
+ * -ESTALE if it was changed since it was hashed: what it holds now is not
+ * what the log says the recording started from); what failed stays unread
+ * and is tried again next time. */
 int pc_disk_load (struct pc_disk *d, uint64_t off, uint64_t len);
 
 /* Reads the image at path whole into new anonymous memory (all-zero parts

@@ -3,7 +3,8 @@
 # seen as a file through nbdfuse) is a clear one-line error with exit 2 for
 # record, replay and check, never a crash; one that starts failing while
 # the recorder serves it gives the client EIO, and the server goes on;
-# a log on a failing disk is a clear error too.
+# a log on a failing disk is a clear error too, and so is a base image
+# changed while it is served.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires nbdkit nbdfuse fusermount3 qemu-io nbdcopy
@@ -99,3 +100,20 @@ for args in "log @" "log --dump @" "check @" "replay @ --at end -o $tmp/y.img" \
   assert_eq "$(grep -c . <<<"$err")" 1 "powercut $args on a failing file: one line ($err)"
   assert_match "$err" "$bad: Input/output error" "powercut $args on a failing file"
 done
+
+# --- A base image changed while it is being served: what it holds now is
+# not what the log says the recording started from, so reads of what was
+# not read before fail, rather than serve a mix.
+kill_recorder
+head -c 1M /dev/urandom >"$tmp/changing.img"
+log=$tmp/changing.log
+start_recorder --base "$tmp/changing.img"
+run qemu-io -f raw -c 'read 0 4k' "$uri"
+assert_eq "$rc" 0 "read before the base changed ($out $err)"
+printf 'changed' | dd of="$tmp/changing.img" bs=1 seek=600000 conv=notrunc status=none
+run qemu-io -f raw -c 'read 512k 4k' "$uri"
+assert_match "$out $err" "Input/output error" "read after the base changed"
+# what was read before still reads
+run qemu-io -f raw -c 'read 0 4k' "$uri"
+assert_eq "$rc" 0 "read of what was read before the base changed ($out $err)"
+stop_recorder
