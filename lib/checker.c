@@ -313,10 +313,11 @@ probe_end (struct ctx *c, char *why, size_t whylen)
     if (r > 0)
       r = 0;
   }
-  if (r == 0)
-    r = pc_fs_probe (img, type, sizeof type);
   if (r < 0)
     snprintf (why, whylen, "%s: rebuilding its end: %s", c->cfg->log_path, strerror (-r));
+  else if ((r = pc_fs_probe (img, type, sizeof type)) < 0)
+    snprintf (why, whylen, "%s: blkid cannot probe its end: %s", c->cfg->log_path,
+              strerror (-r));
   else if (r == 0) {
     snprintf (why, whylen, "%s: no ext2/ext3/ext4 filesystem on the device at the end "
               "of the recording (blkid finds %s)", c->cfg->log_path, type[0] ? type : "none");

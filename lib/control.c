@@ -126,6 +126,10 @@ control_connect (const char *addr)
   }
   memcpy (host, addr, (size_t) (colon - addr));
   host[colon - addr] = '\0';
+  if (host[0] == '[' && colon - addr > 2 && host[colon - addr - 1] == ']') {
+    host[colon - addr - 1] = '\0';     /* [::1] as record --listen takes it */
+    memmove (host, host + 1, (size_t) (colon - addr) - 1);
+  }
   memset (&hints, 0, sizeof hints);
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;

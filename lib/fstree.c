@@ -216,8 +216,6 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
       e = hash_inode (w, ch.v[i].ino, &ent);
       if (e)
         problem (w, path, "cannot read file data", e);
-      else if (ent.size > w->hash_limit)
-        problem (w, path, "larger than any file in the marks: content not read", 0);
     }
     else if (LINUX_S_ISDIR (inode.i_mode)) {
       ent.type = PC_ENTRY_DIR;

@@ -23,8 +23,8 @@
  * free with pc_mark_free).  A regular file larger than hash_limit bytes
  * gets its size and first bytes but no content hash (it stays zero), so a
  * damaged size cannot make the walk read terabytes: pass the largest size
- * a file may rightly have (UINT64_MAX: no limit).  Unreadable parts and
- * unhashed files are described in problems (a few lines, NUL-terminated).
+ * a file may rightly have (UINT64_MAX: no limit).  Unreadable parts are
+ * described in problems (a few lines, NUL-terminated).
  * Returns 0, or -errno if the filesystem cannot be opened at all. */
 int pc_fstree_read (const char *path, uint64_t hash_limit, struct pc_mark *ret,
                     char *problems, size_t plen);
