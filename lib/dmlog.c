@@ -16,6 +16,10 @@
 #include "mark.h"
 #include "util.h"
 
+/* The largest TRIM record an import makes (1 GiB: a whole number of any
+ * sector size, and well within a record's 32-bit length). */
+#define TRIM_PART (UINT64_C(1) << 30)
+
 /* A buffered sequential writer. */
 struct out {
   int fd;
@@ -316,13 +320,29 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
         free (buf);
       }
     }
+    else if (nr > 0 && (flags & PC_DMLOG_DISCARD)) {
+      /* A discard may be larger than a record's 32-bit length: split it
+       * (the FUA flag, if any, on the last part). */
+      uint64_t off = sector * ss, left = nr * ss;
+      while (left > 0 && o.err == 0) {
+        uint64_t part = left < TRIM_PART ? left : TRIM_PART;
+        memset (&rec, 0, sizeof rec);
+        rec.type = PC_REC_TRIM;
+        rec.flags = (flags & PC_DMLOG_FUA) && part == left ? PC_REC_F_FUA : 0;
+        rec.offset = off;
+        rec.length = (uint32_t) part;
+        put_record (&o, &rec, NULL, &seq);
+        off += part;
+        left -= part;
+      }
+    }
     else if (nr > 0) {
-      rec.type = (flags & PC_DMLOG_DISCARD) ? PC_REC_TRIM : PC_REC_WRITE;
+      rec.type = PC_REC_WRITE;
       rec.flags = (flags & PC_DMLOG_FUA) ? PC_REC_F_FUA : 0;
       rec.offset = sector * ss;
       rec.length = (uint32_t) (nr * ss);
-      rec.datalen = rec.type == PC_REC_WRITE ? rec.length : 0;
-      put_record (&o, &rec, rec.datalen ? map + pos + ss : NULL, &seq);
+      rec.datalen = rec.length;
+      put_record (&o, &rec, map + pos + ss, &seq);
     }
     pos += ss + ((flags & PC_DMLOG_DISCARD) ? 0 : nr * ss);
   }
