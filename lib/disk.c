@@ -58,59 +58,91 @@ mark_loaded (struct pc_disk *d, uint64_t off, uint64_t len)
     d->loaded[s / 64] |= UINT64_C(1) << (s % 64);
 }
 
+/* Opens the image at path and checks it is a regular file of a size that
+ * is not 0, a multiple of sector (if not 0) and expect_size (if not 0).
+ * Returns the descriptor, with *sb filled, or -errno. */
+static int
+image_open (const char *path, uint64_t expect_size, uint32_t sector, struct stat *sb)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC), r;
+
+  if (fd < 0)
+    return -errno;
+  if (fstat (fd, sb) < 0)
+    r = -errno;
+  else if (!S_ISREG (sb->st_mode) || sb->st_size == 0 ||
+           (sector && sb->st_size % sector != 0) ||
+           (expect_size && (uint64_t) sb->st_size != expect_size))
+    r = S_ISDIR (sb->st_mode) ? -EISDIR : -EINVAL;
+  else
+    return fd;
+  close (fd);
+  return r;
+}
+
+/* Reads size bytes of fd once through, into hash (XXH128), calling
+ * chunk (ctx, off, buf, len, zero) for each piece read.  Returns 0 or
+ * -errno (an I/O error, -EIO if the file was shorter than it said). */
+static int
+image_scan (int fd, uint64_t size, uint8_t hash[16],
+            void (*chunk) (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero),
+            void *ctx)
+{
+  static const uint8_t zero[1 << 16];
+  XXH3_state_t *st = XXH3_createState ();
+  uint8_t *buf = malloc (sizeof zero);
+  int r = 0;
+
+  if (st == NULL || buf == NULL)
+    r = -ENOMEM;
+  else
+    XXH3_128bits_reset (st);
+  for (uint64_t off = 0; r == 0 && off < size;) {
+    size_t want = size - off < sizeof zero ? (size_t) (size - off) : sizeof zero;
+    r = pc_pread_all (fd, buf, want, off);
+    if (r == 0) {
+      chunk (ctx, off, buf, want, memcmp (buf, zero, want) == 0);
+      XXH3_128bits_update (st, buf, want);
+      off += want;
+    }
+  }
+  if (r == 0)
+    XXH128_canonicalFromHash ((XXH128_canonical_t *) hash, XXH3_128bits_digest (st));
+  XXH3_freeState (st);
+  free (buf);
+  return r;
+}
+
+static void
+copy_chunk (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero)
+{
+  if (!zero)                    /* the anonymous memory is zeros already */
+    memcpy ((uint8_t *) ctx + off, buf, len);
+}
+
 int
 pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
                uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16])
 {
-  static const uint8_t zero[1 << 16];
-  XXH3_state_t *st = NULL;
   struct stat sb;
-  uint8_t *mem = MAP_FAILED, *buf = NULL;
-  uint64_t size, off = 0;
-  int fd, r = 0;
+  uint64_t size;
+  uint8_t *mem;
+  int fd, r;
 
-  fd = open (path, O_RDONLY | O_CLOEXEC);
+  fd = image_open (path, expect_size, sector, &sb);
   if (fd < 0)
-    return -errno;
-  if (fstat (fd, &sb) < 0) {
-    r = -errno;
-    goto out;
-  }
-  if (!S_ISREG (sb.st_mode) || sb.st_size == 0 ||
-      (sector && sb.st_size % sector != 0) ||
-      (expect_size && (uint64_t) sb.st_size != expect_size)) {
-    r = S_ISDIR (sb.st_mode) ? -EISDIR : -EINVAL;
-    goto out;
-  }
+    return fd;
   size = (uint64_t) sb.st_size;
   mem = mmap (NULL, size, PROT_READ | PROT_WRITE,
               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  buf = malloc (sizeof zero);
-  st = XXH3_createState ();
-  if (mem == MAP_FAILED || buf == NULL || st == NULL) {
+  if (mem == MAP_FAILED)
     r = -ENOMEM;
-    goto out;
-  }
-  XXH3_128bits_reset (st);
-  while (off < size) {
-    size_t want = size - off < sizeof zero ? (size_t) (size - off) : sizeof zero;
-    r = pc_pread_all (fd, buf, want, off);
-    if (r < 0)
-      goto out;
-    if (memcmp (buf, zero, want) != 0)
-      memcpy (mem + off, buf, want);
-    XXH3_128bits_update (st, buf, want);
-    off += want;
-  }
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) hash, XXH3_128bits_digest (st));
-  *ret_mem = mem;
-  *ret_size = size;
-  mem = MAP_FAILED;
-out:
-  if (mem != MAP_FAILED)
+  else if ((r = image_scan (fd, size, hash, copy_chunk, mem)) < 0)
     munmap (mem, size);
-  XXH3_freeState (st);
-  free (buf);
+  else {
+    *ret_mem = mem;
+    *ret_size = size;
+  }
   close (fd);
   return r;
 }
@@ -122,68 +154,45 @@ pc_image_unmap (uint8_t *mem, uint64_t size)
     munmap (mem, size);
 }
 
+static void
+mark_zero_chunk (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero)
+{
+  (void) buf;
+  if (zero)                     /* already so in mem: never read again */
+    mark_loaded (ctx, off, len);
+}
+
 int
 pc_disk_open_base (struct pc_disk *d, const char *path)
 {
-  static const uint8_t zero[1 << 16];
-  XXH3_state_t *st = NULL;
   struct stat sb;
-  uint8_t *buf = NULL;
-  uint64_t off = 0;
   int fd, r;
 
   memset (d, 0, sizeof *d);
   d->base_fd = -1;
-  fd = open (path, O_RDONLY | O_CLOEXEC);
+  fd = image_open (path, 0, PC_DISK_SECTOR, &sb);
   if (fd < 0)
-    return -errno;
-  if (fstat (fd, &sb) < 0) {
-    r = -errno;
-    goto fail;
-  }
-  if (!S_ISREG (sb.st_mode) || sb.st_size == 0 || sb.st_size % PC_DISK_SECTOR != 0) {
-    r = S_ISDIR (sb.st_mode) ? -EISDIR : -EINVAL;
-    goto fail;
-  }
+    return fd;
   r = pc_disk_open_zero (d, (uint64_t) sb.st_size);
-  if (r < 0)
-    goto fail;
-  d->loaded = calloc ((d->size / PC_DISK_SECTOR + 63) / 64, sizeof *d->loaded);
-  buf = malloc (sizeof zero);
-  st = XXH3_createState ();
-  if (d->loaded == NULL || buf == NULL || st == NULL) {
-    r = -ENOMEM;
-    goto fail;
+  if (r == 0) {
+    d->loaded = calloc ((d->size / PC_DISK_SECTOR + 63) / 64, sizeof *d->loaded);
+    r = d->loaded ? 0 : -ENOMEM;
   }
-  /* One pass for the hash.  What is all zeros is already so in mem; the
-   * rest is left to pc_disk_load, and out of the page cache. */
-  XXH3_128bits_reset (st);
-  while (off < d->size) {
-    uint64_t want = d->size - off < sizeof zero ? d->size - off : sizeof zero;
-    r = pc_pread_all (fd, buf, want, off);
-    if (r < 0)
-      goto fail;
-    if (memcmp (buf, zero, (size_t) want) == 0)
-      mark_loaded (d, off, want);
-    XXH3_128bits_update (st, buf, (size_t) want);
-    off += want;
+  /* One pass for the hash; what is not zeros is left to pc_disk_load,
+   * and out of the page cache. */
+  if (r == 0)
+    r = image_scan (fd, d->size, d->basehash, mark_zero_chunk, d);
+  if (r < 0) {
+    close (fd);
+    pc_disk_close (d);
+    return r;
   }
   posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
   d->base_mtime = sb.st_mtim;
   d->base_ctime = sb.st_ctim;
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) d->basehash, XXH3_128bits_digest (st));
-  XXH3_freeState (st);
-  free (buf);
   d->has_base = true;
   d->base_fd = fd;
   return 0;
-
-fail:
-  XXH3_freeState (st);
-  free (buf);
-  close (fd);
-  pc_disk_close (d);
-  return r;
 }
 
 /* Is the base image still as it was hashed? (Checked after each read, so
