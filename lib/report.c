@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "report.h"
+#include "util.h"
 
 #define MAX_LISTED 20
 
@@ -17,28 +18,11 @@
 static void
 shell_quote (const char *s, char *buf, size_t len)
 {
-  size_t pos = 0;
-
   if (s[strspn (s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:=+,")] == '\0'
-      && *s) {
+      && *s)
     snprintf (buf, len, "%s", s);
-    return;
-  }
-  if (len < 3) {
-    buf[0] = '\0';
-    return;
-  }
-  buf[pos++] = '\'';
-  for (; *s && pos + 6 < len; s++) {
-    if (*s == '\'') {
-      memcpy (buf + pos, "'\\''", 4);
-      pos += 4;
-    }
-    else
-      buf[pos++] = *s;
-  }
-  buf[pos++] = '\'';
-  buf[pos] = '\0';
+  else
+    pc_shell_quote (s, buf, len);
 }
 
 void

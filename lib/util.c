@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,4 +154,28 @@ pc_map_input (int fd, uint64_t size, const uint8_t **ret_map)
     return -errno;
   *ret_map = m;
   return 0;
+}
+
+size_t
+pc_shell_quote (const char *s, char *buf, size_t len)
+{
+  size_t pos = 0;
+
+  if (len < 3) {
+    if (len)
+      buf[0] = '\0';
+    return 0;
+  }
+  buf[pos++] = '\'';
+  for (; *s && pos + 6 < len; s++) {
+    if (*s == '\'') {
+      memcpy (buf + pos, "'\\''", 4);
+      pos += 4;
+    }
+    else
+      buf[pos++] = *s;
+  }
+  buf[pos++] = '\'';
+  buf[pos] = '\0';
+  return pos;
 }

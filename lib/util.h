@@ -100,6 +100,11 @@ uint64_t pc_now_real_ns (void);
  * Returns 0 or -errno. */
 int pc_write_all (int fd, const void *buf, size_t len);
 
+/* Writes s single-quoted for a POSIX shell into buf (len bytes, always
+ * NUL-terminated; a value too long is cut, its quotes kept balanced).
+ * Returns the length written. */
+size_t pc_shell_quote (const char *s, char *buf, size_t len);
+
 /* Reads exactly len bytes.  Returns 0, -EPIPE on early end of file, or -errno. */
 int pc_read_all (int fd, void *buf, size_t len);
 

@@ -417,13 +417,10 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
 static void
 conf (FILE *f, const char *name, const char *value)
 {
-  fprintf (f, "%s='", name);
-  for (const char *p = value ? value : ""; *p; p++)
-    if (*p == '\'')
-      fputs ("'\\''", f);
-    else
-      fputc (*p, f);
-  fputs ("'\n", f);
+  char q[4 * 4096 + 3];
+
+  pc_shell_quote (value ? value : "", q, sizeof q);
+  fprintf (f, "%s=%s\n", name, q);
 }
 
 static int
@@ -531,16 +528,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
       char args[4096] = "";
       size_t pos = 0;
       for (char *const *a = cfg->script_args; a && *a && pos + 4 < sizeof args; a++) {
-        args[pos++] = '\'';
-        for (const char *p = *a; *p && pos + 6 < sizeof args; p++) {
-          if (*p == '\'') {
-            memcpy (args + pos, "'\\''", 4);
-            pos += 4;
-          }
-          else
-            args[pos++] = *p;
-        }
-        args[pos++] = '\'';
+        pos += pc_shell_quote (*a, args + pos, sizeof args - pos - 1);
         args[pos++] = ' ';
         args[pos] = '\0';
       }
