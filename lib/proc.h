@@ -9,6 +9,7 @@
 #define POWERCUT_PROC_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Set by a program that handles SIGINT/SIGTERM; NULL: never interrupted. */
@@ -18,5 +19,19 @@ extern volatile sig_atomic_t *pc_proc_interrupted;
  * Returns the exit status (0..255; 127: not found), 256 + signal if a
  * signal killed it, -ETIME on timeout, -EINTR if interrupted, or -errno. */
 int pc_proc_run (char *const argv[], int timeout_s, char *out, size_t outlen);
+
+/* What else a run can take and give. */
+struct pc_proc_extra {
+  char *const *env;         /* "NAME=VALUE" strings added to its environment */
+  bool side;                /* its file descriptor 3 is a pipe, collected here: */
+  size_t side_max;          /*   at most this many bytes (0: 64 MiB) */
+  char *side_buf;           /*   malloc'd, NUL-terminated (free it), or NULL */
+  size_t side_len;
+  bool side_truncated;      /*   it wrote more than side_max */
+};
+
+/* pc_proc_run with extra (which may be NULL). */
+int pc_proc_run_extra (char *const argv[], struct pc_proc_extra *extra, int timeout_s,
+                       char *out, size_t outlen);
 
 #endif
