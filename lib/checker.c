@@ -1,4 +1,5 @@
-/* checker.c: enumerate, deduplicate and check crash states with workers. */
+/* checker.c: enumerate, deduplicate and check crash states with workers:
+ * load the inputs, plan the states, run the worker pool, collect. */
 #include <config.h>
 
 #include <errno.h>
@@ -18,7 +19,7 @@
 
 #include "checker.h"
 #include "disk.h"
-#include "fstree.h"
+#include "judge.h"
 #include "oracle.h"
 #include "util.h"
 
@@ -31,6 +32,7 @@ enum slot_status { SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 /* The result of one crash point, written by a worker. */
 struct result {
   int verdict;
+  int64_t fsck_as;              /* point whose e2fsck answer it took, or -1 */
   char evidence[PC_EVIDENCE_MAX];
   char findings[FINDINGS_MAX];
 };
@@ -41,6 +43,7 @@ struct shared {
   size_t done;                  /* distinct images checked */
   int *status;                  /* per distinct image: enum slot_status */
   struct result *results;       /* per crash point */
+  struct pc_judge_stats stats;  /* the workers' sums */
 };
 
 struct ctx {
@@ -49,6 +52,10 @@ struct ctx {
   struct pc_oracle *oracle;
   uint64_t hash_limit;        /* no file is read beyond the marks' largest */
   const uint8_t *base;
+  uint8_t *basemem;             /* the base image read, or NULL */
+  uint64_t basesize;
+  struct pc_state *all;         /* every state of the model */
+  size_t nall;
   struct pc_state *states;      /* this shard's states */
   size_t nstates;
   size_t *uniq;                 /* indexes into states of the images to check */
@@ -59,6 +66,8 @@ struct ctx {
   size_t shsize;
   char *work;
   unsigned spawned;             /* workers started (their ids are 0..spawned-1) */
+  int64_t now;                  /* the time every e2fsck is told it is */
+  int64_t *same_as;             /* per state */
 };
 
 void
@@ -185,65 +194,48 @@ copy_file (const char *from, const char *to)
   close (in);
 }
 
-/* Reads the tree of the recovered image (called between e2fsck and e2undo). */
-struct inspect {
-  uint64_t hash_limit;
-  struct pc_mark tree;
-  bool have;
-  char problems[512];
-};
-
+/* Judges distinct image u (built into im) and its points. */
 static int
-inspect_tree (const char *path, void *arg)
-{
-  struct inspect *in = arg;
-
-  in->have = pc_fstree_read (path, in->hash_limit, &in->tree, in->problems,
-                             sizeof in->problems) == 0;
-  return 0;
-}
-
-/* Checks distinct image u (already built into img) and judges its points. */
-static void
-check_image (struct ctx *c, size_t u, const char *img, const char *undo,
-             struct pc_image *im)
+check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
+             struct pc_judge *jd)
 {
   const struct pc_state *s = &c->states[c->uniq[u]];
-  bool judge = pc_oracle_manifests (c->oracle) > 0;
-  struct inspect in = { .hash_limit = c->hash_limit };
-  struct pc_fsck_result fr;
+  bool judge = pc_oracle_manifests (c->oracle) > 0, failed = false;
+  struct pc_judgement jm;
   int r;
 
-  r = pc_fsck_image (img, undo, c->cfg->timeout_s, judge ? inspect_tree : NULL, &in, &fr);
+  r = pc_judge_state (jd, (int64_t) c->uniq[u], &jm);
   if (r < 0) {
     /* Not the state's fault (e2fsck missing, no memory): an error of the
      * check as a whole, not a verdict. */
-    memset (&fr, 0, sizeof fr);
-    fr.verdict = PC_V_COUNT;
-    snprintf (fr.evidence, sizeof fr.evidence, "%s",
-              r == -ENOENT ? "e2fsck or e2undo not found (is e2fsprogs installed?)"
-              : strerror (-r));
+    for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
+      struct result *res = &c->sh->results[c->gpoints[k]];
+      res->verdict = PC_V_COUNT;
+      res->fsck_as = -1;
+      snprintf (res->evidence, sizeof res->evidence, "%s",
+                r == -ENOENT ? "e2fsck not found (is e2fsprogs installed?)" : strerror (-r));
+    }
+    return 0;
   }
-  if (fr.image_dirty)
-    pc_image_rewrite (im, 0, UINT64_MAX);
-  if (fr.verdict == PC_V_OK && judge && !in.have) {
-    fr.verdict = PC_V_UNMOUNTABLE;
-    snprintf (fr.evidence, sizeof fr.evidence, "%s", in.problems);
+  if (jm.verdict == PC_V_OK && judge && !jm.have_tree) {
+    jm.verdict = PC_V_UNMOUNTABLE;
+    snprintf (jm.evidence, sizeof jm.evidence, "%s", jm.problems);
   }
-  bool failed = false;
   for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
     size_t i = c->gpoints[k];
     struct result *res = &c->sh->results[i];
-    res->verdict = fr.verdict;
-    snprintf (res->evidence, sizeof res->evidence, "%s", fr.evidence);
-    if (fr.verdict == PC_V_OK && judge) {
-      res->verdict = pc_oracle_judge (c->oracle, c->states[i].point, &in.tree,
+    res->verdict = jm.verdict;
+    res->fsck_as = jm.fsck_as;
+    snprintf (res->evidence, sizeof res->evidence, "%s", jm.evidence);
+    if (jm.verdict == PC_V_OK && judge) {
+      res->verdict = pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree,
                                       res->findings, sizeof res->findings);
-      if (in.problems[0])
-        snprintf (res->evidence, sizeof res->evidence, "%s", in.problems);
+      if (jm.problems[0])
+        snprintf (res->evidence, sizeof res->evidence, "%s", jm.problems);
     }
-    failed |= res->verdict != PC_V_OK && res->verdict != PC_V_COUNT;
+    failed |= res->verdict != PC_V_OK;
   }
+  pc_judgement_clear (&jm);
   if (c->cfg->keep_dir && failed) {
     char sid[PC_ID_MAX], to[4096];
     pc_state_id (s, sid, sizeof sid);
@@ -251,10 +243,12 @@ check_image (struct ctx *c, size_t u, const char *img, const char *undo,
       if (*p == '/' || *p == ':' || *p == ',')
         *p = '_';
     snprintf (to, sizeof to, "%s/state-%s.img", c->cfg->keep_dir, sid);
+    r = pc_image_sync (im);
+    if (r < 0)
+      return r;
     copy_file (img, to);
   }
-  if (in.have)
-    pc_mark_free (&in.tree);
+  return 0;
 }
 
 /* Takes the next distinct image to check: chunks in order from the shared
@@ -283,7 +277,7 @@ static int
 new_image (struct ctx *c, int fd, struct pc_image **im)
 {
   return pc_image_new (c->ix.hdr.devsize, c->base, fd,
-                       c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0, im);
+                       PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), im);
 }
 
 /* Is there an ext2/3/4 filesystem on the device at the end of the log?  A
@@ -313,6 +307,8 @@ probe_end (struct ctx *c, char *why, size_t whylen)
     if (r > 0)
       r = 0;
   }
+  if (r == 0)
+    r = pc_image_sync (im);
   if (r < 0)
     snprintf (why, whylen, "%s: rebuilding its end: %s", c->cfg->log_path, strerror (-r));
   else if ((r = pc_fs_probe (img, type, sizeof type)) < 0)
@@ -332,28 +328,56 @@ probe_end (struct ctx *c, char *why, size_t whylen)
   return r;
 }
 
-/* A worker process: one image file, brought from state to state. */
+/* Adds a worker's counts to the shared sums. */
+static void
+add_stats (struct ctx *c, const struct pc_judge_stats *st)
+{
+  struct pc_judge_stats *t = &c->sh->stats;
+
+  __atomic_fetch_add (&t->states, st->states, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->fsck_runs, st->fsck_runs, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->fsck_reused, st->fsck_reused, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->recover_e2fsck, st->recover_e2fsck, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->files_read, st->files_read, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->files_reused, st->files_reused, __ATOMIC_SEQ_CST);
+}
+
+/* A worker process: one image (and its file), brought from state to state. */
 static void
 worker (struct ctx *c, unsigned id)
 {
-  char img[4096], undo[4096];
+  char img[4096];
   struct pc_image *im = NULL;
+  struct pc_judge *jd = NULL;
+  struct pc_judge_stats st;
+  struct pc_judge_config jc = {
+    .image_path = img,
+    .timeout_s = c->cfg->timeout_s,
+    .now = c->now,
+    .hash_limit = c->hash_limit,
+    .read_tree = pc_oracle_manifests (c->oracle) > 0,
+    .reuse = !c->cfg->no_reuse,
+  };
   uint64_t cursor = 0;
   size_t u = SIZE_MAX;
   int fd, r;
 
   snprintf (img, sizeof img, "%s/state-%u.img", c->work, id);
-  snprintf (undo, sizeof undo, "%s/state-%u.undo", c->work, id);
   fd = open (img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0 || new_image (c, fd, &im) < 0)
+  if (fd < 0 || new_image (c, fd, &im) < 0 || pc_judge_new (&jc, im, &jd) < 0)
     _exit (3);
   while (claim (c, &u)) {
     const struct pc_state *s = &c->states[c->uniq[u]];
     if (s->base < cursor) {
-      /* Cannot go back: start again from the beginning. */
+      /* Cannot go back: start again from the beginning (the judge's
+       * memory is of this image's blocks, so it starts again too). */
+      pc_judge_get_stats (jd, &st);
+      add_stats (c, &st);
+      pc_judge_free (jd);
+      jd = NULL;
       pc_image_free (im);
       cursor = 0;
-      if (new_image (c, fd, &im) < 0)
+      if (new_image (c, fd, &im) < 0 || pc_judge_new (&jc, im, &jd) < 0)
         _exit (3);
     }
     r = pc_state_build (&c->ix, s, im, &cursor);
@@ -361,18 +385,23 @@ worker (struct ctx *c, unsigned id)
       for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
         struct result *res = &c->sh->results[c->gpoints[k]];
         res->verdict = PC_V_UNMOUNTABLE;
+        res->fsck_as = -1;
         snprintf (res->evidence, sizeof res->evidence,
                   "powercut could not rebuild this state: %s", strerror (-r));
       }
     }
     else {
-      check_image (c, u, img, undo, im);
+      if (check_image (c, u, img, im, jd) < 0)
+        _exit (3);
       if (r == 1)
         pc_image_overlay_end (im);
     }
     __atomic_store_n (&c->sh->status[u], SLOT_DONE, __ATOMIC_SEQ_CST);
     __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
   }
+  pc_judge_get_stats (jd, &st);
+  add_stats (c, &st);
+  pc_judge_free (jd);
   pc_image_free (im);
   close (fd);
   unlink (img);
@@ -398,6 +427,7 @@ fail_image (struct ctx *c, size_t u, const char *why)
   for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
     struct result *res = &c->sh->results[c->gpoints[k]];
     res->verdict = PC_V_UNMOUNTABLE;
+    res->fsck_as = -1;
     snprintf (res->evidence, sizeof res->evidence, "%s", why);
     res->findings[0] = '\0';
   }
@@ -509,249 +539,283 @@ default_tmp (void)
   return "/tmp";
 }
 
-int
-pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
-              char *why, size_t whylen)
+/* Step 1: the log, its base image, and what the result says of them. */
+static int
+load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
 {
-  struct ctx c;
-  struct pc_check_result *res = NULL;
-  int64_t *same_as = NULL;
-  uint64_t t0 = pc_now_mono_ns (), from = 0;
-  struct pc_state *all = NULL;
-  size_t nall = 0, lo, hi;
-  uint8_t *basemem = NULL;
-  uint64_t basesize = 0;
+  const struct pc_check_config *cfg = c->cfg;
   int r;
 
-  memset (&c, 0, sizeof c);
-  c.cfg = cfg;
-  r = pc_index_load (cfg->log_path, &c.ix);
+  r = pc_index_load (cfg->log_path, &c->ix);
   if (r < 0) {
     snprintf (why, whylen, "%s: %s", cfg->log_path, pc_log_strerror (r));
     return r;
   }
-  if (c.ix.end == PC_END_CORRUPT) {
+  if (c->ix.end == PC_END_CORRUPT) {
     char m[256];
     snprintf (why, whylen, "%s: %s", cfg->log_path,
-              pc_log_corrupt_message (c.ix.log, m, sizeof m));
-    r = -EBADMSG;
-    goto out;
+              pc_log_corrupt_message (c->ix.log, m, sizeof m));
+    return -EBADMSG;
   }
-  if (c.ix.hdr.flags & PC_LOG_F_BASE) {
+  if (c->ix.hdr.flags & PC_LOG_F_BASE) {
     uint8_t h[16];
     if (cfg->base_path == NULL) {
       snprintf (why, whylen, "%s: the recording started from base image %s: give --base",
-                cfg->log_path, c.ix.hdr.basename);
-      r = -EINVAL;
-      goto out;
+                cfg->log_path, c->ix.hdr.basename);
+      return -EINVAL;
     }
-    r = pc_image_read (cfg->base_path, c.ix.hdr.devsize, 0, &basemem, &basesize, h);
+    r = pc_image_read (cfg->base_path, c->ix.hdr.devsize, 0, &c->basemem, &c->basesize, h);
     if (r < 0) {
       snprintf (why, whylen, "%s: %s", cfg->base_path,
                 r == -EINVAL ? "not the size of the recorded device" : strerror (-r));
-      goto out;
+      return r;
     }
-    if (memcmp (h, c.ix.hdr.basehash, 16) != 0) {
+    if (memcmp (h, c->ix.hdr.basehash, 16) != 0) {
       snprintf (why, whylen, "%s: not the base image the recording started from (hash differs)",
                 cfg->base_path);
-      r = -EINVAL;
-      goto out;
+      return -EINVAL;
     }
-    c.base = basemem;
+    c->base = c->basemem;
   }
   else if (cfg->base_path) {
     snprintf (why, whylen, "%s: the recording started from zeros, not a base image",
               cfg->base_path);
-    r = -EINVAL;
-    goto out;
+    return -EINVAL;
   }
 
-  res = calloc (1, sizeof *res);
-  if (res == NULL || (res->log_path = strdup (cfg->log_path)) == NULL) {
-    r = -ENOMEM;
-    goto nomem;
-  }
+  if ((res->log_path = strdup (cfg->log_path)) == NULL ||
+      (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL))
+    return -ENOMEM;
   res->model = cfg->model;
   res->keep_trimmed = cfg->keep_trimmed;
-  res->log_start_ns = c.ix.hdr.start_ns;
-  if (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL) {
-    r = -ENOMEM;
-    goto nomem;
-  }
-  res->records = c.ix.n;
-  res->device_size = c.ix.hdr.devsize;
-  res->log_torn = c.ix.end != PC_END_CLEAN;
+  res->log_start_ns = c->ix.hdr.start_ns;
+  res->records = c->ix.n;
+  res->device_size = c->ix.hdr.devsize;
+  res->log_torn = c->ix.end != PC_END_CLEAN;
   res->shard = cfg->shard;
   res->nshards = cfg->nshards ? cfg->nshards : 1;
 
   if (cfg->from_mark) {
-    int64_t m = pc_index_find_mark (&c.ix, cfg->from_mark);
+    int64_t m = pc_index_find_mark (&c->ix, cfg->from_mark);
     if (m < 0) {
       snprintf (why, whylen, "%s: no mark named '%s'", cfg->log_path, cfg->from_mark);
-      r = -EINVAL;
-      goto out;
+      return -EINVAL;
     }
-    from = (uint64_t) m;
+    res->from_record = (uint64_t) m;
     snprintf (res->from, sizeof res->from, "%s", cfg->from_mark);
   }
   else {
-    for (uint64_t i = 0; i < c.ix.n; i++)
-      if (c.ix.recs[i].type == PC_REC_MARK) {
-        from = i;
+    for (uint64_t i = 0; i < c->ix.n; i++)
+      if (c->ix.recs[i].type == PC_REC_MARK) {
+        res->from_record = i;
         /* The name is the payload's u16-prefixed string at offset 8. */
-        size_t nl = c.ix.recs[i].data[8] | c.ix.recs[i].data[9] << 8;
-        if (nl < sizeof res->from && 10 + nl <= c.ix.recs[i].datalen) {
-          memcpy (res->from, c.ix.recs[i].data + 10, nl);
+        size_t nl = c->ix.recs[i].data[8] | c->ix.recs[i].data[9] << 8;
+        if (nl < sizeof res->from && 10 + nl <= c->ix.recs[i].datalen) {
+          memcpy (res->from, c->ix.recs[i].data + 10, nl);
           res->from[nl] = '\0';
         }
         break;
       }
   }
-  res->from_record = from;
+  return 0;
+}
 
-  r = pc_states_enumerate (&c.ix, &cfg->model, from, &all, &nall);
-  if (r < 0)
-    goto nomem;
-  /* This shard's contiguous share. */
-  lo = nall * res->shard / res->nshards;
-  hi = nall * (res->shard + 1) / res->nshards;
-  c.states = all + lo;
-  c.nstates = hi - lo;
+/* The points of each distinct image, grouped: gpoints[gstart[u]..gstart[u+1]). */
+static int
+group_points (struct ctx *c)
+{
+  size_t *rep_to_u = malloc ((c->nstates ? c->nstates : 1) * sizeof *rep_to_u);
 
-  res->npoints = c.nstates;
-  res->points = calloc (c.nstates ? c.nstates : 1, sizeof *res->points);
-  same_as = calloc (c.nstates ? c.nstates : 1, sizeof *same_as);
-  if (res->points == NULL || same_as == NULL) {
-    r = -ENOMEM;
-    goto nomem;
+  c->gstart = calloc (c->nuniq + 2, sizeof *c->gstart);
+  c->gpoints = malloc ((c->nstates ? c->nstates : 1) * sizeof *c->gpoints);
+  if (rep_to_u == NULL || c->gstart == NULL || c->gpoints == NULL) {
+    free (rep_to_u);
+    return -ENOMEM;
   }
-  r = dedupe (&c, same_as);
+  for (size_t u = 0; u < c->nuniq; u++)
+    rep_to_u[c->uniq[u]] = u;
+  for (size_t i = 0; i < c->nstates; i++)
+    c->gstart[rep_to_u[c->same_as[i] >= 0 ? (size_t) c->same_as[i] : i] + 2]++;
+  for (size_t u = 0; u < c->nuniq; u++)
+    c->gstart[u + 2] += c->gstart[u + 1];
+  for (size_t i = 0; i < c->nstates; i++)
+    c->gpoints[c->gstart[rep_to_u[c->same_as[i] >= 0 ? (size_t) c->same_as[i] : i] + 1]++] = i;
+  free (rep_to_u);
+  return 0;
+}
+
+/* Step 2: the states of this shard, their distinct images, the oracle,
+ * and scratch space. */
+static int
+plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
+{
+  const struct pc_check_config *cfg = c->cfg;
+  size_t lo, hi;
+  char tmpl[4096], ow[256];
+  int r;
+
+  r = pc_states_enumerate (&c->ix, &cfg->model, res->from_record, &c->all, &c->nall);
+  if (r < 0)
+    return r;
+  /* This shard's contiguous share. */
+  lo = c->nall * res->shard / res->nshards;
+  hi = c->nall * (res->shard + 1) / res->nshards;
+  c->states = c->all + lo;
+  c->nstates = hi - lo;
+
+  res->npoints = c->nstates;
+  res->points = calloc (c->nstates ? c->nstates : 1, sizeof *res->points);
+  c->same_as = calloc (c->nstates ? c->nstates : 1, sizeof *c->same_as);
+  if (res->points == NULL || c->same_as == NULL)
+    return -ENOMEM;
+  r = dedupe (c, c->same_as);
   if (r < 0) {
     char sz[32];
     snprintf (why, whylen, "%s: rebuilding states of a %s device: %s", cfg->log_path,
-              pc_format_size (c.ix.hdr.devsize, sz, sizeof sz), strerror (-r));
-    goto out;
+              pc_format_size (c->ix.hdr.devsize, sz, sizeof sz), strerror (-r));
+    return r;
   }
-
-  /* Scratch space and the shared result slots. */
-  {
-    char tmpl[4096];
-    snprintf (tmpl, sizeof tmpl, "%s/powercut-check.XXXXXX",
-              cfg->work_dir ? cfg->work_dir : default_tmp ());
-    c.work = strdup (tmpl);
-    if (c.work == NULL || mkdtemp (c.work) == NULL) {
-      r = c.work ? -errno : -ENOMEM;
-      snprintf (why, whylen, "%s: %s", tmpl, strerror (-r));
-      goto out;
-    }
-  }
-
-  /* The points of each distinct image. */
-  {
-    size_t *rep_to_u = malloc ((c.nstates ? c.nstates : 1) * sizeof *rep_to_u);
-    c.gstart = calloc (c.nuniq + 2, sizeof *c.gstart);
-    c.gpoints = malloc ((c.nstates ? c.nstates : 1) * sizeof *c.gpoints);
-    if (rep_to_u == NULL || c.gstart == NULL || c.gpoints == NULL) {
-      free (rep_to_u);
-      r = -ENOMEM;
-      goto nomem;
-    }
-    for (size_t u = 0; u < c.nuniq; u++)
-      rep_to_u[c.uniq[u]] = u;
-    for (size_t i = 0; i < c.nstates; i++)
-      c.gstart[rep_to_u[same_as[i] >= 0 ? (size_t) same_as[i] : i] + 2]++;
-    for (size_t u = 0; u < c.nuniq; u++)
-      c.gstart[u + 2] += c.gstart[u + 1];
-    for (size_t i = 0; i < c.nstates; i++)
-      c.gpoints[c.gstart[rep_to_u[same_as[i] >= 0 ? (size_t) same_as[i] : i] + 1]++] = i;
-    free (rep_to_u);
-  }
-  {
-    char ow[256];
-    r = pc_oracle_new (&c.ix, &c.oracle, ow, sizeof ow);
-    if (r < 0) {
-      snprintf (why, whylen, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : ow);
-      goto out;
-    }
-  }
-  c.hash_limit = pc_oracle_max_size (c.oracle);
-  r = probe_end (&c, why, whylen);
+  r = group_points (c);
   if (r < 0)
-    goto out;
-  c.shsize = sizeof *c.sh + (c.nuniq ? c.nuniq : 1) * sizeof (int) +
-             (c.nstates ? c.nstates : 1) * sizeof (struct result);
-  c.shmem = mmap (NULL, c.shsize, PROT_READ | PROT_WRITE,
-                  MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (c.shmem == MAP_FAILED) {
-    c.shmem = NULL;
-    r = -errno;
-    goto nomem;
+    return r;
+
+  snprintf (tmpl, sizeof tmpl, "%s/powercut-check.XXXXXX",
+            cfg->work_dir ? cfg->work_dir : default_tmp ());
+  c->work = strdup (tmpl);
+  if (c->work == NULL || mkdtemp (c->work) == NULL) {
+    r = c->work ? -errno : -ENOMEM;
+    snprintf (why, whylen, "%s: %s", tmpl, strerror (-r));
+    free (c->work);
+    c->work = NULL;
+    return r;
   }
-  c.sh = c.shmem;
-  c.sh->results = (struct result *) ((uint8_t *) c.shmem + sizeof *c.sh);
-  c.sh->status = (int *) (c.sh->results + (c.nstates ? c.nstates : 1));
-  r = run_workers (&c);
+
+  r = pc_oracle_new (&c->ix, &c->oracle, ow, sizeof ow);
+  if (r < 0) {
+    snprintf (why, whylen, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : ow);
+    return r;
+  }
+  c->hash_limit = pc_oracle_max_size (c->oracle);
+  res->manifests = pc_oracle_manifests (c->oracle);
+  res->unique = c->nuniq;
+  return probe_end (c, why, whylen);
+}
+
+/* Step 3: the worker pool, over the shared result slots. */
+static int
+check_states (struct ctx *c, char *why, size_t whylen)
+{
+  int r;
+
+  c->shsize = sizeof *c->sh + (c->nuniq ? c->nuniq : 1) * sizeof (int) +
+              (c->nstates ? c->nstates : 1) * sizeof (struct result);
+  c->shmem = mmap (NULL, c->shsize, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (c->shmem == MAP_FAILED) {
+    c->shmem = NULL;
+    return -errno;
+  }
+  c->sh = c->shmem;
+  c->sh->results = (struct result *) ((uint8_t *) c->shmem + sizeof *c->sh);
+  c->sh->status = (int *) (c->sh->results + (c->nstates ? c->nstates : 1));
+  r = run_workers (c);
   if (r < 0) {
     snprintf (why, whylen, r == -EINTR ? "interrupted" : "running checkers: %s", strerror (-r));
-    goto out;
+    return r;
   }
-
-  for (size_t i = 0; i < c.nstates; i++)
-    if (c.sh->results[i].verdict == PC_V_COUNT) {
-      snprintf (why, whylen, "cannot check crash states: %s", c.sh->results[i].evidence);
-      r = -EIO;
-      goto out;
+  for (size_t i = 0; i < c->nstates; i++)
+    if (c->sh->results[i].verdict == PC_V_COUNT) {
+      snprintf (why, whylen, "cannot check crash states: %s", c->sh->results[i].evidence);
+      return -EIO;
     }
-  for (size_t i = 0; i < c.nstates; i++) {
+  return 0;
+}
+
+/* Step 4: the workers' results into the points. */
+static int
+collect (struct ctx *c, struct pc_check_result *res)
+{
+  for (size_t i = 0; i < c->nstates; i++) {
     struct pc_point *p = &res->points[i];
-    const struct pc_state *s = &c.states[i];
-    const struct result *rs = &c.sh->results[i];
+    const struct pc_state *s = &c->states[i];
+    const struct result *rs = &c->sh->results[i];
     pc_state_id (s, p->id, sizeof p->id);
     p->record = s->point;
     p->ndrop = s->ndrop;
     p->torn = s->nsect > 0;
-    p->same_as = same_as[i];
+    p->same_as = c->same_as[i];
+    /* Its e2fsck answer came from the state checked for that image. */
+    p->fsck_as = rs->fsck_as;
+    if (p->same_as >= 0 && p->fsck_as < 0)
+      p->fsck_as = c->sh->results[p->same_as].fsck_as;
     p->verdict = rs->verdict;
     memcpy (p->evidence, rs->evidence, sizeof p->evidence);
-    if (rs->findings[0] && (p->findings = strdup (rs->findings)) == NULL) {
-      r = -ENOMEM;
-      goto nomem;
-    }
+    if (rs->findings[0] && (p->findings = strdup (rs->findings)) == NULL)
+      return -ENOMEM;
   }
-  res->manifests = pc_oracle_manifests (c.oracle);
-  res->unique = c.nuniq;
+  res->work = c->sh->stats;
   pc_check_result_recount (res);
-  res->seconds = (pc_now_mono_ns () - t0) / 1e9;
-  *ret = res;
-  res = NULL;
-  r = 0;
-  goto out;
+  return 0;
+}
 
-nomem:
-  snprintf (why, whylen, "%s", strerror (-r));
-out:
-  if (c.work) {
+static void
+ctx_free (struct ctx *c)
+{
+  if (c->work) {
     char p[4200];
     /* Workers remove their files; a dead one's are removed here. */
-    for (unsigned i = 0; i < c.spawned; i++) {
-      snprintf (p, sizeof p, "%s/state-%u.img", c.work, i);
-      unlink (p);
-      snprintf (p, sizeof p, "%s/state-%u.undo", c.work, i);
+    for (unsigned i = 0; i < c->spawned; i++) {
+      snprintf (p, sizeof p, "%s/state-%u.img", c->work, i);
       unlink (p);
     }
-    rmdir (c.work);
-    free (c.work);
+    rmdir (c->work);
+    free (c->work);
   }
-  if (c.shmem)
-    munmap (c.shmem, c.shsize);
-  pc_oracle_free (c.oracle);
-  free (c.gstart);
-  free (c.gpoints);
-  free (c.uniq);
-  free (same_as);
-  pc_states_free (all, nall);
-  pc_check_result_free (res);
-  pc_image_unmap (basemem, basesize);
-  pc_index_free (&c.ix);
-  return r;
+  if (c->shmem)
+    munmap (c->shmem, c->shsize);
+  pc_oracle_free (c->oracle);
+  free (c->gstart);
+  free (c->gpoints);
+  free (c->uniq);
+  free (c->same_as);
+  pc_states_free (c->all, c->nall);
+  pc_image_unmap (c->basemem, c->basesize);
+  pc_index_free (&c->ix);
+}
+
+int
+pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
+              char *why, size_t whylen)
+{
+  struct ctx c;
+  struct pc_check_result *res;
+  uint64_t t0 = pc_now_mono_ns ();
+  int r;
+
+  memset (&c, 0, sizeof c);
+  c.cfg = cfg;
+  c.now = (int64_t) (pc_now_real_ns () / 1000000000u);
+  res = calloc (1, sizeof *res);
+  if (res == NULL) {
+    snprintf (why, whylen, "%s", strerror (ENOMEM));
+    return -ENOMEM;
+  }
+  why[0] = '\0';
+  r = load_inputs (&c, res, why, whylen);
+  if (r == 0)
+    r = plan_states (&c, res, why, whylen);
+  if (r == 0)
+    r = check_states (&c, why, whylen);
+  if (r == 0)
+    r = collect (&c, res);
+  if (r < 0 && why[0] == '\0')
+    snprintf (why, whylen, "%s", strerror (-r));
+  ctx_free (&c);
+  if (r < 0) {
+    pc_check_result_free (res);
+    return r;
+  }
+  res->seconds = (pc_now_mono_ns () - t0) / 1e9;
+  *ret = res;
+  return 0;
 }

@@ -2,8 +2,8 @@
  *
  * The checker enumerates the crash states of a model (crash.h), computes
  * each state's image signature and checks each distinct image once, in
- * worker processes (one image file each, brought from one state to the next
- * by writing only what differs), with fsck.h.  A worker that dies takes only
+ * worker processes (one image each, brought from one state to the next by
+ * applying only what differs), with judge.h.  A worker that dies takes only
  * its current state with it; that state is reported, not lost.
  */
 #ifndef POWERCUT_CHECKER_H
@@ -16,6 +16,7 @@
 
 #include "crash.h"
 #include "fsck.h"
+#include "judge.h"
 
 struct pc_check_config {
   const char *log_path;
@@ -27,6 +28,7 @@ struct pc_check_config {
   const char *keep_dir;         /* save failing states' images here, or NULL */
   const char *work_dir;         /* scratch directory, or NULL for a default */
   bool keep_trimmed;
+  bool no_reuse;                /* run e2fsck on every distinct image, read every file */
   int timeout_s;                /* per program run on a state */
   volatile sig_atomic_t *interrupted;   /* set by a signal handler: stop, clean up */
   /* Called now and then from the checking process. */
@@ -41,6 +43,7 @@ struct pc_point {
   bool torn;
   enum pc_verdict verdict;
   int64_t same_as;              /* index of the point whose identical image was checked, or -1 */
+  int64_t fsck_as;              /* index of the point whose e2fsck answer it took, or -1 */
   char evidence[PC_EVIDENCE_MAX];
   char *findings;               /* the oracle's lines (oracle.h), or NULL */
 };
@@ -62,6 +65,7 @@ struct pc_check_result {
   size_t unique;                /* distinct images checked */
   size_t manifests;             /* marks with a manifest (0: no oracle) */
   size_t count[PC_V_COUNT];
+  struct pc_judge_stats work;   /* what checking took (zero in a merged report) */
   double seconds;
 };
 

@@ -1,8 +1,9 @@
-/* fsck.c: blkid, journal recovery and e2fsck on a crash state image. */
+/* fsck.c: blkid, and e2fsck with what it read and wrote, on a crash state image. */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <blkid/blkid.h>
 
 #include "fsck.h"
+#include "image.h"
 #include "proc.h"
 #include "util.h"
 
@@ -78,22 +80,11 @@ evidence (char *dst, size_t len, const char *prefix, const char *out)
   }
 }
 
-/* Reads the ext2/3/4 superblock's feature words. */
-static int
-needs_recovery (const char *path, bool *ret)
+bool
+pc_fs_needs_recovery (const uint8_t *sb)
 {
-  uint8_t sb[1024];
-  int fd = open (path, O_RDONLY | O_CLOEXEC), r;
-
-  if (fd < 0)
-    return -errno;
-  r = (int) pread (fd, sb, sizeof sb, 1024);
-  close (fd);
-  if (r != (int) sizeof sb)
-    return -EIO;
   /* s_feature_compat & HAS_JOURNAL, s_feature_incompat & RECOVER */
-  *ret = (pc_get_le32 (sb + 0x5c) & 0x4) && (pc_get_le32 (sb + 0x60) & 0x4);
-  return 0;
+  return (pc_get_le32 (sb + 0x5c) & 0x4) && (pc_get_le32 (sb + 0x60) & 0x4);
 }
 
 int
@@ -115,93 +106,282 @@ pc_fs_probe (const char *path, char *type, size_t len)
          strcmp (type, "ext4") == 0;
 }
 
-int
-pc_fsck_image (const char *path, const char *undo_path, int timeout_s,
-               int (*inspect) (const char *path, void *ctx), void *ctx,
-               struct pc_fsck_result *res)
+void
+pc_blocks_free (struct pc_blocks *b)
 {
+  free (b->first);
+  free (b->count);
+  memset (b, 0, sizeof *b);
+}
+
+uint64_t
+pc_blocks_total (const struct pc_blocks *b)
+{
+  uint64_t t = 0;
+
+  for (size_t i = 0; i < b->n; i++)
+    t += b->count[i];
+  return t;
+}
+
+void
+pc_fsck_io_free (struct pc_fsck_io *io)
+{
+  pc_blocks_free (&io->read);
+  pc_blocks_free (&io->written);
+  io->known = false;
+}
+
+/* Appends the blocks holding bytes [off, off+len) (kept unsorted). */
+static int
+blocks_add (struct pc_blocks *b, uint64_t off, uint64_t len)
+{
+  if (len == 0)
+    return 0;
+  if (b->n == b->cap) {
+    size_t ncap = b->cap ? b->cap * 2 : 256;
+    uint64_t *f = realloc (b->first, ncap * sizeof *f), *c;
+    if (f == NULL)
+      return -ENOMEM;
+    b->first = f;
+    c = realloc (b->count, ncap * sizeof *c);
+    if (c == NULL)
+      return -ENOMEM;
+    b->count = c;
+    b->cap = ncap;
+  }
+  b->first[b->n] = off / PC_IMAGE_BLOCK;
+  b->count[b->n] = (off + len - 1) / PC_IMAGE_BLOCK - off / PC_IMAGE_BLOCK + 1;
+  b->n++;
+  return 0;
+}
+
+struct range {
+  uint64_t first, count;
+};
+
+static int
+range_cmp (const void *a, const void *b)
+{
+  const struct range *x = a, *y = b;
+
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Sorts the ranges and merges those that overlap or touch. */
+static int
+blocks_normalize (struct pc_blocks *b)
+{
+  struct range *r;
+  size_t n = 0;
+
+  if (b->n < 2)
+    return 0;
+  r = malloc (b->n * sizeof *r);
+  if (r == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < b->n; i++)
+    r[i] = (struct range) { b->first[i], b->count[i] };
+  qsort (r, b->n, sizeof *r, range_cmp);
+  for (size_t i = 0; i < b->n; i++) {
+    if (n > 0 && r[i].first <= b->first[n - 1] + b->count[n - 1]) {
+      uint64_t end = r[i].first + r[i].count;
+      if (end > b->first[n - 1] + b->count[n - 1])
+        b->count[n - 1] = end - b->first[n - 1];
+      continue;
+    }
+    b->first[n] = r[i].first;
+    b->count[n] = r[i].count;
+    n++;
+  }
+  b->n = n;
+  free (r);
+  return 0;
+}
+
+/* Reads "NAME(A, B)" at p, NAME being one of test_io's operations: *ret_op
+ * is its index in ops, or -1 if the line is none of them.  Returns false if
+ * it is one of them but its numbers do not read. */
+static bool
+io_line (const char *p, const char *const *ops, int *ret_op, long long *a, long long *b)
+{
+  char *end;
+
+  *ret_op = -1;
+  for (int k = 0; ops[k]; k++) {
+    size_t n = strlen (ops[k]);
+    if (strncmp (p, ops[k], n) == 0 && p[n] == '(') {
+      *ret_op = k;
+      p += n + 1;
+      break;
+    }
+  }
+  if (*ret_op < 0)
+    return true;
+  errno = 0;
+  *a = strtoll (p, &end, 10);
+  if (end == p || errno)
+    return false;
+  if (*end == ')') {          /* set_blksize(N) */
+    *b = 0;
+    return true;
+  }
+  if (end[0] != ',' || end[1] != ' ')
+    return false;
+  p = end + 2;
+  *b = strtoll (p, &end, 10);
+  return end != p && *end == ')' && errno == 0;
+}
+
+int
+pc_fsck_parse_io_log (const char *log, struct pc_fsck_io *io)
+{
+  enum { SET_BLKSIZE, READ_BLK64, READ_BLK, WRITE_BLK64, WRITE_BLK, WRITE_BYTE, DISCARD, ZEROOUT };
+  static const char *const ops[] = { "set_blksize", "read_blk64", "read_blk", "write_blk64",
+                                     "write_blk", "write_byte", "discard", "zeroout", NULL };
+  uint64_t bs = 1024;           /* a channel's block size when it opens */
+  int r = 0;
+
+  memset (io, 0, sizeof *io);
+  for (const char *l = log; *l && r == 0;) {
+    const char *nl = strchr (l, '\n');
+    long long a, b;
+    int op;
+    if (strncmp (l, "Test_io: ", 9) != 0 || !io_line (l + 9, ops, &op, &a, &b) ||
+        (op >= 0 && a < 0) || (op >= DISCARD && b < 0))
+      r = -EPROTO;
+    else if (op == SET_BLKSIZE) {
+      if (a <= 0)
+        r = -EPROTO;
+      bs = (uint64_t) a;
+    }
+    else if (op == READ_BLK64 || op == READ_BLK)
+      r = blocks_add (&io->read, (uint64_t) a * bs, b < 0 ? (uint64_t) -b : (uint64_t) b * bs);
+    else if (op == WRITE_BLK64 || op == WRITE_BLK)
+      r = blocks_add (&io->written, (uint64_t) a * bs, b < 0 ? (uint64_t) -b : (uint64_t) b * bs);
+    else if (op == WRITE_BYTE)
+      r = b < 0 ? -EPROTO : blocks_add (&io->written, (uint64_t) a, (uint64_t) b);
+    else if (op == DISCARD || op == ZEROOUT)
+      r = blocks_add (&io->written, (uint64_t) a * bs, (uint64_t) b * bs);
+    else if (strncmp (l + 9, "read", 4) == 0 || strncmp (l + 9, "write", 5) == 0)
+      r = -EPROTO;              /* moves data, but not in a form known here */
+    /* flush, readahead, set_option: no data */
+    l = nl ? nl + 1 : l + strlen (l);
+  }
+  if (r == 0)
+    r = blocks_normalize (&io->read);
+  if (r == 0)
+    r = blocks_normalize (&io->written);
+  if (r < 0) {
+    pc_fsck_io_free (io);
+    return r;
+  }
+  io->known = true;
+  return 0;
+}
+
+/* The flags of test_io's log: reads, writes, block size, discard, zeroout. */
+#define TEST_IO_FLAGS "TEST_IO_FLAGS=0x147"
+
+/* Runs e2fsck with args on path; out gets its output, io (if not NULL)
+ * what it read and wrote. */
+static int
+run_e2fsck (const char *const *args, const char *path, int timeout_s, int64_t now,
+            char *out, size_t outlen, struct pc_fsck_io *io)
+{
+  char *argv[8], when[48];
+  char *env[] = { when, (char *) TEST_IO_FLAGS, (char *) "TEST_IO_LOGFILE=/dev/fd/3", NULL };
+  struct pc_proc_extra x = { .env = env, .side = io != NULL };
+  size_t n = 0;
+  int r;
+
+  argv[n++] = (char *) "e2fsck";
+  for (; *args && n < 6; args++)
+    argv[n++] = (char *) *args;
+  argv[n++] = (char *) path;
+  argv[n] = NULL;
+  snprintf (when, sizeof when, "E2FSCK_TIME=%" PRId64, now);
+  if (io == NULL)
+    env[1] = NULL;
+  r = pc_proc_run_extra (argv, &x, timeout_s, out, outlen);
+  if (io) {
+    memset (io, 0, sizeof *io);
+    if (x.side_buf && !x.side_truncated && r >= 0 && r < 256)
+      pc_fsck_parse_io_log (x.side_buf, io);
+    free (x.side_buf);
+  }
+  if (r == PC_E2FSCK_NOT_FOUND || r == -ENOENT)
+    return -ENOENT;
+  return r;
+}
+
+int
+pc_fsck_recover (const char *path, int timeout_s, int64_t now,
+                 struct pc_fsck_result *res, struct pc_fsck_io *io)
+{
+  static const char *const args[] = { "-y", "-E", "journal_only", NULL };
   char *out = malloc (OUT_MAX);
-  bool recover = false;
   int r;
 
   memset (res, 0, sizeof *res);
+  if (io)
+    memset (io, 0, sizeof *io);
   if (out == NULL)
     return -ENOMEM;
-  r = pc_fs_probe (path, res->fstype, sizeof res->fstype);
-  if (r < 0)
+  r = run_e2fsck (args, path, timeout_s, now, out, OUT_MAX, io);
+  if (r == -ENOENT)
     goto out;
-  if (r == 0) {
+  if (r < 0 || r > (PC_E2FSCK_CORRECTED | PC_E2FSCK_REBOOT)) {
     res->verdict = PC_V_UNMOUNTABLE;
-    snprintf (res->evidence, sizeof res->evidence,
-              res->fstype[0] ? "blkid: a %s filesystem, not ext2/3/4"
-                             : "blkid: no filesystem found", res->fstype);
-    r = 0;
-    goto out;
-  }
-  r = needs_recovery (path, &recover);
-  if (r < 0)
-    goto out;
-
-  if (recover) {
-    char *argv[] = { "e2fsck", "-y", "-E", "journal_only", "-z", (char *) undo_path,
-                     (char *) path, NULL };
-    unlink (undo_path);
-    r = pc_proc_run (argv, timeout_s, out, OUT_MAX);
-    res->recovered = true;
-    if (r == 127 || r == -ENOENT) {
-      r = -ENOENT;
-      goto out;
-    }
-    if (r < 0 || r > 3) {
-      res->verdict = PC_V_UNMOUNTABLE;
-      if (r == -ETIME)
-        snprintf (res->evidence, sizeof res->evidence,
-                  "journal recovery did not finish within %d s", timeout_s);
-      else {
-        hide_path (out, path);
-        evidence (res->evidence, sizeof res->evidence, "journal recovery failed:", out);
-      }
-      goto restore;
-    }
-  }
-
-  {
-    char *argv[] = { "e2fsck", "-f", "-n", (char *) path, NULL };
-    r = pc_proc_run (argv, timeout_s, out, OUT_MAX);
-    if (r == 127) {
-      r = -ENOENT;
-      goto restore;
-    }
-    if (r == 0)
-      res->verdict = PC_V_OK;
-    else if (r == -ETIME) {
-      res->verdict = PC_V_FS_CORRUPT;
+    if (r == -ETIME)
       snprintf (res->evidence, sizeof res->evidence,
-                "e2fsck -fn did not finish within %d s", timeout_s);
-    }
-    else if (r >= 8) {
-      res->verdict = PC_V_UNMOUNTABLE;
-      hide_path (out, path);
-      evidence (res->evidence, sizeof res->evidence, "", out);
-    }
+                "journal recovery did not finish within %d s", timeout_s);
     else {
-      res->verdict = PC_V_FS_CORRUPT;
       hide_path (out, path);
-      evidence (res->evidence, sizeof res->evidence, "", out);
+      evidence (res->evidence, sizeof res->evidence, "journal recovery failed:", out);
     }
-    r = 0;
-    if (inspect && res->verdict != PC_V_UNMOUNTABLE)
-      inspect (path, ctx);
   }
+  else
+    res->verdict = PC_V_OK;
+  r = 0;
+out:
+  free (out);
+  return r;
+}
 
-restore:
-  if (recover) {
-    char *argv[] = { "e2undo", (char *) undo_path, (char *) path, NULL };
-    int u = pc_proc_run (argv, timeout_s, out, OUT_MAX);
-    if (u != 0)
-      res->image_dirty = true;
-    unlink (undo_path);
+int
+pc_fsck_check (const char *path, int timeout_s, int64_t now,
+               struct pc_fsck_result *res, struct pc_fsck_io *io)
+{
+  static const char *const args[] = { "-f", "-n", NULL };
+  char *out = malloc (OUT_MAX);
+  int r;
+
+  memset (res, 0, sizeof *res);
+  if (io)
+    memset (io, 0, sizeof *io);
+  if (out == NULL)
+    return -ENOMEM;
+  r = run_e2fsck (args, path, timeout_s, now, out, OUT_MAX, io);
+  if (r == -ENOENT)
+    goto out;
+  if (r == 0)
+    res->verdict = PC_V_OK;
+  else if (r == -ETIME) {
+    res->verdict = PC_V_FS_CORRUPT;
+    snprintf (res->evidence, sizeof res->evidence,
+              "e2fsck -fn did not finish within %d s", timeout_s);
   }
+  else {
+    res->verdict = r >= PC_E2FSCK_ERROR ? PC_V_UNMOUNTABLE : PC_V_FS_CORRUPT;
+    hide_path (out, path);
+    evidence (res->evidence, sizeof res->evidence, "", out);
+  }
+  /* A run that wrote (it must not) or did not end by itself tells nothing
+   * another image may take. */
+  if (io && (io->written.n > 0 || r < 0 || r >= 256))
+    pc_fsck_io_free (io);
+  r = 0;
 out:
   free (out);
   return r;

@@ -1,7 +1,9 @@
-/* fstree.c: walking an ext2/3/4 image's tree with libext2fs. */
+/* fstree.c: walking an ext2/3/4 image's tree with libext2fs, reusing
+ * the hashes of files that did not change. */
 #include <config.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +11,33 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2_fs.h>
 #include <ext2fs/ext2fs.h>
+#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
+#include <xxhash.h>
 
 #include "fstree.h"
+#include "memio.h"
+
+#define INODE_MAX 1024          /* bytes of an inode looked at */
+
+/* A file hashed by an earlier walk. */
+struct cached {
+  ext2_ino_t ino;             /* 0: a free slot */
+  XXH64_hash_t inode;         /* of its inode's bytes */
+  XXH64_hash_t blocks;        /* of the hashes of the blocks it maps */
+  uint64_t *blk;              /* those blocks (image blocks) */
+  size_t nblk;
+  uint8_t hash[16];
+  uint8_t headlen;
+  uint8_t head[PC_ENTRY_HEAD];
+};
+
+struct pc_fstree_cache {
+  struct cached *v;
+  size_t cap, n;              /* slots (a power of two), used */
+  XXH64_hash_t fs;            /* the superblock fields reading depends on */
+  uint64_t hash_limit;
+  size_t read, reused;        /* the last walk's counts */
+};
 
 struct walk {
   ext2_filsys fs;
@@ -22,6 +49,11 @@ struct walk {
   size_t nseen, capseen;
   char *buf;                  /* read buffer */
   uint64_t hash_limit;
+  const struct pc_image *im;  /* with cache: the image, for block hashes */
+  struct pc_fstree_cache *cache;
+  uint64_t *blk;              /* the blocks of the file being hashed */
+  size_t nblk, capblk;
+  bool blk_failed;
 };
 
 struct child {
@@ -80,6 +112,162 @@ collect (ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
   return ch->n >= PC_FSTREE_MAX_ENTRIES ? DIRENT_ABORT : 0;
 }
 
+int
+pc_fstree_cache_new (struct pc_fstree_cache **ret)
+{
+  struct pc_fstree_cache *c = calloc (1, sizeof *c);
+
+  if (c == NULL)
+    return -ENOMEM;
+  *ret = c;
+  return 0;
+}
+
+static void
+cache_clear (struct pc_fstree_cache *c)
+{
+  for (size_t i = 0; i < c->cap; i++)
+    free (c->v[i].blk);
+  free (c->v);
+  c->v = NULL;
+  c->cap = c->n = 0;
+}
+
+void
+pc_fstree_cache_free (struct pc_fstree_cache *c)
+{
+  if (c == NULL)
+    return;
+  cache_clear (c);
+  free (c);
+}
+
+void
+pc_fstree_cache_stats (const struct pc_fstree_cache *c, size_t *ret_read, size_t *ret_reused)
+{
+  *ret_read = c->read;
+  *ret_reused = c->reused;
+}
+
+static struct cached *
+cache_slot (struct pc_fstree_cache *c, ext2_ino_t ino)
+{
+  size_t h = (size_t) (ino * UINT32_C(2654435761)) & (c->cap - 1);
+
+  while (c->v[h].ino != 0 && c->v[h].ino != ino)
+    h = (h + 1) & (c->cap - 1);
+  return &c->v[h];
+}
+
+static struct cached *
+cache_find (struct pc_fstree_cache *c, ext2_ino_t ino)
+{
+  struct cached *e;
+
+  if (c->cap == 0)
+    return NULL;
+  e = cache_slot (c, ino);
+  return e->ino == ino ? e : NULL;
+}
+
+/* The slot for ino, made if needed; NULL when out of memory. */
+static struct cached *
+cache_put (struct pc_fstree_cache *c, ext2_ino_t ino)
+{
+  struct cached *e;
+
+  if ((c->n + 1) * 2 > c->cap) {
+    size_t ncap = c->cap ? c->cap * 2 : 1024;
+    struct cached *old = c->v, *nv = calloc (ncap, sizeof *nv);
+    size_t ocap = c->cap;
+    if (nv == NULL)
+      return NULL;
+    c->v = nv;
+    c->cap = ncap;
+    for (size_t i = 0; i < ocap; i++)
+      if (old[i].ino)
+        *cache_slot (c, old[i].ino) = old[i];
+    free (old);
+  }
+  e = cache_slot (c, ino);
+  if (e->ino == 0) {
+    e->ino = ino;
+    c->n++;
+  }
+  return e;
+}
+
+/* The hash of the current content of the blocks listed. */
+static XXH64_hash_t
+blocks_digest (const struct pc_image *im, const uint64_t *blk, size_t n)
+{
+  XXH3_state_t st;
+  static const uint8_t none[16];
+
+  XXH3_64bits_reset (&st);
+  for (size_t i = 0; i < n; i++) {
+    const void *h = pc_image_block_hash (im, blk[i]);
+    XXH3_64bits_update (&st, &blk[i], sizeof blk[i]);
+    XXH3_64bits_update (&st, h ? h : none, 16);
+  }
+  return XXH3_64bits_digest (&st);
+}
+
+static int
+add_blk (struct walk *w, uint64_t b)
+{
+  if (w->nblk == w->capblk) {
+    size_t ncap = w->capblk ? w->capblk * 2 : 64;
+    uint64_t *n = realloc (w->blk, ncap * sizeof *n);
+    if (n == NULL)
+      return -1;
+    w->blk = n;
+    w->capblk = ncap;
+  }
+  w->blk[w->nblk++] = b;
+  return 0;
+}
+
+/* Notes a filesystem block a file maps, as the image blocks it lies in. */
+static int
+note_block (ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
+            int ref_offset, void *priv)
+{
+  struct walk *w = priv;
+  uint64_t first = *blocknr * fs->blocksize / PC_IMAGE_BLOCK;
+  uint64_t last = (*blocknr * fs->blocksize + fs->blocksize - 1) / PC_IMAGE_BLOCK;
+
+  (void) blockcnt; (void) ref_blk; (void) ref_offset;
+  for (uint64_t b = first; b <= last; b++)
+    if (add_blk (w, b) < 0) {
+      w->blk_failed = true;
+      return BLOCK_ABORT;
+    }
+  return 0;
+}
+
+/* Lists every block the content of file ino depends on into w->blk.
+ * Returns 0, or -1 if they cannot all be listed (then nothing is cached). */
+static int
+list_blocks (struct walk *w, ext2_ino_t ino, const struct ext2_inode *inode)
+{
+  errcode_t e;
+
+  w->nblk = 0;
+  w->blk_failed = false;
+  if (ext2fs_file_acl_block (w->fs, inode) != 0) {
+    blk64_t acl = ext2fs_file_acl_block (w->fs, inode);
+    note_block (w->fs, &acl, 0, 0, 0, w);
+  }
+  if (!(inode->i_flags & EXT4_INLINE_DATA_FL) && ext2fs_inode_has_valid_blocks2 (w->fs,
+                                                     (struct ext2_inode *) inode)) {
+    e = ext2fs_block_iterate3 (w->fs, ino, BLOCK_FLAG_READ_ONLY, NULL, note_block, w);
+    if (e)
+      return -1;
+  }
+  return w->blk_failed ? -1 : 0;
+}
+
 /* Hashes a regular file's content; returns 0 or the libext2fs error. */
 static errcode_t
 hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
@@ -105,6 +293,51 @@ hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
   if (!whole)
     memset (ent->hash, 0, sizeof ent->hash);
   return e;
+}
+
+/* Hashes a regular file, or takes its hash from the cache if neither its
+ * inode nor any block it maps changed since it was hashed. */
+static errcode_t
+hash_file (struct walk *w, ext2_ino_t ino, const uint8_t *raw, size_t rawlen,
+           const struct ext2_inode *inode, struct pc_entry *ent)
+{
+  struct pc_fstree_cache *c = w->cache;
+  XXH64_hash_t ih;
+  struct cached *e;
+  errcode_t err;
+
+  if (c == NULL)
+    return hash_inode (w, ino, ent);
+  ih = XXH3_64bits (raw, rawlen);
+  e = cache_find (c, ino);
+  if (e && e->inode == ih && e->blocks == blocks_digest (w->im, e->blk, e->nblk)) {
+    memcpy (ent->hash, e->hash, sizeof ent->hash);
+    ent->headlen = e->headlen;
+    memcpy (ent->head, e->head, sizeof ent->head);
+    c->reused++;
+    return 0;
+  }
+  c->read++;
+  err = hash_inode (w, ino, ent);
+  if (err == 0 && list_blocks (w, ino, inode) == 0 && (e = cache_put (c, ino)) != NULL) {
+    uint64_t *blk = malloc ((w->nblk ? w->nblk : 1) * sizeof *blk);
+    if (blk == NULL) {
+      e->inode = ~ih;           /* never matches: read next time */
+      return 0;
+    }
+    memcpy (blk, w->blk, w->nblk * sizeof *blk);
+    free (e->blk);
+    e->blk = blk;
+    e->nblk = w->nblk;
+    e->inode = ih;
+    e->blocks = blocks_digest (w->im, blk, w->nblk);
+    memcpy (e->hash, ent->hash, sizeof e->hash);
+    e->headlen = ent->headlen;
+    memcpy (e->head, ent->head, sizeof e->head);
+  }
+  else if (e)
+    e->inode = ~ih;
+  return err;
 }
 
 static errcode_t
@@ -181,7 +414,12 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
   if (e)
     problem (w, prefix, "cannot read directory", e);
   for (size_t i = 0; i < ch.n && r == 0; i++) {
-    struct ext2_inode inode;
+    union {
+      struct ext2_inode inode;
+      uint8_t raw[INODE_MAX];
+    } u;
+    struct ext2_inode *inode = &u.inode;
+    int isize = EXT2_INODE_SIZE (w->fs->super);
     struct pc_entry ent;
     size_t plen = strlen (prefix), nlen = strlen (ch.v[i].name);
     char *path = malloc (plen + nlen + 2);
@@ -200,30 +438,32 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
       break;
     }
     memset (&ent, 0, sizeof ent);
-    e = ext2fs_read_inode (w->fs, ch.v[i].ino, &inode);
+    if (isize < (int) sizeof (struct ext2_inode) || isize > INODE_MAX)
+      isize = sizeof (struct ext2_inode);
+    e = ext2fs_read_inode_full (w->fs, ch.v[i].ino, inode, isize);
     if (e) {
       problem (w, path, "cannot read inode", e);
       free (path);
       continue;
     }
     ent.path = path;
-    ent.mode = inode.i_mode;
-    ent.nlink = inode.i_links_count;
+    ent.mode = inode->i_mode;
+    ent.nlink = inode->i_links_count;
     ent.ino = ch.v[i].ino;
-    ent.size = EXT2_I_SIZE (&inode);
-    if (LINUX_S_ISREG (inode.i_mode)) {
+    ent.size = EXT2_I_SIZE (inode);
+    if (LINUX_S_ISREG (inode->i_mode)) {
       ent.type = PC_ENTRY_FILE;
-      e = hash_inode (w, ch.v[i].ino, &ent);
+      e = hash_file (w, ch.v[i].ino, u.raw, (size_t) isize, inode, &ent);
       if (e)
         problem (w, path, "cannot read file data", e);
     }
-    else if (LINUX_S_ISDIR (inode.i_mode)) {
+    else if (LINUX_S_ISDIR (inode->i_mode)) {
       ent.type = PC_ENTRY_DIR;
       ent.size = 0;
     }
-    else if (LINUX_S_ISLNK (inode.i_mode)) {
+    else if (LINUX_S_ISLNK (inode->i_mode)) {
       ent.type = PC_ENTRY_SYMLINK;
-      e = read_symlink (w, ch.v[i].ino, &inode, &ent.target);
+      e = read_symlink (w, ch.v[i].ino, inode, &ent.target);
       if (e) {
         problem (w, path, "cannot read symlink", e);
         ent.target = strdup ("");
@@ -255,35 +495,53 @@ entry_cmp (const void *a, const void *b)
   return strcmp (((const struct pc_entry *) a)->path, ((const struct pc_entry *) b)->path);
 }
 
-int
-pc_fstree_read (const char *path, uint64_t hash_limit, struct pc_mark *ret,
-                char *problems, size_t plen)
+/* The superblock fields that decide how a file's blocks read. */
+static XXH64_hash_t
+fs_key (ext2_filsys fs)
+{
+  struct ext2_super_block *sb = fs->super;
+  uint32_t k[6] = { sb->s_log_block_size, sb->s_feature_compat, sb->s_feature_incompat,
+                    sb->s_feature_ro_compat, sb->s_inode_size, sb->s_log_cluster_size };
+
+  return XXH3_64bits (k, sizeof k);
+}
+
+/* Walks an open filesystem (closed here). */
+static int
+walk_fs (ext2_filsys fs, const struct pc_image *im, struct pc_fstree_cache *cache,
+         uint64_t hash_limit, struct pc_mark *ret, char *problems, size_t plen)
 {
   struct walk w;
   struct pc_mark m;
-  errcode_t e;
   int r;
 
   memset (&w, 0, sizeof w);
   memset (&m, 0, sizeof m);
-  problems[0] = '\0';
+  w.fs = fs;
   w.problems = problems;
   w.plen = plen;
   w.m = &m;
   w.hash_limit = hash_limit;
+  w.im = im;
+  w.cache = cache;
+  if (cache) {
+    if (cache->fs != fs_key (fs) || cache->hash_limit != hash_limit) {
+      cache_clear (cache);
+      cache->fs = fs_key (fs);
+      cache->hash_limit = hash_limit;
+    }
+    cache->read = cache->reused = 0;
+  }
   w.buf = malloc (1 << 16);
-  if (w.buf == NULL)
+  if (w.buf == NULL) {
+    ext2fs_close_free (&fs);
     return -ENOMEM;
-  e = ext2fs_open2 (path, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &w.fs);
-  if (e) {
-    problem (&w, "", "libext2fs cannot open the filesystem", e);
-    free (w.buf);
-    return -EIO;
   }
   r = walk_dir (&w, EXT2_ROOT_INO, "", 0);
-  ext2fs_close_free (&w.fs);
+  ext2fs_close_free (&fs);
   free (w.buf);
   free (w.seen);
+  free (w.blk);
   if (r < 0) {
     pc_mark_free (&m);
     return r;
@@ -294,4 +552,56 @@ pc_fstree_read (const char *path, uint64_t hash_limit, struct pc_mark *ret,
   m.flags = PC_MARK_F_MANIFEST;
   *ret = m;
   return 0;
+}
+
+static int
+open_failed (char *problems, size_t plen, errcode_t e)
+{
+  snprintf (problems, plen, "/: libext2fs cannot open the filesystem: %s", error_message (e));
+  return -EIO;
+}
+
+int
+pc_fstree_read (const char *path, uint64_t hash_limit, struct pc_mark *ret,
+                char *problems, size_t plen)
+{
+  ext2_filsys fs;
+  errcode_t e;
+
+  problems[0] = '\0';
+  e = ext2fs_open2 (path, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+  if (e)
+    return open_failed (problems, plen, e);
+  return walk_fs (fs, NULL, NULL, hash_limit, ret, problems, plen);
+}
+
+int
+pc_fstree_read_mem (const void *mem, uint64_t size, uint64_t hash_limit,
+                    struct pc_mark *ret, char *problems, size_t plen)
+{
+  ext2_filsys fs;
+  errcode_t e;
+
+  problems[0] = '\0';
+  e = pc_memio_open (mem, size, EXT2_FLAG_64BITS, &fs);
+  if (e)
+    return open_failed (problems, plen, e);
+  return walk_fs (fs, NULL, NULL, hash_limit, ret, problems, plen);
+}
+
+int
+pc_fstree_read_image (const struct pc_image *im, struct pc_fstree_cache *cache,
+                      uint64_t hash_limit, struct pc_mark *ret,
+                      char *problems, size_t plen)
+{
+  ext2_filsys fs;
+  errcode_t e;
+
+  problems[0] = '\0';
+  if (cache && pc_image_block_hash (im, 0) == NULL)
+    return -EINVAL;
+  e = pc_memio_open (pc_image_data (im), pc_image_size (im), EXT2_FLAG_64BITS, &fs);
+  if (e)
+    return open_failed (problems, plen, e);
+  return walk_fs (fs, im, cache, hash_limit, ret, problems, plen);
 }

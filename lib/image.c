@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,13 +22,18 @@ struct undo {
 struct pc_image {
   uint8_t *mem;
   uint64_t size;
+  uint64_t nblocks;
   int fd;
   unsigned flags;
   XXH128_hash_t *bh;          /* per-block hash (zero for a zero block) */
   XXH128_hash_t sig;
-  bool overlay;
+  unsigned depth;             /* overlays open */
+  size_t begin[PC_IMAGE_OVERLAY_MAX];   /* where each began in undo */
   struct undo *undo;
   size_t nundo, capundo;
+  uint64_t *dirty;            /* one bit per block the file does not have yet */
+  uint64_t *dlist;            /* those blocks, in the order they changed */
+  size_t ndirty, capdirty;
 };
 
 static const uint8_t zero_block[PC_IMAGE_BLOCK];
@@ -57,10 +63,11 @@ rehash (struct pc_image *im, uint64_t off, uint64_t len)
   }
 }
 
+/* Writes [off, off+len) of memory to the file. */
 static int
-mirror (struct pc_image *im, uint64_t off, uint64_t len)
+write_range (struct pc_image *im, uint64_t off, uint64_t len)
 {
-  while (im->fd >= 0 && len > 0) {
+  while (len > 0) {
     ssize_t n = pwrite (im->fd, im->mem + off, len, (off_t) off);
     if (n < 0) {
       if (errno == EINTR)
@@ -70,6 +77,95 @@ mirror (struct pc_image *im, uint64_t off, uint64_t len)
     off += (uint64_t) n;
     len -= (uint64_t) n;
   }
+  return 0;
+}
+
+/* Notes that the file lacks the blocks of [off, off+len). */
+static int
+mark_dirty (struct pc_image *im, uint64_t off, uint64_t len)
+{
+  if (im->fd < 0 || len == 0)
+    return 0;
+  for (uint64_t b = off / PC_IMAGE_BLOCK; b <= (off + len - 1) / PC_IMAGE_BLOCK; b++) {
+    uint64_t bit = UINT64_C(1) << (b % 64);
+    if (im->dirty[b / 64] & bit)
+      continue;
+    if (im->ndirty == im->capdirty) {
+      size_t ncap = im->capdirty ? im->capdirty * 2 : 1024;
+      uint64_t *n = realloc (im->dlist, ncap * sizeof *n);
+      if (n == NULL)
+        return -ENOMEM;
+      im->dlist = n;
+      im->capdirty = ncap;
+    }
+    im->dirty[b / 64] |= bit;
+    im->dlist[im->ndirty++] = b;
+  }
+  return 0;
+}
+
+static bool
+block_is_zero (const struct pc_image *im, uint64_t b)
+{
+  uint64_t off = b * PC_IMAGE_BLOCK;
+  size_t len = off + PC_IMAGE_BLOCK <= im->size ? PC_IMAGE_BLOCK : (size_t) (im->size - off);
+
+  if (im->bh)
+    return im->bh[b].low64 == 0 && im->bh[b].high64 == 0;
+  return memcmp (im->mem + off, zero_block, len) == 0;
+}
+
+/* Writes blocks [first, last] to the file: holes where they are zeros. */
+static int
+write_blocks (struct pc_image *im, uint64_t first, uint64_t last)
+{
+  for (uint64_t b = first; b <= last;) {
+    bool zero = block_is_zero (im, b);
+    uint64_t e = b + 1, off = b * PC_IMAGE_BLOCK, end;
+    int r;
+    while (e <= last && block_is_zero (im, e) == zero)
+      e++;
+    end = e * PC_IMAGE_BLOCK < im->size ? e * PC_IMAGE_BLOCK : im->size;
+    if (zero && fallocate (im->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                           (off_t) off, (off_t) (end - off)) == 0)
+      r = 0;
+    else
+      r = write_range (im, off, end - off);
+    if (r < 0)
+      return r;
+    b = e;
+  }
+  return 0;
+}
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+int
+pc_image_sync (struct pc_image *im)
+{
+  int r = 0;
+
+  if (im->fd < 0 || im->ndirty == 0)
+    return 0;
+  qsort (im->dlist, im->ndirty, sizeof *im->dlist, cmp_u64);
+  for (size_t i = 0; i < im->ndirty && r == 0;) {
+    size_t j = i + 1;
+    while (j < im->ndirty && im->dlist[j] == im->dlist[j - 1] + 1)
+      j++;
+    r = write_blocks (im, im->dlist[i], im->dlist[j - 1]);
+    i = j;
+  }
+  if (r < 0)
+    return r;           /* the blocks stay listed: a later sync tries again */
+  for (size_t i = 0; i < im->ndirty; i++)
+    im->dirty[im->dlist[i] / 64] = 0;
+  im->ndirty = 0;
   return 0;
 }
 
@@ -89,6 +185,7 @@ pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
   im->fd = fd;
   im->flags = flags;
   im->size = size;
+  im->nblocks = (size + PC_IMAGE_BLOCK - 1) / PC_IMAGE_BLOCK;
   m = mmap (NULL, size, PROT_READ | PROT_WRITE,
             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) {
@@ -97,9 +194,15 @@ pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
   }
   im->mem = m;
   if (flags & PC_IMAGE_HASH) {
-    uint64_t nb = (size + PC_IMAGE_BLOCK - 1) / PC_IMAGE_BLOCK;
-    im->bh = calloc (nb, sizeof *im->bh);
+    im->bh = calloc (im->nblocks, sizeof *im->bh);
     if (im->bh == NULL) {
+      pc_image_free (im);
+      return -ENOMEM;
+    }
+  }
+  if (fd >= 0) {
+    im->dirty = calloc ((im->nblocks + 63) / 64, sizeof *im->dirty);
+    if (im->dirty == NULL) {
       pc_image_free (im);
       return -ENOMEM;
     }
@@ -114,7 +217,7 @@ pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
       pc_image_free (im);
       return r;
     }
-    if (base && (r = mirror (im, 0, size)) < 0) {
+    if (base && (r = write_blocks (im, 0, im->nblocks - 1)) < 0) {
       pc_image_free (im);
       return r;
     }
@@ -132,6 +235,8 @@ pc_image_free (struct pc_image *im)
     free (im->undo[i].old);
   free (im->undo);
   free (im->bh);
+  free (im->dirty);
+  free (im->dlist);
   if (im->mem)
     munmap (im->mem, im->size);
   free (im);
@@ -143,7 +248,7 @@ save (struct pc_image *im, uint64_t off, uint64_t len)
 {
   struct undo *u;
 
-  if (!im->overlay)
+  if (im->depth == 0)
     return 0;
   if (im->nundo == im->capundo) {
     size_t ncap = im->capundo ? im->capundo * 2 : 16;
@@ -164,6 +269,49 @@ save (struct pc_image *im, uint64_t off, uint64_t len)
   return 0;
 }
 
+/* Zeroes [off, off+len): whole pages are given back (they read as zeros
+ * again, and a trim of the whole device costs no memory). */
+static void
+zero_range (struct pc_image *im, uint64_t off, uint64_t len)
+{
+  uint64_t a = (off + PC_IMAGE_BLOCK - 1) / PC_IMAGE_BLOCK * PC_IMAGE_BLOCK;
+  uint64_t b = (off + len) / PC_IMAGE_BLOCK * PC_IMAGE_BLOCK;
+
+  if (b <= a || b - a < 16 * PC_IMAGE_BLOCK ||
+      madvise (im->mem + a, b - a, MADV_DONTNEED) < 0) {
+    memset (im->mem + off, 0, len);
+    return;
+  }
+  memset (im->mem + off, 0, a - off);
+  memset (im->mem + b, 0, off + len - b);
+}
+
+/* rehash() after zero_range(): whole blocks hash to zero unread. */
+static void
+rehash_zero (struct pc_image *im, uint64_t off, uint64_t len)
+{
+  uint64_t a = (off + PC_IMAGE_BLOCK - 1) / PC_IMAGE_BLOCK;
+  uint64_t b = (off + len) / PC_IMAGE_BLOCK;
+
+  if (!(im->flags & PC_IMAGE_HASH) || len == 0)
+    return;
+  if (off + len == im->size)
+    b = im->nblocks;            /* a short last block is whole too */
+  if (b <= a) {
+    rehash (im, off, len);
+    return;
+  }
+  if (off < a * PC_IMAGE_BLOCK)
+    rehash (im, off, a * PC_IMAGE_BLOCK - off);
+  for (uint64_t k = a; k < b; k++) {
+    im->sig.low64 ^= im->bh[k].low64;
+    im->sig.high64 ^= im->bh[k].high64;
+    im->bh[k].low64 = im->bh[k].high64 = 0;
+  }
+  if (b * PC_IMAGE_BLOCK < off + len)
+    rehash (im, b * PC_IMAGE_BLOCK, off + len - b * PC_IMAGE_BLOCK);
+}
+
 static int
 change (struct pc_image *im, uint64_t off, uint64_t len, const uint8_t *data)
 {
@@ -171,12 +319,23 @@ change (struct pc_image *im, uint64_t off, uint64_t len, const uint8_t *data)
 
   if (r < 0)
     return r;
-  if (data)
+  if (data) {
     memcpy (im->mem + off, data, len);
-  else
-    memset (im->mem + off, 0, len);
-  rehash (im, off, len);
-  return mirror (im, off, len);
+    rehash (im, off, len);
+  }
+  else {
+    zero_range (im, off, len);
+    rehash_zero (im, off, len);
+  }
+  return mark_dirty (im, off, len);
+}
+
+int
+pc_image_write (struct pc_image *im, uint64_t off, const void *data, uint64_t len)
+{
+  if (off > im->size || len > im->size - off)
+    return -EINVAL;
+  return change (im, off, len, data);
 }
 
 int
@@ -224,24 +383,27 @@ pc_image_apply (struct pc_image *im, const struct pc_record *r,
 int
 pc_image_overlay_begin (struct pc_image *im)
 {
-  if (im->overlay)
+  if (im->depth == PC_IMAGE_OVERLAY_MAX)
     return -EBUSY;
-  im->overlay = true;
+  im->begin[im->depth++] = im->nundo;
   return 0;
 }
 
 int
 pc_image_overlay_end (struct pc_image *im)
 {
+  size_t stop;
   int r = 0;
 
-  im->overlay = false;
-  while (im->nundo > 0) {
+  if (im->depth == 0)
+    return 0;
+  stop = im->begin[--im->depth];
+  while (im->nundo > stop) {
     struct undo *u = &im->undo[--im->nundo];
     memcpy (im->mem + u->off, u->old, u->len);
     rehash (im, u->off, u->len);
     if (r == 0)
-      r = mirror (im, u->off, u->len);
+      r = mark_dirty (im, u->off, u->len);
     free (u->old);
   }
   return r;
@@ -272,5 +434,17 @@ pc_image_rewrite (struct pc_image *im, uint64_t off, uint64_t len)
     return -EINVAL;
   if (len > im->size - off)
     len = im->size - off;
-  return mirror (im, off, len);
+  return im->fd >= 0 ? write_range (im, off, len) : 0;
+}
+
+const void *
+pc_image_block_hash (const struct pc_image *im, uint64_t b)
+{
+  return im->bh && b < im->nblocks ? &im->bh[b] : NULL;
+}
+
+unsigned
+pc_image_overlay_depth (const struct pc_image *im)
+{
+  return im->depth;
 }

@@ -1,7 +1,9 @@
 /* image.h: a disk image being rebuilt from a log.
  *
  * The image lives in memory (sparse: untouched pages cost nothing) and can
- * mirror every change into a file (a crash state that e2fsck can read).  It
+ * mirror itself into a file (a crash state that e2fsck can read): changes
+ * are noted block by block and written to the file by pc_image_sync(), so
+ * a state that no program reads costs no file I/O.  It
  * can keep a content signature up to date as it changes: the XOR over its
  * 4 KiB blocks of XXH3-128(block, seed = block number), all-zero blocks
  * counting as zero, so identical images have identical signatures whatever
@@ -9,7 +11,9 @@
  *
  * An overlay is a set of changes that can be undone: between
  * pc_image_overlay_begin() and pc_image_overlay_end() every change saves
- * what it overwrites, and the end puts it all back (in memory and file).
+ * what it overwrites, and the end puts it all back (in memory, and in the
+ * file at the next sync).  Overlays nest: an end undoes what was changed
+ * since the matching begin.
  */
 #ifndef POWERCUT_IMAGE_H
 #define POWERCUT_IMAGE_H
@@ -20,6 +24,7 @@
 #include "log.h"
 
 #define PC_IMAGE_BLOCK 4096u
+#define PC_IMAGE_OVERLAY_MAX 4
 
 struct pc_image;
 
@@ -27,8 +32,8 @@ struct pc_image;
 #define PC_IMAGE_KEEP_TRIMMED  (1u << 1)   /* trims leave old data in place */
 
 /* Creates an image of size bytes, zeroed or a copy of base (size bytes).
- * fd >= 0: the file mirrors the image (it is sized and filled now).
- * Returns 0 or -errno. */
+ * fd >= 0: the file mirrors the image (it is sized and filled now, and
+ * brought up to date by each pc_image_sync()).  Returns 0 or -errno. */
 int pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
                   struct pc_image **ret_im);
 void pc_image_free (struct pc_image *im);
@@ -39,8 +44,20 @@ void pc_image_free (struct pc_image *im);
 int pc_image_apply (struct pc_image *im, const struct pc_record *r,
                     uint32_t sector, const uint8_t *sectors);
 
+/* Writes len bytes of data at off (in the overlay, if one is open).
+ * Returns 0, -EINVAL (beyond the end) or -ENOMEM. */
+int pc_image_write (struct pc_image *im, uint64_t off, const void *data, uint64_t len);
+
+/* begin returns 0, or -EBUSY with PC_IMAGE_OVERLAY_MAX already open; end
+ * (a no-op with none open) returns 0 or -ENOMEM. */
 int pc_image_overlay_begin (struct pc_image *im);
 int pc_image_overlay_end (struct pc_image *im);
+unsigned pc_image_overlay_depth (const struct pc_image *im);
+
+/* Writes every block changed since the last sync to the mirror file (a
+ * no-op without one).  Returns 0 or -errno; what failed is tried again by
+ * the next sync. */
+int pc_image_sync (struct pc_image *im);
 
 /* The current signature (PC_IMAGE_HASH), 16 bytes. */
 void pc_image_signature (const struct pc_image *im, uint8_t sig[16]);
@@ -49,8 +66,13 @@ void pc_image_signature (const struct pc_image *im, uint8_t sig[16]);
 const uint8_t *pc_image_data (const struct pc_image *im);
 uint64_t pc_image_size (const struct pc_image *im);
 
-/* Re-reads the mirror file's blocks over [off, off+len) from memory: used
- * after an external program changed the file. Returns 0 or -errno. */
+/* Writes the memory over [off, off+len) to the mirror file now: used after
+ * an external program changed the file. Returns 0 or -errno. */
 int pc_image_rewrite (struct pc_image *im, uint64_t off, uint64_t len);
+
+/* The hash of block b (PC_IMAGE_HASH): 16 bytes, all zero for a block of
+ * zeros, equal for equal content at the same block number; NULL without
+ * PC_IMAGE_HASH or beyond the end.  Valid until the next change. */
+const void *pc_image_block_hash (const struct pc_image *im, uint64_t b);
 
 #endif

@@ -172,6 +172,10 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   fprintf (f, "%s\n", res->log_torn ? " (the log was cut: no end record)" : "");
   fprintf (f, "%zu crash points, %zu distinct images checked in %.1f s\n",
            res->npoints, res->unique, res->seconds);
+  if (res->work.fsck_reused > 0)
+    fprintf (f, "e2fsck -fn run on %" PRIu64 " images; %" PRIu64 " others hold the same bytes "
+             "where it read and share its answer\n",
+             res->work.fsck_runs, res->work.fsck_reused);
   for (int v = 0; v < PC_V_COUNT; v++)
     if (res->count[v] || v == PC_V_OK)
       fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);
@@ -226,6 +230,8 @@ point_json (const struct pc_check_result *res, const struct pc_point *p)
   json_object_object_add (o, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
   json_object_object_add (o, "same_as", p->same_as >= 0
                           ? json_object_new_string (res->points[p->same_as].id) : NULL);
+  json_object_object_add (o, "fsck_same_as", p->fsck_as >= 0
+                          ? json_object_new_string (res->points[p->fsck_as].id) : NULL);
   for (const char *l = p->evidence; *l;) {
     const char *nl = strchr (l, '\n');
     size_t n = nl ? (size_t) (nl - l) : strlen (l);
@@ -277,6 +283,16 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   json_object_object_add (root, "shards", json_object_new_int ((int) res->nshards));
   json_object_object_add (root, "seconds", json_object_new_double (res->seconds));
   json_object_object_add (root, "manifests", json_object_new_int64 ((int64_t) res->manifests));
+  {
+    json_object *w = json_object_new_object ();
+    json_object_object_add (w, "fsck_runs", json_object_new_uint64 (res->work.fsck_runs));
+    json_object_object_add (w, "fsck_reused", json_object_new_uint64 (res->work.fsck_reused));
+    json_object_object_add (w, "recovered_by_e2fsck",
+                            json_object_new_uint64 (res->work.recover_e2fsck));
+    json_object_object_add (w, "files_read", json_object_new_uint64 (res->work.files_read));
+    json_object_object_add (w, "files_reused", json_object_new_uint64 (res->work.files_reused));
+    json_object_object_add (root, "work", w);
+  }
   json_object_object_add (tot, "points", json_object_new_int64 ((int64_t) res->npoints));
   json_object_object_add (tot, "unique", json_object_new_int64 ((int64_t) res->unique));
   for (int v = 0; v < PC_V_COUNT; v++)
@@ -304,6 +320,18 @@ get (json_object *o, const char *key, json_type t)
   if (!json_object_object_get_ex (o, key, &v) || !json_object_is_type (v, t))
     return NULL;
   return v;
+}
+
+/* The index of the point named by v among the first n points, or -1. */
+static int64_t
+resolve_id (const struct pc_check_result *res, size_t n, json_object *v)
+{
+  const char *sid = v ? json_object_get_string (v) : NULL;
+
+  for (size_t j = n; sid && j-- > 0;)
+    if (strcmp (res->points[j].id, sid) == 0)
+      return (int64_t) j;
+  return -1;
 }
 
 int
@@ -367,6 +395,19 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
   res->nshards = (v = get (root, "shards", json_type_int)) ? (unsigned) json_object_get_int (v) : 1;
   if ((v = get (root, "totals", json_type_object)) && (v = get (v, "unique", json_type_int)))
     res->unique = (size_t) json_object_get_int64 (v);
+  if ((v = get (root, "work", json_type_object))) {
+    json_object *x;
+    if ((x = get (v, "fsck_runs", json_type_int)))
+      res->work.fsck_runs = (uint64_t) json_object_get_int64 (x);
+    if ((x = get (v, "fsck_reused", json_type_int)))
+      res->work.fsck_reused = (uint64_t) json_object_get_int64 (x);
+    if ((x = get (v, "recovered_by_e2fsck", json_type_int)))
+      res->work.recover_e2fsck = (uint64_t) json_object_get_int64 (x);
+    if ((x = get (v, "files_read", json_type_int)))
+      res->work.files_read = (uint64_t) json_object_get_int64 (x);
+    if ((x = get (v, "files_reused", json_type_int)))
+      res->work.files_reused = (uint64_t) json_object_get_int64 (x);
+  }
   if (!(pts = get (root, "points", json_type_array))) {
     bad = "no points";
     goto bad;
@@ -400,16 +441,7 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     p->record = (uint64_t) json_object_get_int64 (v);
     p->ndrop = (v = get (o, "dropped", json_type_int)) ? (uint32_t) json_object_get_int (v) : 0;
     p->torn = (v = get (o, "torn", json_type_boolean)) ? json_object_get_boolean (v) : 0;
-    p->same_as = -1;
-    if ((v = get (o, "same_as", json_type_string))) {
-      /* Resolve to an earlier point of this report, if it is here. */
-      const char *sid = json_object_get_string (v);
-      for (size_t j = i; j-- > 0;)
-        if (strcmp (res->points[j].id, sid) == 0) {
-          p->same_as = (int64_t) j;
-          break;
-        }
-    }
+    p->same_as = resolve_id (res, i, get (o, "same_as", json_type_string));
     if ((ev = get (o, "findings", json_type_array)) && json_object_array_length (ev) > 0) {
       size_t cap = 256, pos = 0;
       p->findings = malloc (cap);
@@ -458,6 +490,10 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
       }
     }
   }
+  /* An e2fsck answer may come from any point of the report. */
+  for (size_t i = 0; i < n; i++)
+    res->points[i].fsck_as = resolve_id (res, n, get (json_object_array_get_idx (pts, i),
+                                                       "fsck_same_as", json_type_string));
   pc_check_result_recount (res);
   json_object_put (root);
   *ret = res;
@@ -544,9 +580,16 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
       parts[i]->points[j].findings = NULL;      /* moved */
       if (m->points[at + j].same_as >= 0)
         m->points[at + j].same_as += (int64_t) at;
+      if (m->points[at + j].fsck_as >= 0)
+        m->points[at + j].fsck_as += (int64_t) at;
     }
     at += parts[i]->npoints;
     m->unique += parts[i]->unique;
+    m->work.fsck_runs += parts[i]->work.fsck_runs;
+    m->work.fsck_reused += parts[i]->work.fsck_reused;
+    m->work.recover_e2fsck += parts[i]->work.recover_e2fsck;
+    m->work.files_read += parts[i]->work.files_read;
+    m->work.files_reused += parts[i]->work.files_reused;
     if (parts[i]->seconds > m->seconds)
       m->seconds = parts[i]->seconds;
   }

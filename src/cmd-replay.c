@@ -138,6 +138,8 @@ cmd_replay (int argc, char **argv)
   r = pc_image_new (ix.hdr.devsize, base, fd, flags, &im);
   if (r == 0)
     r = pc_state_build (&ix, &s, im, &cursor);
+  if (r >= 0)
+    r = pc_image_sync (im);
   if (r >= 0 && fsync (fd) < 0)
     r = -errno;
   if (r < 0) {

@@ -1,0 +1,21 @@
+/* memio.h: libext2fs reading a filesystem image that is in memory.
+ *
+ * An io_manager (as unix_io is one) whose reads copy from a range of
+ * memory: a crash state being checked is read where it is built, with no
+ * file and no system call.  Read-only: writes fail with EROFS.  A read
+ * beyond the end gets zeros for the missing part and EXT2_ET_SHORT_READ,
+ * as a file would.
+ */
+#ifndef POWERCUT_MEMIO_H
+#define POWERCUT_MEMIO_H
+
+#include <stdint.h>
+
+#include <ext2fs/ext2fs.h>
+
+/* Opens the ext2/3/4 filesystem in [mem, mem+size) read-only, with
+ * ext2fs_open2's flags (EXT2_FLAG_RW is refused).  The memory must stay
+ * mapped until ext2fs_close_free().  Returns 0 or the libext2fs error. */
+errcode_t pc_memio_open (const void *mem, uint64_t size, int flags, ext2_filsys *ret_fs);
+
+#endif
