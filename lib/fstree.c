@@ -569,6 +569,7 @@ pc_fstree_read (const char *path, uint64_t hash_limit, struct pc_mark *ret,
   errcode_t e;
 
   problems[0] = '\0';
+  pc_ext2fs_init ();
   e = ext2fs_open2 (path, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
   if (e)
     return open_failed (problems, plen, e);

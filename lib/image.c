@@ -443,6 +443,22 @@ pc_image_block_hash (const struct pc_image *im, uint64_t b)
   return im->bh && b < im->nblocks ? &im->bh[b] : NULL;
 }
 
+int
+pc_image_overlay_merge (struct pc_image *im)
+{
+  size_t stop;
+
+  if (im->depth == 0)
+    return 0;
+  stop = im->begin[--im->depth];
+  if (im->depth == 0) {
+    /* No overlay is left to undo them: the changes stay. */
+    while (im->nundo > stop)
+      free (im->undo[--im->nundo].old);
+  }
+  return 0;
+}
+
 unsigned
 pc_image_overlay_depth (const struct pc_image *im)
 {

@@ -52,6 +52,9 @@ int pc_image_write (struct pc_image *im, uint64_t off, const void *data, uint64_
  * (a no-op with none open) returns 0 or -ENOMEM. */
 int pc_image_overlay_begin (struct pc_image *im);
 int pc_image_overlay_end (struct pc_image *im);
+/* Ends the innermost overlay keeping its changes: the enclosing overlay
+ * (if any) undoes them with its own. */
+int pc_image_overlay_merge (struct pc_image *im);
 unsigned pc_image_overlay_depth (const struct pc_image *im);
 
 /* Writes every block changed since the last sync to the mirror file (a

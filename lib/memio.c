@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,11 +141,23 @@ static struct struct_io_manager memio_manager = {
   .write_blk64 = memio_write_blk64,
 };
 
+void
+pc_ext2fs_init (void)
+{
+  static bool done;
+
+  if (!done) {
+    initialize_ext2_error_table ();
+    done = true;
+  }
+}
+
 errcode_t
 pc_memio_open (const void *mem, uint64_t size, int flags, ext2_filsys *ret_fs)
 {
   char name[64];
 
+  pc_ext2fs_init ();
   if (flags & EXT2_FLAG_RW)
     return EROFS;
   snprintf (name, sizeof name, "pc-memio:%p:%" PRIu64, mem, size);

@@ -13,6 +13,9 @@
 
 #include <ext2fs/ext2fs.h>
 
+/* Readies libext2fs's error messages (error_message() names its codes). */
+void pc_ext2fs_init (void);
+
 /* Opens the ext2/3/4 filesystem in [mem, mem+size) read-only, with
  * ext2fs_open2's flags (EXT2_FLAG_RW is refused).  The memory must stay
  * mapped until ext2fs_close_free().  Returns 0 or the libext2fs error. */
