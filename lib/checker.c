@@ -337,6 +337,7 @@ add_stats (struct ctx *c, const struct pc_judge_stats *st)
   __atomic_fetch_add (&t->states, st->states, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->fsck_runs, st->fsck_runs, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->fsck_reused, st->fsck_reused, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->recover_here, st->recover_here, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->recover_e2fsck, st->recover_e2fsck, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->files_read, st->files_read, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->files_reused, st->files_reused, __ATOMIC_SEQ_CST);
@@ -356,7 +357,7 @@ worker (struct ctx *c, unsigned id)
     .now = c->now,
     .hash_limit = c->hash_limit,
     .read_tree = pc_oracle_manifests (c->oracle) > 0,
-    .reuse = !c->cfg->no_reuse,
+    .plain = c->cfg->plain,
   };
   uint64_t cursor = 0;
   size_t u = SIZE_MAX;

@@ -28,7 +28,7 @@ struct pc_check_config {
   const char *keep_dir;         /* save failing states' images here, or NULL */
   const char *work_dir;         /* scratch directory, or NULL for a default */
   bool keep_trimmed;
-  bool no_reuse;                /* run e2fsck on every distinct image, read every file */
+  bool plain;                   /* the plain method (judge.h), for comparison */
   int timeout_s;                /* per program run on a state */
   volatile sig_atomic_t *interrupted;   /* set by a signal handler: stop, clean up */
   /* Called now and then from the checking process. */

@@ -11,6 +11,7 @@
 
 #include "fstree.h"
 #include "judge.h"
+#include "recover.h"
 #include "util.h"
 
 #define RECENT 4                /* e2fsck answers kept for reuse */
@@ -29,6 +30,7 @@ struct pc_judge {
   struct pc_judge_config cfg;
   struct pc_image *im;
   struct pc_fstree_cache *cache;
+  struct pc_recover_cache *rcache;
   struct answer recent[RECENT];
   unsigned next;              /* the slot the next answer takes */
   struct pc_judge_stats stats;
@@ -43,7 +45,9 @@ pc_judge_new (const struct pc_judge_config *cfg, struct pc_image *im, struct pc_
     return -ENOMEM;
   j->cfg = *cfg;
   j->im = im;
-  if (cfg->reuse && pc_fstree_cache_new (&j->cache) < 0) {
+  if (!cfg->plain && (pc_fstree_cache_new (&j->cache) < 0 ||
+                      pc_recover_cache_new (&j->rcache) < 0)) {
+    pc_fstree_cache_free (j->cache);
     free (j);
     return -ENOMEM;
   }
@@ -67,6 +71,7 @@ pc_judge_free (struct pc_judge *j)
   for (unsigned i = 0; i < RECENT; i++)
     answer_clear (&j->recent[i]);
   pc_fstree_cache_free (j->cache);
+  pc_recover_cache_free (j->rcache);
   free (j);
 }
 
@@ -178,17 +183,30 @@ read_back (struct pc_judge *j, const struct pc_fsck_io *io)
   return r;
 }
 
-/* Replays the journal, if it needs it, into the open overlay.  Sets
+/* Replays the journal, if it needs it, into the open overlay: here, or
+ * by e2fsck where this code does not (the evidence says why).  Sets
  * jm->verdict to PC_V_UNMOUNTABLE if it cannot be replayed. */
 static int
 recover (struct pc_judge *j, struct pc_judgement *jm)
 {
   struct pc_fsck_result fr;
   struct pc_fsck_io io;
+  char why[200];
   int r;
 
   if (pc_image_size (j->im) < 2048 || !pc_fs_needs_recovery (pc_image_data (j->im) + 1024))
     return 0;
+  if (!j->cfg.plain) {
+    r = pc_recover (j->im, j->cfg.now, j->rcache, why, sizeof why);
+    if (r >= 0) {
+      j->stats.recover_here++;
+      return 0;
+    }
+    if (r != -ENOTSUP)
+      return r;
+    snprintf (jm->note, sizeof jm->note, "journal replay left to e2fsck (powercut does not: %s)",
+              why);
+  }
   r = pc_image_sync (j->im);
   if (r < 0)
     return r;
@@ -215,7 +233,7 @@ check_fs (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   struct pc_fsck_io io;
   int r;
 
-  if (j->cfg.reuse)
+  if (!j->cfg.plain)
     for (unsigned n = 0; n < RECENT; n++) {
       const struct answer *a = &j->recent[(j->next + RECENT - 1 - n) % RECENT];
       if (a->used && answer_holds (j, a)) {
@@ -230,13 +248,13 @@ check_fs (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   if (r < 0)
     return r;
   r = pc_fsck_check (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &fr,
-                     j->cfg.reuse ? &io : NULL);
+                     j->cfg.plain ? NULL : &io);
   if (r < 0)
     return r;
   j->stats.fsck_runs++;
   jm->verdict = fr.verdict;
   memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
-  if (j->cfg.reuse) {
+  if (!j->cfg.plain) {
     if (io.known)
       answer_keep (j, tag, &fr, &io);
     pc_fsck_io_free (&io);
@@ -285,6 +303,20 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   r2 = pc_image_overlay_end (j->im);
   if (r == 0)
     r = r2;
+  if (jm->note[0]) {
+    /* The note first: what was done differently, then what was found. */
+    size_t nl = strlen (jm->note), el = strlen (jm->evidence);
+    if (el > 0) {
+      if (nl + 1 + el >= sizeof jm->evidence)
+        el = sizeof jm->evidence - nl - 2;
+      memmove (jm->evidence + nl + 1, jm->evidence, el);
+      jm->evidence[nl] = '\n';
+      jm->evidence[nl + 1 + el] = '\0';
+    }
+    else
+      jm->evidence[nl] = '\0';
+    memcpy (jm->evidence, jm->note, nl);
+  }
   if (r < 0)
     pc_judgement_clear (jm);
   return r;

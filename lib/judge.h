@@ -31,7 +31,8 @@ struct pc_judge_config {
   int64_t now;                /* the time e2fsck is told it is */
   uint64_t hash_limit;        /* fstree.h */
   bool read_tree;             /* read the tree of states e2fsck passes */
-  bool reuse;                 /* false: run e2fsck on every state, read every file */
+  bool plain;                 /* the plain method: e2fsck replays every journal and
+                               * checks every state, every file is read */
 };
 
 /* Counts, for the curious (and the tests). */
@@ -39,6 +40,7 @@ struct pc_judge_stats {
   uint64_t states;
   uint64_t fsck_runs;         /* e2fsck -fn run */
   uint64_t fsck_reused;       /* answers taken from an earlier state */
+  uint64_t recover_here;      /* journals replayed in process (recover.h) */
   uint64_t recover_e2fsck;    /* journals replayed by e2fsck */
   uint64_t files_read, files_reused;
 };
@@ -47,6 +49,7 @@ struct pc_judgement {
   enum pc_verdict verdict;    /* PC_V_OK, PC_V_FS_CORRUPT or PC_V_UNMOUNTABLE */
   char evidence[PC_EVIDENCE_MAX];
   int64_t fsck_as;            /* the tag of the state whose e2fsck answer this is, or -1 */
+  char note[256];             /* how it was judged, if not as usual (also in evidence) */
   bool have_tree;             /* verdict OK, read_tree, and the tree could be read */
   struct pc_mark tree;
   char problems[512];         /* what the tree walk could not read */

@@ -287,6 +287,8 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     json_object *w = json_object_new_object ();
     json_object_object_add (w, "fsck_runs", json_object_new_uint64 (res->work.fsck_runs));
     json_object_object_add (w, "fsck_reused", json_object_new_uint64 (res->work.fsck_reused));
+    json_object_object_add (w, "recovered_in_process",
+                            json_object_new_uint64 (res->work.recover_here));
     json_object_object_add (w, "recovered_by_e2fsck",
                             json_object_new_uint64 (res->work.recover_e2fsck));
     json_object_object_add (w, "files_read", json_object_new_uint64 (res->work.files_read));
@@ -401,6 +403,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
       res->work.fsck_runs = (uint64_t) json_object_get_int64 (x);
     if ((x = get (v, "fsck_reused", json_type_int)))
       res->work.fsck_reused = (uint64_t) json_object_get_int64 (x);
+    if ((x = get (v, "recovered_in_process", json_type_int)))
+      res->work.recover_here = (uint64_t) json_object_get_int64 (x);
     if ((x = get (v, "recovered_by_e2fsck", json_type_int)))
       res->work.recover_e2fsck = (uint64_t) json_object_get_int64 (x);
     if ((x = get (v, "files_read", json_type_int)))
@@ -587,6 +591,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
     m->unique += parts[i]->unique;
     m->work.fsck_runs += parts[i]->work.fsck_runs;
     m->work.fsck_reused += parts[i]->work.fsck_reused;
+    m->work.recover_here += parts[i]->work.recover_here;
     m->work.recover_e2fsck += parts[i]->work.recover_e2fsck;
     m->work.files_read += parts[i]->work.files_read;
     m->work.files_reused += parts[i]->work.files_reused;

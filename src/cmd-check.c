@@ -41,6 +41,8 @@ usage (FILE *f)
 "      --keep-trimmed    trimmed ranges keep their old data (default: zeros)\n"
 "      --timeout S       time limit per program run on a state (default 60)\n"
 "      --workdir DIR     scratch directory (default: $TMPDIR, /dev/shm or /tmp)\n"
+"      --plain           the plain method, to compare with: e2fsck replays every\n"
+"                        journal and checks every distinct image, every file is read\n"
 "  -q, --quiet           no text report on stdout\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -156,7 +158,7 @@ int
 cmd_check (int argc, char **argv)
 {
   enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
-         OPT_WORKDIR };
+         OPT_WORKDIR, OPT_PLAIN };
   static const struct option opts[] = {
     { "model", required_argument, NULL, 'm' },
     { "seed", required_argument, NULL, OPT_SEED },
@@ -170,6 +172,7 @@ cmd_check (int argc, char **argv)
     { "keep-trimmed", no_argument, NULL, OPT_KEEP_TRIMMED },
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "workdir", required_argument, NULL, OPT_WORKDIR },
+    { "plain", no_argument, NULL, OPT_PLAIN },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -236,6 +239,7 @@ cmd_check (int argc, char **argv)
       cfg.timeout_s = (int) v;
       break;
     case OPT_WORKDIR: cfg.work_dir = optarg; break;
+    case OPT_PLAIN: cfg.plain = true; break;
     case 'q': quiet = true; break;
     case 'h': usage (stdout); return EXIT_OK;
     default: return pc_usage_error ("check");
