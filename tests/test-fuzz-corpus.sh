@@ -3,7 +3,7 @@
 # each input that once crashed it) without crashing or failing a check.
 source "$top_srcdir/tests/functions.sh"
 
-for h in log mark dmlog fstree nbd request; do
+for h in log mark dmlog fstree nbd request recover; do
   corpus=$top_srcdir/tests/fuzz/corpus/$h
   wrapper=$POWERCUT_WRAPPER
   # valgrind serialises threads and cannot follow io_uring: the nbd harness
