@@ -325,7 +325,8 @@ hash_file (struct walk *w, ext2_ino_t ino, const uint8_t *raw, size_t rawlen,
       e->inode = ~ih;           /* never matches: read next time */
       return 0;
     }
-    memcpy (blk, w->blk, w->nblk * sizeof *blk);
+    if (w->nblk)
+      memcpy (blk, w->blk, w->nblk * sizeof *blk);
     free (e->blk);
     e->blk = blk;
     e->nblk = w->nblk;

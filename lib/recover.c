@@ -493,7 +493,8 @@ replay (struct journal *j)
 
   if (buf == NULL)
     return -ENOMEM;
-  qsort (j->revs, j->nrevs, sizeof *j->revs, revoke_cmp);
+  if (j->nrevs > 1)
+    qsort (j->revs, j->nrevs, sizeof *j->revs, revoke_cmp);
   /* Check every block first: a refusal must leave the image unchanged. */
   for (size_t i = 0; i < j->ntags && r == 0; i++) {
     struct tag *t = &j->tags[i];
