@@ -1,0 +1,265 @@
+/* check_judge.c: unit tests of lib/judge: when a state takes an earlier
+ * state's e2fsck answer and when it must not (a damaged metadata block of
+ * a state that would otherwise take it is reported), and a tree read with
+ * the cache against one read without (on an ext4 image made by mkfs.ext4). */
+#include <config.h>
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "disk.h"
+#include "fstree.h"
+#include "judge.h"
+#include "memio.h"
+#include "util.h"
+#include "unit.h"
+
+static char dir[64], img[128], mirror[128];
+static struct pc_image *im;
+static struct pc_judge *jd;
+static int mfd = -1;
+
+/* The filesystem block where file ino's data (or the directory's) starts. */
+static uint64_t
+first_block (ext2_ino_t ino)
+{
+  ext2_filsys fs;
+  blk64_t b = 0;
+
+  ck_assert_int_eq (pc_memio_open (pc_image_data (im), pc_image_size (im),
+                                   EXT2_FLAG_64BITS, &fs), 0);
+  ck_assert_int_eq (ext2fs_bmap2 (fs, ino, NULL, NULL, 0, 0, NULL, &b), 0);
+  ext2fs_close_free (&fs);
+  ck_assert_uint_ne (b, 0);
+  return b;
+}
+
+static ext2_ino_t
+lookup (const char *name)
+{
+  ext2_filsys fs;
+  ext2_ino_t ino = 0;
+
+  ck_assert_int_eq (pc_memio_open (pc_image_data (im), pc_image_size (im),
+                                   EXT2_FLAG_64BITS, &fs), 0);
+  ck_assert_int_eq (ext2fs_lookup (fs, EXT2_ROOT_INO, name, (int) strlen (name), NULL, &ino), 0);
+  ext2fs_close_free (&fs);
+  return ino;
+}
+
+static void
+setup (void)
+{
+  struct pc_judge_config cfg = { 0 };
+  char cmd[2048];
+  uint8_t *mem, hash[16];
+  uint64_t size;
+
+  strcpy (dir, "/tmp/check_judge.XXXXXX");
+  ck_assert_ptr_nonnull (mkdtemp (dir));
+  snprintf (img, sizeof img, "%s/fs.img", dir);
+  snprintf (mirror, sizeof mirror, "%s/state.img", dir);
+  /* A small ext4 with two files of a few blocks. */
+  snprintf (cmd, sizeof cmd,
+            "mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0 %s 16M >/dev/null && "
+            "seq 1 20000 > %s/data && "
+            "debugfs -w -R 'write %s/data a' %s >/dev/null 2>&1 && "
+            "debugfs -w -R 'write %s/data b' %s >/dev/null 2>&1",
+            img, dir, dir, img, dir, img);
+  ck_assert_int_eq (system (cmd), 0);
+  ck_assert_int_eq (pc_image_read (img, 0, 0, &mem, &size, hash), 0);
+  mfd = open (mirror, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ck_assert_int_ge (mfd, 0);
+  ck_assert_int_eq (pc_image_new (size, mem, mfd, PC_IMAGE_HASH, &im), 0);
+  pc_image_unmap (mem, size);
+  cfg.image_path = mirror;
+  cfg.timeout_s = 60;
+  cfg.now = 1700000000;
+  cfg.hash_limit = UINT64_MAX;
+  cfg.read_tree = true;
+  ck_assert_int_eq (pc_judge_new (&cfg, im, &jd), 0);
+}
+
+static void
+teardown (void)
+{
+  char cmd[256];
+
+  pc_judge_free (jd);
+  pc_image_free (im);
+  close (mfd);
+  snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq (system (cmd), 0);
+}
+
+/* Judges the image as state tag; returns the judgement (tree freed). */
+static struct pc_judgement
+judge (int64_t tag)
+{
+  struct pc_judgement jm;
+
+  ck_assert_int_eq (pc_judge_state (jd, tag, &jm), 0);
+  pc_judgement_clear (&jm);
+  return jm;
+}
+
+/* Writes len bytes of b at filesystem block blk (4 KiB), in an overlay. */
+static void
+scribble (uint64_t blk, size_t off, uint8_t b, size_t len)
+{
+  uint8_t buf[4096];
+
+  memset (buf, b, sizeof buf);
+  ck_assert_int_eq (pc_image_write (im, blk * 4096 + off, buf, len), 0);
+}
+
+START_TEST (same_bytes_same_answer)
+{
+  struct pc_judge_stats st;
+  struct pc_judgement a = judge (10), b = judge (11);
+
+  ck_assert_int_eq (a.verdict, PC_V_OK);
+  ck_assert_int_eq (a.fsck_as, -1);
+  /* nothing changed: the second state takes the first one's answer */
+  ck_assert_int_eq (b.verdict, PC_V_OK);
+  ck_assert_int_eq (b.fsck_as, 10);
+  pc_judge_get_stats (jd, &st);
+  ck_assert_uint_eq (st.fsck_runs, 1);
+  ck_assert_uint_eq (st.fsck_reused, 1);
+}
+END_TEST
+
+START_TEST (unread_change_keeps_answer)
+{
+  struct pc_judgement a = judge (1), b;
+
+  /* the last block of the filesystem is free: e2fsck never reads it */
+  ck_assert_int_eq (pc_image_overlay_begin (im), 0);
+  scribble (16 * 256 - 1, 0, 0xa5, 4096);
+  b = judge (2);
+  ck_assert_int_eq (a.verdict, PC_V_OK);
+  ck_assert_int_eq (b.verdict, PC_V_OK);
+  ck_assert_int_eq (b.fsck_as, 1);
+  ck_assert_int_eq (pc_image_overlay_end (im), 0);
+}
+END_TEST
+
+START_TEST (damaged_metadata_is_checked)
+{
+  struct pc_judge_stats st;
+  struct pc_judgement a = judge (1), b, c;
+
+  /* the root directory's block, which e2fsck read: damaged, the state is
+   * checked again and found corrupt */
+  ck_assert_int_eq (pc_image_overlay_begin (im), 0);
+  scribble (first_block (EXT2_ROOT_INO), 24, 0xff, 64);
+  b = judge (2);
+  ck_assert_int_eq (a.verdict, PC_V_OK);
+  ck_assert_int_ne (b.verdict, PC_V_OK);
+  ck_assert_int_eq (b.fsck_as, -1);
+  ck_assert_int_eq (pc_image_overlay_end (im), 0);
+  /* and with the damage undone, the first answer holds again */
+  c = judge (3);
+  ck_assert_int_eq (c.verdict, PC_V_OK);
+  ck_assert_int_eq (c.fsck_as, 1);
+  pc_judge_get_stats (jd, &st);
+  ck_assert_uint_eq (st.fsck_runs, 2);
+}
+END_TEST
+
+START_TEST (damaged_inode_table_is_checked)
+{
+  struct pc_judgement a = judge (1), b;
+  ext2_ino_t ino = lookup ("b");
+  ext2_filsys fs;
+  blk64_t itab;
+
+  ck_assert_int_eq (pc_memio_open (pc_image_data (im), pc_image_size (im),
+                                   EXT2_FLAG_64BITS, &fs), 0);
+  itab = ext2fs_inode_table_loc (fs, 0) + (ino - 1) * EXT2_INODE_SIZE (fs->super) / 4096;
+  ext2fs_close_free (&fs);
+  /* one inode of the table, e2fsck read it: its mode and checksum are wrong now */
+  ck_assert_int_eq (pc_image_overlay_begin (im), 0);
+  scribble (itab, ((ino - 1) % 16) * 256, 0x77, 8);
+  b = judge (2);
+  ck_assert_int_eq (a.verdict, PC_V_OK);
+  ck_assert_int_ne (b.verdict, PC_V_OK);
+  ck_assert_int_eq (b.fsck_as, -1);
+  ck_assert_int_eq (pc_image_overlay_end (im), 0);
+}
+END_TEST
+
+/* The entry of name in the tree, or NULL. */
+static const struct pc_entry *
+entry (const struct pc_mark *m, const char *name)
+{
+  return pc_mark_find (m, name);
+}
+
+START_TEST (cached_tree_is_the_tree)
+{
+  struct pc_judgement a, b;
+  struct pc_mark plain;
+  char problems[512];
+  uint8_t ha[16], hb[16];
+  struct pc_judge_stats st;
+
+  ck_assert_int_eq (pc_judge_state (jd, 1, &a), 0);
+  ck_assert (a.have_tree);
+  memcpy (ha, entry (&a.tree, "a")->hash, 16);
+  memcpy (hb, entry (&a.tree, "b")->hash, 16);
+  ck_assert_mem_eq (ha, hb, 16);
+  pc_judgement_clear (&a);
+  /* a's first data block changes (e2fsck does not read file data) */
+  ck_assert_int_eq (pc_image_overlay_begin (im), 0);
+  scribble (first_block (lookup ("a")), 100, 'x', 10);
+  ck_assert_int_eq (pc_judge_state (jd, 2, &b), 0);
+  ck_assert (b.have_tree);
+  ck_assert_int_eq (b.fsck_as, 1);
+  /* a is read again and hashes differently, b is taken from the cache */
+  ck_assert_mem_ne (entry (&b.tree, "a")->hash, ha, 16);
+  ck_assert_mem_eq (entry (&b.tree, "b")->hash, hb, 16);
+  pc_judge_get_stats (jd, &st);
+  ck_assert_uint_ge (st.files_reused, 1);
+  /* the same tree as a walk without any cache */
+  ck_assert_int_eq (pc_fstree_read_mem (pc_image_data (im), pc_image_size (im), UINT64_MAX,
+                                        &plain, problems, sizeof problems), 0);
+  ck_assert_uint_eq (plain.nentries, b.tree.nentries);
+  for (size_t i = 0; i < plain.nentries; i++) {
+    ck_assert_str_eq (plain.entries[i].path, b.tree.entries[i].path);
+    ck_assert_mem_eq (plain.entries[i].hash, b.tree.entries[i].hash, 16);
+    ck_assert_uint_eq (plain.entries[i].size, b.tree.entries[i].size);
+  }
+  pc_mark_free (&plain);
+  pc_judgement_clear (&b);
+  ck_assert_int_eq (pc_image_overlay_end (im), 0);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("judge");
+  TCase *tc = tcase_create ("e2fsck answers");
+
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, same_bytes_same_answer);
+  tcase_add_test (tc, unread_change_keeps_answer);
+  tcase_add_test (tc, damaged_metadata_is_checked);
+  tcase_add_test (tc, damaged_inode_table_is_checked);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("tree cache");
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, cached_tree_is_the_tree);
+  suite_add_tcase (s, tc);
+  return pc_unit_run (s);
+}
