@@ -37,7 +37,11 @@ static struct {
   uint64_t *map;                /* journal block -> filesystem block */
   uint64_t nmap;
   unsigned bs;
+  struct pc_image *im;          /* the template, each input in an overlay */
   struct pc_recover_cache *cache;
+  int fd;                       /* the template as a file, for e2fsck */
+  char path[64];
+  uint8_t *buf;
 } T;
 
 static int
@@ -89,63 +93,86 @@ setup (void)
   T.map = calloc (T.nmap, sizeof *T.map);
   if (T.map == NULL ||
       ext2fs_block_iterate3 (fs, EXT2_JOURNAL_INO, BLOCK_FLAG_READ_ONLY, NULL, note, NULL) != 0 ||
-      pc_recover_cache_new (&T.cache) < 0)
+      pc_recover_cache_new (&T.cache) < 0 ||
+      pc_image_new (T.size, T.img, -1, PC_IMAGE_HASH, &T.im) < 0 ||
+      (T.fd = fuzz_memfile (T.img, T.size, T.path)) < 0 || (T.buf = malloc (T.size)) == NULL)
     abort ();
+  snprintf (T.path, sizeof T.path, "/proc/%d/fd/%d", (int) getpid (), T.fd);
   ext2fs_close_free (&fs);
   pc_image_free (im);
   pc_states_free (st, n);
   pc_index_free (&ix);
 }
 
+/* Puts blocks [first, first+count) of the template back into the file. */
+static void
+restore (uint64_t first, uint64_t count)
+{
+  uint64_t off = first * PC_IMAGE_BLOCK, len = count * PC_IMAGE_BLOCK;
+
+  if (off >= T.size)
+    return;
+  if (len > T.size - off)
+    len = T.size - off;
+  if (pwrite (T.fd, T.img + off, len, (off_t) off) != (ssize_t) len)
+    abort ();
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
+  const uint8_t *ours;
   struct pc_fsck_result fr;
-  struct pc_image *im;
-  uint8_t *state;
-  char why[256], path[64];
-  int fd, r;
+  struct pc_fsck_io io;
+  char why[256];
+  int r;
 
   if (T.img == NULL)
     setup ();
-  state = malloc (T.size);
-  if (state == NULL)
+  ours = pc_image_data (T.im);
+  /* The input over the template's journal, in an overlay and in the file. */
+  if (pc_image_overlay_begin (T.im) < 0)
     abort ();
-  memcpy (state, T.img, T.size);
   for (uint64_t b = 0; b < T.nmap && b * T.bs < size; b++) {
     size_t n = size - b * T.bs < T.bs ? size - b * T.bs : T.bs;
-    memcpy (state + T.map[b] * T.bs, data + b * T.bs, n);
+    if (pc_image_write (T.im, T.map[b] * T.bs, data + b * T.bs, n) < 0 ||
+        pwrite (T.fd, data + b * T.bs, n, (off_t) (T.map[b] * T.bs)) != (ssize_t) n)
+      abort ();
   }
-  if (pc_image_new (T.size, state, -1, PC_IMAGE_HASH, &im) < 0)
-    abort ();
-  r = pc_recover (im, NOW, T.cache, why, sizeof why);
+  r = pc_recover (T.im, NOW, T.cache, why, sizeof why);
   if (r == 1) {
     /* e2fsck on the same state: it must agree. */
-    fd = fuzz_memfile (state, T.size, path);
-    if (fd < 0)
-      abort ();
-    snprintf (path, sizeof path, "/proc/%d/fd/%d", (int) getpid (), fd);
-    if (pc_fsck_recover (path, 30, NOW, &fr, NULL) < 0)
+    if (pc_fsck_recover (T.path, 30, NOW, &fr, &io) < 0)
       abort ();
     if (fr.verdict != PC_V_OK) {
       fprintf (stderr, "fuzz-recover: replayed here, but e2fsck failed: %s\n", fr.evidence);
       abort ();
     }
-    if (pc_pread_all (fd, state, T.size, 0) < 0)
+    if (pc_pread_all (T.fd, T.buf, T.size, 0) < 0)
       abort ();
-    memcpy (state + 1024 + SB_KBYTES_WRITTEN, pc_image_data (im) + 1024 + SB_KBYTES_WRITTEN, 8);
-    pc_put_le32 (state + 1024 + SB_CHECKSUM, ext2fs_crc32c_le (~0u, state + 1024, SB_CHECKSUM));
-    for (uint64_t off = 0; off < T.size; off++)
-      if (state[off] != pc_image_data (im)[off]) {
-        fprintf (stderr, "fuzz-recover: the image differs from e2fsck's at byte %llu\n",
-                 (unsigned long long) off);
-        abort ();
-      }
-    close (fd);
+    memcpy (T.buf + 1024 + SB_KBYTES_WRITTEN, ours + 1024 + SB_KBYTES_WRITTEN, 8);
+    pc_put_le32 (T.buf + 1024 + SB_CHECKSUM, ext2fs_crc32c_le (~0u, T.buf + 1024, SB_CHECKSUM));
+    if (memcmp (T.buf, ours, T.size) != 0) {
+      uint64_t off = 0;
+      while (T.buf[off] == ours[off])
+        off++;
+      fprintf (stderr, "fuzz-recover: the image differs from e2fsck's at byte %llu\n",
+               (unsigned long long) off);
+      abort ();
+    }
+    if (!io.known)
+      restore (0, (T.size + PC_IMAGE_BLOCK - 1) / PC_IMAGE_BLOCK);
+    for (size_t i = 0; i < io.written.n; i++)
+      restore (io.written.first[i], io.written.count[i]);
+    pc_fsck_io_free (&io);
   }
   else if (r < 0 && r != -ENOTSUP)
     abort ();
-  pc_image_free (im);
-  free (state);
+  /* Back to the template, in memory and in the file. */
+  if (pc_image_overlay_end (T.im) < 0)
+    abort ();
+  for (uint64_t b = 0; b < T.nmap && b * T.bs < size; b++)
+    if (pwrite (T.fd, T.img + T.map[b] * T.bs, T.bs, (off_t) (T.map[b] * T.bs)) != (ssize_t) T.bs)
+      abort ();
   return 0;
 }
