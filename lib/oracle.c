@@ -18,13 +18,22 @@ struct pc_oracle {
   struct omark *marks;        /* marks with a manifest, in log order */
   size_t n;
   char **known;               /* every path any manifest names, sorted */
+  size_t *first;              /* the first mark (index in marks) naming each */
   size_t nknown;
 };
 
+struct named {
+  char *path;
+  size_t mark;
+};
+
 static int
-strp_cmp (const void *a, const void *b)
+named_cmp (const void *a, const void *b)
 {
-  return strcmp (*(char *const *) a, *(char *const *) b);
+  const struct named *x = a, *y = b;
+  int c = strcmp (x->path, y->path);
+
+  return c ? c : x->mark < y->mark ? -1 : x->mark > y->mark;
 }
 
 int
@@ -64,18 +73,27 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, siz
     o->marks[o->n++].m = m;
     total += m.nentries;
   }
-  o->known = malloc ((total ? total : 1) * sizeof *o->known);
-  if (o->known == NULL) {
-    pc_oracle_free (o);
-    return -ENOMEM;
+  {
+    struct named *all = malloc ((total ? total : 1) * sizeof *all);
+    o->known = malloc ((total ? total : 1) * sizeof *o->known);
+    o->first = malloc ((total ? total : 1) * sizeof *o->first);
+    if (all == NULL || o->known == NULL || o->first == NULL) {
+      free (all);
+      pc_oracle_free (o);
+      return -ENOMEM;
+    }
+    for (size_t i = 0; i < o->n; i++)
+      for (size_t j = 0; j < o->marks[i].m.nentries; j++)
+        all[k++] = (struct named) { o->marks[i].m.entries[j].path, i };
+    if (k > 1)
+      qsort (all, k, sizeof *all, named_cmp);
+    for (size_t i = 0; i < k; i++)
+      if (o->nknown == 0 || strcmp (o->known[o->nknown - 1], all[i].path) != 0) {
+        o->known[o->nknown] = all[i].path;
+        o->first[o->nknown++] = all[i].mark;
+      }
+    free (all);
   }
-  for (size_t i = 0; i < o->n; i++)
-    for (size_t j = 0; j < o->marks[i].m.nentries; j++)
-      o->known[k++] = o->marks[i].m.entries[j].path;
-  qsort (o->known, k, sizeof *o->known, strp_cmp);
-  for (size_t i = 0; i < k; i++)
-    if (o->nknown == 0 || strcmp (o->known[o->nknown - 1], o->known[i]) != 0)
-      o->known[o->nknown++] = o->known[i];
   *ret = o;
   return 0;
 }
@@ -89,6 +107,7 @@ pc_oracle_free (struct pc_oracle *o)
     pc_mark_free (&o->marks[i].m);
   free (o->marks);
   free (o->known);
+  free (o->first);
   free (o);
 }
 
@@ -173,12 +192,6 @@ durable_at (const struct omark *m, const char *path)
     if (strcmp (m->m.durable[i], path) == 0)
       return true;
   return false;
-}
-
-static bool
-known (const struct pc_oracle *o, const char *path)
-{
-  return bsearch (&path, o->known, o->nknown, sizeof *o->known, strp_cmp) != NULL;
 }
 
 /* Appends one finding line; keeps the buffer NUL-terminated. */
@@ -284,8 +297,7 @@ enum pc_verdict
 pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
                  char *findings, size_t len)
 {
-  size_t nbefore = 0, last, pos = 0, np = 0, k = 0;
-  const char **paths;
+  size_t nbefore = 0, last, pos = 0, i = 0, j = 0;
   enum pc_verdict worst = PC_V_OK;
 
   findings[0] = '\0';
@@ -295,38 +307,30 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
     nbefore++;
   last = nbefore < o->n ? nbefore : o->n - 1;
 
-  /* Every path the window's marks or the image name, once, in order. */
-  for (size_t i = 0; i <= last; i++)
-    np += o->marks[i].m.nentries;
-  np += found->nentries;
-  paths = malloc ((np ? np : 1) * sizeof *paths);
-  if (paths == NULL) {
-    snprintf (findings, len, "mismatch\t/\tout of memory\t-\n");
-    return PC_V_MISMATCH;
-  }
-  for (size_t i = 0; i <= last; i++)
-    for (size_t j = 0; j < o->marks[i].m.nentries; j++)
-      paths[k++] = o->marks[i].m.entries[j].path;
-  for (size_t j = 0; j < found->nentries; j++)
-    paths[k++] = found->entries[j].path;
-  qsort (paths, k, sizeof *paths, strp_cmp);
-
-  for (size_t i = 0; i < k; i++) {
-    const struct pc_entry *f;
+  /* Every path the window's marks or the image name, once, in order: the
+   * known paths and the image's, both sorted, merged. */
+  while (i < o->nknown || j < found->nentries) {
+    int c = i == o->nknown ? 1 : j == found->nentries ? -1
+            : strcmp (o->known[i], found->entries[j].path);
+    const struct pc_entry *f = c >= 0 ? &found->entries[j] : NULL;
     enum pc_verdict v;
-    if (i > 0 && strcmp (paths[i], paths[i - 1]) == 0)
-      continue;
-    f = pc_mark_find (found, paths[i]);
-    if (!known (o, paths[i])) {
+    if (c > 0) {
+      /* No manifest names it. */
       char desc[256];
       describe (f, desc, sizeof desc);
-      finding (findings, len, &pos, "unmentioned", paths[i], desc, "-");
+      finding (findings, len, &pos, "unmentioned", f->path, desc, "-");
+      j++;
       continue;
     }
-    v = judge_path (o, nbefore, last, paths[i], f, findings, len, &pos);
+    if (c < 0 && o->first[i] > last) {
+      i++;                      /* named only by later marks, and not here */
+      continue;
+    }
+    v = judge_path (o, nbefore, last, o->known[i], f, findings, len, &pos);
     if (verdict_rank (v) > verdict_rank (worst))
       worst = v;
+    i++;
+    j += c == 0;
   }
-  free (paths);
   return worst;
 }
