@@ -24,8 +24,8 @@ struct cached {
   ext2_ino_t ino;             /* 0: a free slot */
   XXH64_hash_t inode;         /* of its inode's bytes */
   XXH64_hash_t blocks;        /* of the hashes of the blocks it maps */
-  uint64_t *blk;              /* those blocks (image blocks) */
-  size_t nblk;
+  uint64_t *blk;              /* those blocks (image blocks), as runs: first, count */
+  size_t nblk;                /* runs */
   uint8_t hash[16];
   uint8_t headlen;
   uint8_t head[PC_ENTRY_HEAD];
@@ -51,8 +51,8 @@ struct walk {
   uint64_t hash_limit;
   const struct pc_image *im;  /* with cache: the image, for block hashes */
   struct pc_fstree_cache *cache;
-  uint64_t *blk;              /* the blocks of the file being hashed */
-  size_t nblk, capblk;
+  uint64_t *blk;              /* the blocks of the file being hashed, as runs */
+  size_t nblk, capblk;        /* runs */
   bool blk_failed;
 };
 
@@ -197,34 +197,44 @@ cache_put (struct pc_fstree_cache *c, ext2_ino_t ino)
   return e;
 }
 
-/* The hash of the current content of the blocks listed. */
+/* The hash of the current content of the runs of blocks listed. */
 static XXH64_hash_t
-blocks_digest (const struct pc_image *im, const uint64_t *blk, size_t n)
+blocks_digest (const struct pc_image *im, const uint64_t *runs, size_t n)
 {
   XXH3_state_t st;
-  static const uint8_t none[16];
 
   XXH3_64bits_reset (&st);
   for (size_t i = 0; i < n; i++) {
-    const void *h = pc_image_block_hash (im, blk[i]);
-    XXH3_64bits_update (&st, &blk[i], sizeof blk[i]);
-    XXH3_64bits_update (&st, h ? h : none, 16);
+    const void *h = pc_image_block_hashes (im, runs[2 * i], runs[2 * i + 1]);
+    XXH3_64bits_update (&st, &runs[2 * i], 2 * sizeof *runs);
+    if (h)
+      XXH3_64bits_update (&st, h, 16 * runs[2 * i + 1]);
+    else
+      XXH3_64bits_update (&st, "beyond", 6);
   }
   return XXH3_64bits_digest (&st);
 }
 
+/* Appends block b to the runs (one more block of the last run if it
+ * follows it). */
 static int
 add_blk (struct walk *w, uint64_t b)
 {
+  if (w->nblk > 0 && w->blk[2 * w->nblk - 2] + w->blk[2 * w->nblk - 1] == b) {
+    w->blk[2 * w->nblk - 1]++;
+    return 0;
+  }
   if (w->nblk == w->capblk) {
     size_t ncap = w->capblk ? w->capblk * 2 : 64;
-    uint64_t *n = realloc (w->blk, ncap * sizeof *n);
+    uint64_t *n = realloc (w->blk, 2 * ncap * sizeof *n);
     if (n == NULL)
       return -1;
     w->blk = n;
     w->capblk = ncap;
   }
-  w->blk[w->nblk++] = b;
+  w->blk[2 * w->nblk] = b;
+  w->blk[2 * w->nblk + 1] = 1;
+  w->nblk++;
   return 0;
 }
 
@@ -320,13 +330,13 @@ hash_file (struct walk *w, ext2_ino_t ino, const uint8_t *raw, size_t rawlen,
   c->read++;
   err = hash_inode (w, ino, ent);
   if (err == 0 && list_blocks (w, ino, inode) == 0 && (e = cache_put (c, ino)) != NULL) {
-    uint64_t *blk = malloc ((w->nblk ? w->nblk : 1) * sizeof *blk);
+    uint64_t *blk = malloc ((w->nblk ? 2 * w->nblk : 1) * sizeof *blk);
     if (blk == NULL) {
       e->inode = ~ih;           /* never matches: read next time */
       return 0;
     }
     if (w->nblk)
-      memcpy (blk, w->blk, w->nblk * sizeof *blk);
+      memcpy (blk, w->blk, 2 * w->nblk * sizeof *blk);
     free (e->blk);
     e->blk = blk;
     e->nblk = w->nblk;

@@ -443,6 +443,12 @@ pc_image_block_hash (const struct pc_image *im, uint64_t b)
   return im->bh && b < im->nblocks ? &im->bh[b] : NULL;
 }
 
+const void *
+pc_image_block_hashes (const struct pc_image *im, uint64_t first, uint64_t count)
+{
+  return im->bh && first < im->nblocks && count <= im->nblocks - first ? &im->bh[first] : NULL;
+}
+
 int
 pc_image_overlay_merge (struct pc_image *im)
 {

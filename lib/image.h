@@ -78,4 +78,8 @@ int pc_image_rewrite (struct pc_image *im, uint64_t off, uint64_t len);
  * PC_IMAGE_HASH or beyond the end.  Valid until the next change. */
 const void *pc_image_block_hash (const struct pc_image *im, uint64_t b);
 
+/* The hashes of blocks first .. first+count-1, one after another (16
+ * bytes each), or NULL as above. */
+const void *pc_image_block_hashes (const struct pc_image *im, uint64_t first, uint64_t count);
+
 #endif

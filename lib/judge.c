@@ -95,12 +95,12 @@ answer_holds (const struct pc_judge *j, const struct answer *a)
 {
   size_t k = 0;
 
-  for (size_t i = 0; i < a->read.n; i++)
-    for (uint64_t b = a->read.first[i]; b < a->read.first[i] + a->read.count[i]; b++, k++) {
-      const void *h = pc_image_block_hash (j->im, b);
-      if (h == NULL || memcmp (h, a->hash[k], 16) != 0)
-        return false;
-    }
+  for (size_t i = 0; i < a->read.n; i++) {
+    const void *h = pc_image_block_hashes (j->im, a->read.first[i], a->read.count[i]);
+    if (h == NULL || memcmp (h, a->hash[k], 16 * a->read.count[i]) != 0)
+      return false;
+    k += a->read.count[i];
+  }
   return true;
 }
 
@@ -115,15 +115,15 @@ answer_keep (struct pc_judge *j, int64_t tag, const struct pc_fsck_result *fr,
 
   if (total == 0 || total > SIZE_MAX / 16 || (hash = malloc (total * 16)) == NULL)
     return;
-  for (size_t i = 0; i < io->read.n; i++)
-    for (uint64_t b = io->read.first[i]; b < io->read.first[i] + io->read.count[i]; b++) {
-      const void *h = pc_image_block_hash (j->im, b);
-      if (h == NULL) {
-        free (hash);        /* it read beyond the image: nothing to reuse */
-        return;
-      }
-      memcpy (hash[k++], h, 16);
+  for (size_t i = 0; i < io->read.n; i++) {
+    const void *h = pc_image_block_hashes (j->im, io->read.first[i], io->read.count[i]);
+    if (h == NULL) {
+      free (hash);          /* it read beyond the image: nothing to reuse */
+      return;
     }
+    memcpy (hash[k], h, 16 * io->read.count[i]);
+    k += io->read.count[i];
+  }
   answer_clear (a);
   a->used = true;
   a->tag = tag;
