@@ -368,6 +368,8 @@ scan (struct journal *j, uint32_t start, uint32_t seq, uint32_t *ret_end)
     type = pc_get_be32 (b + 4);
     if (type == JBD2_DESCRIPTOR) {
       size_t limit = j->bs - (j->csum ? 4 : 0), off = 12;
+      uint64_t skip = pos;      /* where e2fsck's scan goes on: past all the tags, */
+      uint32_t ntags = 0;       /* wrapped once (its replay wraps at each one) */
       if (!tail_ok (j, here, b, MEMO_DESCRIPTOR))
         return refuse (j, "journal block %u: a descriptor's checksum does not match", here);
       while (off + j->tag_bytes <= limit) {
@@ -385,10 +387,17 @@ scan (struct journal *j, uint32_t start, uint32_t seq, uint32_t *ret_end)
         if ((r = add_tag (j, &tg)) < 0)
           return r;
         pos = advance (j, pos);
+        ntags++;
         off += j->tag_bytes + (flags & TAG_SAME_UUID ? 0 : 16);
         if (flags & TAG_LAST)
           break;
       }
+      skip += ntags;
+      if (skip >= j->total)
+        skip -= j->total - j->first;
+      if (skip != pos)
+        return refuse (j, "journal block %u: a descriptor with more tags than the journal "
+                       "has room for", here);
     }
     else if (type == JBD2_COMMIT) {
       uint64_t t = pc_get_be64 (b + COMMIT_SEC);
