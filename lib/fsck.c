@@ -139,16 +139,10 @@ blocks_add (struct pc_blocks *b, uint64_t off, uint64_t len)
   if (len == 0)
     return 0;
   if (b->n == b->cap) {
-    size_t ncap = b->cap ? b->cap * 2 : 256;
-    uint64_t *f = realloc (b->first, ncap * sizeof *f), *c;
-    if (f == NULL)
+    size_t cap = b->cap;
+    if (pc_grow (&b->first, &cap, b->n + 1, sizeof *b->first, 256) < 0 ||
+        pc_grow (&b->count, &b->cap, b->n + 1, sizeof *b->count, 256) < 0)
       return -ENOMEM;
-    b->first = f;
-    c = realloc (b->count, ncap * sizeof *c);
-    if (c == NULL)
-      return -ENOMEM;
-    b->count = c;
-    b->cap = ncap;
   }
   b->first[b->n] = off / PC_IMAGE_BLOCK;
   b->count[b->n] = (off + len - 1) / PC_IMAGE_BLOCK - off / PC_IMAGE_BLOCK + 1;
@@ -315,56 +309,28 @@ run_e2fsck (const char *const *args, const char *path, int timeout_s, int64_t no
   return r;
 }
 
-int
-pc_fsck_recover (const char *path, int timeout_s, int64_t now,
-                 struct pc_fsck_result *res, struct pc_fsck_io *io)
+/* What journal_only's exit status and output say. */
+static void
+judge_recovery (int r, char *out, const char *path, int timeout_s, struct pc_fsck_result *res)
 {
-  static const char *const args[] = { "-y", "-E", "journal_only", NULL };
-  char *out = malloc (OUT_MAX);
-  int r;
-
-  memset (res, 0, sizeof *res);
-  if (io)
-    memset (io, 0, sizeof *io);
-  if (out == NULL)
-    return -ENOMEM;
-  r = run_e2fsck (args, path, timeout_s, now, out, OUT_MAX, io);
-  if (r == -ENOENT)
-    goto out;
-  if (r < 0 || r > (PC_E2FSCK_CORRECTED | PC_E2FSCK_REBOOT)) {
-    res->verdict = PC_V_UNMOUNTABLE;
-    if (r == -ETIME)
-      snprintf (res->evidence, sizeof res->evidence,
-                "journal recovery did not finish within %d s", timeout_s);
-    else {
-      hide_path (out, path);
-      evidence (res->evidence, sizeof res->evidence, "journal recovery failed:", out);
-    }
-  }
-  else
+  if (r >= 0 && r <= (PC_E2FSCK_CORRECTED | PC_E2FSCK_REBOOT)) {
     res->verdict = PC_V_OK;
-  r = 0;
-out:
-  free (out);
-  return r;
+    return;
+  }
+  res->verdict = PC_V_UNMOUNTABLE;
+  if (r == -ETIME)
+    snprintf (res->evidence, sizeof res->evidence,
+              "journal recovery did not finish within %d s", timeout_s);
+  else {
+    hide_path (out, path);
+    evidence (res->evidence, sizeof res->evidence, "journal recovery failed:", out);
+  }
 }
 
-int
-pc_fsck_check (const char *path, int timeout_s, int64_t now,
-               struct pc_fsck_result *res, struct pc_fsck_io *io)
+/* What -fn's exit status and output say. */
+static void
+judge_check (int r, char *out, const char *path, int timeout_s, struct pc_fsck_result *res)
 {
-  static const char *const args[] = { "-f", "-n", NULL };
-  char *out = malloc (OUT_MAX);
-  int r;
-
-  memset (res, 0, sizeof *res);
-  if (io)
-    memset (io, 0, sizeof *io);
-  if (out == NULL)
-    return -ENOMEM;
-  r = run_e2fsck (args, path, timeout_s, now, out, OUT_MAX, io);
-  if (r == -ENOENT)
-    goto out;
   if (r == 0)
     res->verdict = PC_V_OK;
   else if (r == -ETIME) {
@@ -377,12 +343,51 @@ pc_fsck_check (const char *path, int timeout_s, int64_t now,
     hide_path (out, path);
     evidence (res->evidence, sizeof res->evidence, "", out);
   }
-  /* A run that wrote (it must not) or did not end by itself tells nothing
-   * another image may take. */
-  if (io && (io->written.n > 0 || r < 0 || r >= 256))
-    pc_fsck_io_free (io);
-  r = 0;
-out:
+}
+
+/* Runs e2fsck with args; judge() turns its status and output into res. */
+static int
+fsck_run (const char *const *args, const char *path, int timeout_s, int64_t now,
+          struct pc_fsck_result *res, struct pc_fsck_io *io,
+          void (*judge) (int r, char *out, const char *path, int timeout_s,
+                         struct pc_fsck_result *res))
+{
+  char *out = malloc (OUT_MAX);
+  int r;
+
+  memset (res, 0, sizeof *res);
+  if (io)
+    memset (io, 0, sizeof *io);
+  if (out == NULL)
+    return -ENOMEM;
+  r = run_e2fsck (args, path, timeout_s, now, out, OUT_MAX, io);
+  if (r != -ENOENT) {
+    judge (r, out, path, timeout_s, res);
+    r = 0;
+  }
   free (out);
+  return r;
+}
+
+int
+pc_fsck_recover (const char *path, int timeout_s, int64_t now,
+                 struct pc_fsck_result *res, struct pc_fsck_io *io)
+{
+  static const char *const args[] = { "-y", "-E", "journal_only", NULL };
+
+  return fsck_run (args, path, timeout_s, now, res, io, judge_recovery);
+}
+
+int
+pc_fsck_check (const char *path, int timeout_s, int64_t now,
+               struct pc_fsck_result *res, struct pc_fsck_io *io)
+{
+  static const char *const args[] = { "-f", "-n", NULL };
+  int r = fsck_run (args, path, timeout_s, now, res, io, judge_check);
+
+  /* A run that wrote (it must not) tells nothing another image may take;
+   * one that did not end by itself has no log (run_e2fsck). */
+  if (r == 0 && io && io->written.n > 0)
+    pc_fsck_io_free (io);
   return r;
 }

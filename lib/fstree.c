@@ -16,6 +16,7 @@
 
 #include "fstree.h"
 #include "memio.h"
+#include "util.h"
 
 #define INODE_MAX 1024          /* bytes of an inode looked at */
 
@@ -224,14 +225,8 @@ add_blk (struct walk *w, uint64_t b)
     w->blk[2 * w->nblk - 1]++;
     return 0;
   }
-  if (w->nblk == w->capblk) {
-    size_t ncap = w->capblk ? w->capblk * 2 : 64;
-    uint64_t *n = realloc (w->blk, 2 * ncap * sizeof *n);
-    if (n == NULL)
-      return -1;
-    w->blk = n;
-    w->capblk = ncap;
-  }
+  if (pc_grow (&w->blk, &w->capblk, w->nblk + 1, 2 * sizeof *w->blk, 64) < 0)
+    return -1;
   w->blk[2 * w->nblk] = b;
   w->blk[2 * w->nblk + 1] = 1;
   w->nblk++;

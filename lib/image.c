@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "image.h"
+#include "util.h"
 
 struct undo {
   uint64_t off;
@@ -90,14 +91,8 @@ mark_dirty (struct pc_image *im, uint64_t off, uint64_t len)
     uint64_t bit = UINT64_C(1) << (b % 64);
     if (im->dirty[b / 64] & bit)
       continue;
-    if (im->ndirty == im->capdirty) {
-      size_t ncap = im->capdirty ? im->capdirty * 2 : 1024;
-      uint64_t *n = realloc (im->dlist, ncap * sizeof *n);
-      if (n == NULL)
-        return -ENOMEM;
-      im->dlist = n;
-      im->capdirty = ncap;
-    }
+    if (pc_grow (&im->dlist, &im->capdirty, im->ndirty + 1, sizeof *im->dlist, 1024) < 0)
+      return -ENOMEM;
     im->dirty[b / 64] |= bit;
     im->dlist[im->ndirty++] = b;
   }

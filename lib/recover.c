@@ -307,14 +307,8 @@ tid_gt (uint32_t x, uint32_t y)
 static int
 add_tag (struct journal *j, const struct tag *t)
 {
-  if (j->ntags == j->captags) {
-    size_t ncap = j->captags ? j->captags * 2 : 256;
-    struct tag *n = realloc (j->tags, ncap * sizeof *n);
-    if (n == NULL)
-      return -ENOMEM;
-    j->tags = n;
-    j->captags = ncap;
-  }
+  if (pc_grow (&j->tags, &j->captags, j->ntags + 1, sizeof *j->tags, 256) < 0)
+    return -ENOMEM;
   j->tags[j->ntags++] = *t;
   return 0;
 }
@@ -322,14 +316,8 @@ add_tag (struct journal *j, const struct tag *t)
 static int
 add_revoke (struct journal *j, uint64_t block, uint32_t seq)
 {
-  if (j->nrevs == j->caprevs) {
-    size_t ncap = j->caprevs ? j->caprevs * 2 : 64;
-    struct revoke *n = realloc (j->revs, ncap * sizeof *n);
-    if (n == NULL)
-      return -ENOMEM;
-    j->revs = n;
-    j->caprevs = ncap;
-  }
+  if (pc_grow (&j->revs, &j->caprevs, j->nrevs + 1, sizeof *j->revs, 64) < 0)
+    return -ENOMEM;
   j->revs[j->nrevs++] = (struct revoke) { block, seq };
   return 0;
 }
@@ -574,15 +562,9 @@ collect_block (ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t r
     return BLOCK_ABORT;
   }
   if (blockcnt < 0) {
-    if (c->nmeta == c->capmeta) {
-      size_t ncap = c->capmeta ? c->capmeta * 2 : 16;
-      uint64_t *n = realloc (c->meta, ncap * sizeof *n);
-      if (n == NULL) {
-        c->bad = true;
-        return BLOCK_ABORT;
-      }
-      c->meta = n;
-      c->capmeta = ncap;
+    if (pc_grow (&c->meta, &c->capmeta, c->nmeta + 1, sizeof *c->meta, 16) < 0) {
+      c->bad = true;
+      return BLOCK_ABORT;
     }
     c->meta[c->nmeta++] = *blocknr;
   }

@@ -179,3 +179,24 @@ pc_shell_quote (const char *s, char *buf, size_t len)
   buf[pos] = '\0';
   return pos;
 }
+
+int
+pc_grow (void *pv, size_t *cap, size_t need, size_t elem, size_t first)
+{
+  void **v = pv, *n;
+  size_t ncap = *cap ? *cap : first;
+
+  if (need <= *cap)
+    return 0;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2 / elem)
+      return -ENOMEM;
+    ncap *= 2;
+  }
+  n = realloc (*v, ncap * elem);
+  if (n == NULL)
+    return -ENOMEM;
+  *v = n;
+  *cap = ncap;
+  return 0;
+}

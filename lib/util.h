@@ -112,6 +112,11 @@ int pc_read_all (int fd, void *buf, size_t len);
  * ends first: it was shorter than it said). */
 int pc_pread_all (int fd, void *buf, uint64_t len, uint64_t off);
 
+/* Makes room for at least need elements of elem bytes in the array *pv,
+ * which has room for *cap: doubles it (from first) as needed.  Returns 0
+ * or -ENOMEM (the array is unchanged then). */
+int pc_grow (void *pv, size_t *cap, size_t need, size_t elem, size_t first);
+
 /* Maps the first size bytes of fd read-only (shared), after reading them
  * through once, so that a file that cannot be read is an error here
  * (-EIO) rather than a SIGBUS at some later access.  Returns 0 or -errno;
