@@ -298,11 +298,12 @@ rehash_zero (struct pc_image *im, uint64_t off, uint64_t len)
   }
   if (off < a * PC_IMAGE_BLOCK)
     rehash (im, off, a * PC_IMAGE_BLOCK - off);
-  for (uint64_t k = a; k < b; k++) {
-    im->sig.low64 ^= im->bh[k].low64;
-    im->sig.high64 ^= im->bh[k].high64;
-    im->bh[k].low64 = im->bh[k].high64 = 0;
-  }
+  for (uint64_t k = a; k < b; k++)
+    if (im->bh[k].low64 | im->bh[k].high64) {   /* (untouched pages stay so) */
+      im->sig.low64 ^= im->bh[k].low64;
+      im->sig.high64 ^= im->bh[k].high64;
+      im->bh[k].low64 = im->bh[k].high64 = 0;
+    }
   if (b * PC_IMAGE_BLOCK < off + len)
     rehash (im, b * PC_IMAGE_BLOCK, off + len - b * PC_IMAGE_BLOCK);
 }
