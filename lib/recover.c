@@ -338,13 +338,17 @@ scan (struct journal *j, uint32_t start, uint32_t seq, uint32_t *ret_end)
 {
   size_t txn_tags = j->ntags, txn_revs = j->nrevs;
   uint32_t pos = start;
-  uint64_t last_time = 0;
+  uint64_t last_time = 0, since = 0;      /* blocks since the last commit */
   int r;
 
   for (;;) {
     const uint8_t *b;
     uint32_t here = pos, type;
 
+    /* A transaction longer than the journal goes round it for ever (the
+     * same blocks again, the same sequence): so would e2fsck. */
+    if (++since > j->total)
+      return refuse (j, "transaction %u goes round the journal without a commit", seq);
     if (pos >= j->total)
       return refuse (j, "the log reaches past the journal's end (block %u)", pos);
     b = jblock (j, pos);
@@ -381,6 +385,7 @@ scan (struct journal *j, uint32_t start, uint32_t seq, uint32_t *ret_end)
           break;
       }
       skip += ntags;
+      since += ntags;
       if (skip >= j->total)
         skip -= j->total - j->first;
       if (skip != pos)
@@ -396,6 +401,7 @@ scan (struct journal *j, uint32_t start, uint32_t seq, uint32_t *ret_end)
       last_time = t;
       txn_tags = j->ntags;
       txn_revs = j->nrevs;
+      since = 0;
       seq++;
     }
     else if (type == JBD2_REVOKE) {
