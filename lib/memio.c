@@ -89,6 +89,11 @@ memio_read_blk64 (io_channel io, unsigned long long block, int count, void *buf)
 
   if (m == NULL)
     return EXT2_ET_MAGIC_IO_CHANNEL;
+  if ((int64_t) off < 0) {
+    /* unix_io's offset is signed: its seek there fails with EINVAL */
+    memset (buf, 0, len);
+    return EINVAL;
+  }
   if (io->block_size && block > m->size / (uint64_t) io->block_size)
     off = m->size;              /* beyond the end (and no overflow) */
   have = off < m->size ? m->size - off : 0;
