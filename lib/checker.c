@@ -27,14 +27,16 @@
 
 enum slot_status { SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 
-#define FINDINGS_MAX 8192
+#define CHECK_ERROR (-1)      /* a result's verdict when the check as a whole cannot go on */
+#define TRIES 2                 /* a state whose checker dies is tried this often */
 
-/* The result of one crash point, written by a worker. */
+/* The result of one crash point, written by a worker: the verdict here,
+ * the evidence and findings (any size) in the worker's results file. */
 struct result {
-  int verdict;
+  int verdict;                  /* enum pc_verdict, or CHECK_ERROR */
   int64_t fsck_as;              /* point whose e2fsck answer it took, or -1 */
-  char evidence[PC_EVIDENCE_MAX];
-  char findings[FINDINGS_MAX];
+  int64_t file;                 /* the worker whose file holds the rest, or -1 */
+  uint64_t off, len;            /* where in it */
 };
 
 /* Shared between the checking process and its workers. */
@@ -42,6 +44,8 @@ struct shared {
   size_t next;                  /* next chunk of distinct images to hand out */
   size_t done;                  /* distinct images checked */
   int *status;                  /* per distinct image: enum slot_status */
+  int *tries;                   /* per distinct image: workers that took it */
+  size_t *current;              /* per worker id: the image it works on, or SIZE_MAX */
   struct result *results;       /* per crash point */
   struct pc_judge_stats stats;  /* the workers' sums */
 };
@@ -66,6 +70,8 @@ struct ctx {
   size_t shsize;
   char *work;
   unsigned spawned;             /* workers started (their ids are 0..spawned-1) */
+  unsigned max_workers;         /* room for worker ids in the shared memory */
+  char **failed;                /* per distinct image: why it was not checked, or NULL */
   int64_t now;                  /* the time every e2fsck is told it is */
   int64_t *same_as;             /* per state */
 };
@@ -87,7 +93,7 @@ pc_check_result_free (struct pc_check_result *res)
   free (res->log_path);
   free (res->base_path);
   for (size_t i = 0; i < res->npoints; i++)
-    free (res->points[i].findings);
+    pc_findings_clear (&res->points[i].findings);
   free (res->points);
   free (res);
 }
@@ -194,10 +200,53 @@ copy_file (const char *from, const char *to)
   close (in);
 }
 
-/* Judges distinct image u (built into im) and its points. */
+/* A worker's results file, where each point's evidence and findings go. */
+struct out {
+  int fd;
+  int64_t id;                   /* the worker's id */
+  uint64_t size;                /* bytes written so far */
+  uint8_t *buf;                 /* one record being built */
+  size_t len, cap;
+};
+
+/* Stores point i's result: verdict and fsck_as in the shared memory, the
+ * evidence and findings as one record in the worker's file:
+ *   u32 evidence length, the evidence, the findings (finding.h). */
+static int
+put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as,
+            const char *evidence, const struct pc_findings *fl)
+{
+  struct result *res = &c->sh->results[i];
+  static const struct pc_findings none;
+  size_t el = strlen (evidence);
+  int r;
+
+  o->len = 0;
+  r = pc_grow (&o->buf, &o->cap, 4 + el, 1, 4096);
+  if (r == 0) {
+    pc_put_le32 (o->buf, (uint32_t) el);
+    memcpy (o->buf + 4, evidence, el);
+    o->len = 4 + el;
+    r = pc_findings_pack (fl ? fl : &none, &o->buf, &o->len, &o->cap);
+  }
+  if (r == 0)
+    r = pc_write_all (o->fd, o->buf, o->len);
+  if (r < 0)
+    return r;
+  res->verdict = verdict;
+  res->fsck_as = fsck_as;
+  res->file = o->id;
+  res->off = o->size;
+  res->len = o->len;
+  o->size += o->len;
+  return 0;
+}
+
+/* Judges distinct image u (built into im) and its points.  Returns 0, or
+ * -errno if the worker cannot go on (its results cannot be stored). */
 static int
 check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
-             struct pc_judge *jd)
+             struct pc_judge *jd, struct out *o)
 {
   const struct pc_state *s = &c->states[c->uniq[u]];
   bool judge = pc_oracle_manifests (c->oracle) > 0, failed = false;
@@ -206,36 +255,52 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
 
   r = pc_judge_state (jd, (int64_t) c->uniq[u], &jm);
   if (r < 0) {
-    /* Not the state's fault (e2fsck missing, no memory): an error of the
-     * check as a whole, not a verdict. */
+    /* Not the state's fault: e2fsck is missing (an error of the check as
+     * a whole), or memory or the scratch file failed (this state is not
+     * checked). */
+    char why[PC_EVIDENCE_MAX];
+    if (r == -ENOENT)
+      snprintf (why, sizeof why, "e2fsck not found (is e2fsprogs installed?)");
+    else
+      snprintf (why, sizeof why, "powercut could not check this state: %s", strerror (-r));
     for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
-      struct result *res = &c->sh->results[c->gpoints[k]];
-      res->verdict = PC_V_COUNT;
-      res->fsck_as = -1;
-      snprintf (res->evidence, sizeof res->evidence, "%s",
-                r == -ENOENT ? "e2fsck not found (is e2fsprogs installed?)" : strerror (-r));
+      r = put_result (c, o, c->gpoints[k], r == -ENOENT ? CHECK_ERROR : PC_V_NOT_CHECKED,
+                      -1, why, NULL);
+      if (r < 0)
+        return r;
     }
     return 0;
   }
   if (jm.verdict == PC_V_OK && judge && !jm.have_tree) {
-    jm.verdict = PC_V_UNMOUNTABLE;
-    snprintf (jm.evidence, sizeof jm.evidence, "%s", jm.problems);
+    /* libext2fs could not read what e2fsck passed; for want of memory,
+     * nothing is known of the state. */
+    jm.verdict = jm.tree_error == -ENOMEM ? PC_V_NOT_CHECKED : PC_V_UNMOUNTABLE;
+    snprintf (jm.evidence, sizeof jm.evidence, "%s%s",
+              jm.tree_error == -ENOMEM ? "powercut ran out of memory reading the tree: " : "",
+              jm.problems);
   }
-  for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
+  for (size_t k = c->gstart[u]; k < c->gstart[u + 1] && r == 0; k++) {
     size_t i = c->gpoints[k];
-    struct result *res = &c->sh->results[i];
-    res->verdict = jm.verdict;
-    res->fsck_as = jm.fsck_as;
-    snprintf (res->evidence, sizeof res->evidence, "%s", jm.evidence);
-    if (jm.verdict == PC_V_OK && judge) {
-      res->verdict = pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree,
-                                      res->findings, sizeof res->findings);
-      if (jm.problems[0])
-        snprintf (res->evidence, sizeof res->evidence, "%s", jm.problems);
+    struct pc_findings fl = { 0 };
+    const char *ev = jm.evidence;
+    int v = jm.verdict;
+    if (v == PC_V_OK && judge) {
+      v = pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree, &fl);
+      if (v == -ENOMEM) {
+        pc_findings_clear (&fl);
+        v = PC_V_NOT_CHECKED;
+        ev = "powercut ran out of memory judging the files of this state";
+      }
+      else if (jm.problems[0])
+        ev = jm.problems;
     }
-    failed |= res->verdict != PC_V_OK;
+    r = put_result (c, o, i, v, jm.fsck_as, ev, &fl);
+    pc_findings_clear (&fl);
+    failed |= v != PC_V_OK && v != PC_V_NOT_CHECKED;
   }
   pc_judgement_clear (&jm);
+  if (r < 0)
+    return r;
   if (c->cfg->keep_dir && failed) {
     char sid[PC_ID_MAX], to[4096];
     pc_state_id (s, sid, sizeof sid);
@@ -254,7 +319,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
 /* Takes the next distinct image to check: chunks in order from the shared
  * counter, then any image still pending (left by a worker that died). */
 static bool
-claim (struct ctx *c, size_t *u)
+claim (struct ctx *c, unsigned id, size_t *u)
 {
   size_t i = *u + 1;
 
@@ -266,6 +331,8 @@ claim (struct ctx *c, size_t *u)
     int expect = SLOT_PENDING;
     if (__atomic_compare_exchange_n (&c->sh->status[i], &expect, SLOT_RUNNING, false,
                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+      __atomic_fetch_add (&c->sh->tries[i], 1, __ATOMIC_SEQ_CST);
+      __atomic_store_n (&c->sh->current[id], i, __ATOMIC_SEQ_CST);
       *u = i;
       return true;
     }
@@ -278,6 +345,45 @@ new_image (struct ctx *c, int fd, struct pc_image **im)
 {
   return pc_image_new (c->ix.hdr.devsize, c->base, fd,
                        PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), im);
+}
+
+/* Tells the oracle what the end of the recording (built into im) holds,
+ * so that paths the workload changed after its last mark are not judged
+ * after it.  If the end cannot be read, no path is judged there. */
+static int
+end_tree (struct ctx *c, const char *img, struct pc_image *im, char *why, size_t whylen)
+{
+  struct pc_judge_config jc = {
+    .image_path = img,
+    .timeout_s = c->cfg->timeout_s,
+    .now = c->now,
+    .hash_limit = c->hash_limit,
+    .read_tree = true,
+    .plain = c->cfg->plain,
+  };
+  struct pc_judge *jd;
+  struct pc_judgement jm;
+  int r;
+
+  if (pc_oracle_manifests (c->oracle) == 0)
+    return 0;
+  r = pc_judge_new (&jc, im, &jd);
+  if (r < 0)
+    return r;
+  r = pc_judge_state (jd, -1, &jm);
+  pc_judge_free (jd);
+  if (r == -ENOENT) {
+    snprintf (why, whylen, "e2fsck not found (is e2fsprogs installed?)");
+    return r;
+  }
+  if (r < 0) {
+    snprintf (why, whylen, "%s: reading the end of the recording: %s", c->cfg->log_path,
+              strerror (-r));
+    return r;
+  }
+  r = pc_oracle_set_end (c->oracle, jm.verdict == PC_V_OK && jm.have_tree ? &jm.tree : NULL);
+  pc_judgement_clear (&jm);
+  return r;
 }
 
 /* Is there an ext2/3/4 filesystem on the device at the end of the log?  A
@@ -320,7 +426,7 @@ probe_end (struct ctx *c, char *why, size_t whylen)
     r = -EMEDIUMTYPE;
   }
   else
-    r = 0;
+    r = end_tree (c, img, im, why, whylen);
   pc_state_clear (&s);
   pc_image_free (im);
   close (fd);
@@ -343,11 +449,15 @@ add_stats (struct ctx *c, const struct pc_judge_stats *st)
   __atomic_fetch_add (&t->files_reused, st->files_reused, __ATOMIC_SEQ_CST);
 }
 
+/* Exit statuses of a worker that cannot go on. */
+#define WORKER_SETUP_FAILED 3   /* its image or judge could not be made */
+#define WORKER_OUTPUT_FAILED 4  /* its results could not be stored */
+
 /* A worker process: one image (and its file), brought from state to state. */
 static void
 worker (struct ctx *c, unsigned id)
 {
-  char img[4096];
+  char img[4096], out[4096];
   struct pc_image *im = NULL;
   struct pc_judge *jd = NULL;
   struct pc_judge_stats st;
@@ -359,15 +469,18 @@ worker (struct ctx *c, unsigned id)
     .read_tree = pc_oracle_manifests (c->oracle) > 0,
     .plain = c->cfg->plain,
   };
+  struct out o = { .id = id };
   uint64_t cursor = 0;
   size_t u = SIZE_MAX;
   int fd, r;
 
   snprintf (img, sizeof img, "%s/state-%u.img", c->work, id);
+  snprintf (out, sizeof out, "%s/results-%u", c->work, id);
   fd = open (img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0 || new_image (c, fd, &im) < 0 || pc_judge_new (&jc, im, &jd) < 0)
-    _exit (3);
-  while (claim (c, &u)) {
+  o.fd = open (out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || o.fd < 0 || new_image (c, fd, &im) < 0 || pc_judge_new (&jc, im, &jd) < 0)
+    _exit (WORKER_SETUP_FAILED);
+  while (claim (c, id, &u)) {
     const struct pc_state *s = &c->states[c->uniq[u]];
     if (s->base < cursor) {
       /* Cannot go back: start again from the beginning (the judge's
@@ -379,24 +492,26 @@ worker (struct ctx *c, unsigned id)
       pc_image_free (im);
       cursor = 0;
       if (new_image (c, fd, &im) < 0 || pc_judge_new (&jc, im, &jd) < 0)
-        _exit (3);
+        _exit (WORKER_SETUP_FAILED);
     }
     r = pc_state_build (&c->ix, s, im, &cursor);
     if (r < 0) {
-      for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
-        struct result *res = &c->sh->results[c->gpoints[k]];
-        res->verdict = PC_V_UNMOUNTABLE;
-        res->fsck_as = -1;
-        snprintf (res->evidence, sizeof res->evidence,
-                  "powercut could not rebuild this state: %s", strerror (-r));
-      }
+      /* Nothing is known of a state that could not be rebuilt; the image
+       * is in no known state either: start again for the next one. */
+      char why[256];
+      snprintf (why, sizeof why, "powercut could not rebuild this state: %s", strerror (-r));
+      for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++)
+        if (put_result (c, &o, c->gpoints[k], PC_V_NOT_CHECKED, -1, why, NULL) < 0)
+          _exit (WORKER_OUTPUT_FAILED);
+      cursor = UINT64_MAX;
     }
     else {
-      if (check_image (c, u, img, im, jd) < 0)
-        _exit (3);
+      if (check_image (c, u, img, im, jd, &o) < 0)
+        _exit (WORKER_OUTPUT_FAILED);
       if (r == 1)
         pc_image_overlay_end (im);
     }
+    __atomic_store_n (&c->sh->current[id], SIZE_MAX, __ATOMIC_SEQ_CST);
     __atomic_store_n (&c->sh->status[u], SLOT_DONE, __ATOMIC_SEQ_CST);
     __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
   }
@@ -404,6 +519,8 @@ worker (struct ctx *c, unsigned id)
   add_stats (c, &st);
   pc_judge_free (jd);
   pc_image_free (im);
+  free (o.buf);
+  close (o.fd);
   close (fd);
   unlink (img);
   _exit (0);
@@ -421,18 +538,43 @@ spawn (struct ctx *c, unsigned id)
   return pid;
 }
 
-/* Marks the points of distinct image u as not checked, saying why. */
-static void
+/* Gives up on distinct image u: its points are not checked, for why. */
+static int
 fail_image (struct ctx *c, size_t u, const char *why)
 {
-  for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
-    struct result *res = &c->sh->results[c->gpoints[k]];
-    res->verdict = PC_V_UNMOUNTABLE;
-    res->fsck_as = -1;
-    snprintf (res->evidence, sizeof res->evidence, "%s", why);
-    res->findings[0] = '\0';
-  }
+  if (c->failed[u] == NULL && (c->failed[u] = strdup (why)) == NULL)
+    return -ENOMEM;
   __atomic_store_n (&c->sh->status[u], SLOT_DONE, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
+  return 0;
+}
+
+/* Worker id died (status as waitpid gave it): the image it held is tried
+ * again by another, or given up on once it has been tried TRIES times. */
+static int
+worker_died (struct ctx *c, unsigned id, int status)
+{
+  size_t u = __atomic_load_n (&c->sh->current[id], __ATOMIC_SEQ_CST);
+  char why[256];
+
+  if (u == SIZE_MAX || __atomic_load_n (&c->sh->status[u], __ATOMIC_SEQ_CST) != SLOT_RUNNING)
+    return 0;
+  __atomic_store_n (&c->sh->current[id], SIZE_MAX, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&c->sh->tries[u], __ATOMIC_SEQ_CST) < TRIES) {
+    __atomic_store_n (&c->sh->status[u], SLOT_PENDING, __ATOMIC_SEQ_CST);
+    return 0;
+  }
+  if (WIFSIGNALED (status))
+    snprintf (why, sizeof why, "powercut's checker died on this state %d times "
+              "(killed by signal %d, %s)", TRIES, WTERMSIG (status),
+              strsignal (WTERMSIG (status)));
+  else if (WEXITSTATUS (status) == WORKER_OUTPUT_FAILED)
+    snprintf (why, sizeof why, "powercut's checker could not store its results "
+              "(is the scratch directory %s full?)", c->work);
+  else
+    snprintf (why, sizeof why, "powercut's checker died on this state %d times "
+              "(exit status %d)", TRIES, WEXITSTATUS (status));
+  return fail_image (c, u, why);
 }
 
 static int
@@ -440,7 +582,7 @@ run_workers (struct ctx *c)
 {
   unsigned jobs = c->cfg->jobs ? c->cfg->jobs : 1;
   pid_t *pids;
-  unsigned alive = 0, next_id = 0, respawns = 0;
+  unsigned *ids, alive = 0, next_id = 0, idle_deaths = 0;
   size_t total = c->nuniq;
   int r = 0;
 
@@ -449,9 +591,14 @@ run_workers (struct ctx *c)
   if (jobs > total)
     jobs = (unsigned) total;
   pids = calloc (jobs, sizeof *pids);
-  if (pids == NULL)
+  ids = calloc (jobs, sizeof *ids);
+  if (pids == NULL || ids == NULL) {
+    free (pids);
+    free (ids);
     return -ENOMEM;
+  }
   for (unsigned i = 0; i < jobs; i++) {
+    ids[i] = next_id;
     pids[i] = spawn (c, next_id++);
     if (pids[i] < 0) {
       r = -errno;
@@ -470,9 +617,8 @@ run_workers (struct ctx *c)
           waitpid (pids[i], NULL, 0);
           pids[i] = 0;
         }
-      c->spawned = next_id;
-      free (pids);
-      return -EINTR;
+      r = -EINTR;
+      break;
     }
     p = waitpid (-1, &status, WNOHANG);
     if (p == 0) {
@@ -489,27 +635,25 @@ run_workers (struct ctx *c)
       break;
     }
     for (unsigned i = 0; i < jobs; i++) {
-      char why[128];
+      bool held;
       if (pids[i] != p)
         continue;
       alive--;
       pids[i] = 0;
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
         break;
-      /* A worker died: what it was checking is reported, the rest goes on. */
-      snprintf (why, sizeof why, "the checker died on this state (%s %d)",
-                WIFSIGNALED (status) ? "signal" : "exit status",
-                WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
-      for (size_t u = 0; u < total; u++)
-        if (__atomic_load_n (&c->sh->status[u], __ATOMIC_SEQ_CST) == SLOT_RUNNING) {
-          fail_image (c, u, why);
-          __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
-        }
-      /* Its place is taken, a bounded number of times. */
-      if (__atomic_load_n (&c->sh->done, __ATOMIC_SEQ_CST) < total && respawns < 16 &&
-          !(c->cfg->interrupted && *c->cfg->interrupted)) {
-        pid_t np = spawn (c, next_id++);
-        respawns++;
+      /* A worker died: what it held is tried again or given up on, and
+       * its place is taken (not forever if workers die holding nothing). */
+      held = __atomic_load_n (&c->sh->current[ids[i]], __ATOMIC_SEQ_CST) != SIZE_MAX;
+      r = worker_died (c, ids[i], status);
+      if (r < 0)
+        break;
+      idle_deaths += !held;
+      if (__atomic_load_n (&c->sh->done, __ATOMIC_SEQ_CST) < total && idle_deaths < 4 &&
+          next_id < c->max_workers && !(c->cfg->interrupted && *c->cfg->interrupted)) {
+        pid_t np;
+        ids[i] = next_id;
+        np = spawn (c, next_id++);
         if (np > 0) {
           pids[i] = np;
           alive++;
@@ -517,14 +661,22 @@ run_workers (struct ctx *c)
       }
       break;
     }
+    if (r < 0)
+      break;
   }
-  for (size_t u = 0; u < total; u++)
+  for (unsigned i = 0; r < 0 && i < jobs; i++)
+    if (pids[i] > 0) {
+      kill (pids[i], SIGKILL);
+      waitpid (pids[i], NULL, 0);
+    }
+  for (size_t u = 0; r == 0 && u < total; u++)
     if (c->sh->status[u] != SLOT_DONE)
-      fail_image (c, u, "no checker could be run on this state");
-  if (c->cfg->progress)
+      r = fail_image (c, u, "powercut could not start a checker for this state");
+  if (r == 0 && c->cfg->progress)
     c->cfg->progress (c->cfg->progress_ctx, total, total);
   c->spawned = next_id;
   free (pids);
+  free (ids);
   return r;
 }
 
@@ -698,6 +850,8 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   }
   c->hash_limit = pc_oracle_max_size (c->oracle);
   res->manifests = pc_oracle_manifests (c->oracle);
+  if (pc_oracle_last_mark (c->oracle))
+    snprintf (res->last_mark, sizeof res->last_mark, "%s", pc_oracle_last_mark (c->oracle));
   res->unique = c->nuniq;
   return probe_end (c, why, whylen);
 }
@@ -706,10 +860,18 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
 static int
 check_states (struct ctx *c, char *why, size_t whylen)
 {
+  size_t nres = c->nstates ? c->nstates : 1, nu = c->nuniq ? c->nuniq : 1;
+  unsigned jobs = c->cfg->jobs ? c->cfg->jobs : 1;
   int r;
 
-  c->shsize = sizeof *c->sh + (c->nuniq ? c->nuniq : 1) * sizeof (int) +
-              (c->nstates ? c->nstates : 1) * sizeof (struct result);
+  /* Room for every worker that may be started: the first ones, one for
+   * each death while holding a state, and a few that die holding none. */
+  c->max_workers = jobs + TRIES * (unsigned) (c->nuniq < 1000000 ? c->nuniq : 1000000) + 4;
+  c->failed = calloc (nu, sizeof *c->failed);
+  if (c->failed == NULL)
+    return -ENOMEM;
+  c->shsize = sizeof *c->sh + nres * sizeof (struct result) + 2 * nu * sizeof (int) +
+              c->max_workers * sizeof (size_t);
   c->shmem = mmap (NULL, c->shsize, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (c->shmem == MAP_FAILED) {
@@ -718,25 +880,97 @@ check_states (struct ctx *c, char *why, size_t whylen)
   }
   c->sh = c->shmem;
   c->sh->results = (struct result *) ((uint8_t *) c->shmem + sizeof *c->sh);
-  c->sh->status = (int *) (c->sh->results + (c->nstates ? c->nstates : 1));
+  c->sh->current = (size_t *) (c->sh->results + nres);
+  c->sh->status = (int *) (c->sh->current + c->max_workers);
+  c->sh->tries = c->sh->status + nu;
+  memset (c->sh->current, 0xff, c->max_workers * sizeof (size_t));
+  for (size_t i = 0; i < nres; i++)
+    c->sh->results[i] = (struct result) { .verdict = PC_V_NOT_CHECKED, .fsck_as = -1,
+                                          .file = -1 };
   r = run_workers (c);
-  if (r < 0) {
+  if (r < 0)
     snprintf (why, whylen, r == -EINTR ? "interrupted" : "running checkers: %s", strerror (-r));
-    return r;
+  return r;
+}
+
+/* The workers' results files, read whole. */
+struct outputs {
+  uint8_t **data;
+  uint64_t *size;
+  unsigned n;
+};
+
+static void
+outputs_free (struct outputs *o)
+{
+  for (unsigned i = 0; i < o->n; i++)
+    free (o->data[i]);
+  free (o->data);
+  free (o->size);
+}
+
+static int
+outputs_read (struct ctx *c, struct outputs *o)
+{
+  o->n = c->spawned;
+  o->data = calloc (o->n ? o->n : 1, sizeof *o->data);
+  o->size = calloc (o->n ? o->n : 1, sizeof *o->size);
+  if (o->data == NULL || o->size == NULL)
+    return -ENOMEM;
+  for (unsigned i = 0; i < o->n; i++) {
+    char path[4200];
+    struct stat st;
+    int fd, r = 0;
+    snprintf (path, sizeof path, "%s/results-%u", c->work, i);
+    fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;                 /* it died before it made one: it holds nothing */
+    if (fstat (fd, &st) < 0)
+      r = -errno;
+    else if ((o->data[i] = malloc (st.st_size ? (size_t) st.st_size : 1)) == NULL)
+      r = -ENOMEM;
+    else if ((r = pc_pread_all (fd, o->data[i], (uint64_t) st.st_size, 0)) == 0)
+      o->size[i] = (uint64_t) st.st_size;
+    close (fd);
+    if (r < 0)
+      return r;
   }
-  for (size_t i = 0; i < c->nstates; i++)
-    if (c->sh->results[i].verdict == PC_V_COUNT) {
-      snprintf (why, whylen, "cannot check crash states: %s", c->sh->results[i].evidence);
-      return -EIO;
-    }
   return 0;
+}
+
+/* Point p's evidence and findings from the record rs names. */
+static int
+read_record (const struct outputs *o, const struct result *rs, struct pc_point *p)
+{
+  const uint8_t *d;
+  size_t el, used;
+
+  if (rs->file < 0 || (uint64_t) rs->file >= o->n || o->data[rs->file] == NULL ||
+      rs->off > o->size[rs->file] || rs->len > o->size[rs->file] - rs->off || rs->len < 4)
+    return -EBADMSG;
+  d = o->data[rs->file] + rs->off;
+  el = pc_get_le32 (d);
+  if (el > rs->len - 4)
+    return -EBADMSG;
+  snprintf (p->evidence, sizeof p->evidence, "%.*s", (int) el, (const char *) d + 4);
+  return pc_findings_unpack (d + 4 + el, rs->len - 4 - el, &used, &p->findings);
 }
 
 /* Step 4: the workers' results into the points. */
 static int
-collect (struct ctx *c, struct pc_check_result *res)
+collect (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
 {
-  for (size_t i = 0; i < c->nstates; i++) {
+  struct outputs o = { 0 };
+  size_t *image = NULL;
+  int r = outputs_read (c, &o);
+
+  /* Which distinct image each point is. */
+  if (r == 0 && (image = malloc ((c->nstates ? c->nstates : 1) * sizeof *image)) == NULL)
+    r = -ENOMEM;
+  for (size_t u = 0; r == 0 && u < c->nuniq; u++)
+    for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++)
+      image[c->gpoints[k]] = u;
+  for (size_t i = 0; r == 0 && i < c->nstates; i++) {
     struct pc_point *p = &res->points[i];
     const struct pc_state *s = &c->states[i];
     const struct result *rs = &c->sh->results[i];
@@ -745,15 +979,35 @@ collect (struct ctx *c, struct pc_check_result *res)
     p->ndrop = s->ndrop;
     p->torn = s->nsect > 0;
     p->same_as = c->same_as[i];
+    p->fsck_as = -1;
+    if (c->failed[image[i]]) {
+      p->verdict = PC_V_NOT_CHECKED;
+      snprintf (p->evidence, sizeof p->evidence, "%s", c->failed[image[i]]);
+      continue;
+    }
+    r = read_record (&o, rs, p);
+    if (r == -EBADMSG) {
+      /* Cannot be: a result the worker stored is in its file. */
+      snprintf (why, whylen, "point %s: its result cannot be read back", p->id);
+      break;
+    }
+    if (r < 0)
+      break;
+    if (rs->verdict == CHECK_ERROR) {
+      snprintf (why, whylen, "cannot check crash states: %s", p->evidence);
+      r = -EIO;
+      break;
+    }
+    p->verdict = rs->verdict;
     /* Its e2fsck answer came from the state checked for that image. */
     p->fsck_as = rs->fsck_as;
     if (p->same_as >= 0 && p->fsck_as < 0)
       p->fsck_as = c->sh->results[p->same_as].fsck_as;
-    p->verdict = rs->verdict;
-    memcpy (p->evidence, rs->evidence, sizeof p->evidence);
-    if (rs->findings[0] && (p->findings = strdup (rs->findings)) == NULL)
-      return -ENOMEM;
   }
+  free (image);
+  outputs_free (&o);
+  if (r < 0)
+    return r;
   res->work = c->sh->stats;
   pc_check_result_recount (res);
   return 0;
@@ -768,6 +1022,8 @@ ctx_free (struct ctx *c)
     for (unsigned i = 0; i < c->spawned; i++) {
       snprintf (p, sizeof p, "%s/state-%u.img", c->work, i);
       unlink (p);
+      snprintf (p, sizeof p, "%s/results-%u", c->work, i);
+      unlink (p);
     }
     rmdir (c->work);
     free (c->work);
@@ -775,6 +1031,9 @@ ctx_free (struct ctx *c)
   if (c->shmem)
     munmap (c->shmem, c->shsize);
   pc_oracle_free (c->oracle);
+  for (size_t u = 0; c->failed && u < c->nuniq; u++)
+    free (c->failed[u]);
+  free (c->failed);
   free (c->gstart);
   free (c->gpoints);
   free (c->uniq);
@@ -808,7 +1067,7 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   if (r == 0)
     r = check_states (&c, why, whylen);
   if (r == 0)
-    r = collect (&c, res);
+    r = collect (&c, res, why, whylen);
   if (r < 0 && why[0] == '\0')
     snprintf (why, whylen, "%s", strerror (-r));
   ctx_free (&c);

@@ -4,7 +4,10 @@
  * each state's image signature and checks each distinct image once, in
  * worker processes (one image each, brought from one state to the next by
  * applying only what differs), with judge.h.  A worker that dies takes only
- * its current state with it; that state is reported, not lost.
+ * its current state with it: another tries it again, and if that one dies
+ * too the state is reported as not checked (PC_V_NOT_CHECKED), as is a
+ * state whose programs time out or crash: a failure of powercut is never
+ * a verdict on the filesystem.
  */
 #ifndef POWERCUT_CHECKER_H
 #define POWERCUT_CHECKER_H
@@ -15,6 +18,7 @@
 #include <stdint.h>
 
 #include "crash.h"
+#include "finding.h"
 #include "fsck.h"
 #include "judge.h"
 
@@ -45,7 +49,7 @@ struct pc_point {
   int64_t same_as;              /* index of the point whose identical image was checked, or -1 */
   int64_t fsck_as;              /* index of the point whose e2fsck answer it took, or -1 */
   char evidence[PC_EVIDENCE_MAX];
-  char *findings;               /* the oracle's lines (oracle.h), or NULL */
+  struct pc_findings findings;  /* the oracle's (oracle.h), in path order */
 };
 
 struct pc_check_result {
@@ -64,6 +68,7 @@ struct pc_check_result {
   struct pc_point *points;
   size_t unique;                /* distinct images checked */
   size_t manifests;             /* marks with a manifest (0: no oracle) */
+  char last_mark[PC_ID_MAX];    /* the last of them ("" if none) */
   size_t count[PC_V_COUNT];
   struct pc_judge_stats work;   /* what checking took (zero in a merged report) */
   double seconds;

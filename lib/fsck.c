@@ -19,7 +19,7 @@
 
 static const char *const verdict_names[PC_V_COUNT] = {
   "ok", "fs-corrupt", "unmountable", "zero-length", "missing", "mismatch",
-  "durable-lost",
+  "durable-lost", "not-checked",
 };
 
 const char *
@@ -309,6 +309,37 @@ run_e2fsck (const char *const *args, const char *path, int timeout_s, int64_t no
   return r;
 }
 
+/* Did e2fsck fail for reasons of its own rather than the filesystem's?
+ * A time limit, a signal, an exit status e2fsck(8) does not define for a
+ * check, an interruption, or an operational error (8) that says it ran out
+ * of memory.  Then nothing is known of the filesystem: the evidence says
+ * why (what names the run, "e2fsck -fn" say) and the state is not checked. */
+static bool
+tool_failed (int r, const char *out, const char *what, int timeout_s,
+             struct pc_fsck_result *res)
+{
+  if (r == -ETIME)
+    snprintf (res->evidence, sizeof res->evidence, "%s did not finish within %d s "
+              "(give check a longer --timeout)", what, timeout_s);
+  else if (r < 0)
+    snprintf (res->evidence, sizeof res->evidence, "%s could not be run: %s", what,
+              strerror (-r));
+  else if (r >= 256)
+    snprintf (res->evidence, sizeof res->evidence, "%s was killed by signal %d (%s)", what,
+              r - 256, strsignal (r - 256));
+  else if (r >= 16)
+    snprintf (res->evidence, sizeof res->evidence, "%s failed with exit status %d", what, r);
+  else if ((r & PC_E2FSCK_ERROR) && (strstr (out, "memory") || strstr (out, "Memory"))) {
+    char pfx[64];
+    snprintf (pfx, sizeof pfx, "%s ran out of memory:", what);
+    evidence (res->evidence, sizeof res->evidence, pfx, out);
+  }
+  else
+    return false;
+  res->verdict = PC_V_NOT_CHECKED;
+  return true;
+}
+
 /* What journal_only's exit status and output say. */
 static void
 judge_recovery (int r, char *out, const char *path, int timeout_s, struct pc_fsck_result *res)
@@ -317,32 +348,26 @@ judge_recovery (int r, char *out, const char *path, int timeout_s, struct pc_fsc
     res->verdict = PC_V_OK;
     return;
   }
+  hide_path (out, path);
+  if (tool_failed (r, out, "e2fsck -E journal_only", timeout_s, res))
+    return;
   res->verdict = PC_V_UNMOUNTABLE;
-  if (r == -ETIME)
-    snprintf (res->evidence, sizeof res->evidence,
-              "journal recovery did not finish within %d s", timeout_s);
-  else {
-    hide_path (out, path);
-    evidence (res->evidence, sizeof res->evidence, "journal recovery failed:", out);
-  }
+  evidence (res->evidence, sizeof res->evidence, "journal recovery failed:", out);
 }
 
 /* What -fn's exit status and output say. */
 static void
 judge_check (int r, char *out, const char *path, int timeout_s, struct pc_fsck_result *res)
 {
-  if (r == 0)
+  if (r == 0) {
     res->verdict = PC_V_OK;
-  else if (r == -ETIME) {
-    res->verdict = PC_V_FS_CORRUPT;
-    snprintf (res->evidence, sizeof res->evidence,
-              "e2fsck -fn did not finish within %d s", timeout_s);
+    return;
   }
-  else {
-    res->verdict = r >= PC_E2FSCK_ERROR ? PC_V_UNMOUNTABLE : PC_V_FS_CORRUPT;
-    hide_path (out, path);
-    evidence (res->evidence, sizeof res->evidence, "", out);
-  }
+  hide_path (out, path);
+  if (tool_failed (r, out, "e2fsck -fn", timeout_s, res))
+    return;
+  res->verdict = r >= PC_E2FSCK_ERROR ? PC_V_UNMOUNTABLE : PC_V_FS_CORRUPT;
+  evidence (res->evidence, sizeof res->evidence, "", out);
 }
 
 /* Runs e2fsck with args; judge() turns its status and output into res. */

@@ -55,6 +55,7 @@ struct walk {
   uint64_t *blk;              /* the blocks of the file being hashed, as runs */
   size_t nblk, capblk;        /* runs */
   bool blk_failed;
+  bool no_memory;             /* libext2fs ran out of memory: the walk fails */
 };
 
 struct child {
@@ -71,6 +72,9 @@ struct children {
 static void
 problem (struct walk *w, const char *path, const char *what, errcode_t e)
 {
+  /* Memory is powercut's problem, not the filesystem's. */
+  if (e == EXT2_ET_NO_MEMORY || e == ENOMEM)
+    w->no_memory = true;
   if (w->ppos + 1 >= w->plen)
     return;
   w->ppos += (size_t) snprintf (w->problems + w->ppos, w->plen - w->ppos, "%s%s: %s%s%s",
@@ -544,6 +548,8 @@ walk_fs (ext2_filsys fs, const struct pc_image *im, struct pc_fstree_cache *cach
     return -ENOMEM;
   }
   r = walk_dir (&w, EXT2_ROOT_INO, "", 0);
+  if (r == 0 && w.no_memory)
+    r = -ENOMEM;
   ext2fs_close_free (&fs);
   free (w.buf);
   free (w.seen);
@@ -564,7 +570,7 @@ static int
 open_failed (char *problems, size_t plen, errcode_t e)
 {
   snprintf (problems, plen, "/: libext2fs cannot open the filesystem: %s", error_message (e));
-  return -EIO;
+  return e == EXT2_ET_NO_MEMORY || e == ENOMEM ? -ENOMEM : -EIO;
 }
 
 int

@@ -8,9 +8,11 @@
 
 #include <json-c/json.h>
 
+#include "finding.h"
 #include "html.h"
 #include "mark.h"
 #include "report.h"
+#include "util.h"
 
 #define MAX_FAILING_LISTED 2000
 
@@ -49,15 +51,18 @@ static const char page_tail[] =
 "const V=['ok','fs-corrupt','unmountable','zero-length','missing','mismatch','durable-lost'];\n"
 "const C={'ok':'#3a3','fs-corrupt':'#d33','unmountable':'#800','zero-length':'#f80',\n"
 "  'missing':'#a0f','mismatch':'#c9a800','durable-lost':'#06c'};\n"
-"const RANK={'ok':0,'mismatch':1,'missing':2,'zero-length':3,'durable-lost':4,'fs-corrupt':5,'unmountable':6};\n"
+"const RANK={'ok':0,'mismatch':1,'missing':2,'zero-length':3,'durable-lost':4,'fs-corrupt':5,'unmountable':6,'not-checked':0.5};\n"
+"/* not a verdict: states powercut could not check, kept apart from V */\n"
+"const NC='not-checked';C[NC]='#999';const NAMES=V.concat([NC]);\n"
 "function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}\n"
 "function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag||'td');if(c instanceof Node)td.appendChild(c);else td.textContent=String(c);tr.appendChild(td);}return tr;}\n"
 "function chip(v,n){const s=el('span',v+' '+n,'chip');s.style.background=C[v];return s;}\n"
 "document.getElementById('title').textContent=D.title;\n"
 "if(D.configs.length>1){\n"
 "  const h=el('h2','Comparison');const t=el('table');t.id='comparison';\n"
-"  t.appendChild(row(['configuration','crash points'].concat(V,['files affected']),'th'));\n"
-"  D.configs.forEach(function(c,i){const r=row([c.label,c.totals.points].concat(V.map(v=>c.totals[v]),[c.files]));\n"
+"  const anyNC=D.configs.some(c=>c.totals[NC]>0);\n"
+"  t.appendChild(row(['configuration','crash points'].concat(V,['files affected'],anyNC?['not checked']:[]),'th'));\n"
+"  D.configs.forEach(function(c,i){const r=row([c.label,c.totals.points].concat(V.map(v=>c.totals[v]),[c.files],anyNC?[c.totals[NC]]:[]));\n"
 "    for(let k=1;k<r.children.length;k++)r.children[k].className='n';r.dataset.config=i;t.appendChild(r);});\n"
 "  const d=document.getElementById('compare');d.appendChild(h);d.appendChild(t);\n"
 "}\n"
@@ -80,7 +85,10 @@ static const char page_tail[] =
 "    (c.from||'the start')+' (record '+c.from_record+') of '+c.records+' records, '+c.totals.unique+' distinct images','muted'));\n"
 "  const tot=el('div');tot.className='totals';\n"
 "  V.forEach(function(v){if(c.totals[v]||v==='ok'){const s=chip(v,c.totals[v]);s.dataset.verdict=v;s.dataset.count=c.totals[v];tot.appendChild(s);}});\n"
+"  if(c.totals[NC]){const s=chip(NC,c.totals[NC]);s.dataset.verdict=NC;s.dataset.count=c.totals[NC];s.title='powercut could not check these states: no verdict';\n"
+"    tot.appendChild(el('span',' \\u2003not a verdict: ','muted'));tot.appendChild(s);}\n"
 "  sec.appendChild(tot);\n"
+"  if(c.not_judged.length){const d=el('div','Not judged: '+c.not_judged.length+' path(s) the workload changed after its last mark ('+c.last_mark+'); place a final mark after its last change to judge them.','muted');d.className='notjudged muted';sec.appendChild(d);}\n"
 "  const tl=el('div',null,'tl');const cv=document.createElement('canvas');cv.height=120;tl.appendChild(cv);\n"
 "  const det=el('div',null,'details');det.textContent='Click the timeline to list the crash points there.';\n"
 "  sec.appendChild(tl);sec.appendChild(det);\n"
@@ -97,6 +105,11 @@ static const char page_tail[] =
 "      const w=el('div',what,'mono');w.style.whiteSpace='pre-wrap';\n"
 "      t.appendChild(row([el('code',f.id),chip(f.verdict,''),w,el('code',f.replay)]));});\n"
 "    sec.appendChild(t);}\n"
+"  if(c.unchecked.length){sec.appendChild(el('h3','Crash points not checked ('+c.totals.unchecked+(c.unchecked.length<c.totals.unchecked?', the first '+c.unchecked.length+' listed':'')+')'));\n"
+"    const t=el('table');t.className='unchecked';t.appendChild(row(['crash point','why','rebuild it'],'th'));\n"
+"    c.unchecked.forEach(function(f){const w=el('div',f.evidence.join('\\n'),'mono');w.style.whiteSpace='pre-wrap';\n"
+"      t.appendChild(row([el('code',f.id),w,el('code',f.replay)]));});\n"
+"    sec.appendChild(t);}\n"
 "});\n"
 "function draw(c,cv,det){\n"
 "  const W=Math.max(300,cv.parentNode.clientWidth-12);cv.width=W;const H=cv.height;\n"
@@ -108,8 +121,8 @@ static const char page_tail[] =
 "    g.fillStyle='#aaa';g.fillRect(b,H-24,1,6);last=fl[i];}\n"
 "  /* crash points: the worst verdict per pixel column */\n"
 "  const worst=new Int8Array(W).fill(-1);\n"
-"  for(let i=0;i<c.rec.length;i++){const px=x(c.rec[i]);const v=c.v[i];if(worst[px]<0||RANK[V[v]]>RANK[V[worst[px]]])worst[px]=v;}\n"
-"  for(let px=0;px<W;px++){const v=worst[px];if(v<0)continue;g.fillStyle=C[V[v]];\n"
+"  for(let i=0;i<c.rec.length;i++){const px=x(c.rec[i]);const v=c.v[i];if(worst[px]<0||RANK[NAMES[v]]>RANK[NAMES[worst[px]]])worst[px]=v;}\n"
+"  for(let px=0;px<W;px++){const v=worst[px];if(v<0)continue;g.fillStyle=C[NAMES[v]];\n"
 "    if(v===0)g.fillRect(px,H-48,1,20);else g.fillRect(px,26,2,H-54);}\n"
 "  /* marks: labelled lines, labels in two lanes */\n"
 "  g.font='11px sans-serif';g.textBaseline='top';let lastx=-1e9,lane=0;\n"
@@ -120,62 +133,114 @@ static const char page_tail[] =
 "    const lo=px-2,hi=px+2;det.textContent='';const hits=[];\n"
 "    for(let i=0;i<c.rec.length&&hits.length<50;i++){const p=x(c.rec[i]);if(p>=lo&&p<=hi)hits.push(i);}\n"
 "    if(!hits.length){det.textContent='No crash point there.';return;}\n"
-"    hits.forEach(function(i){const d=el('div');d.appendChild(chip(V[c.v[i]],''));d.appendChild(el('code',c.ids[i]+'  '+c.replay_pre+c.ids[i]+c.replay_post));det.appendChild(d);});};\n"
+"    hits.forEach(function(i){const d=el('div');d.appendChild(chip(NAMES[c.v[i]],''));d.appendChild(el('code',c.ids[i]+'  '+c.replay_pre+c.ids[i]+c.replay_post));det.appendChild(d);});};\n"
 "}\n"
 "document.body.dataset.ms=Math.round(performance.now());document.body.dataset.ready='1';\n"
 "</script></body></html>\n";
 
-/* Distinct failing paths of a result, as JSON rows. */
+/* Adds key: s for people to o (finding.h's display forms: any bytes). */
+static void
+add_shown (json_object *o, const char *key, char *(*show) (const char *), const char *s)
+{
+  char *d = show (s);
+
+  json_object_object_add (o, key, json_object_new_string (d ? d : "?"));
+  free (d);
+}
+
+struct path_row {
+  const char *path;             /* the first finding's */
+  json_object *row;
+};
+
+static int
+path_row_cmp (const void *a, const void *b)
+{
+  return strcmp (((const struct path_row *) a)->path, ((const struct path_row *) b)->path);
+}
+
+/* Distinct paths of a result's findings of one kind (notes) or of every
+ * failing kind, as JSON rows in path order. */
 static json_object *
-paths_json (const struct pc_check_result *res)
+paths_json (const struct pc_check_result *res, bool notes, int kind)
 {
   json_object *arr = json_object_new_array ();
+  struct path_row *v = NULL;
+  size_t n = 0, cap = 0;
 
   for (size_t i = 0; i < res->npoints; i++) {
     const struct pc_point *p = &res->points[i];
-    for (const char *l = p->findings; l && *l;) {
-      const char *nl = strchr (l, '\n'), *f[4];
-      size_t len[4];
-      json_object *o = NULL;
-      if (nl == NULL)
-        nl = l + strlen (l);
-      for (int k = 0; k < 4; k++) {
-        const char *tab = k < 3 ? memchr (l, '\t', (size_t) (nl - l)) : NULL;
-        f[k] = l;
-        len[k] = (size_t) ((tab ? tab : nl) - l);
-        l = tab ? tab + 1 : nl;
-      }
-      l = *nl ? nl + 1 : nl;
-      if (len[0] == 11 && strncmp (f[0], "unmentioned", 11) == 0)
+    for (size_t k = 0; k < p->findings.n; k++) {
+      const struct pc_finding *fd = &p->findings.v[k];
+      struct path_row key = { fd->path, NULL }, *hit;
+      json_object *cnt;
+      if (notes ? fd->kind != kind : pc_finding_verdict (fd->kind) == PC_V_OK)
         continue;
-      for (size_t j = 0; j < json_object_array_length (arr); j++) {
-        json_object *x = json_object_array_get_idx (arr, j), *pv;
-        json_object_object_get_ex (x, "path", &pv);
-        if (strlen (json_object_get_string (pv)) == len[1] &&
-            memcmp (json_object_get_string (pv), f[1], len[1]) == 0) {
-          o = x;
+      hit = n ? bsearch (&key, v, n, sizeof *v, path_row_cmp) : NULL;
+      if (hit == NULL) {
+        json_object *o = json_object_new_object ();
+        size_t at = n;
+        if (pc_grow (&v, &cap, n + 1, sizeof *v, 16) < 0) {
+          json_object_put (o);
           break;
         }
-      }
-      if (o == NULL) {
-        o = json_object_new_object ();
-        json_object_object_add (o, "path", json_object_new_string_len (f[1], (int) len[1]));
-        json_object_object_add (o, "verdict", json_object_new_string_len (f[0], (int) len[0]));
-        json_object_object_add (o, "found", json_object_new_string_len (f[2], (int) len[2]));
-        json_object_object_add (o, "allowed", json_object_new_string_len (f[3], (int) len[3]));
+        add_shown (o, "path", pc_display_name, fd->path);
+        json_object_object_add (o, "verdict", json_object_new_string (pc_finding_name (fd->kind)));
+        add_shown (o, "found", pc_display_text, fd->found);
+        add_shown (o, "allowed", pc_display_text, fd->allowed);
         json_object_object_add (o, "first", json_object_new_string (p->id));
         json_object_object_add (o, "count", json_object_new_int (0));
-        json_object_array_add (arr, o);
+        while (at > 0 && strcmp (v[at - 1].path, fd->path) > 0)
+          at--;
+        memmove (v + at + 1, v + at, (n - at) * sizeof *v);
+        v[at] = (struct path_row) { fd->path, o };
+        n++;
+        hit = &v[at];
       }
-      {
-        json_object *cnt;
-        json_object_object_get_ex (o, "count", &cnt);
-        json_object_set_int (cnt, json_object_get_int (cnt) + 1);
-        json_object_object_add (o, "last", json_object_new_string (p->id));
-      }
+      json_object_object_get_ex (hit->row, "count", &cnt);
+      json_object_set_int (cnt, json_object_get_int (cnt) + 1);
+      json_object_object_add (hit->row, "last", json_object_new_string (p->id));
     }
   }
+  for (size_t j = 0; j < n; j++)
+    json_object_array_add (arr, v[j].row);
+  free (v);
   return arr;
+}
+
+/* One listed point: id, verdict, evidence, failing findings, replay. */
+static json_object *
+point_row (const struct pc_check_result *res, const struct pc_point *p)
+{
+  json_object *f = json_object_new_object (), *ev = json_object_new_array ();
+  json_object *fa = json_object_new_array ();
+  char *shown = pc_display_text (p->evidence), cmd[512];
+
+  json_object_object_add (f, "id", json_object_new_string (p->id));
+  json_object_object_add (f, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
+  for (const char *l = shown ? shown : "?"; *l;) {
+    const char *nl = strchr (l, '\n');
+    size_t n = nl ? (size_t) (nl - l) : strlen (l);
+    json_object_array_add (ev, json_object_new_string_len (l, (int) n));
+    l += n + (nl ? 1 : 0);
+  }
+  free (shown);
+  for (size_t k = 0; k < p->findings.n; k++) {
+    const struct pc_finding *fd = &p->findings.v[k];
+    json_object *x;
+    if (pc_finding_verdict (fd->kind) == PC_V_OK)
+      continue;
+    x = json_object_new_object ();
+    json_object_object_add (x, "verdict", json_object_new_string (pc_finding_name (fd->kind)));
+    add_shown (x, "path", pc_display_name, fd->path);
+    add_shown (x, "found", pc_display_text, fd->found);
+    json_object_array_add (fa, x);
+  }
+  json_object_object_add (f, "evidence", ev);
+  json_object_object_add (f, "findings", fa);
+  pc_report_replay_cmd (res, p, cmd, sizeof cmd);
+  add_shown (f, "replay", pc_display_text, cmd);
+  return f;
 }
 
 static json_object *
@@ -188,11 +253,12 @@ config_json (const struct pc_html_config *hc)
   json_object *ids = json_object_new_array_ext ((int) res->npoints);
   json_object *failing = json_object_new_array (), *marks = json_object_new_array ();
   json_object *flushes = json_object_new_array (), *paths;
-  size_t nfail = 0;
+  json_object *unchecked = json_object_new_array ();
+  size_t nfail = 0, nnot = 0;
   char cmd[512];
 
   json_object_object_add (o, "label", json_object_new_string (hc->label));
-  json_object_object_add (o, "log", json_object_new_string (res->log_path));
+  add_shown (o, "log", pc_display_text, res->log_path);
   json_object_object_add (o, "model", json_object_new_string (pc_model_name (res->model.kind)));
   json_object_object_add (o, "from", json_object_new_string (res->from));
   json_object_object_add (o, "from_record", json_object_new_int64 ((int64_t) res->from_record));
@@ -204,40 +270,12 @@ config_json (const struct pc_html_config *hc)
     json_object_array_add (ids, json_object_new_string (p->id));
     if (p->verdict == PC_V_OK)
       continue;
-    if (nfail++ < MAX_FAILING_LISTED) {
-      json_object *f = json_object_new_object (), *ev = json_object_new_array ();
-      json_object *fa = json_object_new_array ();
-      json_object_object_add (f, "id", json_object_new_string (p->id));
-      json_object_object_add (f, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
-      for (const char *l = p->evidence; *l;) {
-        const char *nl = strchr (l, '\n');
-        size_t n = nl ? (size_t) (nl - l) : strlen (l);
-        json_object_array_add (ev, json_object_new_string_len (l, (int) n));
-        l += n + (nl ? 1 : 0);
-      }
-      for (const char *l = p->findings; l && *l;) {
-        const char *nl = strchr (l, '\n'), *t1, *t2, *t3;
-        json_object *x;
-        if (nl == NULL)
-          nl = l + strlen (l);
-        t1 = memchr (l, '\t', (size_t) (nl - l));
-        t2 = t1 ? memchr (t1 + 1, '\t', (size_t) (nl - t1 - 1)) : NULL;
-        t3 = t2 ? memchr (t2 + 1, '\t', (size_t) (nl - t2 - 1)) : NULL;
-        if (t3 && !(t1 - l == 11 && strncmp (l, "unmentioned", 11) == 0)) {
-          x = json_object_new_object ();
-          json_object_object_add (x, "verdict", json_object_new_string_len (l, (int) (t1 - l)));
-          json_object_object_add (x, "path", json_object_new_string_len (t1 + 1, (int) (t2 - t1 - 1)));
-          json_object_object_add (x, "found", json_object_new_string_len (t2 + 1, (int) (t3 - t2 - 1)));
-          json_object_array_add (fa, x);
-        }
-        l = *nl ? nl + 1 : nl;
-      }
-      json_object_object_add (f, "evidence", ev);
-      json_object_object_add (f, "findings", fa);
-      pc_report_replay_cmd (res, p, cmd, sizeof cmd);
-      json_object_object_add (f, "replay", json_object_new_string (cmd));
-      json_object_array_add (failing, f);
+    if (p->verdict == PC_V_NOT_CHECKED) {
+      if (nnot++ < MAX_FAILING_LISTED)
+        json_object_array_add (unchecked, point_row (res, p));
     }
+    else if (nfail++ < MAX_FAILING_LISTED)
+      json_object_array_add (failing, point_row (res, p));
   }
   /* The replay command around a point's id, as the text report prints it. */
   {
@@ -256,13 +294,17 @@ config_json (const struct pc_html_config *hc)
   json_object_object_add (o, "v", v);
   json_object_object_add (o, "ids", ids);
   json_object_object_add (o, "failing", failing);
+  json_object_object_add (o, "unchecked", unchecked);
+  json_object_object_add (o, "last_mark", json_object_new_string (res->last_mark));
   json_object_object_add (t, "points", json_object_new_int64 ((int64_t) res->npoints));
   json_object_object_add (t, "unique", json_object_new_int64 ((int64_t) res->unique));
   json_object_object_add (t, "failing", json_object_new_int64 ((int64_t) nfail));
+  json_object_object_add (t, "unchecked", json_object_new_int64 ((int64_t) nnot));
   for (int k = 0; k < PC_V_COUNT; k++)
     json_object_object_add (t, pc_verdict_name (k), json_object_new_int64 ((int64_t) res->count[k]));
   json_object_object_add (o, "totals", t);
-  paths = paths_json (res);
+  json_object_object_add (o, "not_judged", paths_json (res, true, PC_F_NOT_JUDGED));
+  paths = paths_json (res, false, 0);
   json_object_object_add (o, "files", json_object_new_int ((int) json_object_array_length (paths)));
   json_object_object_add (o, "paths", paths);
   if (hc->ix) {

@@ -255,7 +255,7 @@ check_fs (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   jm->verdict = fr.verdict;
   memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
   if (!j->cfg.plain) {
-    if (io.known)
+    if (io.known && fr.verdict != PC_V_NOT_CHECKED)
       answer_keep (j, tag, &fr, &io);
     pc_fsck_io_free (&io);
   }
@@ -291,8 +291,9 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   if (r == 0 && jm->verdict == PC_V_OK)
     r = check_fs (j, tag, jm);
   if (r == 0 && jm->verdict == PC_V_OK && j->cfg.read_tree) {
-    jm->have_tree = pc_fstree_read_image (j->im, j->cache, j->cfg.hash_limit, &jm->tree,
-                                          jm->problems, sizeof jm->problems) == 0;
+    jm->tree_error = pc_fstree_read_image (j->im, j->cache, j->cfg.hash_limit, &jm->tree,
+                                           jm->problems, sizeof jm->problems);
+    jm->have_tree = jm->tree_error == 0;
     if (j->cache) {
       size_t rd, ru;
       pc_fstree_cache_stats (j->cache, &rd, &ru);

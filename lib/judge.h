@@ -46,11 +46,13 @@ struct pc_judge_stats {
 };
 
 struct pc_judgement {
-  enum pc_verdict verdict;    /* PC_V_OK, PC_V_FS_CORRUPT or PC_V_UNMOUNTABLE */
+  enum pc_verdict verdict;    /* PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, or
+                               * PC_V_NOT_CHECKED (e2fsck timed out or crashed) */
   char evidence[PC_EVIDENCE_MAX];
   int64_t fsck_as;            /* the tag of the state whose e2fsck answer this is, or -1 */
   char note[256];             /* how it was judged, if not as usual (also in evidence) */
   bool have_tree;             /* verdict OK, read_tree, and the tree could be read */
+  int tree_error;             /* if not: the walk's -errno (-ENOMEM: not the state's fault) */
   struct pc_mark tree;
   char problems[512];         /* what the tree walk could not read */
 };

@@ -19,7 +19,8 @@ struct pc_oracle {
   size_t n;
   char **known;               /* every path any manifest names, sorted */
   size_t *first;              /* the first mark (index in marks) naming each */
-  size_t nknown;
+  bool *changed;              /* ... changed after the last mark (pc_oracle_set_end) */
+  size_t nknown, nchanged;
 };
 
 struct named {
@@ -77,7 +78,8 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, siz
     struct named *all = malloc ((total ? total : 1) * sizeof *all);
     o->known = malloc ((total ? total : 1) * sizeof *o->known);
     o->first = malloc ((total ? total : 1) * sizeof *o->first);
-    if (all == NULL || o->known == NULL || o->first == NULL) {
+    o->changed = calloc (total ? total : 1, sizeof *o->changed);
+    if (all == NULL || o->known == NULL || o->first == NULL || o->changed == NULL) {
       free (all);
       pc_oracle_free (o);
       return -ENOMEM;
@@ -108,6 +110,7 @@ pc_oracle_free (struct pc_oracle *o)
   free (o->marks);
   free (o->known);
   free (o->first);
+  free (o->changed);
   free (o);
 }
 
@@ -148,39 +151,36 @@ same_version (const struct pc_entry *a, const struct pc_entry *b)
   }
 }
 
+/* Writes what e is (NULL: absent) for people. */
 static void
-describe (const struct pc_entry *e, char *buf, size_t len)
+describe (FILE *f, const struct pc_entry *e)
 {
   if (e == NULL)
-    snprintf (buf, len, "absent");
+    fputs ("absent", f);
   else if (e->type == PC_ENTRY_FILE && e->size == 0)
-    snprintf (buf, len, "empty file");
+    fputs ("empty file", f);
   else if (e->type == PC_ENTRY_FILE) {
     /* Size, first bytes (escaped) and hash. */
-    char head[4 * PC_ENTRY_HEAD + 1];
-    size_t h = 0;
+    fprintf (f, "file %" PRIu64 " B \"", e->size);
     for (unsigned i = 0; i < e->headlen; i++) {
       uint8_t ch = e->head[i];
       if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\')
-        head[h++] = (char) ch;
+        fputc (ch, f);
       else
-        h += (size_t) snprintf (head + h, sizeof head - h, "\\x%02x", ch);
+        fprintf (f, "\\x%02x", ch);
     }
-    head[h] = '\0';
-    snprintf (buf, len, "file %" PRIu64 " B \"%s\"%s xxh128:%02x%02x%02x%02x%02x%02x%02x%02x",
-              e->size, head, e->size > e->headlen ? "..." : "", e->hash[0], e->hash[1],
-              e->hash[2], e->hash[3], e->hash[4], e->hash[5], e->hash[6], e->hash[7]);
+    fprintf (f, "\"%s xxh128:", e->size > e->headlen ? "..." : "");
+    for (int i = 0; i < 8; i++)
+      fprintf (f, "%02x", e->hash[i]);
   }
   else if (e->type == PC_ENTRY_DIR)
-    snprintf (buf, len, "directory");
+    fputs ("directory", f);
   else if (e->type == PC_ENTRY_SYMLINK)
-    snprintf (buf, len, "symlink to %s", e->target ? e->target : "");
+    fprintf (f, "symlink to %s", e->target ? e->target : "");
   else
-    snprintf (buf, len, "special file");
-  if (e && (e->mode & 07777) != 0 && e->type != PC_ENTRY_SYMLINK) {
-    size_t n = strlen (buf);
-    snprintf (buf + n, len - n, " mode %04o", e->mode & 07777);
-  }
+    fputs ("special file", f);
+  if (e && (e->mode & 07777) != 0 && e->type != PC_ENTRY_SYMLINK)
+    fprintf (f, " mode %04o", e->mode & 07777);
 }
 
 static bool
@@ -194,17 +194,27 @@ durable_at (const struct omark *m, const char *path)
   return false;
 }
 
-/* Appends one finding line; keeps the buffer NUL-terminated. */
-static void
-finding (char *buf, size_t len, size_t *pos, const char *verdict, const char *path,
-         const char *found, const char *allowed)
+/* Appends one finding: found is f described, allowed what describe_allowed
+ * wrote (or "-").  Returns 0 or -ENOMEM. */
+static int
+finding (struct pc_findings *out, int kind, const char *path, const struct pc_entry *f,
+         const char *allowed)
 {
-  if (*pos + 1 >= len)
-    return;
-  *pos += (size_t) snprintf (buf + *pos, len - *pos, "%s\t%s\t%s\t%s\n",
-                             verdict, path, found, allowed);
-  if (*pos >= len)
-    *pos = len - 1;
+  char *found = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream (&found, &len);
+  int r;
+
+  if (m == NULL)
+    return -ENOMEM;
+  describe (m, f);
+  if (fclose (m) == EOF) {
+    free (found);
+    return -ENOMEM;
+  }
+  r = pc_findings_add (out, kind, path, found, allowed);
+  free (found);
+  return r;
 }
 
 static int
@@ -219,15 +229,54 @@ verdict_rank (enum pc_verdict v)
   }
 }
 
-/* Judges one path; returns its verdict. */
-static enum pc_verdict
-judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, const char *path,
-            const struct pc_entry *f, char *buf, size_t len, size_t *pos)
+/* Each distinct allowed version of path once, with the marks that had it:
+ * marks start..last, and absence first if absent_ok.  A malloc'd string,
+ * or NULL (no memory). */
+static char *
+describe_allowed (const struct pc_oracle *o, size_t start, size_t last, bool absent_ok,
+                  const char *path)
 {
-  size_t d = SIZE_MAX, start;
+  char *s = NULL;
+  size_t len = 0, n = 0;
+  FILE *f = open_memstream (&s, &len);
+
+  if (f == NULL)
+    return NULL;
+  if (absent_ok)
+    fputs ("absent before the first durable mark", f), n++;
+  for (size_t i = start; i <= last && i < o->n; i++) {
+    const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
+    size_t j;
+    for (j = start; j < i; j++)
+      if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
+        break;
+    if (j < i)
+      continue;
+    if (n++)
+      fputs ("; ", f);
+    describe (f, e);
+    fprintf (f, " at %s", o->marks[i].m.name);
+    for (j = i + 1; j <= last && j < o->n; j++)
+      if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
+        fprintf (f, ", %s", o->marks[j].m.name);
+  }
+  if (fclose (f) == EOF) {
+    free (s);
+    return NULL;
+  }
+  return s;
+}
+
+/* Judges one path (known[k]); returns its verdict, or -ENOMEM. */
+static int
+judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
+            const struct pc_entry *f, struct pc_findings *out)
+{
+  const char *path = o->known[k];
+  size_t d = SIZE_MAX, start, nfiles = 0;
   bool absent_ok, all_present = true, all_data = true;
-  char found[256], allowed[768];
-  size_t apos = 0;
+  char *allowed;
+  int kind, r;
 
   for (size_t i = nbefore; i-- > 0;)
     if (durable_at (&o->marks[i], path)) {
@@ -245,62 +294,71 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, const char *
     if (same_version (f, e))
       return PC_V_OK;
     if (e == NULL)
-      all_present = false, all_data = false;
+      all_present = false;
     else if (e->type != PC_ENTRY_FILE || e->size == 0)
       all_data = false;
+    else
+      nfiles++;
   }
-  if (absent_ok)
-    all_data = false;
 
   /* Not allowed: say what was found and what would have been. */
-  describe (f, found, sizeof found);
-  allowed[0] = '\0';
-  if (absent_ok)
-    apos += (size_t) snprintf (allowed, sizeof allowed, "absent before the first durable mark");
-  /* Each distinct version once, with the marks that had it. */
-  for (size_t i = start; i <= last && i < o->n && apos < sizeof allowed; i++) {
-    const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
-    char v[256];
-    size_t j;
-    for (j = start; j < i; j++)
-      if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
+  if (nbefore == o->n && o->changed[k])
+    kind = PC_F_NOT_JUDGED;     /* the workload changed it after its last mark */
+  else if (f == NULL && all_present)
+    kind = PC_F_MISSING;
+  else if (f && f->type == PC_ENTRY_FILE && f->size == 0 && all_data && nfiles > 0)
+    kind = PC_F_ZERO_LENGTH;    /* every allowed file version has data */
+  else {
+    kind = PC_F_MISMATCH;
+    /* A version from before the durable mark: rolled back. */
+    for (size_t i = 0; d != SIZE_MAX && f && i < d; i++)
+      if (same_version (f, pc_mark_find (&o->marks[i].m, path))) {
+        kind = PC_F_DURABLE_LOST;
         break;
-    if (j < i)
-      continue;
-    describe (e, v, sizeof v);
-    apos += (size_t) snprintf (allowed + apos, sizeof allowed - apos, "%s%s at %s",
-                               apos ? "; " : "", v, o->marks[i].m.name);
-    for (j = i + 1; j <= last && j < o->n && apos < sizeof allowed; j++)
-      if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
-        apos += (size_t) snprintf (allowed + apos, sizeof allowed - apos, ", %s",
-                                   o->marks[j].m.name);
+      }
   }
-  if (f == NULL && all_present) {
-    finding (buf, len, pos, "missing", path, found, allowed);
-    return PC_V_MISSING;
-  }
-  if (f && f->type == PC_ENTRY_FILE && f->size == 0 && all_data) {
-    finding (buf, len, pos, "zero-length", path, found, allowed);
-    return PC_V_ZERO_LENGTH;
-  }
-  /* A version from before the durable mark: rolled back. */
-  for (size_t i = 0; d != SIZE_MAX && f && i < d; i++)
-    if (same_version (f, pc_mark_find (&o->marks[i].m, path))) {
-      finding (buf, len, pos, "durable-lost", path, found, allowed);
-      return PC_V_DURABLE_LOST;
-    }
-  finding (buf, len, pos, "mismatch", path, found, allowed);
-  return PC_V_MISMATCH;
+  allowed = describe_allowed (o, start, last, absent_ok, path);
+  if (allowed == NULL)
+    return -ENOMEM;
+  r = finding (out, kind, path, f, allowed);
+  free (allowed);
+  return r < 0 ? r : (int) pc_finding_verdict (kind);
 }
 
-enum pc_verdict
-pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
-                 char *findings, size_t len)
+int
+pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end)
 {
-  size_t nbefore = 0, last, pos = 0, i = 0, j = 0;
+  const struct omark *last = o->n ? &o->marks[o->n - 1] : NULL;
+
+  o->nchanged = 0;
+  for (size_t k = 0; k < o->nknown; k++) {
+    const char *path = o->known[k];
+    o->changed[k] = end == NULL ||
+                    !same_version (pc_mark_find (&last->m, path), pc_mark_find (end, path));
+    o->nchanged += o->changed[k];
+  }
+  return 0;
+}
+
+size_t
+pc_oracle_changed_after (const struct pc_oracle *o)
+{
+  return o->nchanged;
+}
+
+const char *
+pc_oracle_last_mark (const struct pc_oracle *o)
+{
+  return o->n ? o->marks[o->n - 1].m.name : NULL;
+}
+
+int
+pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
+                 struct pc_findings *out)
+{
+  size_t nbefore = 0, last, i = 0, j = 0;
   enum pc_verdict worst = PC_V_OK;
 
-  findings[0] = '\0';
   if (o->n == 0)
     return PC_V_OK;
   while (nbefore < o->n && o->marks[nbefore].record <= point)
@@ -313,12 +371,11 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
     int c = i == o->nknown ? 1 : j == found->nentries ? -1
             : strcmp (o->known[i], found->entries[j].path);
     const struct pc_entry *f = c >= 0 ? &found->entries[j] : NULL;
-    enum pc_verdict v;
+    int v;
     if (c > 0) {
       /* No manifest names it. */
-      char desc[256];
-      describe (f, desc, sizeof desc);
-      finding (findings, len, &pos, "unmentioned", f->path, desc, "-");
+      if (finding (out, PC_F_UNMENTIONED, f->path, f, "-") < 0)
+        return -ENOMEM;
       j++;
       continue;
     }
@@ -326,7 +383,9 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
       i++;                      /* named only by later marks, and not here */
       continue;
     }
-    v = judge_path (o, nbefore, last, o->known[i], f, findings, len, &pos);
+    v = judge_path (o, nbefore, last, i, f, out);
+    if (v < 0)
+      return v;
     if (verdict_rank (v) > verdict_rank (worst))
       worst = v;
     i++;

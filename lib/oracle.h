@@ -7,13 +7,18 @@
  * manifest from D to N, absence counting as a version where P was absent;
  * with no D, P may also be absent (as before the first mark).  What the
  * image holds at P must be one of them, else (first that applies):
+ *   not-judged    c is after the last manifest mark and P differs there
+ *                 from what the end of the recording holds: the workload
+ *                 changed P after its last mark and never said what P
+ *                 should hold; listed, not failed (pc_oracle_set_end)
  *   missing       absent where every allowed version exists
- *   zero-length   an empty file where every allowed version has data
+ *   zero-length   an empty file where every allowed version that is a
+ *                 file has data (absence may be allowed too)
  *   durable-lost  a version from before D: rolled back
  *   mismatch      anything else (torn, stale, garbage)
- * Paths no manifest in the log mentions are listed, not failed.  Versions
- * compare by type, permission bits, size and content hash (files) or
- * target (symlinks).
+ * Paths no manifest in the log mentions are listed ("unmentioned"), not
+ * failed.  Versions compare by type, permission bits, size and content
+ * hash (files) or target (symlinks).
  */
 #ifndef POWERCUT_ORACLE_H
 #define POWERCUT_ORACLE_H
@@ -22,6 +27,7 @@
 #include <stdint.h>
 
 #include "crash.h"
+#include "finding.h"
 #include "fsck.h"
 #include "mark.h"
 
@@ -38,11 +44,20 @@ size_t pc_oracle_manifests (const struct pc_oracle *o);
 /* The largest size of a regular file in any manifest (0 if none). */
 uint64_t pc_oracle_max_size (const struct pc_oracle *o);
 
-/* Judges found (the tree of the crash state at point) and returns the worst
- * verdict, PC_V_OK if every path is allowed.  Findings, one per line:
- *   VERDICT TAB PATH TAB FOUND TAB ALLOWED
- * with VERDICT "unmentioned" for paths no manifest names (not failures). */
-enum pc_verdict pc_oracle_judge (const struct pc_oracle *o, uint64_t point,
-                                 const struct pc_mark *found, char *findings, size_t len);
+/* Tells the oracle what the end of the recording holds (the tree of its
+ * last state), or NULL if that could not be read: then every path counts
+ * as changed after the last mark.  Until it is called, none does. */
+int pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end);
+/* How many paths the manifests name changed after the last mark. */
+size_t pc_oracle_changed_after (const struct pc_oracle *o);
+/* The name of the last mark with a manifest, or NULL. */
+const char *pc_oracle_last_mark (const struct pc_oracle *o);
+
+/* Judges found (the tree of the crash state at point): appends a finding
+ * for every path that is not allowed and for every path no manifest names
+ * (finding.h), and returns the worst verdict, PC_V_OK if every path is
+ * allowed, or -ENOMEM. */
+int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
+                     struct pc_findings *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* report.c: text and JSON check reports, and merging shard reports. */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "finding.h"
 #include "report.h"
 #include "util.h"
 
@@ -44,99 +46,90 @@ pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *
 int
 pc_report_failed (const struct pc_check_result *res)
 {
-  return res->npoints > res->count[PC_V_OK];
-}
-
-/* One line of oracle findings: VERDICT TAB PATH TAB FOUND TAB ALLOWED. */
-struct finding {
-  const char *verdict, *path, *found, *allowed;
-  size_t vlen, plen, flen, alen;
-};
-
-static const char *
-finding_next (const char *l, struct finding *fd)
-{
-  const char *fields[4], *end = strchr (l, '\n');
-  size_t lens[4] = { 0, 0, 0, 0 };
-
-  if (end == NULL)
-    end = l + strlen (l);
-  for (int k = 0; k < 4; k++) {
-    const char *tab = k < 3 ? memchr (l, '\t', (size_t) (end - l)) : NULL;
-    const char *stop = tab ? tab : end;
-    fields[k] = l;
-    lens[k] = (size_t) (stop - l);
-    l = tab ? tab + 1 : end;
-  }
-  fd->verdict = fields[0]; fd->vlen = lens[0];
-  fd->path = fields[1]; fd->plen = lens[1];
-  fd->found = fields[2]; fd->flen = lens[2];
-  fd->allowed = fields[3]; fd->alen = lens[3];
-  return *end ? end + 1 : end;
+  return res->npoints > res->count[PC_V_OK] + res->count[PC_V_NOT_CHECKED];
 }
 
 /* Per failing path: its verdict, how many points, the first and last, and
  * what the first one found versus what was allowed. */
 struct path_sum {
-  struct finding first;
+  const struct pc_finding *first;
   size_t npoints;
   const char *first_id, *last_id;
 };
 
-static int
-sum_cmp (const void *a, const void *b)
+/* Prints s through show (pc_display_name or _text); "?" without memory. */
+static void
+put_shown (FILE *f, char *(*show) (const char *), const char *s)
 {
-  const struct path_sum *x = a, *y = b;
-  size_t n = x->first.plen < y->first.plen ? x->first.plen : y->first.plen;
-  int c = memcmp (x->first.path, y->first.path, n);
-  return c ? c : (x->first.plen > y->first.plen) - (x->first.plen < y->first.plen);
+  char *d = show (s);
+
+  fputs (d ? d : "?", f);
+  free (d);
+}
+
+/* The distinct paths of findings of a kind that fails (notes: not) in a
+ * sorted array of sums; *ret_n gets their number.  NULL if none (or no memory). */
+static struct path_sum *
+path_sums (const struct pc_check_result *res, bool notes, int kind, size_t *ret_n)
+{
+  struct path_sum *v = NULL;
+  size_t n = 0, cap = 0;
+
+  for (size_t i = 0; i < res->npoints; i++) {
+    const struct pc_point *p = &res->points[i];
+    for (size_t k = 0; k < p->findings.n; k++) {
+      const struct pc_finding *fd = &p->findings.v[k];
+      size_t lo = 0, hi = n;
+      if (notes ? fd->kind != kind : pc_finding_verdict (fd->kind) == PC_V_OK)
+        continue;
+      /* v is kept sorted by path: find it, or where it goes. */
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp (v[mid].first->path, fd->path);
+        if (c == 0)
+          lo = hi = mid;
+        else if (c < 0)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo == n || strcmp (v[lo].first->path, fd->path) != 0) {
+        if (pc_grow (&v, &cap, n + 1, sizeof *v, 16) < 0) {
+          free (v);
+          *ret_n = 0;
+          return NULL;
+        }
+        memmove (v + lo + 1, v + lo, (n - lo) * sizeof *v);
+        v[lo] = (struct path_sum) { fd, 0, p->id, p->id };
+        n++;
+      }
+      v[lo].npoints++;
+      v[lo].last_id = p->id;
+    }
+  }
+  *ret_n = n;
+  return v;
 }
 
 static void
 paths_text (FILE *f, const struct pc_check_result *res)
 {
-  struct path_sum *v = NULL;
-  size_t n = 0, cap = 0, shown = 0;
+  size_t n, shown = 0;
+  struct path_sum *v = path_sums (res, false, 0, &n);
 
-  for (size_t i = 0; i < res->npoints; i++) {
-    const struct pc_point *p = &res->points[i];
-    for (const char *l = p->findings; l && *l;) {
-      struct finding fd;
-      size_t j;
-      l = finding_next (l, &fd);
-      if (fd.vlen == 11 && strncmp (fd.verdict, "unmentioned", 11) == 0)
-        continue;
-      for (j = 0; j < n; j++)
-        if (v[j].first.plen == fd.plen && memcmp (v[j].first.path, fd.path, fd.plen) == 0)
-          break;
-      if (j == n) {
-        if (n == cap) {
-          size_t ncap = cap ? cap * 2 : 16;
-          struct path_sum *nv = realloc (v, ncap * sizeof *nv);
-          if (nv == NULL)
-            goto out;
-          v = nv;
-          cap = ncap;
-        }
-        v[n].first = fd;
-        v[n].npoints = 0;
-        v[n].first_id = p->id;
-        n++;
-      }
-      v[j].npoints++;
-      v[j].last_id = p->id;
-    }
-  }
   if (n == 0)
     goto out;
-  qsort (v, n, sizeof *v, sum_cmp);
   fprintf (f, "\nfiles affected: %zu\n", n);
   for (size_t j = 0; j < n && shown < MAX_LISTED; j++, shown++) {
-    fprintf (f, "  %.*s: %.*s at %zu point%s (%s .. %s)\n", (int) v[j].first.plen,
-             v[j].first.path, (int) v[j].first.vlen, v[j].first.verdict, v[j].npoints,
-             v[j].npoints == 1 ? "" : "s", v[j].first_id, v[j].last_id);
-    fprintf (f, "      found:   %.*s\n", (int) v[j].first.flen, v[j].first.found);
-    fprintf (f, "      allowed: %.*s\n", (int) v[j].first.alen, v[j].first.allowed);
+    fputs ("  ", f);
+    put_shown (f, pc_display_name, v[j].first->path);
+    fprintf (f, ": %s at %zu point%s (%s .. %s)\n", pc_finding_name (v[j].first->kind),
+             v[j].npoints, v[j].npoints == 1 ? "" : "s", v[j].first_id, v[j].last_id);
+    fputs ("      found:   ", f);
+    put_shown (f, pc_display_text, v[j].first->found);
+    fputs ("\n      allowed: ", f);
+    put_shown (f, pc_display_text, v[j].first->allowed);
+    fputc ('\n', f);
   }
   if (n > shown)
     fprintf (f, "  ... and %zu more files (see the JSON report)\n", n - shown);
@@ -144,25 +137,92 @@ out:
   free (v);
 }
 
+/* Paths the workload changed after its last mark: not judged, and why. */
+static void
+not_judged_text (FILE *f, const struct pc_check_result *res)
+{
+  size_t n;
+  struct path_sum *v = path_sums (res, true, PC_F_NOT_JUDGED, &n);
+
+  if (n > 0) {
+    fprintf (f, "\nnot judged: %zu path%s the workload changed after its last mark (%s): "
+             "what the crash points after it hold there is listed, not judged\n",
+             n, n == 1 ? "" : "s", res->last_mark[0] ? res->last_mark : "?");
+    for (size_t j = 0; j < n && j < MAX_LISTED; j++) {
+      fputs ("  ", f);
+      put_shown (f, pc_display_name, v[j].first->path);
+      fprintf (f, " (at %zu point%s)\n", v[j].npoints, v[j].npoints == 1 ? "" : "s");
+    }
+    if (n > MAX_LISTED)
+      fprintf (f, "  ... and %zu more (see the JSON report)\n", n - MAX_LISTED);
+    fprintf (f, "hint: place a final mark after the workload's last change "
+             "(powercut mark NAME --manifest DIR --sync) to judge them\n");
+  }
+  free (v);
+}
+
 static void
 indent_lines (FILE *f, const char *text, const char *pfx)
 {
-  for (const char *l = text; *l;) {
+  char *shown = pc_display_text (text);
+
+  for (const char *l = shown ? shown : "?"; *l;) {
     const char *nl = strchr (l, '\n');
     int n = nl ? (int) (nl - l) : (int) strlen (l);
     fprintf (f, "%s%.*s\n", pfx, n, l);
     l += n + (nl ? 1 : 0);
+  }
+  free (shown);
+}
+
+/* The points of one kind: failing (not_checked false) or not checked. */
+static void
+points_text (FILE *f, const struct pc_check_result *res, bool not_checked, size_t total)
+{
+  size_t listed = 0;
+  char cmd[512];
+
+  for (size_t i = 0; i < res->npoints; i++) {
+    const struct pc_point *p = &res->points[i];
+    if (p->verdict == PC_V_OK || (p->verdict == PC_V_NOT_CHECKED) != not_checked)
+      continue;
+    if (listed == 0 && !not_checked)
+      fprintf (f, "first failing crash point: %s (%s)\n", p->id, pc_verdict_name (p->verdict));
+    if (listed == MAX_LISTED) {
+      fprintf (f, "... and %zu more %s points (see the JSON report)\n",
+               total - listed, not_checked ? "unchecked" : "failing");
+      break;
+    }
+    fprintf (f, "\n%s: %s", p->id, pc_verdict_name (p->verdict));
+    if (p->same_as >= 0)
+      fprintf (f, " (same image as %s)", res->points[p->same_as].id);
+    fputc ('\n', f);
+    indent_lines (f, p->evidence, "    ");
+    for (size_t k = 0; k < p->findings.n; k++) {
+      const struct pc_finding *fd = &p->findings.v[k];
+      if (pc_finding_verdict (fd->kind) == PC_V_OK)
+        continue;
+      fprintf (f, "    %s ", pc_finding_name (fd->kind));
+      put_shown (f, pc_display_name, fd->path);
+      fputs (": found ", f);
+      put_shown (f, pc_display_text, fd->found);
+      fputc ('\n', f);
+    }
+    pc_report_replay_cmd (res, p, cmd, sizeof cmd);
+    fprintf (f, "    rebuild: %s\n", cmd);
+    listed++;
   }
 }
 
 void
 pc_report_text (FILE *f, const struct pc_check_result *res)
 {
-  size_t listed = 0, nfail = res->npoints - res->count[PC_V_OK];
-  char cmd[512];
+  size_t nnot = res->count[PC_V_NOT_CHECKED];
+  size_t nfail = res->npoints - res->count[PC_V_OK] - nnot;
 
-  fprintf (f, "powercut check: %s\n", res->log_path);
-  fprintf (f, "model %s", pc_model_name (res->model.kind));
+  fputs ("powercut check: ", f);
+  put_shown (f, pc_display_text, res->log_path);
+  fprintf (f, "\nmodel %s", pc_model_name (res->model.kind));
   if (res->model.kind == PC_MODEL_REORDER || res->model.kind == PC_MODEL_TORN)
     fprintf (f, ":%u (seed %" PRIu64 ")", res->model.k, res->model.seed);
   fprintf (f, ", from %s (record %" PRIu64 ") of %" PRIu64 " records",
@@ -176,51 +236,114 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "e2fsck -fn run on %" PRIu64 " images; %" PRIu64 " others hold the same bytes "
              "where it read and share its answer\n",
              res->work.fsck_runs, res->work.fsck_reused);
-  for (int v = 0; v < PC_V_COUNT; v++)
+  for (int v = 0; v < PC_V_NOT_CHECKED; v++)
     if (res->count[v] || v == PC_V_OK)
       fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);
+  if (nnot > 0)
+    fprintf (f, "not checked: %zu crash point%s (powercut could not check %s: no verdict)\n",
+             nnot, nnot == 1 ? "" : "s", nnot == 1 ? "it" : "them");
   if (res->manifests == 0)
     fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
-  if (nfail == 0) {
-    fprintf (f, "no problem found\n");
-    return;
+  not_judged_text (f, res);
+  if (nfail == 0)
+    fprintf (f, "%s\n", nnot ? "no problem found in the crash points checked"
+                             : "no problem found");
+  else {
+    paths_text (f, res);
+    fprintf (f, "\nfailing crash points:\n");
+    points_text (f, res, false, nfail);
   }
-  paths_text (f, res);
-  fprintf (f, "\nfailing crash points:\n");
-  for (size_t i = 0; i < res->npoints; i++) {
-    const struct pc_point *p = &res->points[i];
-    if (p->verdict == PC_V_OK)
-      continue;
-    if (listed == 0)
-      fprintf (f, "first failing crash point: %s (%s)\n", p->id, pc_verdict_name (p->verdict));
-    if (listed == MAX_LISTED) {
-      fprintf (f, "... and %zu more failing points (see the JSON report)\n",
-               nfail - listed);
-      break;
-    }
-    fprintf (f, "\n%s: %s", p->id, pc_verdict_name (p->verdict));
-    if (p->same_as >= 0)
-      fprintf (f, " (same image as %s)", res->points[p->same_as].id);
-    fputc ('\n', f);
-    indent_lines (f, p->evidence, "    ");
-    for (const char *l = p->findings; l && *l;) {
-      struct finding fd;
-      l = finding_next (l, &fd);
-      if (strncmp (fd.verdict, "unmentioned", fd.vlen) == 0 && fd.vlen == 11)
-        continue;
-      fprintf (f, "    %.*s %.*s: found %.*s\n", (int) fd.vlen, fd.verdict,
-               (int) fd.plen, fd.path, (int) fd.flen, fd.found);
-    }
-    pc_report_replay_cmd (res, p, cmd, sizeof cmd);
-    fprintf (f, "    rebuild: %s\n", cmd);
-    listed++;
+  if (nnot > 0) {
+    fprintf (f, "\ncrash points not checked:\n");
+    points_text (f, res, true, nnot);
   }
+}
+
+/* s's bytes in hex: a malloc'd string, or NULL. */
+static char *
+hex_of (const char *s)
+{
+  size_t n = strlen (s);
+  char *hex = malloc (2 * n + 1);
+
+  for (size_t i = 0; hex && i < n; i++)
+    sprintf (hex + 2 * i, "%02x", (unsigned char) s[i]);
+  if (hex)
+    hex[2 * n] = '\0';
+  return hex;
+}
+
+/* Adds key: s to o.  A string that is not UTF-8 goes as its display form
+ * (finding.h), and its exact bytes in hex under key_hex. */
+static void
+add_bytes (json_object *o, const char *key, const char *s)
+{
+  size_t n = strlen (s);
+
+  if (pc_utf8_valid (s, n))
+    json_object_object_add (o, key, json_object_new_string_len (s, (int) n));
+  else {
+    char *shown = pc_display_text (s), *hex = hex_of (s), hkey[64];
+    snprintf (hkey, sizeof hkey, "%s_hex", key);
+    json_object_object_add (o, key, json_object_new_string (shown ? shown : "?"));
+    json_object_object_add (o, hkey, hex ? json_object_new_string (hex) : NULL);
+    free (shown);
+    free (hex);
+  }
+}
+
+/* What add_bytes stored under key: a malloc'd string, NULL if there is
+ * none (or *bad set if it does not read). */
+static char *
+get_bytes (json_object *o, const char *key, bool *bad)
+{
+  json_object *v;
+  char hkey[64];
+  const char *h;
+  size_t n;
+  char *s;
+
+  snprintf (hkey, sizeof hkey, "%s_hex", key);
+  if (json_object_object_get_ex (o, hkey, &v) && json_object_is_type (v, json_type_string)) {
+    h = json_object_get_string (v);
+    n = strlen (h);
+    if (n % 2 || (s = malloc (n / 2 + 1)) == NULL) {
+      *bad = true;
+      return NULL;
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+      unsigned x;
+      if (!isxdigit ((unsigned char) h[2 * i]) || !isxdigit ((unsigned char) h[2 * i + 1]) ||
+          sscanf (h + 2 * i, "%2x", &x) != 1 || x == 0) {
+        free (s);
+        *bad = true;
+        return NULL;
+      }
+      s[i] = (char) x;
+    }
+    s[n / 2] = '\0';
+    return s;
+  }
+  if (!json_object_object_get_ex (o, key, &v) || !json_object_is_type (v, json_type_string))
+    return NULL;
+  if (strlen (json_object_get_string (v)) != (size_t) json_object_get_string_len (v)) {
+    *bad = true;                /* a NUL inside */
+    return NULL;
+  }
+  s = strdup (json_object_get_string (v));
+  if (s == NULL)
+    *bad = true;
+  return s;
 }
 
 static json_object *
 point_json (const struct pc_check_result *res, const struct pc_point *p)
 {
   json_object *o = json_object_new_object (), *ev = json_object_new_array ();
+  json_object *fa = json_object_new_array_ext ((int) p->findings.n);
+  size_t elen = strlen (p->evidence);
+  bool utf8 = pc_utf8_valid (p->evidence, elen);
+  char *shown = utf8 ? NULL : pc_display_text (p->evidence);
   char cmd[512];
 
   json_object_object_add (o, "id", json_object_new_string (p->id));
@@ -232,29 +355,33 @@ point_json (const struct pc_check_result *res, const struct pc_point *p)
                           ? json_object_new_string (res->points[p->same_as].id) : NULL);
   json_object_object_add (o, "fsck_same_as", p->fsck_as >= 0
                           ? json_object_new_string (res->points[p->fsck_as].id) : NULL);
-  for (const char *l = p->evidence; *l;) {
+  /* Evidence as lines; if it is not UTF-8, the lines show it and
+   * evidence_hex holds its bytes. */
+  for (const char *l = utf8 ? p->evidence : shown ? shown : "?"; *l;) {
     const char *nl = strchr (l, '\n');
     size_t n = nl ? (size_t) (nl - l) : strlen (l);
     json_object_array_add (ev, json_object_new_string_len (l, (int) n));
     l += n + (nl ? 1 : 0);
   }
   json_object_object_add (o, "evidence", ev);
-  {
-    json_object *fa = json_object_new_array ();
-    for (const char *l = p->findings; l && *l;) {
-      struct finding fd;
-      json_object *x = json_object_new_object ();
-      l = finding_next (l, &fd);
-      json_object_object_add (x, "verdict", json_object_new_string_len (fd.verdict, (int) fd.vlen));
-      json_object_object_add (x, "path", json_object_new_string_len (fd.path, (int) fd.plen));
-      json_object_object_add (x, "found", json_object_new_string_len (fd.found, (int) fd.flen));
-      json_object_object_add (x, "allowed", json_object_new_string_len (fd.allowed, (int) fd.alen));
-      json_object_array_add (fa, x);
-    }
-    json_object_object_add (o, "findings", fa);
+  if (!utf8) {
+    char *hex = hex_of (p->evidence);
+    json_object_object_add (o, "evidence_hex", hex ? json_object_new_string (hex) : NULL);
+    free (hex);
   }
+  free (shown);
+  for (size_t k = 0; k < p->findings.n; k++) {
+    const struct pc_finding *fd = &p->findings.v[k];
+    json_object *x = json_object_new_object ();
+    json_object_object_add (x, "verdict", json_object_new_string (pc_finding_name (fd->kind)));
+    add_bytes (x, "path", fd->path);
+    add_bytes (x, "found", fd->found);
+    add_bytes (x, "allowed", fd->allowed);
+    json_object_array_add (fa, x);
+  }
+  json_object_object_add (o, "findings", fa);
   pc_report_replay_cmd (res, p, cmd, sizeof cmd);
-  json_object_object_add (o, "replay", json_object_new_string (cmd));
+  add_bytes (o, "replay", cmd);
   return o;
 }
 
@@ -267,9 +394,12 @@ pc_report_json (const char *path, const struct pc_check_result *res)
 
   json_object_object_add (root, "powercut", json_object_new_string (PACKAGE_VERSION));
   json_object_object_add (root, "schema", json_object_new_int (1));
-  json_object_object_add (root, "log", json_object_new_string (res->log_path));
+  add_bytes (root, "log", res->log_path);
   json_object_object_add (root, "log_start_ns", json_object_new_uint64 (res->log_start_ns));
-  json_object_object_add (root, "base", res->base_path ? json_object_new_string (res->base_path) : NULL);
+  if (res->base_path)
+    add_bytes (root, "base", res->base_path);
+  else
+    json_object_object_add (root, "base", NULL);
   json_object_object_add (root, "keep_trimmed", json_object_new_boolean (res->keep_trimmed));
   json_object_object_add (root, "model", json_object_new_string (pc_model_name (res->model.kind)));
   json_object_object_add (root, "k", json_object_new_int ((int) res->model.k));
@@ -283,6 +413,8 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   json_object_object_add (root, "shards", json_object_new_int ((int) res->nshards));
   json_object_object_add (root, "seconds", json_object_new_double (res->seconds));
   json_object_object_add (root, "manifests", json_object_new_int64 ((int64_t) res->manifests));
+  json_object_object_add (root, "last_mark", res->last_mark[0]
+                          ? json_object_new_string (res->last_mark) : NULL);
   {
     json_object *w = json_object_new_object ();
     json_object_object_add (w, "fsck_runs", json_object_new_uint64 (res->work.fsck_runs));
@@ -358,10 +490,18 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     bad = "not a powercut report (schema 1)";
     goto bad;
   }
-  if (!(v = get (root, "log", json_type_string)) ||
-      (res->log_path = strdup (json_object_get_string (v))) == NULL) {
-    bad = "no log";
-    goto bad;
+  {
+    bool b = false;
+    res->log_path = get_bytes (root, "log", &b);
+    if (res->log_path == NULL) {
+      bad = "no log";
+      goto bad;
+    }
+    res->base_path = get_bytes (root, "base", &b);
+    if (b) {
+      bad = "a malformed base";
+      goto bad;
+    }
   }
   if (!(v = get (root, "model", json_type_string)) ||
       pc_model_parse (json_object_get_string (v), &res->model) < 0) {
@@ -370,9 +510,6 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
   }
   if ((v = get (root, "log_start_ns", json_type_int)))
     res->log_start_ns = json_object_get_uint64 (v);
-  if ((v = get (root, "base", json_type_string)) &&
-      (res->base_path = strdup (json_object_get_string (v))) == NULL)
-    goto nomem;
   if ((v = get (root, "keep_trimmed", json_type_boolean)))
     res->keep_trimmed = json_object_get_boolean (v);
   if ((v = get (root, "k", json_type_int)))
@@ -393,6 +530,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     res->seconds = json_object_get_double (v);
   if ((v = get (root, "manifests", json_type_int)))
     res->manifests = (size_t) json_object_get_int64 (v);
+  if ((v = get (root, "last_mark", json_type_string)))
+    snprintf (res->last_mark, sizeof res->last_mark, "%s", json_object_get_string (v));
   res->shard = (v = get (root, "shard", json_type_int)) ? (unsigned) json_object_get_int (v) : 0;
   res->nshards = (v = get (root, "shards", json_type_int)) ? (unsigned) json_object_get_int (v) : 1;
   if ((v = get (root, "totals", json_type_object)) && (v = get (v, "unique", json_type_int)))
@@ -446,51 +585,59 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     p->ndrop = (v = get (o, "dropped", json_type_int)) ? (uint32_t) json_object_get_int (v) : 0;
     p->torn = (v = get (o, "torn", json_type_boolean)) ? json_object_get_boolean (v) : 0;
     p->same_as = resolve_id (res, i, get (o, "same_as", json_type_string));
-    if ((ev = get (o, "findings", json_type_array)) && json_object_array_length (ev) > 0) {
-      size_t cap = 256, pos = 0;
-      p->findings = malloc (cap);
-      if (p->findings == NULL)
+    if ((ev = get (o, "findings", json_type_array))) {
+      size_t nf = json_object_array_length (ev);
+      if (pc_grow (&p->findings.v, &p->findings.cap, nf, sizeof *p->findings.v, 1) < 0)
         goto nomem;
-      p->findings[0] = '\0';
-      for (size_t k = 0; k < json_object_array_length (ev); k++) {
-        json_object *x = json_object_array_get_idx (ev, k), *fv[4];
-        static const char *const keys[4] = { "verdict", "path", "found", "allowed" };
-        size_t need = 0;
-        bool ok = json_object_is_type (x, json_type_object);
-        for (int q = 0; ok && q < 4; q++) {
-          ok = (fv[q] = get (x, keys[q], json_type_string)) != NULL &&
-               strpbrk (json_object_get_string (fv[q]), "\t\n") == NULL;
-          if (ok)
-            need += strlen (json_object_get_string (fv[q])) + 1;
-        }
-        if (!ok) {
+      for (size_t k = 0; k < nf; k++) {
+        json_object *x = json_object_array_get_idx (ev, k);
+        struct pc_finding *fd = &p->findings.v[p->findings.n];
+        bool b = false;
+        int kind = -1;
+        if (json_object_is_type (x, json_type_object) &&
+            (v = get (x, "verdict", json_type_string)))
+          kind = pc_finding_parse (json_object_get_string (v));
+        if (kind < 0 || !json_object_is_type (x, json_type_object)) {
           bad = "a malformed finding";
           goto bad;
         }
-        if (pos + need + 1 > cap) {
-          char *np;
-          while (pos + need + 1 > cap)
-            cap *= 2;
-          np = realloc (p->findings, cap);
-          if (np == NULL)
-            goto nomem;
-          p->findings = np;
+        fd->kind = kind;
+        fd->path = get_bytes (x, "path", &b);
+        fd->found = get_bytes (x, "found", &b);
+        fd->allowed = get_bytes (x, "allowed", &b);
+        if (fd->path == NULL || fd->found == NULL || fd->allowed == NULL) {
+          free (fd->path);
+          free (fd->found);
+          free (fd->allowed);
+          bad = "a malformed finding";
+          goto bad;
         }
-        pos += (size_t) sprintf (p->findings + pos, "%s\t%s\t%s\t%s\n",
-                                 json_object_get_string (fv[0]), json_object_get_string (fv[1]),
-                                 json_object_get_string (fv[2]), json_object_get_string (fv[3]));
+        p->findings.n++;
       }
     }
-    if ((ev = get (o, "evidence", json_type_array))) {
-      size_t pos = 0;
-      for (size_t k = 0; k < json_object_array_length (ev); k++) {
-        json_object *line = json_object_array_get_idx (ev, k);
-        if (!json_object_is_type (line, json_type_string))
-          continue;
-        pos += (size_t) snprintf (p->evidence + pos, sizeof p->evidence - pos, "%s%s",
-                                  k ? "\n" : "", json_object_get_string (line));
-        if (pos >= sizeof p->evidence)
-          break;
+    {
+      /* evidence_hex, if there, holds its exact bytes */
+      bool b = false;
+      char *exact = get_bytes (o, "evidence", &b);
+      if (b) {
+        bad = "a malformed evidence";
+        goto bad;
+      }
+      if (exact) {
+        snprintf (p->evidence, sizeof p->evidence, "%s", exact);
+        free (exact);
+      }
+      else if ((ev = get (o, "evidence", json_type_array))) {
+        size_t pos = 0;
+        for (size_t k = 0; k < json_object_array_length (ev); k++) {
+          json_object *line = json_object_array_get_idx (ev, k);
+          if (!json_object_is_type (line, json_type_string))
+            continue;
+          pos += (size_t) snprintf (p->evidence + pos, sizeof p->evidence - pos, "%s%s",
+                                    k ? "\n" : "", json_object_get_string (line));
+          if (pos >= sizeof p->evidence)
+            break;
+        }
       }
     }
   }
@@ -577,11 +724,12 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   m->device_size = parts[0]->device_size;
   m->log_torn = parts[0]->log_torn;
   m->manifests = parts[0]->manifests;
+  memcpy (m->last_mark, parts[0]->last_mark, sizeof m->last_mark);
   m->nshards = 1;
   for (size_t i = 0; i < n; i++) {
     for (size_t j = 0; j < parts[i]->npoints; j++) {
       m->points[at + j] = parts[i]->points[j];
-      parts[i]->points[j].findings = NULL;      /* moved */
+      memset (&parts[i]->points[j].findings, 0, sizeof parts[i]->points[j].findings);
       if (m->points[at + j].same_as >= 0)
         m->points[at + j].same_as += (int64_t) at;
       if (m->points[at + j].fsck_as >= 0)

@@ -154,6 +154,19 @@ write_html (const char *path, const struct pc_check_result *res)
   return r;
 }
 
+/* 2 if some states could not be checked (the check did not finish: it
+ * says so), else 1 if some failed, else 0. */
+static int
+exit_status (const char *cmd, const struct pc_check_result *res)
+{
+  if (res->count[PC_V_NOT_CHECKED] > 0) {
+    pc_err (cmd, "%zu of %zu crash points could not be checked (see the report)",
+            res->count[PC_V_NOT_CHECKED], res->npoints);
+    return EXIT_ERROR;
+  }
+  return pc_report_failed (res) ? EXIT_PROBLEMS : EXIT_OK;
+}
+
 int
 cmd_check (int argc, char **argv)
 {
@@ -289,7 +302,7 @@ cmd_check (int argc, char **argv)
     pc_check_result_free (res);
     return EXIT_ERROR;
   }
-  r = pc_report_failed (res) ? EXIT_PROBLEMS : EXIT_OK;
+  r = exit_status ("check", res);
   pc_check_result_free (res);
   return r;
 }
@@ -356,7 +369,7 @@ cmd_merge (int argc, char **argv)
     pc_err ("merge", "%s: %s", html, strerror (-r));
     goto out;
   }
-  ret = pc_report_failed (m) ? EXIT_PROBLEMS : EXIT_OK;
+  ret = exit_status ("merge", m);
 out:
   for (int i = 0; i < n; i++)
     pc_check_result_free (parts[i]);

@@ -108,44 +108,36 @@ check_progress (void *ctx, size_t done, size_t total)
     fputc ('\n', stderr);
 }
 
+static int
+str_cmp (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
 /* Distinct failing paths of a check. */
 static size_t
 files_affected (const struct pc_check_result *res)
 {
-  char **paths = NULL;
-  size_t n = 0, cap = 0;
+  const char **paths = NULL;
+  size_t n = 0, cap = 0, distinct = 0;
 
   for (size_t i = 0; i < res->npoints; i++)
-    for (const char *l = res->points[i].findings; l && *l;) {
-      const char *nl = strchr (l, '\n'), *t1 = strchr (l, '\t'), *t2;
-      size_t j, plen;
-      if (nl == NULL)
-        nl = l + strlen (l);
-      if (t1 == NULL || t1 > nl || strncmp (l, "unmentioned\t", 12) == 0) {
-        l = *nl ? nl + 1 : nl;
+    for (size_t k = 0; k < res->points[i].findings.n; k++) {
+      const struct pc_finding *fd = &res->points[i].findings.v[k];
+      if (pc_finding_verdict (fd->kind) == PC_V_OK)
         continue;
+      if (pc_grow (&paths, &cap, n + 1, sizeof *paths, 64) < 0) {
+        free (paths);
+        return SIZE_MAX;
       }
-      t2 = strchr (t1 + 1, '\t');
-      plen = (size_t) ((t2 && t2 < nl ? t2 : nl) - (t1 + 1));
-      for (j = 0; j < n; j++)
-        if (strlen (paths[j]) == plen && memcmp (paths[j], t1 + 1, plen) == 0)
-          break;
-      if (j == n) {
-        if (n == cap) {
-          char **np = realloc (paths, (cap ? cap * 2 : 16) * sizeof *np);
-          if (np == NULL)
-            break;
-          paths = np;
-          cap = cap ? cap * 2 : 16;
-        }
-        paths[n++] = strndup (t1 + 1, plen);
-      }
-      l = *nl ? nl + 1 : nl;
+      paths[n++] = fd->path;
     }
+  if (n > 1)
+    qsort (paths, n, sizeof *paths, str_cmp);
   for (size_t j = 0; j < n; j++)
-    free (paths[j]);
+    distinct += j == 0 || strcmp (paths[j - 1], paths[j]) != 0;
   free (paths);
-  return n;
+  return distinct;
 }
 
 static void
@@ -154,6 +146,7 @@ table (FILE *f, struct config *cf, size_t n)
   static const int cols[] = { PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, PC_V_ZERO_LENGTH,
                               PC_V_MISSING, PC_V_MISMATCH, PC_V_DURABLE_LOST };
   size_t w = strlen ("configuration");
+  bool unchecked = false;
 
   for (size_t i = 0; i < n; i++)
     if (strlen (cf[i].label) > w)
@@ -169,10 +162,14 @@ table (FILE *f, struct config *cf, size_t n)
         cw[k] = len;
     }
   }
+  /* States powercut could not check are no verdict: a column apart, there
+   * only when some configuration has them. */
+  for (size_t i = 0; i < n; i++)
+    unchecked |= cf[i].ok && cf[i].count[PC_V_NOT_CHECKED] > 0;
   fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
   for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
     fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
-  fprintf (f, "  files\n");
+  fprintf (f, "  files%s\n", unchecked ? "  | not checked" : "");
   for (size_t i = 0; i < n; i++) {
     fprintf (f, "%-*s  ", (int) w, cf[i].label);
     if (!cf[i].ok) {
@@ -182,7 +179,10 @@ table (FILE *f, struct config *cf, size_t n)
     fprintf (f, "%6zu", cf[i].points);
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
       fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
-    fprintf (f, "  %5zu\n", cf[i].files);
+    fprintf (f, "  %5zu", cf[i].files);
+    if (unchecked)
+      fprintf (f, "  | %11zu", cf[i].count[PC_V_NOT_CHECKED]);
+    fputc ('\n', f);
   }
 }
 
@@ -555,6 +555,12 @@ cmd_run (int argc, char **argv)
     memcpy (k->count, res->count, sizeof k->count);
     k->files = files_affected (res);
     failed |= pc_report_failed (res);
+    if (res->count[PC_V_NOT_CHECKED] > 0) {
+      /* Some states could not be checked: the run could not finish. */
+      pc_err ("run", "%s: %zu crash points could not be checked (see %s/report.txt)",
+              k->label, res->count[PC_V_NOT_CHECKED], k->dir);
+      error = true;
+    }
     snprintf (path, sizeof path, "%s/report.txt", k->dir);
     f = fopen (path, "we");
     if (f) {
