@@ -20,12 +20,14 @@
  * sector size, and well within a record's 32-bit length). */
 #define TRIM_PART (UINT64_C(1) << 30)
 
-/* A buffered sequential writer. */
+/* A buffered sequential writer: to a file, a block device, or a stream (a
+ * pipe, a terminal, /dev/null, a socket).  what names the step that failed. */
 struct out {
   int fd;
   uint8_t *buf;
   size_t len, cap;
   int err;
+  const char *what;
 };
 
 static void
@@ -39,6 +41,7 @@ out_put (struct out *o, const void *p, size_t n)
     n -= k;
     if (o->len == o->cap) {
       o->err = pc_write_all (o->fd, o->buf, o->len);
+      o->what = "write";
       o->len = 0;
     }
   }
@@ -72,17 +75,39 @@ out_open (struct out *o, const char *path)
   return 0;
 }
 
+/* Makes what was written to fd durable, if fd is where data can be: a
+ * regular file or a block device.  A pipe, a character device or a socket
+ * holds nothing to sync (fsync fails on it with EINVAL), so it is not
+ * synced; on a file, any error of fsync is one.  Returns 0 or -errno. */
+static int
+out_sync (int fd)
+{
+  struct stat st;
+
+  if (fstat (fd, &st) < 0)
+    return -errno;
+  if (!S_ISREG (st.st_mode) && !S_ISBLK (st.st_mode))
+    return 0;
+  return fsync (fd) < 0 ? -errno : 0;
+}
+
 static int
 out_close (struct out *o)
 {
   int r = o->err;
 
-  if (r == 0 && o->len)
+  if (r == 0 && o->len) {
     r = pc_write_all (o->fd, o->buf, o->len);
-  if (r == 0 && fsync (o->fd) < 0)
+    o->what = "write";
+  }
+  if (r == 0) {
+    r = out_sync (o->fd);
+    o->what = "fsync";
+  }
+  if (close (o->fd) < 0 && r == 0) {
     r = -errno;
-  if (close (o->fd) < 0 && r == 0)
-    r = -errno;
+    o->what = "close";
+  }
   free (o->buf);
   return r;
 }
@@ -176,7 +201,7 @@ pc_dmlog_export (const char *in, const char *outp, char *why, size_t whylen)
   pc_index_free (&ix);
   r = out_close (&o);
   if (r < 0)
-    snprintf (why, whylen, "%s: %s", outp, strerror (-r));
+    snprintf (why, whylen, "%s: %s: %s", outp, o.what, strerror (-r));
   return r;
 }
 
@@ -354,7 +379,7 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
   }
   r = out_close (&o);
   if (r < 0)
-    snprintf (why, whylen, "%s: %s", outp, strerror (-r));
+    snprintf (why, whylen, "%s: %s: %s", outp, o.what, strerror (-r));
 out_map:
   munmap ((void *) map, (size_t) st.st_size);
   return r;

@@ -26,13 +26,16 @@
 #define PC_DMLOG_DISCARD (1u << 2)
 #define PC_DMLOG_MARK    (1u << 3)
 
-/* Writes the powercut log at in as a dm-log-writes log at out.  Returns 0 or
- * -errno with a one-line reason in why. */
+/* Writes the powercut log at in as a dm-log-writes log at out, which is
+ * synced if it is a regular file or a block device (a pipe, a character
+ * device or a socket is written, not synced).  Returns 0 or -errno with a
+ * one-line reason in why (naming the step that failed: write, fsync...). */
 int pc_dmlog_export (const char *in, const char *out, char *why, size_t whylen);
 
-/* Reads the dm-log-writes log at in and writes a powercut log at out, for a
- * device of size bytes (0: the end of the last entry, rounded up to 1 MiB).
- * Returns 0 or -errno with a one-line reason in why. */
+/* Reads the dm-log-writes log at in and writes a powercut log at out (synced
+ * as by pc_dmlog_export), for a device of size bytes (0: the end of the last
+ * entry, rounded up to 1 MiB).  Returns 0 or -errno with a one-line reason
+ * in why. */
 int pc_dmlog_import (const char *in, const char *out, uint64_t size, char *why, size_t whylen);
 
 #endif

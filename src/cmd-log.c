@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +159,12 @@ cmd_log (int argc, char **argv)
   struct mark_line *marks = NULL;
   size_t nmarks = 0;
   char sz1[32], sz2[32];
-  int c, ret;
+  int c, ret, out_errno = 0;
+
+  /* powercut ignores SIGPIPE for its sockets; log has none, and a reader of
+   * its output that goes away early (as head does) ends it quietly, as it
+   * would end cat. */
+  signal (SIGPIPE, SIG_DFL);
 
   while ((c = getopt_long (argc, argv, "de:i:s:h", opts, NULL)) != -1) {
     switch (c) {
@@ -231,8 +237,13 @@ cmd_log (int argc, char **argv)
       }
     }
     last_ns = r.time_ns;
-    if (dump)
+    if (dump) {
       dump_record (&r);
+      if (ferror (stdout)) {
+        out_errno = errno ? errno : EIO;
+        break;
+      }
+    }
     else if (r.type == PC_REC_MARK) {
       struct mark_line *n = realloc (marks, (nmarks + 1) * sizeof *n);
       struct pc_mark m;
@@ -304,7 +315,13 @@ cmd_log (int argc, char **argv)
   }
 
   ret = EXIT_OK;
-  if (pc_log_end_state (log, NULL, NULL, NULL) == PC_END_CORRUPT) {
+  if (out_errno == 0 && fflush (stdout) != 0)
+    out_errno = errno ? errno : EIO;
+  if (out_errno) {
+    pc_err ("log", "standard output: %s", strerror (out_errno));
+    ret = EXIT_ERROR;
+  }
+  else if (pc_log_end_state (log, NULL, NULL, NULL) == PC_END_CORRUPT) {
     char m[256];
     pc_err ("log", "%s: %s", path, pc_log_corrupt_message (log, m, sizeof m));
     ret = EXIT_ERROR;

@@ -4,6 +4,7 @@
 # after, even once the disk works again (a failed fdatasync may have lost
 # records that a later one would not bring back); reads go on; stop says
 # the recording could not be ended; the log keeps everything acknowledged.
+# Then an export to a file on that disk fails on fsync, in one line.
 #
 # The log's disk: ext4 on a loop device over nbdfuse over nbdkit's memory
 # plugin with its error filter, which fails every request while
@@ -79,3 +80,14 @@ assert_match "$dump" '^0 [0-9.]+ [0-9]+ write offset=0 length=65536' "the acknow
 assert_no_match "$dump" "offset=131072" "the refused write is not in the log"
 assert_no_match "$dump" " mark " "the refused mark is not in the log"
 echo "log disk EIO: flush refused, later requests refused, acknowledged records kept"
+
+# An export to a file on the failing disk: the data goes to the page cache,
+# but fsync cannot make it durable, and export says so, in one line.
+touch "$tmp/trigger"
+run powercut log --export dm-log-writes "$log" "$tmp/logfs/out.dm"
+rm "$tmp/trigger"
+assert_eq "$rc" 2 "export to a file whose fsync fails ($err)"
+assert_eq "$(wc -l <<<"$err")" 1 "export to a file whose fsync fails: one line ($err)"
+assert_match "$err" "^powercut log: $tmp/logfs/out.dm: fsync: Input/output error\$" \
+  "export to a file whose fsync fails"
+echo "export on the failing disk: $err"
