@@ -1,5 +1,10 @@
 /* driver.c: runs a harness over files (a corpus) without libFuzzer, so that
- * make check replays every corpus entry and every crash once found. */
+ * make check replays every corpus entry and every crash once found.
+ *
+ * usage: replay_NAME DIR|FILE...  (make check runs it through
+ * tests/fuzz/replay-corpus.sh, which gives it tests/fuzz/corpus/NAME).
+ * It fails if given nothing, a directory that holds no input, or a path
+ * that cannot be read: a replay of no input must never pass. */
 #include <config.h>
 
 #include <dirent.h>
@@ -39,21 +44,36 @@ main (int argc, char **argv)
 {
   int bad = 0, count = 0;
 
+  if (argc < 2) {
+    fprintf (stderr, "usage: %s CORPUS-DIR|FILE...\n"
+             "(no input given: a replay of nothing does not pass)\n", argv[0]);
+    return 1;
+  }
   for (int i = 1; i < argc; i++) {
     struct stat st;
     if (stat (argv[i], &st) == 0 && S_ISDIR (st.st_mode)) {
       DIR *d = opendir (argv[i]);
       struct dirent *de;
-      while (d && (de = readdir (d)) != NULL) {
+      int here = 0;
+      if (d == NULL) {
+        perror (argv[i]);
+        bad = 1;
+        continue;
+      }
+      while ((de = readdir (d)) != NULL) {
         char p[4096];
         if (de->d_name[0] == '.')
           continue;
         snprintf (p, sizeof p, "%s/%s", argv[i], de->d_name);
         bad |= one (p);
-        count++;
+        here++;
       }
-      if (d)
-        closedir (d);
+      closedir (d);
+      if (here == 0) {
+        fprintf (stderr, "%s: no input in this corpus directory\n", argv[i]);
+        bad = 1;
+      }
+      count += here;
     }
     else {
       bad |= one (argv[i]);
