@@ -274,7 +274,7 @@ hex_of (const char *s)
 }
 
 /* Adds key: s to o.  A string that is not UTF-8 goes as its display form
- * (finding.h), and its exact bytes in hex under key_hex. */
+ * (finding.h: a path's for "path"), and its exact bytes in hex under key_hex. */
 static void
 add_bytes (json_object *o, const char *key, const char *s)
 {
@@ -283,7 +283,8 @@ add_bytes (json_object *o, const char *key, const char *s)
   if (pc_utf8_valid (s, n))
     json_object_object_add (o, key, json_object_new_string_len (s, (int) n));
   else {
-    char *shown = pc_display_text (s), *hex = hex_of (s), hkey[64];
+    char *shown = strcmp (key, "path") == 0 ? pc_display_name (s) : pc_display_text (s);
+    char *hex = hex_of (s), hkey[64];
     snprintf (hkey, sizeof hkey, "%s_hex", key);
     json_object_object_add (o, key, json_object_new_string (shown ? shown : "?"));
     json_object_object_add (o, hkey, hex ? json_object_new_string (hex) : NULL);
