@@ -359,6 +359,7 @@ mount_ext4 ()
   mkdir -p "$tmp/fuse" "$mnt"
   start_recorder --size "$1"
   cleanup_fn _stop_nbdfuse
+  rm -f "$tmp/nbdfuse.pid"        # (left by an earlier mount_ext4)
   timeout "$T" nbdfuse -P "$tmp/nbdfuse.pid" "$tmp/fuse" --unix "$sock" &
   nbdfuse_pid=$!
   wait_until "$T" _nbdfuse_ready
