@@ -7,14 +7,19 @@
  *     "k": K, "seed": SEED, "from": MARK, "from_record": N,
  *     "records": N, "device_size": BYTES, "log_torn": BOOL,
  *     "shard": I, "shards": N, "seconds": S, "manifests": N,
- *     "totals": { "points": N, "unique": N, "ok": N, "fs-corrupt": N, ... },
+ *     "last_mark": NAME or null, "work": { ... },
+ *     "totals": { "points": N, "unique": N, "ok": N, "fs-corrupt": N, ...,
+ *                 "not-checked": N },
  *     "points": [ { "id": ID, "record": N, "dropped": N, "torn": BOOL,
  *                   "verdict": V, "same_as": ID or null,
- *                   "evidence": [LINE...],
- *                   "findings": [ { "verdict": V, "path": P, "found": S,
+ *                   "fsck_same_as": ID or null, "evidence": [LINE...],
+ *                   "findings": [ { "verdict": KIND, "path": P, "found": S,
  *                                   "allowed": S } ... ],
  *                   "replay": COMMAND } ... ] }
- * Points are in crash-point order.  powercut-check(1) documents it.
+ * Points are in crash-point order.  A string that is not UTF-8 (a path,
+ * found, allowed, log, base, the evidence) is written for people, and its
+ * exact bytes go in hex under the same key with "_hex" appended, which
+ * pc_report_read_json() reads back.  powercut-check(1) documents it.
  */
 #ifndef POWERCUT_REPORT_H
 #define POWERCUT_REPORT_H
