@@ -36,7 +36,7 @@ entry (struct pc_entry *e, const char *path, const char *content)
   e->mode = 0100644;
   e->size = strlen (content);
   /* A stand-in hash: the content itself, padded. */
-  strncpy ((char *) e->hash, content, 16);
+  memcpy (e->hash, content, e->size < 16 ? e->size : 16);
 }
 
 static void
