@@ -240,9 +240,10 @@ pc_utf8_valid (const char *s, size_t len)
   return true;
 }
 
-/* Shows s with escapes; quoted: the name form (pc_display_name). */
+/* Shows s with escapes; quoted: the name form (pc_display_name); nl:
+ * newlines kept as they are. */
 static char *
-display (const char *s, bool quoted)
+display (const char *s, bool quoted, bool nl)
 {
   const unsigned char *u = (const unsigned char *) s;
   size_t n = strlen (s), o = 0;
@@ -270,7 +271,7 @@ display (const char *s, bool quoted)
       o += (size_t) sprintf (out + o, "\\t");
     else if (c == '\n' && quoted)
       o += (size_t) sprintf (out + o, "\\n");
-    else if (c == '\n')
+    else if (c == '\n' && nl)
       out[o++] = '\n';
     else if (quoted && c == '\r')
       o += (size_t) sprintf (out + o, "\\r");
@@ -295,11 +296,17 @@ pc_display_name (const char *s)
   for (size_t i = 0; plain && i < n; i++)
     if (u[i] < 0x20 || u[i] == 0x7f || u[i] == '"' || u[i] == '\\')
       plain = false;
-  return plain ? strdup (s) : display (s, true);
+  return plain ? strdup (s) : display (s, true, false);
 }
 
 char *
 pc_display_text (const char *s)
 {
-  return display (s, false);
+  return display (s, false, true);
+}
+
+char *
+pc_display_line (const char *s)
+{
+  return display (s, false, false);
 }

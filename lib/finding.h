@@ -69,9 +69,10 @@ bool pc_utf8_valid (const char *s, size_t len);
  * for other control bytes and bytes that are not UTF-8), as git quotes
  * names.  Returns a malloc'd string, or NULL (no memory). */
 char *pc_display_name (const char *s);
-/* A description or evidence for people: control bytes (but newlines) and
- * bytes that are not UTF-8 as \xNN, the rest as it is.  Returns a malloc'd
- * string, or NULL. */
+/* Evidence for people: control bytes (but newlines) and bytes that are
+ * not UTF-8 as \xNN, the rest as it is.  Returns a malloc'd string, or NULL. */
 char *pc_display_text (const char *s);
+/* A description (one line) for people: the same, newlines as \x0a too. */
+char *pc_display_line (const char *s);
 
 #endif

@@ -186,8 +186,8 @@ paths_json (const struct pc_check_result *res, bool notes, int kind)
         }
         add_shown (o, "path", pc_display_name, fd->path);
         json_object_object_add (o, "verdict", json_object_new_string (pc_finding_name (fd->kind)));
-        add_shown (o, "found", pc_display_text, fd->found);
-        add_shown (o, "allowed", pc_display_text, fd->allowed);
+        add_shown (o, "found", pc_display_line, fd->found);
+        add_shown (o, "allowed", pc_display_line, fd->allowed);
         json_object_object_add (o, "first", json_object_new_string (p->id));
         json_object_object_add (o, "count", json_object_new_int (0));
         while (at > 0 && strcmp (v[at - 1].path, fd->path) > 0)
@@ -233,13 +233,13 @@ point_row (const struct pc_check_result *res, const struct pc_point *p)
     x = json_object_new_object ();
     json_object_object_add (x, "verdict", json_object_new_string (pc_finding_name (fd->kind)));
     add_shown (x, "path", pc_display_name, fd->path);
-    add_shown (x, "found", pc_display_text, fd->found);
+    add_shown (x, "found", pc_display_line, fd->found);
     json_object_array_add (fa, x);
   }
   json_object_object_add (f, "evidence", ev);
   json_object_object_add (f, "findings", fa);
   pc_report_replay_cmd (res, p, cmd, sizeof cmd);
-  add_shown (f, "replay", pc_display_text, cmd);
+  add_shown (f, "replay", pc_display_line, cmd);
   return f;
 }
 
@@ -258,7 +258,7 @@ config_json (const struct pc_html_config *hc)
   char cmd[512];
 
   json_object_object_add (o, "label", json_object_new_string (hc->label));
-  add_shown (o, "log", pc_display_text, res->log_path);
+  add_shown (o, "log", pc_display_line, res->log_path);
   json_object_object_add (o, "model", json_object_new_string (pc_model_name (res->model.kind)));
   json_object_object_add (o, "from", json_object_new_string (res->from));
   json_object_object_add (o, "from_record", json_object_new_int64 ((int64_t) res->from_record));

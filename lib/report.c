@@ -16,15 +16,36 @@
 
 #define MAX_LISTED 20
 
-/* Quotes s for a POSIX shell when it needs it. */
+/* Quotes s for a POSIX shell when it needs it: in single quotes, or, if
+ * it holds control bytes or bytes that are not UTF-8, in dollar-single
+ * quotes with \xNN escapes (POSIX.1-2024, bash), so that the command is
+ * one printable line that still names the file exactly. */
 static void
 shell_quote (const char *s, char *buf, size_t len)
 {
+  size_t n = strlen (s), o = 0;
+  bool plain = pc_utf8_valid (s, n);
+
+  for (size_t i = 0; plain && i < n; i++)
+    plain = (unsigned char) s[i] >= 0x20 && s[i] != 0x7f;
   if (s[strspn (s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:=+,")] == '\0'
       && *s)
     snprintf (buf, len, "%s", s);
-  else
+  else if (plain)
     pc_shell_quote (s, buf, len);
+  else if (len > 0) {
+    o = (size_t) snprintf (buf, len, "$'");
+    for (size_t i = 0; i < n && o + 6 < len; i++) {
+      unsigned char c = (unsigned char) s[i];
+      if (c == '\\' || c == '\'')
+        o += (size_t) snprintf (buf + o, len - o, "\\%c", c);
+      else if (c < 0x20 || c >= 0x7f)
+        o += (size_t) snprintf (buf + o, len - o, "\\x%02x", c);
+      else
+        buf[o++] = (char) c;
+    }
+    snprintf (buf + o, len - o, "'");
+  }
 }
 
 void
@@ -126,9 +147,9 @@ paths_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, ": %s at %zu point%s (%s .. %s)\n", pc_finding_name (v[j].first->kind),
              v[j].npoints, v[j].npoints == 1 ? "" : "s", v[j].first_id, v[j].last_id);
     fputs ("      found:   ", f);
-    put_shown (f, pc_display_text, v[j].first->found);
+    put_shown (f, pc_display_line, v[j].first->found);
     fputs ("\n      allowed: ", f);
-    put_shown (f, pc_display_text, v[j].first->allowed);
+    put_shown (f, pc_display_line, v[j].first->allowed);
     fputc ('\n', f);
   }
   if (n > shown)
@@ -205,7 +226,7 @@ points_text (FILE *f, const struct pc_check_result *res, bool not_checked, size_
       fprintf (f, "    %s ", pc_finding_name (fd->kind));
       put_shown (f, pc_display_name, fd->path);
       fputs (": found ", f);
-      put_shown (f, pc_display_text, fd->found);
+      put_shown (f, pc_display_line, fd->found);
       fputc ('\n', f);
     }
     pc_report_replay_cmd (res, p, cmd, sizeof cmd);
@@ -221,7 +242,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   size_t nfail = res->npoints - res->count[PC_V_OK] - nnot;
 
   fputs ("powercut check: ", f);
-  put_shown (f, pc_display_text, res->log_path);
+  put_shown (f, pc_display_line, res->log_path);
   fprintf (f, "\nmodel %s", pc_model_name (res->model.kind));
   if (res->model.kind == PC_MODEL_REORDER || res->model.kind == PC_MODEL_TORN)
     fprintf (f, ":%u (seed %" PRIu64 ")", res->model.k, res->model.seed);
@@ -283,7 +304,7 @@ add_bytes (json_object *o, const char *key, const char *s)
   if (pc_utf8_valid (s, n))
     json_object_object_add (o, key, json_object_new_string_len (s, (int) n));
   else {
-    char *shown = strcmp (key, "path") == 0 ? pc_display_name (s) : pc_display_text (s);
+    char *shown = strcmp (key, "path") == 0 ? pc_display_name (s) : pc_display_line (s);
     char *hex = hex_of (s), hkey[64];
     snprintf (hkey, sizeof hkey, "%s_hex", key);
     json_object_object_add (o, key, json_object_new_string (shown ? shown : "?"));

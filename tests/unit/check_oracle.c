@@ -315,6 +315,11 @@ START_TEST (test_display)
     free (n);
     free (x);
   }
+  {
+    char *l = pc_display_line ("two\nlines\t\xff");
+    ck_assert_str_eq (l, "two\\x0alines\\x09\\xff");
+    free (l);
+  }
   ck_assert (pc_utf8_valid ("caf\xc3\xa9", 5));
   ck_assert (!pc_utf8_valid ("\xf4\x90\x80\x80", 4));     /* beyond U+10FFFF */
 }

@@ -1,0 +1,284 @@
+/* check_report.c: a property test of the reports: findings, evidence and
+ * the log's path made of random bytes (any but NUL, as Linux names are)
+ * come back exact from JSON and from merging shards, and the text and
+ * HTML reports show them without a raw control byte or a byte that is not
+ * UTF-8, and without markup. */
+#include <config.h>
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "finding.h"
+#include "html.h"
+#include "report.h"
+#include "unit.h"
+#include "util.h"
+
+#define ROUNDS 150
+
+static char dir[] = "/tmp/check_report.XXXXXX";
+static uint64_t seed = 1;
+
+/* A string of 0..max random bytes, none NUL; hostile ones often. */
+static char *
+random_bytes (size_t min, size_t max)
+{
+  static const char *const evil[] = { "\t", "\n", "\"", "\\", "<script>", "</script>", "\xff",
+                                      "\xc3\xa9", "\xed\xa0\x80", "&amp;", "\r", "\x1b[31m" };
+  size_t n = min + (size_t) (pc_splitmix64 (&seed) % (max - min + 1)), o = 0;
+  char *s = malloc (n + 16);
+
+  ck_assert_ptr_nonnull (s);
+  while (o < n) {
+    uint64_t r = pc_splitmix64 (&seed);
+    if (r % 4 == 0) {
+      const char *e = evil[(r >> 8) % (sizeof evil / sizeof evil[0])];
+      size_t l = strlen (e);
+      if (o + l > n)
+        break;
+      memcpy (s + o, e, l);
+      o += l;
+    }
+    else
+      s[o++] = (char) (1 + (r >> 8) % 255);
+  }
+  s[o] = '\0';
+  return s;
+}
+
+/* A report of n points with random findings and evidence. */
+static struct pc_check_result *
+random_result (size_t n)
+{
+  struct pc_check_result *res = calloc (1, sizeof *res);
+
+  ck_assert_ptr_nonnull (res);
+  res->log_path = random_bytes (1, 40);
+  res->model.kind = PC_MODEL_FLUSH;
+  res->model.k = 4;
+  res->nshards = 1;
+  res->records = 1000;
+  res->manifests = 2;
+  res->points = calloc (n, sizeof *res->points);
+  res->npoints = n;
+  for (size_t i = 0; i < n; i++) {
+    struct pc_point *p = &res->points[i];
+    size_t nf = pc_splitmix64 (&seed) % 40;
+    char *ev = random_bytes (0, 200);
+    size_t el = strlen (ev);
+    while (el > 0 && ev[el - 1] == '\n')
+      ev[--el] = '\0';           /* evidence is lines: a last newline ends one */
+    snprintf (p->id, sizeof p->id, "%zu", 10 + i);
+    p->record = 10 + i;
+    p->same_as = p->fsck_as = -1;
+    p->verdict = (enum pc_verdict) (pc_splitmix64 (&seed) % PC_V_COUNT);
+    snprintf (p->evidence, sizeof p->evidence, "%s", ev);
+    free (ev);
+    for (size_t k = 0; k < nf; k++) {
+      static const int kinds[] = { PC_F_ZERO_LENGTH, PC_F_MISSING, PC_F_MISMATCH,
+                                   PC_F_DURABLE_LOST, PC_F_UNMENTIONED, PC_F_NOT_JUDGED };
+      char *path = random_bytes (1, 300), *found = random_bytes (0, 60);
+      char *allowed = random_bytes (0, 120);
+      ck_assert_int_eq (pc_findings_add (&p->findings, kinds[pc_splitmix64 (&seed) % 6], path,
+                                         found, allowed), 0);
+      free (path);
+      free (found);
+      free (allowed);
+    }
+  }
+  pc_check_result_recount (res);
+  return res;
+}
+
+static void
+assert_same_points (const struct pc_check_result *a, size_t off,
+                    const struct pc_check_result *b)
+{
+  for (size_t i = 0; i < b->npoints; i++) {
+    const struct pc_point *p = &a->points[off + i], *q = &b->points[i];
+    ck_assert_str_eq (p->id, q->id);
+    ck_assert_int_eq (p->verdict, q->verdict);
+    ck_assert_str_eq (p->evidence, q->evidence);
+    ck_assert_uint_eq (p->findings.n, q->findings.n);
+    for (size_t k = 0; k < p->findings.n; k++) {
+      ck_assert_int_eq (p->findings.v[k].kind, q->findings.v[k].kind);
+      ck_assert_str_eq (p->findings.v[k].path, q->findings.v[k].path);
+      ck_assert_str_eq (p->findings.v[k].found, q->findings.v[k].found);
+      ck_assert_str_eq (p->findings.v[k].allowed, q->findings.v[k].allowed);
+    }
+  }
+}
+
+static struct pc_check_result *
+json_round_trip (const struct pc_check_result *res, const char *name)
+{
+  char path[256], why[256];
+  struct pc_check_result *back = NULL;
+
+  snprintf (path, sizeof path, "%s/%s.json", dir, name);
+  ck_assert_int_eq (pc_report_json (path, res), 0);
+  ck_assert_msg (pc_report_read_json (path, &back, why, sizeof why) == 0, "%s", why);
+  return back;
+}
+
+/* Every byte of s is printable UTF-8 or a newline. */
+static void
+assert_shown (const char *s, size_t len, const char *what)
+{
+  ck_assert_msg (pc_utf8_valid (s, len), "%s: not UTF-8: %.*s", what, (int) len, s);
+  for (size_t i = 0; i < len; i++)
+    ck_assert_msg ((unsigned char) s[i] >= 0x20 && s[i] != 0x7f ? true : s[i] == '\n',
+                   "%s: byte 0x%02x at %zu", what, (unsigned char) s[i], i);
+}
+
+START_TEST (test_json_and_merge_keep_every_byte)
+{
+  for (int round = 0; round < ROUNDS; round++) {
+    struct pc_check_result *res = random_result (1 + pc_splitmix64 (&seed) % 6), *back;
+    struct pc_check_result *parts[2], *merged = NULL;
+    size_t cut = pc_splitmix64 (&seed) % (res->npoints + 1);
+    char why[256];
+
+    back = json_round_trip (res, "whole");
+    ck_assert_str_eq (back->log_path, res->log_path);
+    ck_assert_uint_eq (back->npoints, res->npoints);
+    assert_same_points (res, 0, back);
+    for (int v = 0; v < PC_V_COUNT; v++)
+      ck_assert_uint_eq (back->count[v], res->count[v]);
+
+    /* In two shards, each through JSON, merged. */
+    for (int s = 0; s < 2; s++) {
+      struct pc_check_result part = *res;
+      part.shard = (unsigned) s;
+      part.nshards = 2;
+      part.points = res->points + (s ? cut : 0);
+      part.npoints = s ? res->npoints - cut : cut;
+      parts[s] = json_round_trip (&part, s ? "s1" : "s0");
+    }
+    ck_assert_msg (pc_report_merge (parts, 2, &merged, why, sizeof why) == 0, "%s", why);
+    ck_assert_str_eq (merged->log_path, res->log_path);
+    ck_assert_uint_eq (merged->npoints, res->npoints);
+    assert_same_points (res, 0, merged);
+    pc_check_result_free (parts[0]);
+    pc_check_result_free (parts[1]);
+    pc_check_result_free (merged);
+    pc_check_result_free (back);
+    pc_check_result_free (res);
+  }
+}
+END_TEST
+
+START_TEST (test_text_and_html_show_names_safely)
+{
+  for (int round = 0; round < ROUNDS / 3; round++) {
+    struct pc_check_result *res = random_result (1 + pc_splitmix64 (&seed) % 6);
+    struct pc_html_config hc = { "random", res, NULL };
+    char *text = NULL, path[256], *page, *data, *end;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+    long size;
+
+    /* The text report, but the rebuild commands: they hold the log's path
+     * exactly, quoted for the shell. */
+    pc_report_text (f, res);
+    ck_assert_int_eq (fclose (f), 0);
+    for (char *l = text, *nl; *l; l = nl + 1) {
+      nl = strchr (l, '\n');
+      ck_assert_ptr_nonnull (nl);
+      if (strncmp (l, "    rebuild: ", 13) != 0)
+        assert_shown (l, (size_t) (nl - l), "text report");
+    }
+    /* Each failing finding of a listed point is one whole line. */
+    for (size_t i = 0; i < res->npoints; i++)
+      for (size_t k = 0; res->points[i].verdict != PC_V_OK && k < res->points[i].findings.n; k++) {
+        const struct pc_finding *fd = &res->points[i].findings.v[k];
+        char *n = pc_display_name (fd->path), *fo = pc_display_line (fd->found), *line;
+        if (pc_finding_verdict (fd->kind) != PC_V_OK) {
+          ck_assert_int_ge (asprintf (&line, "\n    %s %s: found %s\n",
+                                      pc_finding_name (fd->kind), n, fo), 0);
+          ck_assert_msg (strstr (text, line) != NULL, "not a line of the text report: %s", line);
+          free (line);
+        }
+        free (n);
+        free (fo);
+      }
+    free (text);
+
+    /* The rebuild command names the log exactly, for bash. */
+    {
+      char cmd[1024], script[256], out[256], *got;
+      FILE *sf;
+      size_t n;
+      pc_report_replay_cmd (res, &res->points[0], cmd, sizeof cmd);
+      snprintf (script, sizeof script, "%s/replay.sh", dir);
+      snprintf (out, sizeof out, "%s/replay.out", dir);
+      sf = fopen (script, "w");
+      ck_assert_ptr_nonnull (sf);
+      fprintf (sf, "powercut () { printf %%s \"$2\"; }\n%s\n", cmd);
+      ck_assert_int_eq (fclose (sf), 0);
+      snprintf (cmd, sizeof cmd, "bash %s >%s", script, out);
+      ck_assert_int_eq (system (cmd), 0);
+      sf = fopen (out, "r");
+      ck_assert_ptr_nonnull (sf);
+      got = calloc (1, 4096);
+      n = fread (got, 1, 4095, sf);
+      fclose (sf);
+      ck_assert_uint_eq (n, strlen (res->log_path));
+      ck_assert_str_eq (got, res->log_path);
+      free (got);
+    }
+
+    snprintf (path, sizeof path, "%s/page.html", dir);
+    ck_assert_int_eq (pc_report_html (path, "property", &hc, 1), 0);
+    f = fopen (path, "r");
+    ck_assert_ptr_nonnull (f);
+    fseek (f, 0, SEEK_END);
+    size = ftell (f);
+    rewind (f);
+    page = malloc ((size_t) size + 1);
+    ck_assert_uint_eq (fread (page, 1, (size_t) size, f), (size_t) size);
+    page[size] = '\0';
+    fclose (f);
+    ck_assert_msg (pc_utf8_valid (page, (size_t) size), "the page is not UTF-8");
+    /* The data: no markup can start in it, and nothing ends its element. */
+    data = strstr (page, "id=\"data\">");
+    ck_assert_ptr_nonnull (data);
+    data += 10;
+    end = strstr (data, "</script>");
+    ck_assert_ptr_nonnull (end);
+    *end = '\0';
+    ck_assert_ptr_null (strchr (data, '<'));
+    ck_assert_ptr_null (strchr (data, '>'));
+    assert_shown (data, strlen (data), "page data");
+    free (page);
+    pc_check_result_free (res);
+  }
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("report");
+  TCase *tc = tcase_create ("bytes");
+  char cmd[64];
+  int r;
+
+  if (mkdtemp (dir) == NULL) {
+    perror ("mkdtemp");
+    return EXIT_FAILURE;
+  }
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_json_and_merge_keep_every_byte);
+  tcase_add_test (tc, test_text_and_html_show_names_safely);
+  suite_add_tcase (s, tc);
+  r = pc_unit_run (s);
+  snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system (cmd) != 0)
+    r = EXIT_FAILURE;
+  return r;
+}
