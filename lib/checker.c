@@ -19,8 +19,10 @@
 
 #include "checker.h"
 #include "disk.h"
+#include "export.h"
 #include "judge.h"
 #include "oracle.h"
+#include "proc.h"
 #include "util.h"
 
 #define CHUNK 8                 /* states a worker takes at a time */
@@ -73,6 +75,10 @@ struct ctx {
   unsigned max_workers;         /* room for worker ids in the shared memory */
   char **failed;                /* per distinct image: why it was not checked, or NULL */
   int64_t now;                  /* the time every e2fsck is told it is */
+  char **mark_name;             /* every mark of the log, in order: its name, */
+  uint64_t *mark_record;        /*   record, */
+  bool *mark_sync;              /*   and whether it was synced */
+  size_t nmarks;
   int64_t *same_as;             /* per state */
 };
 
@@ -92,6 +98,7 @@ pc_check_result_free (struct pc_check_result *res)
     return;
   free (res->log_path);
   free (res->base_path);
+  free (res->verify);
   for (size_t i = 0; i < res->npoints; i++)
     pc_findings_clear (&res->points[i].findings);
   free (res->points);
@@ -242,12 +249,114 @@ put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as
   return 0;
 }
 
+/* What --verify said of a state, for the points that share its marks. */
+struct app_result {
+  size_t nmarks;                /* marks at or before the point (SIZE_MAX: none yet) */
+  int verdict;                  /* PC_V_OK, PC_V_APP_INVALID or PC_V_NOT_CHECKED */
+  char evidence[PC_EVIDENCE_MAX];
+};
+
+/* Runs the application's checker in the exported tree of the state of
+ * point i (the worker's export dir, marks file mfile).  A checker that
+ * cannot be run, or does not finish, tells nothing: not checked. */
+static void
+run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k,
+            struct pc_export *x, struct app_result *ar)
+{
+  char id[PC_ID_MAX], *out = malloc (PC_EVIDENCE_MAX * 4), *e_root = NULL, *e_point = NULL;
+  char *e_marks = NULL, *e_last = NULL, *e_durable = NULL, *e_file = NULL, *e_count = NULL;
+  char *argv[] = { (char *) "sh", (char *) "-c", (char *) c->cfg->verify, NULL };
+  size_t ml = 0, d = SIZE_MAX;
+  FILE *f;
+  int r;
+
+  ar->nmarks = k;
+  ar->verdict = PC_V_NOT_CHECKED;
+  ar->evidence[0] = '\0';
+  pc_state_id (&c->states[i], id, sizeof id);
+  for (size_t m = 0; m < k; m++) {
+    ml += strlen (c->mark_name[m]) + 1;
+    if (c->mark_sync[m])
+      d = m;
+  }
+  f = fopen (mfile, "we");
+  if (f) {
+    for (size_t m = 0; m < k; m++)
+      fprintf (f, "%s\n", c->mark_name[m]);
+    if (fclose (f) == EOF)
+      f = NULL;
+  }
+  if (out == NULL || f == NULL || (e_marks = malloc (ml + 16)) == NULL ||
+      asprintf (&e_root, "POWERCUT_ROOT=%s", dir) < 0 ||
+      asprintf (&e_point, "POWERCUT_POINT=%s", id) < 0 ||
+      asprintf (&e_last, "POWERCUT_LAST_MARK=%s", k ? c->mark_name[k - 1] : "") < 0 ||
+      asprintf (&e_durable, "POWERCUT_DURABLE_MARK=%s", d != SIZE_MAX ? c->mark_name[d] : "") < 0 ||
+      asprintf (&e_file, "POWERCUT_MARKS_FILE=%s", mfile) < 0 ||
+      asprintf (&e_count, "POWERCUT_MARK_COUNT=%zu", k) < 0) {
+    snprintf (ar->evidence, sizeof ar->evidence, "powercut could not run the --verify "
+              "command: %s", strerror (ENOMEM));
+    goto out;
+  }
+  strcpy (e_marks, "POWERCUT_MARKS=");
+  for (size_t m = 0; m < k; m++) {
+    strcat (e_marks, c->mark_name[m]);
+    if (m + 1 < k)
+      strcat (e_marks, " ");
+  }
+  {
+    char *env[] = { e_root, e_point, e_marks, e_last, e_durable, e_file, e_count, NULL };
+    struct pc_proc_extra xe = { .env = env, .cwd = dir };
+    r = pc_proc_run_extra (argv, &xe, c->cfg->timeout_s, out, PC_EVIDENCE_MAX * 4);
+  }
+  if (r == 0)
+    ar->verdict = PC_V_OK;
+  else if (r == -ETIME)
+    snprintf (ar->evidence, sizeof ar->evidence, "the --verify command did not finish within "
+              "%d s (give a longer --timeout)", c->cfg->timeout_s);
+  else if (r < 0 || r == 126 || r == 127)
+    snprintf (ar->evidence, sizeof ar->evidence, "the --verify command could not be run "
+              "(%s): %.400s", r < 0 ? strerror (-r) : r == 127 ? "not found" : "not executable",
+              out);
+  else {
+    /* The application says its data is not consistent: the first lines. */
+    size_t n = (size_t) (r >= 256 ? snprintf (ar->evidence, sizeof ar->evidence,
+                                              "the --verify command was killed by signal %d:",
+                                              r - 256)
+                                  : snprintf (ar->evidence, sizeof ar->evidence,
+                                              "the --verify command exited with status %d:", r));
+    int lines = 0;
+    for (const char *l = out; *l && lines < 8 && n + 2 < sizeof ar->evidence; lines++) {
+      size_t len = strcspn (l, "\n");
+      n += (size_t) snprintf (ar->evidence + n, sizeof ar->evidence - n, "\n%.*s", (int) len, l);
+      l += len + (l[len] == '\n');
+    }
+    ar->verdict = PC_V_APP_INVALID;
+  }
+  /* Whatever it did to its tree is undone before the next state. */
+  if (pc_export_verify (x) == 1 && ar->verdict != PC_V_NOT_CHECKED) {
+    size_t n = strlen (ar->evidence);
+    snprintf (ar->evidence + n, sizeof ar->evidence - n, "%sthe --verify command changed its "
+              "tree (undone for the next states)", n ? "\n" : "");
+  }
+out:
+  free (out);
+  free (e_root);
+  free (e_point);
+  free (e_marks);
+  free (e_last);
+  free (e_durable);
+  free (e_file);
+  free (e_count);
+}
+
 /* Judges distinct image u (built into im) and its points.  Returns 0, or
  * -errno if the worker cannot go on (its results cannot be stored). */
 static int
 check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
-             struct pc_judge *jd, struct out *o)
+             struct pc_judge *jd, struct out *o, struct pc_export *x, const char *xdir,
+             const char *mfile)
 {
+  struct app_result *ar = NULL;
   const struct pc_state *s = &c->states[c->uniq[u]];
   bool judge = pc_oracle_manifests (c->oracle) > 0, failed = false;
   struct pc_judgement jm;
@@ -279,11 +388,18 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
               jm.tree_error == -ENOMEM ? "powercut ran out of memory reading the tree: " : "",
               jm.problems);
   }
+  if (x && jm.verdict == PC_V_OK) {
+    if ((ar = malloc (sizeof *ar)) == NULL)
+      r = -ENOMEM;
+    else
+      ar->nmarks = SIZE_MAX;
+  }
   for (size_t k = c->gstart[u]; k < c->gstart[u + 1] && r == 0; k++) {
     size_t i = c->gpoints[k];
     struct pc_findings fl = { 0 };
     const char *ev = jm.evidence;
     int v = jm.verdict;
+    bool fs_ok = v == PC_V_OK;
     if (v == PC_V_OK && judge) {
       v = pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree, &fl);
       if (v == -ENOMEM) {
@@ -294,11 +410,30 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
       else if (jm.problems[0])
         ev = jm.problems;
     }
+    if (ar && fs_ok && v != PC_V_NOT_CHECKED) {
+      /* The application's checker, once per state and list of marks. */
+      size_t nm = 0;
+      while (nm < c->nmarks && c->mark_record[nm] <= c->states[i].point)
+        nm++;
+      if (jm.export_error < 0) {
+        ar->nmarks = SIZE_MAX;
+        ar->verdict = PC_V_NOT_CHECKED;
+        snprintf (ar->evidence, sizeof ar->evidence, "powercut could not write the tree for "
+                  "--verify: %s", jm.export_why);
+      }
+      else if (ar->nmarks != nm)
+        run_verify (c, i, xdir, mfile, nm, x, ar);
+      if (ar->verdict != PC_V_OK) {
+        v = ar->verdict;
+        ev = ar->evidence;
+      }
+    }
     r = put_result (c, o, i, v, jm.fsck_as, ev, &fl);
     pc_findings_clear (&fl);
     failed |= v != PC_V_OK && v != PC_V_NOT_CHECKED;
   }
   pc_judgement_clear (&jm);
+  free (ar);
   if (r < 0)
     return r;
   if (c->cfg->keep_dir && failed) {
@@ -466,18 +601,25 @@ worker (struct ctx *c, unsigned id)
     .timeout_s = c->cfg->timeout_s,
     .now = c->now,
     .hash_limit = c->hash_limit,
-    .read_tree = pc_oracle_manifests (c->oracle) > 0,
+    .read_tree = pc_oracle_manifests (c->oracle) > 0 || c->cfg->verify,
     .plain = c->cfg->plain,
   };
   struct out o = { .id = id };
+  struct pc_export *x = NULL;
+  char xdir[4096], mfile[4096];
   uint64_t cursor = 0;
   size_t u = SIZE_MAX;
   int fd, r;
 
   snprintf (img, sizeof img, "%s/state-%u.img", c->work, id);
   snprintf (out, sizeof out, "%s/results-%u", c->work, id);
+  snprintf (xdir, sizeof xdir, "%s/tree-%u", c->work, id);
+  snprintf (mfile, sizeof mfile, "%s/marks-%u", c->work, id);
   fd = open (img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   o.fd = open (out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (c->cfg->verify && pc_export_new (xdir, &x) < 0)
+    _exit (WORKER_SETUP_FAILED);
+  jc.export = x;
   if (fd < 0 || o.fd < 0 || new_image (c, fd, &im) < 0 || pc_judge_new (&jc, im, &jd) < 0)
     _exit (WORKER_SETUP_FAILED);
   while (claim (c, id, &u)) {
@@ -506,7 +648,7 @@ worker (struct ctx *c, unsigned id)
       cursor = UINT64_MAX;
     }
     else {
-      if (check_image (c, u, img, im, jd, &o) < 0)
+      if (check_image (c, u, img, im, jd, &o, x, xdir, mfile) < 0)
         _exit (WORKER_OUTPUT_FAILED);
       if (r == 1)
         pc_image_overlay_end (im);
@@ -519,6 +661,8 @@ worker (struct ctx *c, unsigned id)
   add_stats (c, &st);
   pc_judge_free (jd);
   pc_image_free (im);
+  pc_export_free (x);
+  unlink (mfile);
   free (o.buf);
   close (o.fd);
   close (fd);
@@ -737,8 +881,35 @@ load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   }
 
   if ((res->log_path = strdup (cfg->log_path)) == NULL ||
-      (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL))
+      (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL) ||
+      (cfg->verify && (res->verify = strdup (cfg->verify)) == NULL))
     return -ENOMEM;
+  /* Every mark's name, record and sync flag, for --verify's environment. */
+  for (uint64_t i = 0; cfg->verify && i < c->ix.n; i++) {
+    struct pc_mark m;
+    size_t cap = c->nmarks;
+    if (c->ix.recs[i].type != PC_REC_MARK)
+      continue;
+    r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, NULL, 0);
+    if (r < 0) {
+      snprintf (why, whylen, "%s: record %" PRIu64 ": the mark cannot be decoded",
+                cfg->log_path, i);
+      return r;
+    }
+    if (pc_grow (&c->mark_name, &cap, c->nmarks + 1, sizeof *c->mark_name, 16) < 0 ||
+        (cap = c->nmarks, pc_grow (&c->mark_record, &cap, c->nmarks + 1,
+                                   sizeof *c->mark_record, 16)) < 0 ||
+        (cap = c->nmarks, pc_grow (&c->mark_sync, &cap, c->nmarks + 1,
+                                   sizeof *c->mark_sync, 16)) < 0) {
+      pc_mark_free (&m);
+      return -ENOMEM;
+    }
+    c->mark_name[c->nmarks] = m.name;
+    c->mark_record[c->nmarks] = i;
+    c->mark_sync[c->nmarks++] = (m.flags & PC_MARK_F_SYNC) != 0;
+    m.name = NULL;
+    pc_mark_free (&m);
+  }
   res->model = cfg->model;
   res->keep_trimmed = cfg->keep_trimmed;
   res->log_start_ns = c->ix.hdr.start_ns;
@@ -1024,6 +1195,10 @@ ctx_free (struct ctx *c)
       unlink (p);
       snprintf (p, sizeof p, "%s/results-%u", c->work, i);
       unlink (p);
+      snprintf (p, sizeof p, "%s/marks-%u", c->work, i);
+      unlink (p);
+      snprintf (p, sizeof p, "%s/tree-%u", c->work, i);
+      pc_export_remove (p);
     }
     rmdir (c->work);
     free (c->work);
@@ -1031,6 +1206,11 @@ ctx_free (struct ctx *c)
   if (c->shmem)
     munmap (c->shmem, c->shsize);
   pc_oracle_free (c->oracle);
+  for (size_t m = 0; m < c->nmarks; m++)
+    free (c->mark_name[m]);
+  free (c->mark_name);
+  free (c->mark_record);
+  free (c->mark_sync);
   for (size_t u = 0; c->failed && u < c->nuniq; u++)
     free (c->failed[u]);
   free (c->failed);

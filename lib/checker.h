@@ -34,6 +34,7 @@ struct pc_check_config {
   bool keep_trimmed;
   bool plain;                   /* the plain method (judge.h), for comparison */
   int timeout_s;                /* per program run on a state */
+  const char *verify;           /* the application's checker (sh -c), or NULL */
   volatile sig_atomic_t *interrupted;   /* set by a signal handler: stop, clean up */
   /* Called now and then from the checking process. */
   void (*progress) (void *ctx, size_t done, size_t total);
@@ -68,6 +69,7 @@ struct pc_check_result {
   struct pc_point *points;
   size_t unique;                /* distinct images checked */
   size_t manifests;             /* marks with a manifest (0: no oracle) */
+  char *verify;                 /* the application's checker given, or NULL */
   char last_mark[PC_ID_MAX];    /* the last of them ("" if none) */
   size_t count[PC_V_COUNT];
   struct pc_judge_stats work;   /* what checking took (zero in a merged report) */

@@ -19,7 +19,7 @@
 
 static const char *const verdict_names[PC_V_COUNT] = {
   "ok", "fs-corrupt", "unmountable", "zero-length", "missing", "mismatch",
-  "durable-lost", "not-checked",
+  "durable-lost", "app-invalid", "not-checked",
 };
 
 const char *

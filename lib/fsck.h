@@ -29,6 +29,7 @@ enum pc_verdict {
   PC_V_MISSING,
   PC_V_MISMATCH,
   PC_V_DURABLE_LOST,
+  PC_V_APP_INVALID,           /* check --verify: the application's checker failed */
   /* Not a verdict on the filesystem: powercut could not check the state
    * (a program timed out or crashed, a worker died, no memory).  Reports
    * keep it apart from the verdicts above, and it makes a check exit 2. */

@@ -294,6 +294,10 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
     jm->tree_error = pc_fstree_read_image (j->im, j->cache, j->cfg.hash_limit, &jm->tree,
                                            jm->problems, sizeof jm->problems);
     jm->have_tree = jm->tree_error == 0;
+    if (jm->have_tree && j->cfg.export)
+      jm->export_error = pc_export_update (j->cfg.export, pc_image_data (j->im),
+                                           pc_image_size (j->im), &jm->tree, jm->export_why,
+                                           sizeof jm->export_why);
     if (j->cache) {
       size_t rd, ru;
       pc_fstree_cache_stats (j->cache, &rd, &ru);

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "fsck.h"
 #include "image.h"
 #include "mark.h"
@@ -33,6 +34,8 @@ struct pc_judge_config {
   bool read_tree;             /* read the tree of states e2fsck passes */
   bool plain;                 /* the plain method: e2fsck replays every journal and
                                * checks every state, every file is read */
+  struct pc_export *export;   /* if not NULL, the tree of a state that passes is
+                               * written there (export.h; read_tree must be set) */
 };
 
 /* Counts, for the curious (and the tests). */
@@ -53,6 +56,8 @@ struct pc_judgement {
   char note[256];             /* how it was judged, if not as usual (also in evidence) */
   bool have_tree;             /* verdict OK, read_tree, and the tree could be read */
   int tree_error;             /* if not: the walk's -errno (-ENOMEM: not the state's fault) */
+  int export_error;           /* with export: 0 if the tree is there, else -errno, */
+  char export_why[256];       /* and why */
   struct pc_mark tree;
   char problems[512];         /* what the tree walk could not read */
 };

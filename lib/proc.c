@@ -86,6 +86,8 @@ spawn (char *const argv[], const struct pc_proc_extra *x, int out_fd, int side_f
   posix_spawn_file_actions_adddup2 (&fa, out_fd, 2);
   if (side_fd >= 0)
     posix_spawn_file_actions_adddup2 (&fa, side_fd, 3);
+  if (x && x->cwd)
+    posix_spawn_file_actions_addchdir_np (&fa, x->cwd);
   sigemptyset (&none);
   sigemptyset (&dfl);
   sigaddset (&dfl, SIGINT);

@@ -23,6 +23,7 @@ int pc_proc_run (char *const argv[], int timeout_s, char *out, size_t outlen);
 /* What else a run can take and give. */
 struct pc_proc_extra {
   char *const *env;         /* "NAME=VALUE" strings added to its environment */
+  const char *cwd;          /* its current directory (NULL: this one's) */
   bool side;                /* its file descriptor 3 is a pipe, collected here: */
   size_t side_max;          /*   at most this many bytes (0: 64 MiB) */
   char *side_buf;           /*   malloc'd, NUL-terminated (free it), or NULL */

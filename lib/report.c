@@ -263,8 +263,13 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   if (nnot > 0)
     fprintf (f, "not checked: %zu crash point%s (powercut could not check %s: no verdict)\n",
              nnot, nnot == 1 ? "" : "s", nnot == 1 ? "it" : "them");
-  if (res->manifests == 0)
+  if (res->manifests == 0 && res->verify == NULL)
     fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
+  if (res->verify) {
+    fputs ("application checked by: ", f);
+    put_shown (f, pc_display_line, res->verify);
+    fputc ('\n', f);
+  }
   not_judged_text (f, res);
   if (nfail == 0)
     fprintf (f, "%s\n", nnot ? "no problem found in the crash points checked"
@@ -435,6 +440,10 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   json_object_object_add (root, "shards", json_object_new_int ((int) res->nshards));
   json_object_object_add (root, "seconds", json_object_new_double (res->seconds));
   json_object_object_add (root, "manifests", json_object_new_int64 ((int64_t) res->manifests));
+  if (res->verify)
+    add_bytes (root, "verify", res->verify);
+  else
+    json_object_object_add (root, "verify", NULL);
   json_object_object_add (root, "last_mark", res->last_mark[0]
                           ? json_object_new_string (res->last_mark) : NULL);
   {
@@ -520,6 +529,7 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
       goto bad;
     }
     res->base_path = get_bytes (root, "base", &b);
+    res->verify = get_bytes (root, "verify", &b);
     if (b) {
       bad = "a malformed base";
       goto bad;
@@ -740,6 +750,8 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   m->keep_trimmed = parts[0]->keep_trimmed;
   if (parts[0]->base_path)
     m->base_path = strdup (parts[0]->base_path);
+  if (parts[0]->verify)
+    m->verify = strdup (parts[0]->verify);
   memcpy (m->from, parts[0]->from, sizeof m->from);
   m->from_record = parts[0]->from_record;
   m->records = parts[0]->records;

@@ -43,10 +43,13 @@ usage (FILE *f)
 "      --workdir DIR     scratch directory (default: $TMPDIR, /dev/shm or /tmp)\n"
 "      --plain           the plain method, to compare with: e2fsck replays every\n"
 "                        journal and checks every distinct image, every file is read\n"
+"      --verify CMD      run CMD (sh -c) in the tree of every state whose filesystem\n"
+"                        passes; failing, it makes the point app-invalid\n"
 "  -q, --quiet           no text report on stdout\n"
 "  -h, --help            show this help\n"
 "\n"
-"Exit status: 0 every crash point survived, 1 some did not, 2 error.\n");
+"Exit status: 0 every crash point survived, 1 some did not, 2 error or some\n"
+"point could not be checked.\n");
 }
 
 static int
@@ -171,7 +174,7 @@ int
 cmd_check (int argc, char **argv)
 {
   enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
-         OPT_WORKDIR, OPT_PLAIN };
+         OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY };
   static const struct option opts[] = {
     { "model", required_argument, NULL, 'm' },
     { "seed", required_argument, NULL, OPT_SEED },
@@ -186,6 +189,7 @@ cmd_check (int argc, char **argv)
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "workdir", required_argument, NULL, OPT_WORKDIR },
     { "plain", no_argument, NULL, OPT_PLAIN },
+    { "verify", required_argument, NULL, OPT_VERIFY },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -242,6 +246,13 @@ cmd_check (int argc, char **argv)
       shard_given = true;
       break;
     case 'k': cfg.keep_dir = optarg; break;
+    case OPT_VERIFY:
+      if (*optarg == '\0') {
+        pc_err ("check", "--verify: an empty command");
+        return EXIT_ERROR;
+      }
+      cfg.verify = optarg;
+      break;
     case 'b': cfg.base_path = optarg; break;
     case OPT_KEEP_TRIMMED: cfg.keep_trimmed = true; break;
     case OPT_TIMEOUT:
@@ -334,7 +345,8 @@ cmd_merge (int argc, char **argv)
               "Join the JSON reports of the shards of one check into the report an\n"
               "unsharded check gives: text on stdout, JSON or HTML to OUT.\n"
               "\n"
-              "Exit status: 0 every crash point survived, 1 some did not, 2 error.\n");
+              "Exit status: 0 every crash point survived, 1 some did not, 2 error or some\n"
+              "point could not be checked.\n");
       return EXIT_OK;
     default: return pc_usage_error ("merge");
     }

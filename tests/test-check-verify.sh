@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# test-check-verify.sh: check --verify CMD, an application's own checker.
+# 1. A checker that hashes the tree it is given sees, at every crash point
+#    where it runs, exactly the tree e2fsprogs reads from that point's
+#    recovered image (powercut replay, e2fsck, debugfs rdump), and the
+#    marks placed before the point.
+# 2. On a real ext4 where a file named bad comes and goes, a checker that
+#    fails when bad exists makes exactly the points whose tree holds it
+#    app-invalid.
+# 3. A checker that writes into its tree changes no later result: as root
+#    (it can) and as an unprivileged user (it cannot: the tree is read-only).
+source "$top_srcdir/tests/functions.sh"
+requires e2fsck debugfs python3 sha256sum
+
+export TMPDIR=$tmp/scratch
+mkdir -p "$TMPDIR" "$tmp/out"
+chmod 1777 "$TMPDIR"
+
+# tree_hash: a line per path of the current directory: type, path, size and
+# content hash, or symlink target; sorted
+cat >"$tmp/tree-hash" <<'EOF'
+#!/bin/sh
+find . -mindepth 1 \( -type f -printf 'f %P %s ' -exec sh -c 'sha256sum <"$1" | cut -c1-16' _ {} \; \) \
+  -o \( -type d -printf 'd %P\n' \) -o \( -type l -printf 'l %P %l\n' \) | LC_ALL=C sort
+EOF
+chmod +x "$tmp/tree-hash"
+cat >"$tmp/hash.sh" <<EOF
+#!/bin/sh
+# the tree and the environment, into OUT/POINT
+[ "\$PWD" = "\$POWERCUT_ROOT" ] || { echo "not in POWERCUT_ROOT"; exit 3; }
+"$tmp/tree-hash" >"\$OUT/\$POWERCUT_POINT"
+echo "\$POWERCUT_MARKS|\$POWERCUT_DURABLE_MARK|\$POWERCUT_MARK_COUNT|\$(tr '\n' ' ' <"\$POWERCUT_MARKS_FILE")" \
+  >"\$OUT/\$POWERCUT_POINT.env"
+EOF
+chmod +x "$tmp/hash.sh"
+
+# --- 1. the tree a checker sees ------------------------------------------
+cp "$top_srcdir/tests/golden/rename-noauto/recording.pclog" "$tmp/golden.log"
+OUT=$tmp/out run powercut check "$tmp/golden.log" --jobs 2 --verify "$tmp/hash.sh" \
+    --json "$tmp/g.json"
+# the checker passes everywhere; the golden log's zero-length points stay
+assert_eq "$rc" 1 "check --verify: exit status (stderr: $err)"
+assert_eq "$(python3 -c 'import json,sys; t = json.load(open(sys.argv[1]))["totals"]; print(t["app-invalid"], t["not-checked"], t["zero-length"])' "$tmp/g.json")" \
+          "0 0 2" "totals app-invalid, not-checked, zero-length"
+# the marks of the log, in order, with their records and sync flags
+"$POWERCUT" log --dump "$tmp/golden.log" | awk '$4 == "mark" { print $1, $5, ($NF == "sync" ? "sync" : "-") }' >"$tmp/marks"
+n=0
+for f in "$tmp"/out/*.env; do
+  id=$(basename "$f" .env)
+  # the image of point $id, recovered as a reboot would, read by debugfs
+  rm -rf "$tmp/img" "$tmp/d"
+  "$POWERCUT" replay "$tmp/golden.log" --at "$id" -o "$tmp/img" >/dev/null
+  e2fsck -fy "$tmp/img" >/dev/null 2>&1 || true
+  mkdir "$tmp/d"
+  debugfs -R "rdump / $tmp/d" "$tmp/img" >/dev/null 2>&1
+  expect=$(cd "$tmp/d" && "$tmp/tree-hash")
+  # point $id: the checker saw the tree e2fsprogs reads
+  assert_eq "$(cat "$tmp/out/$id")" "$expect" "point $id: the tree"
+  n=$(( n + 1 ))
+done
+assert_ge "$n" 5 "points the checker ran at"
+# ... and the marks placed before each point
+python3 - "$tmp" <<'PY' || fail "the marks in the checker's environment"
+import json, re, sys, glob, os
+tmp = sys.argv[1]
+marks = []
+for line in open(tmp + "/marks"):
+    rec, name, flags = line.split()[:3]
+    marks.append((int(rec), name.split("=")[-1], "sync" in flags))
+r = json.load(open(tmp + "/g.json"))
+rec = {p["id"]: p["record"] for p in r["points"]}
+for f in glob.glob(tmp + "/out/*.env"):
+    pid = os.path.basename(f)[:-4]
+    got = open(f).read().rstrip("\n")
+    before = [m for m in marks if m[0] <= rec[pid]]
+    names = [m[1] for m in before]
+    durable = [m[1] for m in before if m[2]]
+    want = "%s|%s|%d|%s" % (" ".join(names), durable[-1] if durable else "", len(names),
+                            "".join(n + " " for n in names))
+    if got != want:
+        print("point %s: %r, not %r" % (pid, got, want))
+        sys.exit(1)
+PY
