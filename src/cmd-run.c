@@ -61,6 +61,7 @@ usage (FILE *f)
 "  -j, --jobs N          checking processes (default: the number of CPUs)\n"
 "  -O, --out DIR         output directory (default powercut-out)\n"
 "      --timeout S       the workload's time limit in seconds (default 300)\n"
+"      --verify CMD      check the application's data too: see powercut-check(1)\n"
 "  -q, --quiet           no progress lines on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -140,11 +141,13 @@ files_affected (const struct pc_check_result *res)
   return distinct;
 }
 
+/* The comparison; with app (--verify given), a column for app-invalid. */
 static void
-table (FILE *f, struct config *cf, size_t n)
+table (FILE *f, struct config *cf, size_t n, bool app)
 {
-  static const int cols[] = { PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, PC_V_ZERO_LENGTH,
-                              PC_V_MISSING, PC_V_MISMATCH, PC_V_DURABLE_LOST };
+  const int cols[] = { PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, PC_V_ZERO_LENGTH,
+                       PC_V_MISSING, PC_V_MISMATCH, PC_V_DURABLE_LOST, PC_V_APP_INVALID };
+  const size_t ncols = sizeof cols / sizeof cols[0] - !app;
   size_t w = strlen ("configuration");
   bool unchecked = false;
 
@@ -153,7 +156,7 @@ table (FILE *f, struct config *cf, size_t n)
       w = strlen (cf[i].label);
   /* Each column as wide as its name or its widest number. */
   int cw[sizeof cols / sizeof cols[0]];
-  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+  for (size_t k = 0; k < ncols; k++) {
     cw[k] = (int) strlen (pc_verdict_name (cols[k]));
     for (size_t i = 0; i < n; i++) {
       char num[32];
@@ -167,7 +170,7 @@ table (FILE *f, struct config *cf, size_t n)
   for (size_t i = 0; i < n; i++)
     unchecked |= cf[i].ok && cf[i].count[PC_V_NOT_CHECKED] > 0;
   fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
-  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+  for (size_t k = 0; k < ncols; k++)
     fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
   fprintf (f, "  files%s\n", unchecked ? "  | not checked" : "");
   for (size_t i = 0; i < n; i++) {
@@ -177,7 +180,7 @@ table (FILE *f, struct config *cf, size_t n)
       continue;
     }
     fprintf (f, "%6zu", cf[i].points);
-    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+    for (size_t k = 0; k < ncols; k++)
       fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
     fprintf (f, "  %5zu", cf[i].files);
     if (unchecked)
@@ -287,7 +290,7 @@ int
 cmd_run (int argc, char **argv)
 {
   enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
-         OPT_MODULES, OPT_CONNS };
+         OPT_MODULES, OPT_CONNS, OPT_VERIFY };
   static const struct option opts[] = {
     { "workload", required_argument, NULL, 'w' },
     { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -305,11 +308,13 @@ cmd_run (int argc, char **argv)
     { "jobs", required_argument, NULL, 'j' },
     { "out", required_argument, NULL, 'O' },
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
+    { "verify", required_argument, NULL, OPT_VERIFY },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *fss[MAX_CONFIGS], *mos[MAX_CONFIGS], *out = "powercut-out", *wname = NULL;
+  const char *verify = NULL;
   size_t nfs = 0, nmo = 0, ncf = 0;
   struct config cf[MAX_CONFIGS];
   struct pc_run_config rc = { 0 };
@@ -379,6 +384,13 @@ cmd_run (int argc, char **argv)
       }
       break;
     case OPT_KERNEL: rc.kernel = optarg; break;
+    case OPT_VERIFY:
+      if (*optarg == '\0') {
+        pc_err ("run", "--verify: an empty command");
+        return EXIT_ERROR;
+      }
+      verify = optarg;
+      break;
     case OPT_MODULES: rc.modules = optarg; break;
     case OPT_CONNS:
       rc.connections = (unsigned) strtoul (optarg, &end, 10);
@@ -533,6 +545,7 @@ cmd_run (int argc, char **argv)
     cc.log_path = logp;
     cc.model = model;
     cc.jobs = jobs;
+    cc.verify = verify;
     cc.nshards = 1;
     cc.timeout_s = 60;
     cc.interrupted = &pc_stop_requested;
@@ -601,14 +614,14 @@ cmd_run (int argc, char **argv)
     FILE *f;
     printf ("powercut run: %s on %zu configurations\n\n",
             rc.workload ? rc.workload->name : rc.command[0], ncf);
-    table (stdout, cf, ncf);
+    table (stdout, cf, ncf, verify != NULL);
     printf ("\nreports: %s/*/report.txt\n", out);
     snprintf (path, sizeof path, "%s/report.txt", out);
     f = fopen (path, "we");
     if (f) {
       fprintf (f, "powercut run: %s on %zu configurations\n\n",
                rc.workload ? rc.workload->name : rc.command[0], ncf);
-      table (f, cf, ncf);
+      table (f, cf, ncf, verify != NULL);
       fclose (f);
     }
     snprintf (path, sizeof path, "%s/report.json", out);

@@ -81,3 +81,94 @@ for f in glob.glob(tmp + "/out/*.env"):
         print("point %s: %r, not %r" % (pid, got, want))
         sys.exit(1)
 PY
+
+# --- 2. app-invalid exactly where the tree holds bad ---------------------
+requires_root
+requires setpriv
+log=$tmp/bad.log
+mount_ext4 64M
+echo one >"$mnt/a"
+run powercut mark --control "$ctl" one --manifest "$mnt" --sync
+echo broken >"$mnt/bad"
+sync -f "$mnt"
+run powercut mark --control "$ctl" two --manifest "$mnt" --sync
+rm "$mnt/bad"
+echo two >"$mnt/a"
+sync -f "$mnt"
+run powercut mark --control "$ctl" three --manifest "$mnt" --sync
+unmount_ext4
+stop_recorder
+chmod 0644 "$log"
+
+run powercut check "$log" --jobs 2 --verify 'test ! -e bad' --json "$tmp/bad.json"
+# bad was there at some points: exit 1
+assert_eq "$rc" 1 "check --verify 'test ! -e bad': exit status (stderr: $err)"
+# the points whose recovered tree holds bad, by e2fsprogs: replay, e2fsck, debugfs
+python3 -c 'import json,sys; [print(p["id"], p["verdict"]) for p in json.load(open(sys.argv[1]))["points"]]' \
+    "$tmp/bad.json" >"$tmp/bad.verdicts"
+with=0
+while read -r id verdict; do
+  rm -f "$tmp/img"
+  "$POWERCUT" replay "$log" --at "$id" -o "$tmp/img" >/dev/null
+  e2fsck -fy "$tmp/img" >/dev/null 2>&1 || true
+  if debugfs -R "stat /bad" "$tmp/img" 2>&1 | grep -q '^Inode:'; then
+    # point $id holds bad: app-invalid
+    assert_eq "$verdict" app-invalid "point $id (bad there)"
+    with=$(( with + 1 ))
+  else
+    # point $id does not: not app-invalid (the oracle judges a as ever)
+    assert_ne "$verdict" app-invalid "point $id (no bad)"
+  fi
+done <"$tmp/bad.verdicts"
+assert_ge "$with" 1 "points with bad"
+assert_ge "$(grep -vc ' app-invalid$' "$tmp/bad.verdicts")" 1 "points without bad"
+# the evidence is the checker's, and says how it ended
+assert_match "$(python3 -c 'import json,sys; print([p for p in json.load(open(sys.argv[1]))["points"] if p["verdict"] == "app-invalid"][0]["evidence"][0])' "$tmp/bad.json")" \
+             '^the --verify command exited with status 1:' "app-invalid evidence"
+
+# --- 3. a checker that writes into its tree ------------------------------
+# It hashes the tree first, then tries to delete bad, change a, add a
+# directory and open up the root; exit 0.  No later state may see it.
+cat >"$tmp/writer.sh" <<END
+#!/bin/sh
+"$tmp/tree-hash" >"\$OUT/\$POWERCUT_POINT"
+rm -f bad 2>/dev/null; echo garbage >a 2>/dev/null
+mkdir new 2>/dev/null && touch "\$OUT/wrote-\$POWERCUT_POINT"
+chmod 777 . 2>/dev/null
+exit 0
+END
+chmod 0755 "$tmp/writer.sh" "$tmp/hash.sh" "$tmp/tree-hash"
+chmod 0755 "$tmp"
+mkdir "$tmp/ref"
+OUT=$tmp/ref run powercut check "$log" --jobs 1 -q --verify "$tmp/hash.sh"
+# the read-only hasher, for reference (exit 1: a's in-place rewrite is not
+# crash-atomic, the oracle says)
+assert_match "$rc" '^[01]$' "check --verify hash.sh: exit status (stderr: $err)"
+n=0
+for who in root nobody; do
+  for j in 1 2; do
+    o=$tmp/out-$who-$j
+    mkdir "$o" && chmod 0777 "$o"
+    if [ "$who" = root ]; then
+      OUT=$o run powercut check "$log" --jobs $j -q --verify "$tmp/writer.sh"
+    else
+      OUT=$o run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+          env TMPDIR="$TMPDIR" "$POWERCUT" check "$log" --jobs $j -q --verify "$tmp/writer.sh"
+    fi
+    # as $who, --jobs $j: the check runs (the writer exits 0)
+    assert_match "$rc" '^[01]$' "check --verify writer.sh as $who, --jobs $j: exit status (stderr: $err)"
+    # root could write into the tree, nobody could not
+    wrote=$(find "$o" -name 'wrote-*' | wc -l)
+    if [ "$who" = root ]; then assert_ge "$wrote" 1 "root's writes"
+    else assert_eq "$wrote" 0 "nobody's writes"; fi
+    rm -f "$o"/wrote-*
+    for f in "$o"/*; do
+      id=$(basename "$f")
+      [ -f "$tmp/ref/$id" ] || continue
+      # as $who, --jobs $j, point $id: the tree is the one the hasher saw there
+      assert_eq "$(cat "$f")" "$(cat "$tmp/ref/$id")" "$who --jobs $j, point $id"
+      n=$(( n + 1 ))
+    done
+  done
+done
+assert_ge "$n" 8 "trees compared"
