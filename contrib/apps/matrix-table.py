@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# contrib/apps/matrix-table.py: the table of contrib/apps/matrix.sh, from
+# the report.json of each run (OUTDIR/APP/N-CONFIG/report.json).
+import glob, json, os, sys
+
+# What each configuration documents (sqlite.org/pragma.html#pragma_synchronous,
+# wal.html; git-config(1), core.fsync) and what would be worse than that:
+# "corrupt" (any corruption), "lost" (any acknowledged loss), "lost>1".
+DOC = {
+    "sqlite:delete:off": ("may corrupt on power loss", set()),
+    "sqlite:delete:normal": ("consistent (corruption possible but very unlikely)", {"corrupt"}),
+    "sqlite:delete:full": ("consistent; the last commit may roll back (EXTRA syncs the directory)",
+                           {"corrupt", "lost>1"}),
+    "sqlite:delete:extra": ("consistent and durable", {"corrupt", "lost"}),
+    "sqlite:wal:off": ("may corrupt on power loss", set()),
+    "sqlite:wal:normal": ("consistent; recent commits may roll back", {"corrupt"}),
+    "sqlite:wal:full": ("consistent and durable", {"corrupt", "lost"}),
+    "git": ("core.fsync default: loose objects, refs and index not synced, may be lost",
+            set()),
+    "git:all": ("core.fsync=all: what a command wrote is durable", {"corrupt", "lost"}),
+}
+CONFIGS = ["ext4", "ext4 noauto_da_alloc", "ext4 data=writeback"]
+
+def cell(rep):
+    lost_max, lost_pts, corrupt, first = 0, 0, 0, {}
+    for p in rep["points"]:
+        v, ev = p["verdict"], p["evidence"]
+        line = ev[1] if len(ev) > 1 else ""
+        if v in ("fs-corrupt", "unmountable"):
+            corrupt += 1
+            first.setdefault("corrupt", p)
+        elif v == "app-invalid" and line.startswith("corrupt:"):
+            corrupt += 1
+            first.setdefault("corrupt", p)
+        elif v == "app-invalid" and line.startswith("lost:"):
+            n = int(line.split()[1])
+            lost_pts += 1
+            lost_max = max(lost_max, n)
+            first.setdefault("lost>1" if n > 1 else "lost", p)
+            if n > 1:
+                first.setdefault("lost", p)
+    nc = rep["totals"].get("not-checked", 0)
+    parts = []
+    if corrupt:
+        parts.append("corrupt at %d points" % corrupt)
+    if lost_pts:
+        parts.append("lost up to %d acknowledged at %d points" % (lost_max, lost_pts))
+    if nc:
+        parts.append("%d not checked" % nc)
+    return (", ".join(parts) or "consistent"), first
+
+def main():
+    out, apps = sys.argv[1], sys.argv[2:]
+    rows, worse = [], []
+    for app in apps:
+        d = os.path.join(out, app.replace(":", "-"))
+        doc, bad = DOC[app]
+        cells = []
+        for i, cfg in enumerate(CONFIGS):
+            f = glob.glob(os.path.join(d, "%d-*" % (i + 1), "report.json"))
+            if not f:
+                cells.append("(no report)")
+                continue
+            rep = json.load(open(f[0]))
+            text, first = cell(rep)
+            hit = [k for k in ("corrupt", "lost>1", "lost") if k in bad and k in first]
+            if hit:
+                p = first[hit[0]]
+                text = "**" + text + "**"
+                worse.append("%s on %s: crash point %s (%s): `%s`" %
+                             (app, cfg, p["id"], " / ".join(p["evidence"][1:2]) or p["verdict"],
+                              p["replay"]))
+            cells.append(text)
+        rows.append("| %s | %s | %s |" % (app, doc, " | ".join(cells)))
+    print("| application | documented | " + " | ".join(CONFIGS) + " |")
+    print("|---|---|" + "---|" * len(CONFIGS))
+    print("\n".join(rows))
+    if worse:
+        print("\nWorse than documented:\n")
+        for w in worse:
+            print("- " + w)
+
+main()
