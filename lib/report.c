@@ -718,7 +718,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   nshards = parts[0]->nshards;
   for (size_t i = 0; i < n; i++) {
     /* One log (by identity, whatever path named it), one model, one range. */
-    if (parts[i]->nshards != nshards || parts[i]->shard != i ||
+    if (parts[i]->nshards != nshards || parts[i]->shard >= nshards ||
         parts[i]->log_start_ns != parts[0]->log_start_ns ||
         parts[i]->records != parts[0]->records ||
         parts[i]->device_size != parts[0]->device_size ||
@@ -728,16 +728,23 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
         parts[i]->model.k != parts[0]->model.k ||
         parts[i]->model.seed != parts[0]->model.seed ||
         strcmp (parts[i]->from, parts[0]->from) != 0) {
-      snprintf (why, whylen, "the reports are not the shards 0..%u of one check "
-                "(same log, model and --from)", nshards - 1);
+      snprintf (why, whylen, "shard %u/%u is not a shard of the check shard %u/%u is "
+                "(another log, model, seed, --from or number of shards)",
+                parts[i]->shard, parts[i]->nshards, parts[0]->shard, nshards);
+      return -EINVAL;
+    }
+    if (i > 0 && parts[i]->shard == parts[i - 1]->shard) {
+      snprintf (why, whylen, "shard %u/%u is given twice", parts[i]->shard, nshards);
       return -EINVAL;
     }
     total += parts[i]->npoints;
   }
-  if (n != nshards) {
-    snprintf (why, whylen, "%zu of %u shards given", n, nshards);
-    return -EINVAL;
-  }
+  for (unsigned s = 0, k = 0; s < nshards; s++, k++)
+    if (k >= n || parts[k]->shard != s) {
+      snprintf (why, whylen, "shard %u/%u is missing (%zu of %u shards given)", s, nshards,
+                n, nshards);
+      return -EINVAL;
+    }
   m = calloc (1, sizeof *m);
   if (m == NULL || (m->log_path = strdup (parts[0]->log_path)) == NULL ||
       (m->points = calloc (total ? total : 1, sizeof *m->points)) == NULL) {

@@ -112,8 +112,13 @@ bad_merge ()
   assert_match "$err" '^powercut merge: ' "merge of $what: message"
 }
 bad_merge "2 of 3 shards" "$tmp/s0.json" "$tmp/s1.json"
+# ... naming the shard that is missing
+assert_match "$err" 'shard 2/3 is missing' "merge without shard 2: message"
 bad_merge "2 of 3 shards" "$tmp/s1.json" "$tmp/s2.json"
+assert_match "$err" 'shard 0/3 is missing' "merge without shard 0: message"
 bad_merge "a shard twice" "$tmp/s0.json" "$tmp/s1.json" "$tmp/s1.json"
+# ... or given twice
+assert_match "$err" 'shard 1/3 is given twice' "merge with shard 1 twice: message"
 bad_merge "shards and the unsharded report" "$tmp/s0.json" "$tmp/s1.json" "$tmp/s2.json" "$tmp/full.json"
 run powercut check "$log" -m flush --base "$tmp/base.img" --shard 1/3 --json "$tmp/f1.json" -q
 bad_merge "shards of two models" "$tmp/s0.json" "$tmp/f1.json" "$tmp/s2.json"
