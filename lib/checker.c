@@ -968,6 +968,55 @@ group_points (struct ctx *c)
   return 0;
 }
 
+/* The share of shard i of n: contiguous crash states holding an equal
+ * share of the work, which is the distinct images to check (a state's
+ * image first seen there).  Every shard computes the same cuts: the
+ * images of all states, in order.  Unsharded: everything. */
+static int
+shard_range (struct ctx *c, const struct pc_check_result *res, size_t *lo, size_t *hi)
+{
+  int64_t *same_as;
+  size_t *cut, firsts = 0, total;
+  int r;
+
+  *lo = 0;
+  *hi = c->nall;
+  if (res->nshards <= 1 || c->nall == 0)
+    return 0;
+  same_as = malloc (c->nall * sizeof *same_as);
+  cut = calloc (res->nshards + 1, sizeof *cut);
+  if (same_as == NULL || cut == NULL) {
+    free (same_as);
+    free (cut);
+    return -ENOMEM;
+  }
+  c->states = c->all;
+  c->nstates = c->nall;
+  r = dedupe (c, same_as);
+  total = c->nuniq;
+  free (c->uniq);
+  c->uniq = NULL;
+  c->nuniq = 0;
+  if (r == 0) {
+    /* Shard s starts at the state where the (s * total / n)-th distinct
+     * image is first seen. */
+    unsigned s = 1;
+    for (size_t i = 0; i < c->nall && s < res->nshards; i++) {
+      while (s < res->nshards && firsts >= total * s / res->nshards)
+        cut[s++] = i;
+      firsts += same_as[i] < 0;
+    }
+    while (s < res->nshards)
+      cut[s++] = c->nall;
+    cut[res->nshards] = c->nall;
+    *lo = cut[res->shard];
+    *hi = cut[res->shard + 1];
+  }
+  free (same_as);
+  free (cut);
+  return r;
+}
+
 /* Step 2: the states of this shard, their distinct images, the oracle,
  * and scratch space. */
 static int
@@ -982,8 +1031,11 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   if (r < 0)
     return r;
   /* This shard's contiguous share. */
-  lo = c->nall * res->shard / res->nshards;
-  hi = c->nall * (res->shard + 1) / res->nshards;
+  r = shard_range (c, res, &lo, &hi);
+  if (r < 0) {
+    snprintf (why, whylen, "%s: sharding: %s", cfg->log_path, strerror (-r));
+    return r;
+  }
   c->states = c->all + lo;
   c->nstates = hi - lo;
 

@@ -174,3 +174,26 @@ run powercut merge "$tmp/rel-a-0.json" "$tmp/rel-a-1.json" "$tmp/rel-a-2.json" -
 # the shards of log a, checked from its directory, merge
 assert_eq "$rc" 1 "merge of the shards of a/log named 'log': exit status (stderr: $err)"
 bad_merge "shards of two recordings both named 'log'" "$tmp/rel-a-0.json" "$tmp/rel-b-1.json" "$tmp/rel-a-2.json"
+
+# --- A skewed log: all its changes in the last tenth. -----------------------
+# 90 flushes over an unchanged device, then 10 writes each with a flush:
+# crash points of equal number would leave the last shard all the work;
+# shards of equal work give each about a quarter of the distinct images.
+skew=()
+for i in $(seq 90); do skew+=(-c flush); done
+for i in $(seq 10); do skew+=(-c "write -P $(( 0x60 + i )) $(( 40 + i ))M 64k" -c flush); done
+record "$tmp/skew" "${skew[@]}"
+log=$tmp/skew/log
+for i in 0 1 2 3; do
+  run powercut check "$log" --base "$tmp/base.img" --shard "$i/4" --json "$tmp/k$i.json" -q
+  assert_eq "$rc" 0 "skewed log, shard $i/4: exit status (stderr: $err)"
+done
+work=$(for i in 0 1 2 3; do unique "$tmp/k$i.json"; done | tr '\n' ' ')
+echo "skewed log: distinct images per shard: $work"
+# the busiest shard has at most 1.5 times the mean work
+python3 -c 'import sys; w = [int(x) for x in sys.argv[1:]]; sys.exit(0 if max(w) * len(w) <= 1.5 * sum(w) else 1)' $work ||
+  fail "skewed log: distinct images per shard $work: the busiest has more than 1.5 times the mean"
+run powercut merge "$tmp"/k{0,1,2,3}.json --json "$tmp/km.json" -q
+run powercut check "$log" --base "$tmp/base.img" --json "$tmp/kfull.json" -q
+# ... and they still merge into the unsharded report
+assert_eq "$(pts "$tmp/km.json")" "$(pts "$tmp/kfull.json")" "skewed log: merged points"
