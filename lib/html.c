@@ -148,62 +148,27 @@ add_shown (json_object *o, const char *key, char *(*show) (const char *), const 
   free (d);
 }
 
-struct path_row {
-  const char *path;             /* the first finding's */
-  json_object *row;
-};
-
-static int
-path_row_cmp (const void *a, const void *b)
-{
-  return strcmp (((const struct path_row *) a)->path, ((const struct path_row *) b)->path);
-}
-
-/* Distinct paths of a result's findings of one kind (notes) or of every
- * failing kind, as JSON rows in path order. */
+/* Distinct paths of a result's findings of one kind (-1: every failing
+ * kind), as JSON rows in path order. */
 static json_object *
-paths_json (const struct pc_check_result *res, bool notes, int kind)
+paths_json (const struct pc_check_result *res, int kind)
 {
   json_object *arr = json_object_new_array ();
-  struct path_row *v = NULL;
-  size_t n = 0, cap = 0;
+  size_t n;
+  struct pc_path_sum *v = pc_report_paths (res, kind, &n);
 
-  for (size_t i = 0; i < res->npoints; i++) {
-    const struct pc_point *p = &res->points[i];
-    for (size_t k = 0; k < p->findings.n; k++) {
-      const struct pc_finding *fd = &p->findings.v[k];
-      struct path_row key = { fd->path, NULL }, *hit;
-      json_object *cnt;
-      if (notes ? fd->kind != kind : pc_finding_verdict (fd->kind) == PC_V_OK)
-        continue;
-      hit = n ? bsearch (&key, v, n, sizeof *v, path_row_cmp) : NULL;
-      if (hit == NULL) {
-        json_object *o = json_object_new_object ();
-        size_t at = n;
-        if (pc_grow (&v, &cap, n + 1, sizeof *v, 16) < 0) {
-          json_object_put (o);
-          break;
-        }
-        add_shown (o, "path", pc_display_name, fd->path);
-        json_object_object_add (o, "verdict", json_object_new_string (pc_finding_name (fd->kind)));
-        add_shown (o, "found", pc_display_line, fd->found);
-        add_shown (o, "allowed", pc_display_line, fd->allowed);
-        json_object_object_add (o, "first", json_object_new_string (p->id));
-        json_object_object_add (o, "count", json_object_new_int (0));
-        while (at > 0 && strcmp (v[at - 1].path, fd->path) > 0)
-          at--;
-        memmove (v + at + 1, v + at, (n - at) * sizeof *v);
-        v[at] = (struct path_row) { fd->path, o };
-        n++;
-        hit = &v[at];
-      }
-      json_object_object_get_ex (hit->row, "count", &cnt);
-      json_object_set_int (cnt, json_object_get_int (cnt) + 1);
-      json_object_object_add (hit->row, "last", json_object_new_string (p->id));
-    }
+  for (size_t j = 0; j < n; j++) {
+    const struct pc_finding *fd = v[j].first;
+    json_object *o = json_object_new_object ();
+    add_shown (o, "path", pc_display_name, fd->path);
+    json_object_object_add (o, "verdict", json_object_new_string (pc_finding_name (fd->kind)));
+    add_shown (o, "found", pc_display_line, fd->found);
+    add_shown (o, "allowed", pc_display_line, fd->allowed);
+    json_object_object_add (o, "first", json_object_new_string (v[j].first_id));
+    json_object_object_add (o, "count", json_object_new_int ((int) v[j].npoints));
+    json_object_object_add (o, "last", json_object_new_string (v[j].last_id));
+    json_object_array_add (arr, o);
   }
-  for (size_t j = 0; j < n; j++)
-    json_object_array_add (arr, v[j].row);
   free (v);
   return arr;
 }
@@ -303,8 +268,8 @@ config_json (const struct pc_html_config *hc)
   for (int k = 0; k < PC_V_COUNT; k++)
     json_object_object_add (t, pc_verdict_name (k), json_object_new_int64 ((int64_t) res->count[k]));
   json_object_object_add (o, "totals", t);
-  json_object_object_add (o, "not_judged", paths_json (res, true, PC_F_NOT_JUDGED));
-  paths = paths_json (res, false, 0);
+  json_object_object_add (o, "not_judged", paths_json (res, PC_F_NOT_JUDGED));
+  paths = paths_json (res, -1);
   json_object_object_add (o, "files", json_object_new_int ((int) json_object_array_length (paths)));
   json_object_object_add (o, "paths", paths);
   if (hc->ix) {

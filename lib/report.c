@@ -70,14 +70,6 @@ pc_report_failed (const struct pc_check_result *res)
   return res->npoints > res->count[PC_V_OK] + res->count[PC_V_NOT_CHECKED];
 }
 
-/* Per failing path: its verdict, how many points, the first and last, and
- * what the first one found versus what was allowed. */
-struct path_sum {
-  const struct pc_finding *first;
-  size_t npoints;
-  const char *first_id, *last_id;
-};
-
 /* Prints s through show (pc_display_name or _text); "?" without memory. */
 static void
 put_shown (FILE *f, char *(*show) (const char *), const char *s)
@@ -88,12 +80,10 @@ put_shown (FILE *f, char *(*show) (const char *), const char *s)
   free (d);
 }
 
-/* The distinct paths of findings of a kind that fails (notes: not) in a
- * sorted array of sums; *ret_n gets their number.  NULL if none (or no memory). */
-static struct path_sum *
-path_sums (const struct pc_check_result *res, bool notes, int kind, size_t *ret_n)
+struct pc_path_sum *
+pc_report_paths (const struct pc_check_result *res, int kind, size_t *ret_n)
 {
-  struct path_sum *v = NULL;
+  struct pc_path_sum *v = NULL;
   size_t n = 0, cap = 0;
 
   for (size_t i = 0; i < res->npoints; i++) {
@@ -101,7 +91,7 @@ path_sums (const struct pc_check_result *res, bool notes, int kind, size_t *ret_
     for (size_t k = 0; k < p->findings.n; k++) {
       const struct pc_finding *fd = &p->findings.v[k];
       size_t lo = 0, hi = n;
-      if (notes ? fd->kind != kind : pc_finding_verdict (fd->kind) == PC_V_OK)
+      if (kind >= 0 ? fd->kind != kind : pc_finding_verdict (fd->kind) == PC_V_OK)
         continue;
       /* v is kept sorted by path: find it, or where it goes. */
       while (lo < hi) {
@@ -121,7 +111,7 @@ path_sums (const struct pc_check_result *res, bool notes, int kind, size_t *ret_
           return NULL;
         }
         memmove (v + lo + 1, v + lo, (n - lo) * sizeof *v);
-        v[lo] = (struct path_sum) { fd, 0, p->id, p->id };
+        v[lo] = (struct pc_path_sum) { fd, 0, p->id, p->id };
         n++;
       }
       v[lo].npoints++;
@@ -136,7 +126,7 @@ static void
 paths_text (FILE *f, const struct pc_check_result *res)
 {
   size_t n, shown = 0;
-  struct path_sum *v = path_sums (res, false, 0, &n);
+  struct pc_path_sum *v = pc_report_paths (res, -1, &n);
 
   if (n == 0)
     goto out;
@@ -163,7 +153,7 @@ static void
 not_judged_text (FILE *f, const struct pc_check_result *res)
 {
   size_t n;
-  struct path_sum *v = path_sums (res, true, PC_F_NOT_JUDGED, &n);
+  struct pc_path_sum *v = pc_report_paths (res, PC_F_NOT_JUDGED, &n);
 
   if (n > 0) {
     fprintf (f, "\nnot judged: %zu path%s the workload changed after its last mark (%s): "

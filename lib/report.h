@@ -47,6 +47,20 @@ int pc_report_merge (struct pc_check_result **parts, size_t n,
 void pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *p,
                            char *buf, size_t len);
 
+/* A path of the findings: the first finding of it (in crash-point order),
+ * at how many points it was found, the first and the last. */
+struct pc_path_sum {
+  const struct pc_finding *first;
+  size_t npoints;
+  const char *first_id, *last_id;
+};
+
+/* The distinct paths of res's findings of kind (a finding kind, or -1:
+ * every kind that fails a point), sorted by path, in a malloc'd array
+ * (*ret_n of them; NULL if none or without memory).  It points into res. */
+struct pc_path_sum *pc_report_paths (const struct pc_check_result *res, int kind,
+                                     size_t *ret_n);
+
 /* Does any point fail? */
 int pc_report_failed (const struct pc_check_result *res);
 

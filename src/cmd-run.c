@@ -109,36 +109,14 @@ check_progress (void *ctx, size_t done, size_t total)
     fputc ('\n', stderr);
 }
 
-static int
-str_cmp (const void *a, const void *b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
 /* Distinct failing paths of a check. */
 static size_t
 files_affected (const struct pc_check_result *res)
 {
-  const char **paths = NULL;
-  size_t n = 0, cap = 0, distinct = 0;
+  size_t n;
 
-  for (size_t i = 0; i < res->npoints; i++)
-    for (size_t k = 0; k < res->points[i].findings.n; k++) {
-      const struct pc_finding *fd = &res->points[i].findings.v[k];
-      if (pc_finding_verdict (fd->kind) == PC_V_OK)
-        continue;
-      if (pc_grow (&paths, &cap, n + 1, sizeof *paths, 64) < 0) {
-        free (paths);
-        return SIZE_MAX;
-      }
-      paths[n++] = fd->path;
-    }
-  if (n > 1)
-    qsort (paths, n, sizeof *paths, str_cmp);
-  for (size_t j = 0; j < n; j++)
-    distinct += j == 0 || strcmp (paths[j - 1], paths[j]) != 0;
-  free (paths);
-  return distinct;
+  free (pc_report_paths (res, -1, &n));
+  return n;
 }
 
 /* The comparison; with app (--verify given), a column for app-invalid. */
