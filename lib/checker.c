@@ -75,10 +75,12 @@ struct ctx {
   unsigned max_workers;         /* room for worker ids in the shared memory */
   char **failed;                /* per distinct image: why it was not checked, or NULL */
   int64_t now;                  /* the time every e2fsck is told it is */
-  char **mark_name;             /* every mark of the log, in order: its name, */
-  uint64_t *mark_record;        /*   record, */
-  bool *mark_sync;              /*   and whether it was synced */
-  size_t nmarks;
+  struct vmark {                /* every mark of the log, in order (--verify) */
+    char *name;
+    uint64_t record;
+    bool sync;
+  } *marks;
+  size_t nmarks, capmarks;
   int64_t *same_as;             /* per state */
 };
 
@@ -275,22 +277,22 @@ run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t 
   ar->evidence[0] = '\0';
   pc_state_id (&c->states[i], id, sizeof id);
   for (size_t m = 0; m < k; m++) {
-    ml += strlen (c->mark_name[m]) + 1;
-    if (c->mark_sync[m])
+    ml += strlen (c->marks[m].name) + 1;
+    if (c->marks[m].sync)
       d = m;
   }
   f = fopen (mfile, "we");
   if (f) {
     for (size_t m = 0; m < k; m++)
-      fprintf (f, "%s\n", c->mark_name[m]);
+      fprintf (f, "%s\n", c->marks[m].name);
     if (fclose (f) == EOF)
       f = NULL;
   }
   if (out == NULL || f == NULL || (e_marks = malloc (ml + 16)) == NULL ||
       asprintf (&e_root, "POWERCUT_ROOT=%s", dir) < 0 ||
       asprintf (&e_point, "POWERCUT_POINT=%s", id) < 0 ||
-      asprintf (&e_last, "POWERCUT_LAST_MARK=%s", k ? c->mark_name[k - 1] : "") < 0 ||
-      asprintf (&e_durable, "POWERCUT_DURABLE_MARK=%s", d != SIZE_MAX ? c->mark_name[d] : "") < 0 ||
+      asprintf (&e_last, "POWERCUT_LAST_MARK=%s", k ? c->marks[k - 1].name : "") < 0 ||
+      asprintf (&e_durable, "POWERCUT_DURABLE_MARK=%s", d != SIZE_MAX ? c->marks[d].name : "") < 0 ||
       asprintf (&e_file, "POWERCUT_MARKS_FILE=%s", mfile) < 0 ||
       asprintf (&e_count, "POWERCUT_MARK_COUNT=%zu", k) < 0) {
     snprintf (ar->evidence, sizeof ar->evidence, "powercut could not run the --verify "
@@ -299,7 +301,7 @@ run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t 
   }
   strcpy (e_marks, "POWERCUT_MARKS=");
   for (size_t m = 0; m < k; m++) {
-    strcat (e_marks, c->mark_name[m]);
+    strcat (e_marks, c->marks[m].name);
     if (m + 1 < k)
       strcat (e_marks, " ");
   }
@@ -413,7 +415,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
     if (ar && fs_ok && v != PC_V_NOT_CHECKED) {
       /* The application's checker, once per state and list of marks. */
       size_t nm = 0;
-      while (nm < c->nmarks && c->mark_record[nm] <= c->states[i].point)
+      while (nm < c->nmarks && c->marks[nm].record <= c->states[i].point)
         nm++;
       if (jm.export_error < 0) {
         ar->nmarks = SIZE_MAX;
@@ -887,7 +889,6 @@ load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   /* Every mark's name, record and sync flag, for --verify's environment. */
   for (uint64_t i = 0; cfg->verify && i < c->ix.n; i++) {
     struct pc_mark m;
-    size_t cap = c->nmarks;
     if (c->ix.recs[i].type != PC_REC_MARK)
       continue;
     r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, NULL, 0);
@@ -896,17 +897,11 @@ load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
                 cfg->log_path, i);
       return r;
     }
-    if (pc_grow (&c->mark_name, &cap, c->nmarks + 1, sizeof *c->mark_name, 16) < 0 ||
-        (cap = c->nmarks, pc_grow (&c->mark_record, &cap, c->nmarks + 1,
-                                   sizeof *c->mark_record, 16)) < 0 ||
-        (cap = c->nmarks, pc_grow (&c->mark_sync, &cap, c->nmarks + 1,
-                                   sizeof *c->mark_sync, 16)) < 0) {
+    if (pc_grow (&c->marks, &c->capmarks, c->nmarks + 1, sizeof *c->marks, 16) < 0) {
       pc_mark_free (&m);
       return -ENOMEM;
     }
-    c->mark_name[c->nmarks] = m.name;
-    c->mark_record[c->nmarks] = i;
-    c->mark_sync[c->nmarks++] = (m.flags & PC_MARK_F_SYNC) != 0;
+    c->marks[c->nmarks++] = (struct vmark) { m.name, i, (m.flags & PC_MARK_F_SYNC) != 0 };
     m.name = NULL;
     pc_mark_free (&m);
   }
@@ -1259,10 +1254,8 @@ ctx_free (struct ctx *c)
     munmap (c->shmem, c->shsize);
   pc_oracle_free (c->oracle);
   for (size_t m = 0; m < c->nmarks; m++)
-    free (c->mark_name[m]);
-  free (c->mark_name);
-  free (c->mark_record);
-  free (c->mark_sync);
+    free (c->marks[m].name);
+  free (c->marks);
   for (size_t u = 0; c->failed && u < c->nuniq; u++)
     free (c->failed[u]);
   free (c->failed);
