@@ -157,6 +157,20 @@ final_mode (uint8_t type, uint32_t mode)
   return type == PC_ENTRY_DIR ? m | 0500 : m;
 }
 
+/* Remembers directory path (taken), to be made read-only again at the
+ * end of the update.  Returns 0 or -ENOMEM (path is freed then). */
+static int
+touch (struct pc_export *x, char *path)
+{
+  if (path == NULL ||
+      pc_grow (&x->touched, &x->captouched, x->ntouched + 1, sizeof *x->touched, 16) < 0) {
+    free (path);
+    return -ENOMEM;
+  }
+  x->touched[x->ntouched++] = path;
+  return 0;
+}
+
 /* The directory holding path ("." at the top), made writable for a change
  * and remembered, to be made read-only again. */
 static int
@@ -177,12 +191,7 @@ open_parent (struct pc_export *x, const char *path)
     free (parent);
     return r;
   }
-  if (pc_grow (&x->touched, &x->captouched, x->ntouched + 1, sizeof *x->touched, 16) < 0) {
-    free (parent);
-    return -ENOMEM;
-  }
-  x->touched[x->ntouched++] = parent;
-  return 0;
+  return touch (x, parent);
 }
 
 static bool
@@ -265,14 +274,7 @@ create (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8_t *
     return write_file (x, fs, e, buf, why, whylen);
   case PC_ENTRY_DIR:
     /* Writable while it is filled; read-only at the end (touched). */
-    if (mkdirat (x->fd, e->path, 0700) < 0)
-      r = -errno;
-    else if (pc_grow (&x->touched, &x->captouched, x->ntouched + 1, sizeof *x->touched, 16) < 0)
-      r = -ENOMEM;
-    else if ((x->touched[x->ntouched] = strdup (e->path)) == NULL)
-      r = -ENOMEM;
-    else
-      x->ntouched++;
+    r = mkdirat (x->fd, e->path, 0700) < 0 ? -errno : touch (x, strdup (e->path));
     break;
   case PC_ENTRY_SYMLINK:
     if (symlinkat (e->target ? e->target : "", x->fd, e->path) < 0)
@@ -379,12 +381,8 @@ pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
     }
     if (c == 0 && x->v[i].type == PC_ENTRY_DIR && tree->entries[j].type == PC_ENTRY_DIR) {
       /* Only its mode differs: set at the end (touched). */
-      if (pc_grow (&x->touched, &x->captouched, x->ntouched + 1, sizeof *x->touched, 16) < 0 ||
-          (x->touched[x->ntouched] = strdup (x->v[i].path)) == NULL) {
-        r = -ENOMEM;
+      if ((r = touch (x, strdup (x->v[i].path))) < 0)
         goto out;
-      }
-      x->ntouched++;
       i++, j++;
       continue;
     }
