@@ -324,6 +324,21 @@ dump_types ()
   awk '!/^#/ { printf "%s%s", sep, $4; sep = " " } END { print "" }' <<<"$dump"
 }
 
+# same_findings A B: do JSON reports A and B have the same totals (but the
+# distinct images each shard counts) and, point by point, the same id,
+# verdict and findings?
+same_findings ()
+{
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+strip = lambda t: {k: v for k, v in t.items() if k != "unique"}
+sys.exit(0 if strip(a["totals"]) == strip(b["totals"]) and
+         [(p["id"], p["verdict"], p["findings"]) for p in a["points"]] ==
+         [(p["id"], p["verdict"], p["findings"]) for p in b["points"]] else 1)
+PY
+}
+
 # -------------------------------------------------------------------------
 # ext4 through the kernel: nbdfuse, a loop device, mkfs, mount
 

@@ -56,11 +56,4 @@ done
 run powercut merge --json "$tmp/merged.json" "$tmp"/logs/shard-*.json
 assert_eq "$rc" 1 "merge of the $n pods' shards: exit status (stderr: $err)"
 run powercut check "$tmp/logs/app.log" --json "$tmp/full.json" -q
-python3 - "$tmp/merged.json" "$tmp/full.json" <<'PY' || fail "the merged shards differ from the unsharded check"
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:])
-strip = lambda t: {k: v for k, v in t.items() if k != "unique"}
-sys.exit(0 if strip(a["totals"]) == strip(b["totals"]) and
-         [(p["id"], p["verdict"], p["findings"]) for p in a["points"]] ==
-         [(p["id"], p["verdict"], p["findings"]) for p in b["points"]] else 1)
-PY
+same_findings "$tmp/merged.json" "$tmp/full.json" || fail "the merged shards differ from the unsharded check"

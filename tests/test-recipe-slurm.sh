@@ -89,19 +89,7 @@ assert_eq "$rc" 1 "merge: exit status (stderr: $err)"
 run powercut check "$tmp/run/app.log" --json "$tmp/full.json" -q
 assert_eq "$rc" 1 "unsharded check: exit status (stderr: $err)"
 # the same totals and the same findings at every point
-cmp_reports ()
-{
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:])
-strip = lambda t: {k: v for k, v in t.items() if k != "unique"}
-ok = strip(a["totals"]) == strip(b["totals"]) and \
-     [(p["id"], p["verdict"], p["findings"]) for p in a["points"]] == \
-     [(p["id"], p["verdict"], p["findings"]) for p in b["points"]]
-sys.exit(0 if ok else 1)
-PY
-}
-cmp_reports "$tmp/merged.json" "$tmp/full.json" || fail "the merged shards differ from the unsharded check"
+same_findings "$tmp/merged.json" "$tmp/full.json" || fail "the merged shards differ from the unsharded check"
 # a shard left out, or given twice, is refused by name
 run powercut merge "$tmp"/run/shard-0.json "$tmp"/run/shard-1.json "$tmp"/run/shard-3.json
 assert_eq "$rc" 2 "merge without shard 2: exit status"
