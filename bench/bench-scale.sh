@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # bench-scale.sh: powercut check at the scale of a real disk.  Records the
-# workload of many small files rewritten by rename on a device of SIZE
-# (default 1G): 30 directories, ITERS times d$((i%30))/f$((i%97)) written
-# with (i%13+1)*3000 random bytes, synced, renamed over the old name, a
-# synced mark with a manifest every 100; and again the same ITERS changes
-# on a tree first filled with nine times the file data the first run ends
-# with (1 MiB files), so the disk holds 10x more.  Then prints, medians of
+# workload of many small files rewritten by rename (bench/scale-work.sh) on
+# a device of SIZE (default 1G), ITERS rewrites; and again the same ITERS
+# changes on a tree first filled with nine times the file data the first
+# run ends with (1 MiB files), so the disk holds 10x more.  Then prints, medians of
 # ROUNDS rounds, in one run:
 #   - states/s of check --jobs 1 and --jobs 2, and their ratio;
 #   - the cost of a state with 10x the file data, against the first;
@@ -19,37 +17,13 @@ iters=${1:-3000}
 size=${2:-1G}
 rounds=${3:-3}
 powercut=${POWERCUT:-$(pwd)/powercut}
+work=$(cd "$(dirname "$0")" && pwd)/scale-work.sh
 dir=$(mktemp -d "${BENCH_DIR:-/tmp}/pc-bench-scale.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 now () { date +%s.%N; }
 since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 median () { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 json () { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
-
-# The workload; with an argument, first fill bulk/ with that many MiB.
-cat >"$dir/work.sh" <<SH
-#!/bin/sh
-set -e
-cd "\$POWERCUT_MNT"
-if [ "\${1:-0}" -gt 0 ]; then
-  mkdir bulk
-  i=0
-  while [ \$i -lt "\$1" ]; do head -c 1M /dev/urandom >bulk/b\$i; i=\$((i + 1)); done
-  sync
-fi
-for d in \$(seq 0 29); do mkdir -p d\$d; done
-"\$POWERCUT" mark start --manifest "\$POWERCUT_MNT" --sync
-i=0
-while [ \$i -lt $iters ]; do
-  f=d\$((i % 30))/f\$((i % 97))
-  head -c \$(( (i % 13 + 1) * 3000 )) /dev/urandom >\$f.tmp
-  sync \$f.tmp
-  mv \$f.tmp \$f
-  i=\$((i + 1))
-  [ \$((i % 100)) -ne 0 ] || "\$POWERCUT" mark m\$i --manifest "\$POWERCUT_MNT" --sync
-done
-SH
-chmod +x "$dir/work.sh"
 
 # The file data the workload ends with (the sizes of the last version of
 # each name), in MiB: the second run starts with nine times as much.
@@ -59,8 +33,8 @@ data_mib=$(awk -v n="$iters" 'BEGIN {
   printf "%d", t * 9 / 1048576 + 0.5 }')
 
 echo "recording $iters rewrites on $size (and again after $data_mib MiB of files) ..." >&2
-"$powercut" run --quiet --size "$size" --timeout 7200 --out "$dir/rec1" -- "$dir/work.sh" >/dev/null || true
-"$powercut" run --quiet --size "$size" --timeout 7200 --out "$dir/rec2" -- "$dir/work.sh" "$data_mib" >/dev/null || true
+"$powercut" run --quiet --size "$size" --timeout 7200 --out "$dir/rec1" -- "$work" "$iters" >/dev/null || true
+"$powercut" run --quiet --size "$size" --timeout 7200 --out "$dir/rec2" -- "$work" "$iters" "$data_mib" >/dev/null || true
 log1=$dir/rec1/powercut.log log2=$dir/rec2/powercut.log
 records=$(sed -n 's/^records: *\([0-9]*\).*/\1/p' < <("$powercut" log "$log1"))
 

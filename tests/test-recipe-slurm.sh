@@ -19,7 +19,7 @@ start_slurm 2
 cp "$top_srcdir/tests/golden/rename-noauto/recording.pclog" "$tmp/run/app.log"
 cd "$tmp/run"
 PATH=$(dirname "$POWERCUT"):$PATH run sbatch --wait --array=0-3 --cpus-per-task=1 \
-    --chdir="$tmp/run" "$top_srcdir/contrib/slurm-check.sbatch" "$tmp/run/app.log"
+    --chdir="$tmp/run" "$top_srcdir/contrib/slurm-check.sbatch" "$tmp/run/app.log" --model write
 # the array ran to its end, every task successfully
 assert_eq "$rc" 0 "sbatch --wait: exit status (out: $out; stderr: $err; $(cat "$tmp"/run/powercut-check-*.out 2>/dev/null))"
 assert_eq "$(ls "$tmp"/run/shard-*.json | wc -l)" 4 "shard reports"
@@ -27,7 +27,7 @@ assert_eq "$(ls "$tmp"/run/shard-*.json | wc -l)" 4 "shard reports"
 run powercut merge --json "$tmp/merged.json" "$tmp"/run/shard-*.json
 # merge joins them (exit 1: the golden log has zero-length points)
 assert_eq "$rc" 1 "merge: exit status (stderr: $err)"
-run powercut check "$tmp/run/app.log" --json "$tmp/full.json" -q
+run powercut check "$tmp/run/app.log" --model write --json "$tmp/full.json" -q
 assert_eq "$rc" 1 "unsharded check: exit status (stderr: $err)"
 # the same totals and the same findings at every point
 same_findings "$tmp/merged.json" "$tmp/full.json" || fail "the merged shards differ from the unsharded check"

@@ -18,13 +18,14 @@ start_sshd h0 h1 h2
 cp "$top_srcdir/tests/golden/rename-noauto/recording.pclog" "$tmp/run/app.log"
 cd "$tmp/run"
 SSH="ssh -F $ssh_config" SCP="scp -F $ssh_config" POWERCUT_REMOTE=$POWERCUT \
-  run "$top_srcdir/contrib/parallel-ssh.sh" "$tmp/run/app.log" h0 h1 h2
-# the recipe merges the three shards (exit 1: the log has zero-length points)
+  run "$top_srcdir/contrib/parallel-ssh.sh" "$tmp/run/app.log" h0 h1 h2 -- --model write
+# the recipe merges the three shards, each checked with the options given
+# after "--" (exit 1: the log has zero-length points)
 assert_eq "$rc" 1 "parallel-ssh.sh: exit status (out: $out; stderr: $err)"
 assert_eq "$(ls shard-*.json | tr '\n' ' ')" "shard-0.json shard-1.json shard-2.json " "shard reports"
 [ -s report.json ] && [ -s report.html ] || fail "no merged report.json or report.html"
 
-run powercut check "$tmp/run/app.log" --json "$tmp/full.json" -q
+run powercut check "$tmp/run/app.log" --model write --json "$tmp/full.json" -q
 assert_eq "$rc" 1 "unsharded check: exit status (stderr: $err)"
 same_findings report.json "$tmp/full.json" || fail "the merged shards differ from the unsharded check"
 # the recipe removed what it copied to the hosts
