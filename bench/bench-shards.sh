@@ -73,7 +73,7 @@ one ()
   "$POWERCUT" check "$tmp/app.log" "${base[@]}" -q --json "$tmp/full.json" >/dev/null || [ $? -eq 1 ]
   echo "$name unsharded $r $(seconds "$tmp/full.json")" >>"$tmp/times"
   for way in slurm ssh; do
-    d=$tmp/$way
+    d=$tmp/out-$way
     rm -rf "$d"; mkdir -p "$d"; cd "$d"
     t=$(now)
     if [ $way = slurm ]; then
