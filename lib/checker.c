@@ -24,6 +24,7 @@
 #include "oracle.h"
 #include "proc.h"
 #include "util.h"
+#include "window.h"
 
 #define CHUNK 8                 /* states a worker takes at a time */
 
@@ -49,6 +50,7 @@ struct shared {
   int *tries;                   /* per distinct image: workers that took it */
   size_t *current;              /* per worker id: the image it works on, or SIZE_MAX */
   struct result *results;       /* per crash point */
+  int64_t *lost;                /* per version (oracle.h): the last state that lost it */
   struct pc_judge_stats stats;  /* the workers' sums */
 };
 
@@ -104,6 +106,7 @@ pc_check_result_free (struct pc_check_result *res)
   for (size_t i = 0; i < res->npoints; i++)
     pc_findings_clear (&res->points[i].findings);
   free (res->points);
+  pc_windows_free (res);
   free (res);
 }
 
@@ -351,6 +354,24 @@ out:
   free (e_count);
 }
 
+/* pc_oracle_lost_fn: state *ctx lost the version; keep the last such state. */
+struct lost_ctx {
+  struct ctx *c;
+  int64_t state;
+};
+
+static void
+lost_version (void *ctx, size_t version)
+{
+  struct lost_ctx *l = ctx;
+  int64_t *slot = &l->c->sh->lost[version], seen = __atomic_load_n (slot, __ATOMIC_RELAXED);
+
+  while (seen < l->state &&
+         !__atomic_compare_exchange_n (slot, &seen, l->state, false, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_RELAXED))
+    ;
+}
+
 /* Judges distinct image u (built into im) and its points.  Returns 0, or
  * -errno if the worker cannot go on (its results cannot be stored). */
 static int
@@ -403,7 +424,8 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
     int v = jm.verdict;
     bool fs_ok = v == PC_V_OK;
     if (v == PC_V_OK && judge) {
-      v = pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree, &fl);
+      struct lost_ctx lc = { c, (int64_t) i };
+      v = pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree, &fl, lost_version, &lc);
       if (v == -ENOMEM) {
         pc_findings_clear (&fl);
         v = PC_V_NOT_CHECKED;
@@ -1078,9 +1100,11 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
 static int
 check_states (struct ctx *c, char *why, size_t whylen)
 {
-  size_t nres = c->nstates ? c->nstates : 1, nu = c->nuniq ? c->nuniq : 1;
+  size_t nres = c->nstates ? c->nstates : 1, nu = c->nuniq ? c->nuniq : 1, nv;
   unsigned jobs = c->cfg->jobs ? c->cfg->jobs : 1;
   int r;
+
+  pc_oracle_versions (c->oracle, &nv);
 
   /* Room for every worker that may be started: the first ones, one for
    * each death while holding a state, and a few that die holding none. */
@@ -1088,8 +1112,8 @@ check_states (struct ctx *c, char *why, size_t whylen)
   c->failed = calloc (nu, sizeof *c->failed);
   if (c->failed == NULL)
     return -ENOMEM;
-  c->shsize = sizeof *c->sh + nres * sizeof (struct result) + 2 * nu * sizeof (int) +
-              c->max_workers * sizeof (size_t);
+  c->shsize = sizeof *c->sh + nres * sizeof (struct result) + (nv + 1) * sizeof (int64_t) +
+              2 * nu * sizeof (int) + c->max_workers * sizeof (size_t);
   c->shmem = mmap (NULL, c->shsize, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (c->shmem == MAP_FAILED) {
@@ -1098,7 +1122,9 @@ check_states (struct ctx *c, char *why, size_t whylen)
   }
   c->sh = c->shmem;
   c->sh->results = (struct result *) ((uint8_t *) c->shmem + sizeof *c->sh);
-  c->sh->current = (size_t *) (c->sh->results + nres);
+  c->sh->lost = (int64_t *) (c->sh->results + nres);
+  memset (c->sh->lost, 0xff, nv * sizeof (int64_t));
+  c->sh->current = (size_t *) (c->sh->lost + nv + 1);
   c->sh->status = (int *) (c->sh->current + c->max_workers);
   c->sh->tries = c->sh->status + nu;
   memset (c->sh->current, 0xff, c->max_workers * sizeof (size_t));
@@ -1174,6 +1200,35 @@ read_record (const struct outputs *o, const struct result *rs, struct pc_point *
   return pc_findings_unpack (d + 4 + el, rs->len - 4 - el, &used, &p->findings);
 }
 
+/* The versions the marks recorded, and the last state that lost each. */
+static int
+windows (struct ctx *c, struct pc_check_result *res)
+{
+  size_t nv;
+  const struct pc_oracle_version *v = pc_oracle_versions (c->oracle, &nv);
+
+  res->windows = calloc (nv ? nv : 1, sizeof *res->windows);
+  if (res->windows == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < nv; i++) {
+    struct pc_window *w = &res->windows[i];
+    if ((w->path = strdup (v[i].path)) == NULL)
+      return -ENOMEM;
+    res->nwindows = i + 1;
+    snprintf (w->mark, sizeof w->mark, "%s", v[i].mark);
+    w->mark_record = v[i].record;
+    w->written_ns = c->ix.recs[v[i].record].time_ns;
+    if (v[i].ack) {
+      snprintf (w->ack, sizeof w->ack, "%s", v[i].ack);
+      w->ack_record = v[i].ack_record;
+      w->ack_ns = c->ix.recs[v[i].ack_record].time_ns;
+    }
+    w->lost_until = c->sh->lost[i];
+  }
+  pc_windows_compute (res);
+  return 0;
+}
+
 /* Step 4: the workers' results into the points. */
 static int
 collect (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
@@ -1194,6 +1249,7 @@ collect (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
     const struct result *rs = &c->sh->results[i];
     pc_state_id (s, p->id, sizeof p->id);
     p->record = s->point;
+    p->time_ns = c->ix.recs[s->point].time_ns;
     p->ndrop = s->ndrop;
     p->torn = s->nsect > 0;
     p->same_as = c->same_as[i];
@@ -1228,7 +1284,7 @@ collect (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
     return r;
   res->work = c->sh->stats;
   pc_check_result_recount (res);
-  return 0;
+  return windows (c, res);
 }
 
 static void

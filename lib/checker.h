@@ -22,6 +22,8 @@
 #include "fsck.h"
 #include "judge.h"
 
+struct pc_window;
+
 struct pc_check_config {
   const char *log_path;
   const char *base_path;        /* needed when the log starts from a base image */
@@ -44,6 +46,7 @@ struct pc_check_config {
 struct pc_point {
   char id[PC_ID_MAX];
   uint64_t record;              /* crash point (record number) */
+  uint64_t time_ns;             /* its time, since the recording started */
   uint32_t ndrop;               /* reorder: in-flight records lost */
   bool torn;
   enum pc_verdict verdict;
@@ -73,6 +76,8 @@ struct pc_check_result {
   char last_mark[PC_ID_MAX];    /* the last of them ("" if none) */
   size_t count[PC_V_COUNT];
   struct pc_judge_stats work;   /* what checking took (zero in a merged report) */
+  struct pc_window *windows;    /* every version a mark recorded (window.h) */
+  size_t nwindows;
   double seconds;
 };
 

@@ -21,6 +21,11 @@ struct pc_oracle {
   size_t *first;              /* the first mark (index in marks) naming each */
   bool *changed;              /* ... changed after the last mark (pc_oracle_set_end) */
   size_t nknown, nchanged;
+  struct pc_oracle_version *versions;   /* by path (known order), then mark */
+  size_t *vmark;              /* each version's mark (index in marks) */
+  const struct pc_entry **ventry;       /* ... and what it is */
+  size_t *vstart;             /* known[k]'s versions: vstart[k] .. vstart[k + 1] - 1 */
+  size_t nversions;
 };
 
 struct named {
@@ -35,6 +40,99 @@ named_cmp (const void *a, const void *b)
   int c = strcmp (x->path, y->path);
 
   return c ? c : x->mark < y->mark ? -1 : x->mark > y->mark;
+}
+
+static bool same_version (const struct pc_entry *a, const struct pc_entry *b);
+static bool durable_at (const struct omark *m, const char *path);
+
+/* Is e a version windows follow (a file or a symlink)? */
+static bool
+followed (const struct pc_entry *e)
+{
+  return e && (e->type == PC_ENTRY_FILE || e->type == PC_ENTRY_SYMLINK);
+}
+
+/* Lists the versions of every known path.  Returns 0 or -ENOMEM. */
+static int
+versions_new (struct pc_oracle *o)
+{
+  size_t cap = 0, n = 0;
+
+  o->vstart = malloc ((o->nknown + 1) * sizeof *o->vstart);
+  if (o->vstart == NULL)
+    return -ENOMEM;
+  for (size_t k = 0; k < o->nknown; k++) {
+    const struct pc_entry *prev = NULL;
+    o->vstart[k] = n;
+    for (size_t i = o->first[k]; i < o->n; i++) {
+      const struct pc_entry *e = pc_mark_find (&o->marks[i].m, o->known[k]);
+      bool is_new = followed (e) && (prev == NULL || !same_version (e, prev));
+      prev = e;
+      if (!is_new)
+        continue;
+      if (n == cap) {
+        size_t nc = cap ? 2 * cap : 64;
+        void *a = realloc (o->versions, nc * sizeof *o->versions);
+        if (a == NULL)
+          return -ENOMEM;
+        o->versions = a;
+        if ((a = realloc (o->vmark, nc * sizeof *o->vmark)) == NULL)
+          return -ENOMEM;
+        o->vmark = a;
+        if ((a = realloc (o->ventry, nc * sizeof *o->ventry)) == NULL)
+          return -ENOMEM;
+        o->ventry = a;
+        cap = nc;
+      }
+      o->versions[n] = (struct pc_oracle_version) {
+        .path = o->known[k], .mark = o->marks[i].m.name, .record = o->marks[i].record,
+      };
+      /* Acknowledged by the first durable mark while it is still this version. */
+      for (size_t j = i; j < o->n; j++) {
+        const struct pc_entry *ej = j == i ? e : pc_mark_find (&o->marks[j].m, o->known[k]);
+        if (!same_version (e, ej))
+          break;
+        if (durable_at (&o->marks[j], o->known[k])) {
+          o->versions[n].ack = o->marks[j].m.name;
+          o->versions[n].ack_record = o->marks[j].record;
+          break;
+        }
+      }
+      o->vmark[n] = i;
+      o->ventry[n++] = e;
+    }
+  }
+  o->vstart[o->nknown] = n;
+  o->nversions = n;
+  return 0;
+}
+
+const struct pc_oracle_version *
+pc_oracle_versions (const struct pc_oracle *o, size_t *ret_n)
+{
+  *ret_n = o->nversions;
+  return o->versions;
+}
+
+/* Reports the versions of known[k] the state lost that has f there, the
+ * marks up to last considered: those recorded after the newest mark that
+ * had what the state has (absence too: a path deleted later is not lost). */
+static void
+note_lost (const struct pc_oracle *o, size_t k, size_t last, const struct pc_entry *f,
+           pc_oracle_lost_fn *lost, void *ctx)
+{
+  size_t a = o->vstart[k], b = o->vstart[k + 1], held = SIZE_MAX;
+
+  if (a == b)
+    return;
+  for (size_t i = last + 1; i-- > o->first[k];)
+    if (same_version (f, pc_mark_find (&o->marks[i].m, o->known[k]))) {
+      held = i;
+      break;
+    }
+  for (size_t v = a; v < b && o->vmark[v] <= last; v++)
+    if (held == SIZE_MAX || o->vmark[v] > held)
+      lost (ctx, v);
 }
 
 int
@@ -96,6 +194,10 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, siz
       }
     free (all);
   }
+  if (versions_new (o) < 0) {
+    pc_oracle_free (o);
+    return -ENOMEM;
+  }
   *ret = o;
   return 0;
 }
@@ -111,6 +213,10 @@ pc_oracle_free (struct pc_oracle *o)
   free (o->known);
   free (o->first);
   free (o->changed);
+  free (o->versions);
+  free (o->vmark);
+  free (o->ventry);
+  free (o->vstart);
   free (o);
 }
 
@@ -354,7 +460,7 @@ pc_oracle_last_mark (const struct pc_oracle *o)
 
 int
 pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
-                 struct pc_findings *out)
+                 struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx)
 {
   size_t nbefore = 0, last, i = 0, j = 0;
   enum pc_verdict worst = PC_V_OK;
@@ -383,6 +489,8 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
       i++;                      /* named only by later marks, and not here */
       continue;
     }
+    if (lost && !(nbefore == o->n && o->changed[i]))
+      note_lost (o, i, last, f, lost, lost_ctx);
     v = judge_path (o, nbefore, last, i, f, out);
     if (v < 0)
       return v;

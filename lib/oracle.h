@@ -19,6 +19,15 @@
  * Paths no manifest in the log mentions are listed ("unmentioned"), not
  * failed.  Versions compare by type, permission bits, size and content
  * hash (files) or target (symlinks).
+ *
+ * Durability windows (window.h) follow each version of a file or symlink:
+ * a path's content at a manifest mark that differs from its content at
+ * the mark before (or that was absent there).  A crash state at point c
+ * holds version v of P when the newest mark up to N (c's first later mark,
+ * or the last) whose P matches what the state has there (absence too) is
+ * v's mark or later; otherwise it lost v (if v's mark is also up to N: a
+ * version recorded later is not yet expected).  A path changed after the
+ * last mark is not followed in the states after it.
  */
 #ifndef POWERCUT_ORACLE_H
 #define POWERCUT_ORACLE_H
@@ -53,11 +62,29 @@ size_t pc_oracle_changed_after (const struct pc_oracle *o);
 /* The name of the last mark with a manifest, or NULL. */
 const char *pc_oracle_last_mark (const struct pc_oracle *o);
 
+/* A version of a file or symlink, as a manifest mark first recorded it. */
+struct pc_oracle_version {
+  const char *path;
+  const char *mark;             /* the name of the mark that recorded it */
+  uint64_t record;              /* that mark's record */
+  const char *ack;              /* the first mark from that one on, while the path
+                                 * still had this version, that made it durable
+                                 * (synced, or naming it with --durable), or NULL */
+  uint64_t ack_record;          /* that mark's record (if ack) */
+};
+
+/* Every version, by path, then in mark order (*ret_n of them). */
+const struct pc_oracle_version *pc_oracle_versions (const struct pc_oracle *o, size_t *ret_n);
+
+/* Called for every version (an index into pc_oracle_versions) a state
+ * does not hold. */
+typedef void pc_oracle_lost_fn (void *ctx, size_t version);
+
 /* Judges found (the tree of the crash state at point): appends a finding
  * for every path that is not allowed and for every path no manifest names
  * (finding.h), and returns the worst verdict, PC_V_OK if every path is
- * allowed, or -ENOMEM. */
+ * allowed, or -ENOMEM.  With lost, reports the versions the state lost. */
 int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
-                     struct pc_findings *out);
+                     struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx);
 
 #endif

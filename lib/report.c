@@ -11,8 +11,10 @@
 #include <json-c/json.h>
 
 #include "finding.h"
+#include "jsonio.h"
 #include "report.h"
 #include "util.h"
+#include "window.h"
 
 #define MAX_LISTED 20
 
@@ -261,11 +263,14 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fputc ('\n', f);
   }
   not_judged_text (f, res);
-  if (nfail == 0)
+  if (nfail == 0) {
     fprintf (f, "%s\n", nnot ? "no problem found in the crash points checked"
                              : "no problem found");
+    pc_windows_text (f, res);
+  }
   else {
     paths_text (f, res);
+    pc_windows_text (f, res);
     fprintf (f, "\nfailing crash points:\n");
     points_text (f, res, false, nfail);
   }
@@ -273,84 +278,6 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "\ncrash points not checked:\n");
     points_text (f, res, true, nnot);
   }
-}
-
-/* s's bytes in hex: a malloc'd string, or NULL. */
-static char *
-hex_of (const char *s)
-{
-  size_t n = strlen (s);
-  char *hex = malloc (2 * n + 1);
-
-  for (size_t i = 0; hex && i < n; i++)
-    sprintf (hex + 2 * i, "%02x", (unsigned char) s[i]);
-  if (hex)
-    hex[2 * n] = '\0';
-  return hex;
-}
-
-/* Adds key: s to o.  A string that is not UTF-8 goes as its display form
- * (finding.h: a path's for "path"), and its exact bytes in hex under key_hex. */
-static void
-add_bytes (json_object *o, const char *key, const char *s)
-{
-  size_t n = strlen (s);
-
-  if (pc_utf8_valid (s, n))
-    json_object_object_add (o, key, json_object_new_string_len (s, (int) n));
-  else {
-    char *shown = strcmp (key, "path") == 0 ? pc_display_name (s) : pc_display_line (s);
-    char *hex = hex_of (s), hkey[64];
-    snprintf (hkey, sizeof hkey, "%s_hex", key);
-    json_object_object_add (o, key, json_object_new_string (shown ? shown : "?"));
-    json_object_object_add (o, hkey, hex ? json_object_new_string (hex) : NULL);
-    free (shown);
-    free (hex);
-  }
-}
-
-/* What add_bytes stored under key: a malloc'd string, NULL if there is
- * none (or *bad set if it does not read). */
-static char *
-get_bytes (json_object *o, const char *key, bool *bad)
-{
-  json_object *v;
-  char hkey[64];
-  const char *h;
-  size_t n;
-  char *s;
-
-  snprintf (hkey, sizeof hkey, "%s_hex", key);
-  if (json_object_object_get_ex (o, hkey, &v) && json_object_is_type (v, json_type_string)) {
-    h = json_object_get_string (v);
-    n = strlen (h);
-    if (n % 2 || (s = malloc (n / 2 + 1)) == NULL) {
-      *bad = true;
-      return NULL;
-    }
-    for (size_t i = 0; i < n / 2; i++) {
-      unsigned x;
-      if (!isxdigit ((unsigned char) h[2 * i]) || !isxdigit ((unsigned char) h[2 * i + 1]) ||
-          sscanf (h + 2 * i, "%2x", &x) != 1 || x == 0) {
-        free (s);
-        *bad = true;
-        return NULL;
-      }
-      s[i] = (char) x;
-    }
-    s[n / 2] = '\0';
-    return s;
-  }
-  if (!json_object_object_get_ex (o, key, &v) || !json_object_is_type (v, json_type_string))
-    return NULL;
-  if (strlen (json_object_get_string (v)) != (size_t) json_object_get_string_len (v)) {
-    *bad = true;                /* a NUL inside */
-    return NULL;
-  }
-  s = strdup (json_object_get_string (v));
-  if (s == NULL)
-    *bad = true;
-  return s;
 }
 
 static json_object *
@@ -365,6 +292,11 @@ point_json (const struct pc_check_result *res, const struct pc_point *p)
 
   json_object_object_add (o, "id", json_object_new_string (p->id));
   json_object_object_add (o, "record", json_object_new_int64 ((int64_t) p->record));
+  {
+    char t[32];
+    snprintf (t, sizeof t, "%.6f", (double) p->time_ns / 1e9);
+    json_object_object_add (o, "time", json_object_new_double_s ((double) p->time_ns / 1e9, t));
+  }
   json_object_object_add (o, "dropped", json_object_new_int64 (p->ndrop));
   json_object_object_add (o, "torn", json_object_new_boolean (p->torn));
   json_object_object_add (o, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
@@ -382,7 +314,7 @@ point_json (const struct pc_check_result *res, const struct pc_point *p)
   }
   json_object_object_add (o, "evidence", ev);
   if (!utf8) {
-    char *hex = hex_of (p->evidence);
+    char *hex = pc_json_hex (p->evidence);
     json_object_object_add (o, "evidence_hex", hex ? json_object_new_string (hex) : NULL);
     free (hex);
   }
@@ -391,14 +323,14 @@ point_json (const struct pc_check_result *res, const struct pc_point *p)
     const struct pc_finding *fd = &p->findings.v[k];
     json_object *x = json_object_new_object ();
     json_object_object_add (x, "verdict", json_object_new_string (pc_finding_name (fd->kind)));
-    add_bytes (x, "path", fd->path);
-    add_bytes (x, "found", fd->found);
-    add_bytes (x, "allowed", fd->allowed);
+    pc_json_add_bytes (x, "path", fd->path);
+    pc_json_add_bytes (x, "found", fd->found);
+    pc_json_add_bytes (x, "allowed", fd->allowed);
     json_object_array_add (fa, x);
   }
   json_object_object_add (o, "findings", fa);
   pc_report_replay_cmd (res, p, cmd, sizeof cmd);
-  add_bytes (o, "replay", cmd);
+  pc_json_add_bytes (o, "replay", cmd);
   return o;
 }
 
@@ -411,10 +343,10 @@ pc_report_json (const char *path, const struct pc_check_result *res)
 
   json_object_object_add (root, "powercut", json_object_new_string (PACKAGE_VERSION));
   json_object_object_add (root, "schema", json_object_new_int (1));
-  add_bytes (root, "log", res->log_path);
+  pc_json_add_bytes (root, "log", res->log_path);
   json_object_object_add (root, "log_start_ns", json_object_new_uint64 (res->log_start_ns));
   if (res->base_path)
-    add_bytes (root, "base", res->base_path);
+    pc_json_add_bytes (root, "base", res->base_path);
   else
     json_object_object_add (root, "base", NULL);
   json_object_object_add (root, "keep_trimmed", json_object_new_boolean (res->keep_trimmed));
@@ -431,7 +363,7 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   json_object_object_add (root, "seconds", json_object_new_double (res->seconds));
   json_object_object_add (root, "manifests", json_object_new_int64 ((int64_t) res->manifests));
   if (res->verify)
-    add_bytes (root, "verify", res->verify);
+    pc_json_add_bytes (root, "verify", res->verify);
   else
     json_object_object_add (root, "verify", NULL);
   json_object_object_add (root, "last_mark", res->last_mark[0]
@@ -453,6 +385,7 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   for (int v = 0; v < PC_V_COUNT; v++)
     json_object_object_add (tot, pc_verdict_name (v), json_object_new_int64 ((int64_t) res->count[v]));
   json_object_object_add (root, "totals", tot);
+  json_object_object_add (root, "windows", pc_windows_json (res));
   for (size_t i = 0; i < res->npoints; i++)
     json_object_array_add (pts, point_json (res, &res->points[i]));
   json_object_object_add (root, "points", pts);
@@ -465,16 +398,6 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     r = errno ? -errno : -EIO;
   json_object_put (root);
   return r;
-}
-
-static json_object *
-get (json_object *o, const char *key, json_type t)
-{
-  json_object *v;
-
-  if (!json_object_object_get_ex (o, key, &v) || !json_object_is_type (v, t))
-    return NULL;
-  return v;
 }
 
 /* The index of the point named by v among the first n points, or -1. */
@@ -507,73 +430,73 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
   res = calloc (1, sizeof *res);
   if (res == NULL)
     goto nomem;
-  if (!(v = get (root, "schema", json_type_int)) || json_object_get_int (v) != 1) {
+  if (!(v = pc_json_get (root, "schema", json_type_int)) || json_object_get_int (v) != 1) {
     bad = "not a powercut report (schema 1)";
     goto bad;
   }
   {
     bool b = false;
-    res->log_path = get_bytes (root, "log", &b);
+    res->log_path = pc_json_get_bytes (root, "log", &b);
     if (res->log_path == NULL) {
       bad = "no log";
       goto bad;
     }
-    res->base_path = get_bytes (root, "base", &b);
-    res->verify = get_bytes (root, "verify", &b);
+    res->base_path = pc_json_get_bytes (root, "base", &b);
+    res->verify = pc_json_get_bytes (root, "verify", &b);
     if (b) {
       bad = "a malformed base";
       goto bad;
     }
   }
-  if (!(v = get (root, "model", json_type_string)) ||
+  if (!(v = pc_json_get (root, "model", json_type_string)) ||
       pc_model_parse (json_object_get_string (v), &res->model) < 0) {
     bad = "no model";
     goto bad;
   }
-  if ((v = get (root, "log_start_ns", json_type_int)))
+  if ((v = pc_json_get (root, "log_start_ns", json_type_int)))
     res->log_start_ns = json_object_get_uint64 (v);
-  if ((v = get (root, "keep_trimmed", json_type_boolean)))
+  if ((v = pc_json_get (root, "keep_trimmed", json_type_boolean)))
     res->keep_trimmed = json_object_get_boolean (v);
-  if ((v = get (root, "k", json_type_int)))
+  if ((v = pc_json_get (root, "k", json_type_int)))
     res->model.k = (unsigned) json_object_get_int (v);
-  if ((v = get (root, "seed", json_type_int)))
+  if ((v = pc_json_get (root, "seed", json_type_int)))
     res->model.seed = json_object_get_uint64 (v);
-  if ((v = get (root, "from", json_type_string)))
+  if ((v = pc_json_get (root, "from", json_type_string)))
     snprintf (res->from, sizeof res->from, "%s", json_object_get_string (v));
-  if ((v = get (root, "from_record", json_type_int)))
+  if ((v = pc_json_get (root, "from_record", json_type_int)))
     res->from_record = (uint64_t) json_object_get_int64 (v);
-  if ((v = get (root, "records", json_type_int)))
+  if ((v = pc_json_get (root, "records", json_type_int)))
     res->records = (uint64_t) json_object_get_int64 (v);
-  if ((v = get (root, "device_size", json_type_int)))
+  if ((v = pc_json_get (root, "device_size", json_type_int)))
     res->device_size = json_object_get_uint64 (v);
-  if ((v = get (root, "log_torn", json_type_boolean)))
+  if ((v = pc_json_get (root, "log_torn", json_type_boolean)))
     res->log_torn = json_object_get_boolean (v);
-  if ((v = get (root, "seconds", json_type_double)))
+  if ((v = pc_json_get (root, "seconds", json_type_double)))
     res->seconds = json_object_get_double (v);
-  if ((v = get (root, "manifests", json_type_int)))
+  if ((v = pc_json_get (root, "manifests", json_type_int)))
     res->manifests = (size_t) json_object_get_int64 (v);
-  if ((v = get (root, "last_mark", json_type_string)))
+  if ((v = pc_json_get (root, "last_mark", json_type_string)))
     snprintf (res->last_mark, sizeof res->last_mark, "%s", json_object_get_string (v));
-  res->shard = (v = get (root, "shard", json_type_int)) ? (unsigned) json_object_get_int (v) : 0;
-  res->nshards = (v = get (root, "shards", json_type_int)) ? (unsigned) json_object_get_int (v) : 1;
-  if ((v = get (root, "totals", json_type_object)) && (v = get (v, "unique", json_type_int)))
+  res->shard = (v = pc_json_get (root, "shard", json_type_int)) ? (unsigned) json_object_get_int (v) : 0;
+  res->nshards = (v = pc_json_get (root, "shards", json_type_int)) ? (unsigned) json_object_get_int (v) : 1;
+  if ((v = pc_json_get (root, "totals", json_type_object)) && (v = pc_json_get (v, "unique", json_type_int)))
     res->unique = (size_t) json_object_get_int64 (v);
-  if ((v = get (root, "work", json_type_object))) {
+  if ((v = pc_json_get (root, "work", json_type_object))) {
     json_object *x;
-    if ((x = get (v, "fsck_runs", json_type_int)))
+    if ((x = pc_json_get (v, "fsck_runs", json_type_int)))
       res->work.fsck_runs = (uint64_t) json_object_get_int64 (x);
-    if ((x = get (v, "fsck_reused", json_type_int)))
+    if ((x = pc_json_get (v, "fsck_reused", json_type_int)))
       res->work.fsck_reused = (uint64_t) json_object_get_int64 (x);
-    if ((x = get (v, "recovered_in_process", json_type_int)))
+    if ((x = pc_json_get (v, "recovered_in_process", json_type_int)))
       res->work.recover_here = (uint64_t) json_object_get_int64 (x);
-    if ((x = get (v, "recovered_by_e2fsck", json_type_int)))
+    if ((x = pc_json_get (v, "recovered_by_e2fsck", json_type_int)))
       res->work.recover_e2fsck = (uint64_t) json_object_get_int64 (x);
-    if ((x = get (v, "files_read", json_type_int)))
+    if ((x = pc_json_get (v, "files_read", json_type_int)))
       res->work.files_read = (uint64_t) json_object_get_int64 (x);
-    if ((x = get (v, "files_reused", json_type_int)))
+    if ((x = pc_json_get (v, "files_reused", json_type_int)))
       res->work.files_reused = (uint64_t) json_object_get_int64 (x);
   }
-  if (!(pts = get (root, "points", json_type_array))) {
+  if (!(pts = pc_json_get (root, "points", json_type_array))) {
     bad = "no points";
     goto bad;
   }
@@ -587,27 +510,29 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     struct pc_point *p = &res->points[i];
     int verdict;
     if (!json_object_is_type (o, json_type_object) ||
-        !(v = get (o, "id", json_type_string)) ||
+        !(v = pc_json_get (o, "id", json_type_string)) ||
         strlen (json_object_get_string (v)) >= sizeof p->id) {
       bad = "a point without an id";
       goto bad;
     }
     strcpy (p->id, json_object_get_string (v));
-    if (!(v = get (o, "verdict", json_type_string)) ||
+    if (!(v = pc_json_get (o, "verdict", json_type_string)) ||
         (verdict = pc_verdict_parse (json_object_get_string (v))) < 0) {
       bad = "a point with an unknown verdict";
       goto bad;
     }
     p->verdict = verdict;
-    if (!(v = get (o, "record", json_type_int))) {
+    if (!(v = pc_json_get (o, "record", json_type_int))) {
       bad = "a point without a record";
       goto bad;
     }
     p->record = (uint64_t) json_object_get_int64 (v);
-    p->ndrop = (v = get (o, "dropped", json_type_int)) ? (uint32_t) json_object_get_int (v) : 0;
-    p->torn = (v = get (o, "torn", json_type_boolean)) ? json_object_get_boolean (v) : 0;
-    p->same_as = resolve_id (res, i, get (o, "same_as", json_type_string));
-    if ((ev = get (o, "findings", json_type_array))) {
+    if ((v = pc_json_get (o, "time", json_type_double)) && json_object_get_double (v) > 0)
+      p->time_ns = (uint64_t) (json_object_get_double (v) * 1e9 + 0.5);
+    p->ndrop = (v = pc_json_get (o, "dropped", json_type_int)) ? (uint32_t) json_object_get_int (v) : 0;
+    p->torn = (v = pc_json_get (o, "torn", json_type_boolean)) ? json_object_get_boolean (v) : 0;
+    p->same_as = resolve_id (res, i, pc_json_get (o, "same_as", json_type_string));
+    if ((ev = pc_json_get (o, "findings", json_type_array))) {
       size_t nf = json_object_array_length (ev);
       if (pc_grow (&p->findings.v, &p->findings.cap, nf, sizeof *p->findings.v, 1) < 0)
         goto nomem;
@@ -617,16 +542,16 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
         bool b = false;
         int kind = -1;
         if (json_object_is_type (x, json_type_object) &&
-            (v = get (x, "verdict", json_type_string)))
+            (v = pc_json_get (x, "verdict", json_type_string)))
           kind = pc_finding_parse (json_object_get_string (v));
         if (kind < 0 || !json_object_is_type (x, json_type_object)) {
           bad = "a malformed finding";
           goto bad;
         }
         fd->kind = kind;
-        fd->path = get_bytes (x, "path", &b);
-        fd->found = get_bytes (x, "found", &b);
-        fd->allowed = get_bytes (x, "allowed", &b);
+        fd->path = pc_json_get_bytes (x, "path", &b);
+        fd->found = pc_json_get_bytes (x, "found", &b);
+        fd->allowed = pc_json_get_bytes (x, "allowed", &b);
         if (fd->path == NULL || fd->found == NULL || fd->allowed == NULL) {
           free (fd->path);
           free (fd->found);
@@ -640,7 +565,7 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     {
       /* evidence_hex, if there, holds its exact bytes */
       bool b = false;
-      char *exact = get_bytes (o, "evidence", &b);
+      char *exact = pc_json_get_bytes (o, "evidence", &b);
       if (b) {
         bad = "a malformed evidence";
         goto bad;
@@ -649,7 +574,7 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
         snprintf (p->evidence, sizeof p->evidence, "%s", exact);
         free (exact);
       }
-      else if ((ev = get (o, "evidence", json_type_array))) {
+      else if ((ev = pc_json_get (o, "evidence", json_type_array))) {
         size_t pos = 0;
         for (size_t k = 0; k < json_object_array_length (ev); k++) {
           json_object *line = json_object_array_get_idx (ev, k);
@@ -665,9 +590,21 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
   }
   /* An e2fsck answer may come from any point of the report. */
   for (size_t i = 0; i < n; i++)
-    res->points[i].fsck_as = resolve_id (res, n, get (json_object_array_get_idx (pts, i),
+    res->points[i].fsck_as = resolve_id (res, n, pc_json_get (json_object_array_get_idx (pts, i),
                                                        "fsck_same_as", json_type_string));
   pc_check_result_recount (res);
+  if ((v = pc_json_get (root, "windows", json_type_object))) {
+    char wwhy[160];
+    int r = pc_windows_read_json (v, res, wwhy, sizeof wwhy);
+    if (r == -ENOMEM)
+      goto nomem;
+    if (r < 0) {
+      json_object_put (root);
+      pc_check_result_free (res);
+      snprintf (why, whylen, "%s: %s", path, wwhy);
+      return -EBADMSG;
+    }
+  }
   json_object_put (root);
   *ret = res;
   return 0;
@@ -699,6 +636,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   struct pc_check_result *m;
   size_t total = 0, at = 0;
   unsigned nshards;
+  int r;
 
   if (n == 0) {
     snprintf (why, whylen, "no reports to merge");
@@ -779,6 +717,13 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   }
   m->npoints = total;
   pc_check_result_recount (m);
+  r = pc_windows_merge (parts, n, m, why, whylen);
+  if (r < 0) {
+    if (r == -ENOMEM)
+      snprintf (why, whylen, "out of memory");
+    pc_check_result_free (m);
+    return r;
+  }
   *ret = m;
   return 0;
 }

@@ -23,6 +23,7 @@
 #include "report.h"
 #include "run.h"
 #include "util.h"
+#include "window.h"
 
 #define MAX_CONFIGS 32
 
@@ -84,6 +85,7 @@ struct config {
   char error[1100];
   size_t points, unique, files;
   size_t count[PC_V_COUNT];
+  struct pc_window_summary win;
 };
 
 static void
@@ -119,6 +121,33 @@ files_affected (const struct pc_check_result *res)
   return n;
 }
 
+/* Seconds for the table: "-" for none. */
+static const char *
+secs (char *buf, size_t len, bool have, uint64_t ns)
+{
+  if (have)
+    snprintf (buf, len, "%.1f s", (double) ns / 1e9);
+  else
+    snprintf (buf, len, "-");
+  return buf;
+}
+
+/* The windows' columns: the longest (with "+": some version was still at
+ * risk at the last crash point, for that long), the median, and how long
+ * acknowledged data stayed lost. */
+static void
+window_cols (FILE *f, const struct pc_window_summary *s)
+{
+  char a[32], b[32], c[32];
+
+  if (s->never && s->open_ns >= s->longest_ns)
+    snprintf (a, sizeof a, ">%.1f s", (double) s->open_ns / 1e9);
+  else
+    secs (a, sizeof a, s->longest != SIZE_MAX, s->longest_ns);
+  fprintf (f, "  | %14s  %6s  %10s", a, secs (b, sizeof b, s->longest != SIZE_MAX, s->median_ns),
+           secs (c, sizeof c, s->ack_exposed != SIZE_MAX, s->ack_exposed_ns));
+}
+
 /* The comparison; with app (--verify given), a column for app-invalid. */
 static void
 table (FILE *f, struct config *cf, size_t n, bool app)
@@ -127,7 +156,7 @@ table (FILE *f, struct config *cf, size_t n, bool app)
                        PC_V_MISSING, PC_V_MISMATCH, PC_V_DURABLE_LOST, PC_V_APP_INVALID };
   const size_t ncols = sizeof cols / sizeof cols[0] - !app;
   size_t w = strlen ("configuration");
-  bool unchecked = false;
+  bool unchecked = false, windows = false;
 
   for (size_t i = 0; i < n; i++)
     if (strlen (cf[i].label) > w)
@@ -150,7 +179,10 @@ table (FILE *f, struct config *cf, size_t n, bool app)
   fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
   for (size_t k = 0; k < ncols; k++)
     fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
-  fprintf (f, "  files%s\n", unchecked ? "  | not checked" : "");
+  for (size_t i = 0; i < n; i++)
+    windows |= cf[i].ok && cf[i].win.n > 0;
+  fprintf (f, "  files%s%s\n", unchecked ? "  | not checked" : "",
+           windows ? "  | longest window  median  acked lost" : "");
   for (size_t i = 0; i < n; i++) {
     fprintf (f, "%-*s  ", (int) w, cf[i].label);
     if (!cf[i].ok) {
@@ -163,8 +195,27 @@ table (FILE *f, struct config *cf, size_t n, bool app)
     fprintf (f, "  %5zu", cf[i].files);
     if (unchecked)
       fprintf (f, "  | %11zu", cf[i].count[PC_V_NOT_CHECKED]);
+    if (windows)
+      window_cols (f, &cf[i].win);
     fputc ('\n', f);
   }
+}
+
+/* A configuration's windows in the comparison JSON (seconds; null: none). */
+static json_object *
+window_json (const struct pc_window_summary *s)
+{
+  json_object *o = json_object_new_object ();
+
+  json_object_object_add (o, "versions", json_object_new_int64 ((int64_t) s->n));
+  json_object_object_add (o, "longest", s->longest != SIZE_MAX
+                          ? json_object_new_double (s->longest_ns / 1e9) : NULL);
+  json_object_object_add (o, "median", s->longest != SIZE_MAX
+                          ? json_object_new_double (s->median_ns / 1e9) : NULL);
+  json_object_object_add (o, "not_durable", json_object_new_int64 ((int64_t) s->never));
+  json_object_object_add (o, "open", json_object_new_double (s->open_ns / 1e9));
+  json_object_object_add (o, "acknowledged_exposed", json_object_new_double (s->ack_exposed_ns / 1e9));
+  return o;
 }
 
 static int
@@ -189,6 +240,7 @@ write_comparison_json (const char *path, const char *workload, struct config *cf
         json_object_object_add (t, pc_verdict_name (v), json_object_new_int64 ((int64_t) cf[i].count[v]));
       json_object_object_add (o, "totals", t);
       json_object_object_add (o, "files_affected", json_object_new_int64 ((int64_t) cf[i].files));
+      json_object_object_add (o, "windows", window_json (&cf[i].win));
     }
     json_object_array_add (arr, o);
   }
@@ -545,6 +597,7 @@ cmd_run (int argc, char **argv)
     k->unique = res->unique;
     memcpy (k->count, res->count, sizeof k->count);
     k->files = files_affected (res);
+    pc_windows_summary (res, &k->win);
     failed |= pc_report_failed (res);
     if (res->count[PC_V_NOT_CHECKED] > 0) {
       /* Some states could not be checked: the run could not finish. */

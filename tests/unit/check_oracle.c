@@ -4,12 +4,14 @@
 
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "oracle.h"
 #include "unit.h"
+#include "window.h"
 
 /* The marks (record numbers):
  *   0 mkfs (synced):  lost+found/
@@ -68,6 +70,7 @@ setup (void)
   for (unsigned i = 0; i < 12; i++) {
     recs[i].type = PC_REC_WRITE;
     recs[i].seq = i;
+    recs[i].time_ns = i * UINT64_C(1000000000);     /* record i at i seconds */
   }
   /* Entries sorted by path, as manifests are. */
   entry (&e[0], "lost+found", NULL);
@@ -146,7 +149,7 @@ judge_end (uint64_t point, const char *tree, const char *end, char *findings, si
     tree_of (end, &endm, ee, ebuf, sizeof ebuf);
     ck_assert_int_eq (pc_oracle_set_end (o, &endm), 0);
   }
-  v = pc_oracle_judge (o, point, &found, &fl);
+  v = pc_oracle_judge (o, point, &found, &fl, NULL, NULL);
   ck_assert_int_ge (v, 0);
   findings[0] = '\0';
   for (size_t i = 0; i < fl.n && pos < len; i++)
@@ -156,6 +159,22 @@ judge_end (uint64_t point, const char *tree, const char *end, char *findings, si
   pc_findings_clear (&fl);
   pc_oracle_free (o);
   return v;
+}
+
+/* pc_oracle_lost_fn: the last state (*ctx's index) that lost each version. */
+struct lost_until {
+  int64_t state;
+  int64_t v[8];
+};
+
+static void
+note (void *ctx, size_t version)
+{
+  struct lost_until *l = ctx;
+
+  ck_assert_uint_lt (version, 8);
+  if (l->state > l->v[version])
+    l->v[version] = l->state;
 }
 
 static enum pc_verdict
@@ -325,6 +344,175 @@ START_TEST (test_display)
 }
 END_TEST
 
+/* Crash states at these points, with these trees: the versions each lost
+ * and the windows, worked out by hand (record r happens at r seconds).
+ * The versions, by path then mark: f "A" at v1 (synced: acknowledged
+ * there), f "BB" at v2 (never acknowledged: v3 changes f), f "C" at v3
+ * (--durable f: acknowledged there), g "G" at v2 (deleted at v3).
+ *   state 0, point 1:  f absent           lost f@v1 (N is v1)
+ *   state 1, point 3:  f=A, g absent      lost f@v2, g@v2 (N is v2)
+ *   state 2, point 6:  f=BB g=G           lost f@v3 (N is v3)
+ *   state 3, point 7:  f empty, g=G       lost f@v1, f@v2, f@v3
+ *   state 4, point 9:  f=C, g absent      none: g's absence is v3's
+ *   state 5, point 11: f=C                none
+ * So the last state that lost each: f@v1 3, f@v2 3, f@v3 3, g@v2 1, and
+ *   f@v1: written 2, durable 9 (state 4): window 7; lost at 7 >= its mark:
+ *         exposed 5; acknowledged at 2: acknowledged exposure 5
+ *   f@v2: written 5, durable 9: window 4, exposed 2
+ *   f@v3: written 8, durable 9: window 1; state 3 (7) is before its mark
+ *   g@v2: written 5, durable 6 (state 2): window 1; state 1 is before it
+ * longest 7 (f@v1), median of 1 1 4 7 = 2.5, 2 versions exposed. */
+static const struct {
+  uint64_t point;
+  const char *tree;
+} wstates[] = {
+  { 1, "lost+found/" }, { 3, "lost+found/ f=A" }, { 6, "lost+found/ f=BB g=G" },
+  { 7, "lost+found/ f= g=G" }, { 9, "lost+found/ f=C" }, { 11, "lost+found/ f=C" },
+};
+#define NW (sizeof wstates / sizeof wstates[0])
+
+/* A check result of states [from, to) of wstates with their windows. */
+static struct pc_check_result *
+windows_of (struct pc_oracle *o, size_t from, size_t to)
+{
+  struct pc_check_result *res = calloc (1, sizeof *res);
+  struct lost_until l;
+  const struct pc_oracle_version *v;
+  size_t nv;
+
+  ck_assert_ptr_nonnull (res);
+  for (size_t i = 0; i < 8; i++)
+    l.v[i] = -1;
+  res->npoints = to - from;
+  res->points = calloc (res->npoints, sizeof *res->points);
+  for (size_t i = from; i < to; i++) {
+    struct pc_mark found;
+    struct pc_entry e[8];
+    struct pc_findings fl = { 0 };
+    char buf[256];
+    struct pc_point *p = &res->points[i - from];
+    tree_of (wstates[i].tree, &found, e, buf, sizeof buf);
+    l.state = (int64_t) (i - from);
+    ck_assert_int_ge (pc_oracle_judge (o, wstates[i].point, &found, &fl, note, &l), 0);
+    pc_findings_clear (&fl);
+    snprintf (p->id, sizeof p->id, "%" PRIu64, wstates[i].point);
+    p->record = wstates[i].point;
+    p->time_ns = recs[wstates[i].point].time_ns;
+  }
+  v = pc_oracle_versions (o, &nv);
+  res->windows = calloc (nv, sizeof *res->windows);
+  res->nwindows = nv;
+  for (size_t i = 0; i < nv; i++) {
+    struct pc_window *w = &res->windows[i];
+    w->path = strdup (v[i].path);
+    snprintf (w->mark, sizeof w->mark, "%s", v[i].mark);
+    w->mark_record = v[i].record;
+    w->written_ns = recs[v[i].record].time_ns;
+    if (v[i].ack) {
+      snprintf (w->ack, sizeof w->ack, "%s", v[i].ack);
+      w->ack_record = v[i].ack_record;
+      w->ack_ns = recs[v[i].ack_record].time_ns;
+    }
+    w->lost_until = l.v[i];
+  }
+  pc_windows_compute (res);
+  return res;
+}
+
+#define S(x) ((uint64_t) ((x) * 1e9))
+
+static void
+assert_windows (const struct pc_check_result *res)
+{
+  static const struct {
+    const char *path, *mark, *ack;
+    int64_t lost_until;
+    uint64_t window, exposed, ack_exposed;
+  } want[] = {
+    { "f", "v1", "v1", 3, S (7), S (5), S (5) },
+    { "f", "v2", "", 3, S (4), S (2), 0 },
+    { "f", "v3", "v3", 3, S (1), 0, 0 },
+    { "g", "v2", "", 1, S (1), 0, 0 },
+  };
+  struct pc_window_summary sum;
+
+  ck_assert_uint_eq (res->nwindows, 4);
+  for (size_t i = 0; i < 4; i++) {
+    const struct pc_window *w = &res->windows[i];
+    ck_assert_str_eq (w->path, want[i].path);
+    ck_assert_str_eq (w->mark, want[i].mark);
+    ck_assert_str_eq (w->ack, want[i].ack);
+    ck_assert_int_eq (w->lost_until, want[i].lost_until);
+    ck_assert_int_ge (w->durable_ns, 0);
+    ck_assert_uint_eq (w->window_ns, want[i].window);
+    ck_assert_uint_eq (w->exposed_ns, want[i].exposed);
+    ck_assert_uint_eq (w->ack_exposed_ns, want[i].ack_exposed);
+  }
+  pc_windows_summary (res, &sum);
+  ck_assert_uint_eq (sum.n, 4);
+  ck_assert_uint_eq (sum.never, 0);
+  ck_assert_uint_eq (sum.exposed, 2);
+  ck_assert_uint_eq (sum.longest_ns, S (7));
+  ck_assert_uint_eq (sum.longest, 0);
+  ck_assert_uint_eq (sum.median_ns, S (2.5));
+  ck_assert_uint_eq (sum.ack_exposed_ns, S (5));
+  ck_assert_uint_eq (sum.ack_exposed, 0);
+}
+
+static void
+result_free (struct pc_check_result *res)
+{
+  pc_windows_free (res);
+  free (res->points);
+  free (res);
+}
+
+START_TEST (test_windows_by_hand)
+{
+  struct pc_oracle *o;
+  struct pc_check_result *all, *part[2], *merged = NULL;
+  char why[160];
+  json_object *j;
+
+  ck_assert_int_eq (pc_oracle_new (&ix, &o, why, sizeof why), 0);
+  all = windows_of (o, 0, NW);
+  assert_windows (all);
+
+  /* Through JSON and back. */
+  j = pc_windows_json (all);
+  ck_assert_ptr_nonnull (j);
+  pc_windows_free (all);
+  ck_assert_int_eq (pc_windows_read_json (j, all, why, sizeof why), 0);
+  json_object_put (j);
+  assert_windows (all);
+
+  /* Two shards, merged: the same. */
+  part[0] = windows_of (o, 0, 3);
+  part[1] = windows_of (o, 3, NW);
+  part[1]->shard = 1;
+  ck_assert_int_eq (part[0]->windows[3].lost_until, 1);   /* g@v2 in the first */
+  ck_assert_int_eq (part[1]->windows[3].lost_until, -1);
+  merged = calloc (1, sizeof *merged);
+  merged->npoints = NW;
+  merged->points = calloc (NW, sizeof *merged->points);
+  memcpy (merged->points, part[0]->points, 3 * sizeof *merged->points);
+  memcpy (merged->points + 3, part[1]->points, (NW - 3) * sizeof *merged->points);
+  ck_assert_int_eq (pc_windows_merge (part, 2, merged, why, sizeof why), 0);
+  assert_windows (merged);
+
+  /* The last state alone: f@v1 was lost by no state checked. */
+  result_free (part[1]);
+  part[1] = windows_of (o, NW - 1, NW);
+  ck_assert_int_eq (part[1]->windows[0].lost_until, -1);
+  ck_assert_uint_eq (part[1]->windows[0].window_ns, S (9));   /* durable at 11 */
+  result_free (part[0]);
+  result_free (part[1]);
+  result_free (merged);
+  result_free (all);
+  pc_oracle_free (o);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -340,6 +528,7 @@ main (void)
   tcase_add_test (tc, test_changed_after_the_last_mark);
   tcase_add_test (tc, test_names_are_data);
   tcase_add_test (tc, test_display);
+  tcase_add_test (tc, test_windows_by_hand);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }

@@ -1,0 +1,29 @@
+/* jsonio.h: JSON strings that may not be UTF-8, and typed lookups.
+ *
+ * Reports hold paths and texts from the filesystems they judge, in any
+ * bytes.  A string that is not UTF-8 is written in display form (finding.h:
+ * a path's for the key "path", else a line's) and its exact bytes go in
+ * hex under the same key with "_hex" appended; reading prefers the hex.
+ */
+#ifndef POWERCUT_JSONIO_H
+#define POWERCUT_JSONIO_H
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+/* s's bytes in hex: a malloc'd string, or NULL. */
+char *pc_json_hex (const char *s);
+
+/* Adds key: s to o, as above. */
+void pc_json_add_bytes (json_object *o, const char *key, const char *s);
+
+/* What pc_json_add_bytes stored under key: a malloc'd string, NULL if
+ * there is none (or *bad set if it does not read: bad hex, a NUL inside,
+ * no memory). */
+char *pc_json_get_bytes (json_object *o, const char *key, bool *bad);
+
+/* o's member key if it has type t, else NULL. */
+json_object *pc_json_get (json_object *o, const char *key, json_type t);
+
+#endif
