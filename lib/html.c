@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "mark.h"
 #include "report.h"
 #include "util.h"
+#include "window.h"
 
 #define MAX_FAILING_LISTED 2000
 
@@ -37,9 +39,13 @@ static const char page_head[] =
 "code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}\n"
 ".details{background:#fff;border:1px solid #ddd;padding:6px;margin:6px 0;max-height:320px;overflow:auto}\n"
 ".muted{color:#777}.bad{font-weight:600}\n"
+".axis{margin:8px 0}\n"
 "</style></head><body>\n"
 "<h1>powercut report</h1><div class=\"sub\" id=\"title\"></div>\n"
-"<div id=\"compare\"></div><div id=\"configs\"></div>\n"
+"<div id=\"compare\"></div>\n"
+"<div class=\"axis\"><label>timelines against <select id=\"axis\"><option value=\"records\">records</option>"
+"<option value=\"seconds\">seconds</option></select></label></div>\n"
+"<div id=\"configs\"></div>\n"
 "<script type=\"application/json\" id=\"data\">";
 
 static const char page_tail[] =
@@ -56,13 +62,18 @@ static const char page_tail[] =
 "const NC='not-checked';C[NC]='#999';const NAMES=V.concat([NC]);\n"
 "function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}\n"
 "function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag||'td');if(c instanceof Node)td.appendChild(c);else td.textContent=String(c);tr.appendChild(td);}return tr;}\n"
+"function secs(x){return x===null||x===undefined?'-':x.toFixed(1)+' s';}\n"
+"function winCells(w){return [(w.not_durable&&w.open>=(w.longest||0)?'>'+secs(w.open):secs(w.longest)),secs(w.median),w.ack_exposed===null?'-':secs(w.ack_exposed)];}\n"
+"const TMAX=Math.max(1e-3,...D.configs.map(c=>c.duration));\n"
+"const redraw=[];document.getElementById('axis').onchange=function(){redraw.forEach(f=>f());};\n"
+"if(location.hash==='#seconds')document.getElementById('axis').value='seconds';\n"
 "function chip(v,n){const s=el('span',v+' '+n,'chip');s.style.background=C[v];return s;}\n"
 "document.getElementById('title').textContent=D.title;\n"
 "if(D.configs.length>1){\n"
 "  const h=el('h2','Comparison');const t=el('table');t.id='comparison';\n"
-"  const anyNC=D.configs.some(c=>c.totals[NC]>0);\n"
-"  t.appendChild(row(['configuration','crash points'].concat(V,['files affected'],anyNC?['not checked']:[]),'th'));\n"
-"  D.configs.forEach(function(c,i){const r=row([c.label,c.totals.points].concat(V.map(v=>c.totals[v]),[c.files],anyNC?[c.totals[NC]]:[]));\n"
+"  const anyNC=D.configs.some(c=>c.totals[NC]>0),anyW=D.configs.some(c=>c.windows.versions>0);\n"
+"  t.appendChild(row(['configuration','crash points'].concat(V,['files affected'],anyNC?['not checked']:[],anyW?['longest window','median window','acknowledged lost']:[]),'th'));\n"
+"  D.configs.forEach(function(c,i){const r=row([c.label,c.totals.points].concat(V.map(v=>c.totals[v]),[c.files],anyNC?[c.totals[NC]]:[],anyW?winCells(c.windows):[]));\n"
 "    for(let k=1;k<r.children.length;k++)r.children[k].className='n';r.dataset.config=i;t.appendChild(r);});\n"
 "  const d=document.getElementById('compare');d.appendChild(h);d.appendChild(t);\n"
 "}\n"
@@ -93,7 +104,15 @@ static const char page_tail[] =
 "  const det=el('div',null,'details');det.textContent='Click the timeline to list the crash points there.';\n"
 "  sec.appendChild(tl);sec.appendChild(det);\n"
 "  document.getElementById('configs').appendChild(sec);\n"
-"  draw(c,cv,det);\n"
+"  draw(c,cv,det);redraw.push(()=>draw(c,cv,det));\n"
+"  if(c.windows.versions>0){const w=c.windows;sec.appendChild(el('h3','Durability windows'));\n"
+"    sec.appendChild(el('div',w.versions+' versions: longest '+secs(w.longest)+', median '+secs(w.median)+\n"
+"      (w.not_durable?'; '+w.not_durable+' not durable by the last crash point (at risk '+secs(w.open)+' by then)':'')+\n"
+"      '; acknowledged data lost after its durable mark: '+(w.ack_exposed===null?'none':'up to '+secs(w.ack_exposed))+\n"
+"      '. Each bar runs from the mark that recorded a version to the first crash point from which no crash loses it; red while crash states after the mark still lost it, orange: not durable by the end.'+\n"
+"      (w.paths.length<w.npaths?' The '+w.paths.length+' paths with the longest windows of '+w.npaths+'.':''),'muted'));\n"
+"    const wt=el('div',null,'tl windows');const wc=document.createElement('canvas');wc.className='windows';wt.appendChild(wc);sec.appendChild(wt);\n"
+"    drawWin(c,wc);redraw.push(()=>drawWin(c,wc));}\n"
 "  if(c.paths.length){sec.appendChild(el('h3','Failing paths ('+c.paths.length+')'));const t=el('table');t.className='paths';\n"
 "    t.appendChild(row(['path','verdict','points','first','last','found','allowed'],'th'));\n"
 "    c.paths.forEach(function(p){const r=row([p.path,chip(p.verdict,''),p.count,p.first,p.last,p.found,p.allowed]);\n"
@@ -111,30 +130,46 @@ static const char page_tail[] =
 "      t.appendChild(row([el('code',f.id),w,el('code',f.replay)]));});\n"
 "    sec.appendChild(t);}\n"
 "});\n"
+"function secMode(){return document.getElementById('axis').value==='seconds';}\n"
 "function draw(c,cv,det){\n"
 "  const W=Math.max(300,cv.parentNode.clientWidth-12);cv.width=W;const H=cv.height;\n"
-"  const g=cv.getContext('2d');const f=mapper(c);const x=r=>Math.max(0,Math.min(W-1,Math.floor(f(r)*(W-1))));\n"
+"  const g=cv.getContext('2d');const f=mapper(c);const S=secMode();const clamp=v=>Math.max(0,Math.min(W-1,Math.floor(v*(W-1))));\n"
+"  /* positions: of a record number, or (against seconds) of a time */\n"
+"  const x=r=>clamp(f(r)),xt=t=>clamp(t/TMAX);cv.dataset.axis=S?'seconds':'records';\n"
+"  const P=i=>S?xt(c.t[i]):x(c.rec[i]),FX=j=>S?xt(c.ft[j]):x(c.flushes[j]),MX=m=>S?xt(m.time):x(m.record);\n"
 "  g.fillStyle='#fff';g.fillRect(0,0,W,H);\n"
 "  /* flush epochs: alternate bands when they are wide enough, ticks always */\n"
-"  const fl=c.flushes;let last=0;\n"
-"  for(let i=0;i<fl.length;i++){const a=x(last),b=x(fl[i]);if(i%2&&b-a>2){g.fillStyle='#f2f2f2';g.fillRect(a,26,b-a,H-52);}\n"
-"    g.fillStyle='#aaa';g.fillRect(b,H-24,1,6);last=fl[i];}\n"
+"  const fl=c.flushes;let last=S?0:x(0);\n"
+"  for(let i=0;i<fl.length;i++){const a=last,b=FX(i);if(i%2&&b-a>2){g.fillStyle='#f2f2f2';g.fillRect(a,26,b-a,H-52);}\n"
+"    g.fillStyle='#aaa';g.fillRect(b,H-24,1,6);last=b;}\n"
 "  /* crash points: the worst verdict per pixel column */\n"
 "  const worst=new Int8Array(W).fill(-1);\n"
-"  for(let i=0;i<c.rec.length;i++){const px=x(c.rec[i]);const v=c.v[i];if(worst[px]<0||RANK[NAMES[v]]>RANK[NAMES[worst[px]]])worst[px]=v;}\n"
+"  for(let i=0;i<c.rec.length;i++){const px=P(i);const v=c.v[i];if(worst[px]<0||RANK[NAMES[v]]>RANK[NAMES[worst[px]]])worst[px]=v;}\n"
 "  for(let px=0;px<W;px++){const v=worst[px];if(v<0)continue;g.fillStyle=C[NAMES[v]];\n"
 "    if(v===0)g.fillRect(px,H-48,1,20);else g.fillRect(px,26,2,H-54);}\n"
 "  /* marks: labelled lines, labels in two lanes */\n"
 "  g.font='11px sans-serif';g.textBaseline='top';let lastx=-1e9,lane=0;\n"
-"  c.marks.forEach(function(m){const px=x(m.record);g.fillStyle='#555';g.fillRect(px,24,1,H-48);\n"
+"  c.marks.forEach(function(m){const px=MX(m);g.fillStyle='#555';g.fillRect(px,24,1,H-48);\n"
 "    lane=px-lastx<90?1-lane:0;lastx=px;g.fillText(m.name+' '+m.time.toFixed(1)+'s',Math.min(px+2,W-80),lane*12);});\n"
-"  g.fillStyle='#777';g.fillText('record 0',0,H-12);const e='record '+c.records;g.fillText(e,W-g.measureText(e).width,H-12);\n"
+"  g.fillStyle='#777';g.fillText(S?'0 s':'record 0',0,H-12);const e=S?TMAX.toFixed(1)+' s':'record '+c.records;g.fillText(e,W-g.measureText(e).width,H-12);\n"
 "  cv.onclick=function(ev){const r=cv.getBoundingClientRect();const px=Math.round((ev.clientX-r.left)*W/r.width);\n"
 "    const lo=px-2,hi=px+2;det.textContent='';const hits=[];\n"
-"    for(let i=0;i<c.rec.length&&hits.length<50;i++){const p=x(c.rec[i]);if(p>=lo&&p<=hi)hits.push(i);}\n"
+"    for(let i=0;i<c.rec.length&&hits.length<50;i++){const p=P(i);if(p>=lo&&p<=hi)hits.push(i);}\n"
 "    if(!hits.length){det.textContent='No crash point there.';return;}\n"
 "    hits.forEach(function(i){const d=el('div');d.appendChild(chip(NAMES[c.v[i]],''));d.appendChild(el('code',c.ids[i]+'  '+c.replay_pre+c.ids[i]+c.replay_post));det.appendChild(d);});};\n"
 "}\n"
+"/* windows: a lane per path, a bar per version, against seconds */\n"
+"function drawWin(c,cv){const w=c.windows;const W=Math.max(300,cv.parentNode.clientWidth-12);cv.width=W;\n"
+"  const n=w.paths.length,lh=Math.max(3,Math.min(14,Math.floor(420/Math.max(1,n)))),top=14;cv.height=top+n*lh+16;\n"
+"  const g=cv.getContext('2d');const X=t=>Math.max(0,Math.min(W-1,Math.floor(t/TMAX*(W-1))));\n"
+"  g.fillStyle='#fff';g.fillRect(0,0,W,cv.height);g.font='11px sans-serif';g.textBaseline='top';\n"
+"  c.marks.forEach(function(m){g.fillStyle='#eee';g.fillRect(X(m.time),top,1,n*lh);});\n"
+"  for(let k=0;k<w.bars.length;k+=4){const y=top+w.bars[k]*lh,a=X(w.bars[k+1]),du=w.bars[k+2],ex=w.bars[k+3];\n"
+"    const b=du<0?X(c.duration):X(du);g.fillStyle=du<0?'#f80':'#9c9';g.fillRect(a,y,Math.max(1,b-a),lh-1);\n"
+"    if(ex>0){g.fillStyle='#d33';g.fillRect(a,y,Math.max(1,X(w.bars[k+1]+ex)-a),lh-1);}}\n"
+"  if(lh>=10)w.paths.forEach(function(p,i){g.fillStyle='rgba(255,255,255,0.8)';g.fillRect(1,top+i*lh,g.measureText(p).width+4,lh-1);g.fillStyle='#333';g.fillText(p,3,top+i*lh);});\n"
+"  g.fillStyle='#777';g.fillText('0 s',0,top+n*lh+2);const e=TMAX.toFixed(1)+' s';g.fillText(e,W-g.measureText(e).width,top+n*lh+2);\n"
+"  cv.dataset.bars=String(w.bars.length/4);}\n"
 "document.body.dataset.ms=Math.round(performance.now());document.body.dataset.ready='1';\n"
 "</script></body></html>\n";
 
@@ -208,6 +243,91 @@ point_row (const struct pc_check_result *res, const struct pc_point *p)
   return f;
 }
 
+#define MAX_WINDOW_PATHS 300
+
+/* A path's versions in res->windows (consecutive: they are by path). */
+struct wpath {
+  size_t first, n;
+  uint64_t score;               /* its longest window, or time at risk */
+};
+
+static int
+by_score (const void *a, const void *b)
+{
+  const struct wpath *x = a, *y = b;
+
+  if (x->score != y->score)
+    return x->score > y->score ? -1 : 1;
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int
+by_first (const void *a, const void *b)
+{
+  const struct wpath *x = a, *y = b;
+
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static json_object *
+seconds (uint64_t ns)
+{
+  return json_object_new_double ((double) (ns / 1000000) / 1e3);
+}
+
+/* The windows for the page: the summary, and the bars of the paths with
+ * the longest windows (all of them, up to MAX_WINDOW_PATHS). */
+static json_object *
+windows_json (const struct pc_check_result *res)
+{
+  json_object *o = json_object_new_object (), *paths = json_object_new_array ();
+  json_object *bars = json_object_new_array ();
+  uint64_t end = res->npoints ? res->points[res->npoints - 1].time_ns : 0;
+  struct pc_window_summary s;
+  struct wpath *wp = malloc ((res->nwindows ? res->nwindows : 1) * sizeof *wp);
+  size_t np = 0;
+
+  pc_windows_summary (res, &s);
+  for (size_t i = 0; wp && i < res->nwindows; i++) {
+    const struct pc_window *w = &res->windows[i];
+    uint64_t score = w->durable_ns >= 0 ? w->window_ns : end > w->written_ns ? end - w->written_ns : 0;
+    if (np == 0 || strcmp (res->windows[wp[np - 1].first].path, w->path) != 0)
+      wp[np++] = (struct wpath) { i, 0, 0 };
+    wp[np - 1].n++;
+    if (score > wp[np - 1].score)
+      wp[np - 1].score = score;
+  }
+  json_object_object_add (o, "versions", json_object_new_int64 ((int64_t) s.n));
+  json_object_object_add (o, "longest", s.longest != SIZE_MAX ? seconds (s.longest_ns) : NULL);
+  json_object_object_add (o, "median", s.longest != SIZE_MAX ? seconds (s.median_ns) : NULL);
+  json_object_object_add (o, "not_durable", json_object_new_int64 ((int64_t) s.never));
+  json_object_object_add (o, "open", seconds (s.open_ns));
+  json_object_object_add (o, "ack_exposed", s.ack_exposed != SIZE_MAX ? seconds (s.ack_exposed_ns) : NULL);
+  json_object_object_add (o, "npaths", json_object_new_int64 ((int64_t) np));
+  if (wp && np > MAX_WINDOW_PATHS) {
+    qsort (wp, np, sizeof *wp, by_score);
+    np = MAX_WINDOW_PATHS;
+    qsort (wp, np, sizeof *wp, by_first);
+  }
+  for (size_t k = 0; wp && k < np; k++) {
+    char *shown = pc_display_name (res->windows[wp[k].first].path);
+    json_object_array_add (paths, json_object_new_string (shown ? shown : "?"));
+    free (shown);
+    for (size_t i = wp[k].first; i < wp[k].first + wp[k].n; i++) {
+      const struct pc_window *w = &res->windows[i];
+      json_object_array_add (bars, json_object_new_int ((int) k));
+      json_object_array_add (bars, seconds (w->written_ns));
+      json_object_array_add (bars, w->durable_ns >= 0 ? seconds ((uint64_t) w->durable_ns)
+                                                      : json_object_new_int (-1));
+      json_object_array_add (bars, seconds (w->exposed_ns));
+    }
+  }
+  free (wp);
+  json_object_object_add (o, "paths", paths);
+  json_object_object_add (o, "bars", bars);
+  return o;
+}
+
 static json_object *
 config_json (const struct pc_html_config *hc)
 {
@@ -219,6 +339,8 @@ config_json (const struct pc_html_config *hc)
   json_object *failing = json_object_new_array (), *marks = json_object_new_array ();
   json_object *flushes = json_object_new_array (), *paths;
   json_object *unchecked = json_object_new_array ();
+  json_object *t_arr = json_object_new_array_ext ((int) res->npoints);
+  json_object *ft = json_object_new_array ();
   size_t nfail = 0, nnot = 0;
   char cmd[512];
 
@@ -231,6 +353,7 @@ config_json (const struct pc_html_config *hc)
   for (size_t i = 0; i < res->npoints; i++) {
     const struct pc_point *p = &res->points[i];
     json_object_array_add (rec, json_object_new_int64 ((int64_t) p->record));
+    json_object_array_add (t_arr, seconds (p->time_ns));
     json_object_array_add (v, json_object_new_int ((int) p->verdict));
     json_object_array_add (ids, json_object_new_string (p->id));
     if (p->verdict == PC_V_OK)
@@ -275,8 +398,10 @@ config_json (const struct pc_html_config *hc)
   if (hc->ix) {
     for (uint64_t i = 0; i < hc->ix->n; i++) {
       const struct pc_record *r = &hc->ix->recs[i];
-      if (r->type == PC_REC_FLUSH)
+      if (r->type == PC_REC_FLUSH) {
         json_object_array_add (flushes, json_object_new_int64 ((int64_t) i));
+        json_object_array_add (ft, seconds (r->time_ns));
+      }
       else if (r->type == PC_REC_MARK) {
         struct pc_mark m;
         if (pc_mark_decode (r->data, r->datalen, &m, NULL, 0) == 0) {
@@ -292,6 +417,11 @@ config_json (const struct pc_html_config *hc)
   }
   json_object_object_add (o, "marks", marks);
   json_object_object_add (o, "flushes", flushes);
+  json_object_object_add (o, "ft", ft);
+  json_object_object_add (o, "t", t_arr);
+  json_object_object_add (o, "duration", seconds (hc->ix && hc->ix->n ? hc->ix->recs[hc->ix->n - 1].time_ns
+                                                  : res->npoints ? res->points[res->npoints - 1].time_ns : 0));
+  json_object_object_add (o, "windows", windows_json (res));
   return o;
 }
 

@@ -87,6 +87,17 @@ assert_eq "$(shown_counts)" "$(json_counts "$tmp/evil/report.json")" "run page c
 # the file name is text on the page, not an element
 assert_match "$dom" '&lt;img src=x onerror=alert\(1\)&gt;' "file name shown as text"
 assert_no_match "$dom" '<img' "no img element"
+# the durability windows: a bar for each of the file's two versions, both
+# lost after their marks (v1 was synced: acknowledged data lost)
+assert_match "$dom" 'Durability windows' "windows heading"
+assert_match "$dom" '<canvas class="windows" [^>]*data-bars="2"' "windows bars"
+windows=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["windows"]; print(w["versions"], w["exposed_versions"])' "$tmp/evil/report.json")
+assert_eq "$windows" "2 2" "report.json windows: versions, exposed"
+# drawn against seconds (#seconds), the page runs as well
+page "$tmp/evil/report.html#seconds"
+assert_match "$dom" 'data-ready="1"' "run page against seconds ready"
+assert_no_match "$dom" 'data-errors=' "run page against seconds script errors"
+assert_match "$dom" 'data-axis="seconds"' "timeline against seconds by #seconds"
 shot "$tmp/evil/report.html" "$top_builddir/tests/report-html.png"
 # a screenshot is kept as an artifact
 [ -s "$top_builddir/tests/report-html.png" ] || fail "no screenshot"
