@@ -32,5 +32,6 @@ printf '%s\n' "${hosts[@]}" | parallel --will-cite --jobs "${JOBS:-$n}" --line-b
   $PC_SCP -q "$PC_LOG" {}:$f.log &&
   { $PC_SSH {} "$PC_REMOTE" check $f.log --shard $i/$PC_N$PC_OPTS --quiet --json $f.json || [ $? -eq 1 ]; } &&
   $PC_SCP -q {}:$f.json shard-$i.json; st=$?
-  $PC_SSH {} rm -f $f.log $f.json; exit $st'
+  $PC_SSH {} rm -f $f.log $f.json; exit $st' ||
+  { echo "$0: a shard failed (see above): nothing merged" >&2; exit 2; }
 "${POWERCUT:-powercut}" merge --json report.json --html report.html shard-*.json
