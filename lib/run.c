@@ -293,7 +293,7 @@ mount_options (const struct pc_run_config *cfg, char *buf, size_t len, unsigned 
   *commit_s = c ? (unsigned) atoi (c + 7) : 5;
   if (*commit_s == 0)
     *commit_s = 5;
-  if (c || strcmp (cfg->fs, "ext2") == 0 || cfg->workload == NULL)
+  if (c || strcmp (cfg->fs, "ext2") == 0 || cfg->workload == NULL || cfg->workload->commit_s == 0)
     snprintf (buf, len, "%s", o);
   else {
     *commit_s = cfg->workload->commit_s;
@@ -337,7 +337,7 @@ run_workload (struct run *r, unsigned commit_s)
     if (cfg->workload) {
       struct pc_workload_env env = {
         .control = r->ctl, .root = r->mnt, .seed = cfg->seed, .files = cfg->files,
-        .commit_s = commit_s, .trace = trace ? trace_to_file : NULL, .trace_ctx = trace,
+        .commit_s = commit_s, .seconds = cfg->seconds, .trace = trace ? trace_to_file : NULL, .trace_ctx = trace,
       };
       int e = cfg->workload->run (&env);
       if (e < 0 && trace)
@@ -466,6 +466,9 @@ run_vm (struct run *r)
   vc.seed = cfg->seed;
   vc.files = cfg->files;
   vc.commit_s = commit_s;
+  vc.seconds = cfg->seconds;
+  vc.sysctls = cfg->sysctls;
+  vc.nsysctls = cfg->nsysctls;
   vc.connections = cfg->connections;
   vc.timeout_s = cfg->timeout_s;
   vc.work_dir = r->rt;
@@ -525,6 +528,18 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
     goto out;
   }
   mount_options (cfg, opts, sizeof opts, &commit_s);
+  if (cfg->nsysctls > 0) {
+    /* The writeback knobs are the machine's: put back in any case below. */
+    char swhy[256];
+    e = pc_sysctl_apply (cfg->sysctls, cfg->nsysctls, cfg->sysctl_save, swhy, sizeof swhy);
+    if (e < 0) {
+      e = fail (&r, -e, "setting %s", swhy);
+      goto out;
+    }
+    for (size_t i = 0; i < cfg->nsysctls; i++)
+      status (&r, "%s=%s (was %s, put back afterwards)", cfg->sysctls[i].name,
+              cfg->sysctls[i].value, cfg->sysctls[i].old);
+  }
   {
     char *argv[] = { "mount", "-t", (char *) cfg->fs, "-o", opts, r.dev, r.mnt, NULL };
     if (opts[0] == '\0') {
@@ -565,6 +580,12 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
   e = 0;
 out:
   teardown (&r);
+  if (cfg->nsysctls > 0) {
+    char swhy[256];
+    int se = pc_sysctl_restore (cfg->sysctls, cfg->nsysctls, cfg->sysctl_save, swhy, sizeof swhy);
+    if (se < 0 && e == 0)
+      e = fail (&r, -se, "%s (saved in %s)", swhy, cfg->sysctl_save);
+  }
   if (e == 0 && interrupted ())
     e = fail (&r, EINTR, "interrupted");
   return e;

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "sysctl.h"
 #include "workload.h"
 
 enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
@@ -33,6 +34,10 @@ struct pc_run_config {
   char *const *command;         /* ... a command (argv, NULL-terminated) */
   uint64_t seed;
   unsigned files;
+  unsigned seconds;             /* how long a timed workload writes (0: its default) */
+  struct pc_sysctl *sysctls;    /* writeback knobs set while recording (sysctl.h): */
+  size_t nsysctls;              /* in the guest with PC_ATTACH_VM, else on this host, */
+  const char *sysctl_save;      /* saving the old values here, put back afterwards */
   int timeout_s;                /* the workload's time limit */
   const char *log_path;         /* the log to write */
   const char *trace_path;       /* what the workload did, or NULL */

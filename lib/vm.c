@@ -38,6 +38,7 @@ static const char guest_init[] =
 "say attaching /dev/nbd0 over $CONNECTIONS connection\\(s\\)\n"
 "nbd-client 10.0.2.100 10809 /dev/nbd0 -b 4096 -N '' -C \"$CONNECTIONS\" || finish 210\n"
 "mkfs.$FS -q -F $MKFS_OPTS /dev/nbd0 || finish 211\n"
+"for s in $SYSCTLS; do echo \"${s#*=}\" > /proc/sys/$(echo \"${s%%=*}\" | tr . /) || finish 216; done\n"
 "mkdir -p /mnt\n"
 "if [ -n \"$MOUNT_OPTS\" ]; then mount -t $FS -o \"$MOUNT_OPTS\" /dev/nbd0 /mnt || finish 212\n"
 "else mount -t $FS /dev/nbd0 /mnt || finish 212; fi\n"
@@ -48,7 +49,7 @@ static const char guest_init[] =
 "  (cd /mnt && eval \"/workload.sh $ARGS\"); st=$?\n"
 "  [ $st = 0 ] && { powercut mark end --manifest /mnt --sync || st=214; }\n"
 "else\n"
-"  powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\"; st=$?\n"
+"  powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\" --seconds \"$SECONDS\"; st=$?\n"
 "fi\n"
 "cd /; umount /mnt || { [ $st = 0 ] && st=215; }\n"
 "nbd-client -d /dev/nbd0\n"
@@ -542,6 +543,16 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
     conf (m, "COMMIT", num);
     snprintf (num, sizeof num, "%u", cfg->connections ? cfg->connections : 1);
     conf (m, "CONNECTIONS", num);
+    snprintf (num, sizeof num, "%u", cfg->seconds);
+    conf (m, "SECONDS", num);
+    {
+      char sc[1024] = "";
+      size_t pos = 0;
+      for (size_t i = 0; i < cfg->nsysctls && pos < sizeof sc; i++)
+        pos += (size_t) snprintf (sc + pos, sizeof sc - pos, "%s%s=%s", i ? " " : "",
+                                  cfg->sysctls[i].name, cfg->sysctls[i].value);
+      conf (m, "SYSCTLS", sc);
+    }
     fclose (m);
     cpio_entry (&c, "powercut.conf", 0100644, confbuf, strlen (confbuf));
     if (cfg->script && cpio_copy (&c, cfg->script, "workload.sh", 0100755) < 0) {
@@ -676,7 +687,8 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     const char *s = strstr (console, "POWERCUT-STATUS ");
     int gst = s ? atoi (s + 16) : -1;
     static const char *const step[] = { "attaching /dev/nbd0", "mkfs", "mount",
-                                        "the mkfs mark", "the end mark", "umount" };
+                                        "the mkfs mark", "the end mark", "umount",
+                                        "setting the writeback knobs" };
     if (gst == 0)
       r = 0;
     else if (gst < 0) {
@@ -692,7 +704,7 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     }
     else {
       snprintf (why, whylen, "in the guest, %s failed (status %d; its console: %s)",
-                gst >= 210 && gst <= 215 ? step[gst - 210] : "the workload", gst,
+                gst >= 210 && gst <= 216 ? step[gst - 210] : "the workload", gst,
                 cfg->console_path);
       r = -EIO;
     }

@@ -16,6 +16,8 @@
 #ifndef POWERCUT_VM_H
 #define POWERCUT_VM_H
 
+#include "sysctl.h"
+
 #include <stdint.h>
 
 struct pc_vm_config {
@@ -29,6 +31,9 @@ struct pc_vm_config {
   char *const *script_args;     /* its arguments (NULL-terminated), or NULL */
   uint64_t seed;
   unsigned files, commit_s, connections;
+  unsigned seconds;                     /* a timed workload's length (0: default) */
+  const struct pc_sysctl *sysctls;      /* writeback knobs to set in the guest */
+  size_t nsysctls;
   int timeout_s;
   const char *work_dir;         /* for the initramfs of this run */
   const char *console_path;     /* the guest's console goes here */

@@ -109,6 +109,70 @@ by_window (const void *a, const void *b)
 }
 
 #define SEC(ns) ((double) (ns) / 1e9)
+#define MAX_GROUPS 12
+
+/* The length of path's first component if it is a directory, else 0. */
+static size_t
+top_dir (const char *path)
+{
+  const char *sl = strchr (path, '/');
+
+  return sl ? (size_t) (sl - path) : 0;
+}
+
+/* When the versions sit in a few top directories (one per way of
+ * writing, say), each one's longest and median window. */
+static void
+by_directory (FILE *f, const struct pc_check_result *res)
+{
+  struct group {
+    const char *name;
+    size_t len;
+  } g[MAX_GROUPS];
+  uint64_t *win = malloc (res->nwindows * sizeof *win);
+  size_t ng = 0;
+
+  for (size_t i = 0; win && i < res->nwindows; i++) {
+    const char *p = res->windows[i].path;
+    size_t len = top_dir (p), k;
+    for (k = 0; k < ng; k++)
+      if (g[k].len == len && strncmp (g[k].name, p, len) == 0)
+        break;
+    if (k == ng) {
+      if (ng == MAX_GROUPS || len == 0) {
+        ng = 0;                 /* files at the top, or too many: no breakdown */
+        break;
+      }
+      g[ng++] = (struct group) { p, len };
+    }
+  }
+  if (ng < 2) {
+    free (win);
+    return;
+  }
+  fprintf (f, "  by directory:\n");
+  for (size_t k = 0; k < ng; k++) {
+    size_t n = 0, never = 0;
+    for (size_t i = 0; i < res->nwindows; i++) {
+      const struct pc_window *w = &res->windows[i];
+      if (top_dir (w->path) != g[k].len || strncmp (w->path, g[k].name, g[k].len) != 0)
+        continue;
+      if (w->durable_ns < 0)
+        never++;
+      else
+        win[n++] = w->window_ns;
+    }
+    qsort (win, n, sizeof *win, cmp_u64);
+    fprintf (f, "    %-*.*s  ", 16, (int) g[k].len + 1, g[k].name);
+    if (n)
+      fprintf (f, "longest %5.1f s, median %5.1f s", SEC (win[n - 1]),
+               SEC (n % 2 ? win[n / 2] : (win[n / 2 - 1] + win[n / 2]) / 2));
+    if (never)
+      fprintf (f, "%s%zu not durable by the last crash point", n ? "; " : "", never);
+    fputc ('\n', f);
+  }
+  free (win);
+}
 
 void
 pc_windows_text (FILE *f, const struct pc_check_result *res)
@@ -137,6 +201,7 @@ pc_windows_text (FILE *f, const struct pc_check_result *res)
     put_path (f, &res->windows[s.ack_exposed]);
     fprintf (f, " after %s)\n", res->windows[s.ack_exposed].ack);
   }
+  by_directory (f, res);
   /* The longest, for a person to look at. */
   top = malloc (res->nwindows * sizeof *top);
   if (top == NULL)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -382,6 +383,151 @@ wl_random (const struct pc_workload_env *env)
   return r;
 }
 
+#ifndef EXT4_IOC_ALLOC_DA_BLKS
+#define EXT4_IOC_ALLOC_DA_BLKS _IO ('f', 12)
+#endif
+
+/* A vm.* writeback knob in centiseconds, or dflt if it cannot be read. */
+static unsigned
+knob_cs (const char *name, unsigned dflt)
+{
+  char path[96], buf[32];
+  int fd;
+  ssize_t n;
+
+  snprintf (path, sizeof path, "/proc/sys/vm/%s", name);
+  if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+    return dflt;
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return dflt;
+  buf[n] = '\0';
+  return (unsigned) strtoul (buf, NULL, 10);
+}
+
+/* Asks ext4 to allocate the delayed blocks of path now (trace says if the
+ * filesystem cannot: ext2/ext3 allocate at once anyway). */
+static void
+alloc_now (const struct pc_workload_env *env, const char *path, int fd)
+{
+  if (ioctl (fd, EXT4_IOC_ALLOC_DA_BLKS) < 0)
+    trace (env, "EXT4_IOC_ALLOC_DA_BLKS %s: %s", path, strerror (errno));
+}
+
+/* One rewrite of path in the way its directory names. */
+static int
+steady_write (const struct pc_workload_env *env, const char *way, const char *path,
+              const uint8_t *buf, size_t len)
+{
+  char tmp[100];
+  bool alloc = strstr (way, "-alloc") != NULL, fs = strcmp (way, "rename-fsync") == 0;
+  int fd, r;
+
+  snprintf (tmp, sizeof tmp, "%s.tmp", path);
+  if (strncmp (way, "truncate", 8) == 0)
+    fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  else
+    fd = open (strcmp (way, "new") == 0 ? path : tmp,
+               O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -errno;
+  r = pc_write_all (fd, buf, len);
+  if (r == 0 && alloc)
+    alloc_now (env, path, fd);
+  if (r == 0 && fs && fsync (fd) < 0)
+    r = -errno;
+  if (close (fd) < 0 && r == 0)
+    r = -errno;
+  if (r == 0 && strncmp (way, "rename", 6) == 0 && rename (tmp, path) < 0)
+    r = -errno;
+  if (r == 0 && fs)
+    r = fsync_path (way);
+  return r;
+}
+
+/* One second of the steady workload: the file of second t in each way. */
+static int
+steady_second (const struct pc_workload_env *env, const char *const *ways, unsigned nways,
+               unsigned t, unsigned per, uint8_t *buf)
+{
+  char path[80], name[32];
+  int r = 0;
+
+  for (unsigned w = 0; w < nways && r == 0; w++) {
+    unsigned f = strcmp (ways[w], "new") == 0 ? t : t % per;
+    snprintf (path, sizeof path, "%s/f%03u", ways[w], f);
+    fill (buf, FILE_SIZE, env->seed, w * 1000 + f, t);
+    r = steady_write (env, ways[w], path, buf, FILE_SIZE);
+  }
+  snprintf (name, sizeof name, "t%03u", t);
+  return r ? r : mark (env, name, false, NULL, 0);
+}
+
+/* Sleeps until t seconds after t0. */
+static void
+sleep_until (uint64_t t0, unsigned t)
+{
+  uint64_t due = t0 + (uint64_t) t * 1000000000u, now = pc_now_mono_ns ();
+
+  if (due > now)
+    usleep ((useconds_t) ((due - now) / 1000));
+}
+
+static int
+wl_steady (const struct pc_workload_env *env)
+{
+  /* The ways without fsync first, together: an fsync commits the journal,
+   * and with it everything the others did, so the fsync'd way comes after,
+   * alone, for contrast. */
+  static const char *const ways[] = { "rename", "truncate", "new", "rename-alloc",
+                                      "truncate-alloc", "rename-fsync" };
+  const unsigned nways = sizeof ways / sizeof ways[0];
+  unsigned seconds = env->seconds ? env->seconds : 60, per = nfiles (env) / (nways - 1);
+  unsigned fsecs = seconds < 10 ? seconds : 10;
+  unsigned expire = knob_cs ("dirty_expire_centisecs", 3000);
+  unsigned wb = knob_cs ("dirty_writeback_centisecs", 500);
+  unsigned idle = (expire + wb + 99) / 100 + env->commit_s + 3;
+  uint64_t t0;
+  uint8_t *buf = malloc (FILE_SIZE);
+  int r = 0;
+
+  if (buf == NULL)
+    return -ENOMEM;
+  if (per == 0)
+    per = 1;
+  for (unsigned w = 0; w < nways && r == 0; w++)
+    if (mkdir (ways[w], 0755) < 0 && errno != EEXIST)
+      r = -errno;
+  if (r == 0) {
+    sync ();
+    r = mark (env, "start", true, NULL, 0);
+  }
+  trace (env, "every second for %u s: one file of %u in each of %u ways; %u s idle "
+         "(dirty_expire %u cs, dirty_writeback %u cs, commit %u s); %u s of rename-fsync",
+         seconds, per, nways - 1, idle, expire, wb, env->commit_s, fsecs);
+  t0 = pc_now_mono_ns ();
+  for (unsigned t = 1; t <= seconds && r == 0; t++) {
+    sleep_until (t0, t);
+    r = steady_second (env, ways, nways - 1, t, per, buf);
+  }
+  if (r == 0) {
+    trace (env, "idle %u s: the kernel writes back on its own", idle);
+    sleep (idle);
+  }
+  t0 = pc_now_mono_ns ();
+  for (unsigned t = 1; t <= fsecs && r == 0; t++) {
+    sleep_until (t0, t);
+    r = steady_second (env, ways + nways - 1, 1, seconds + t, per, buf);
+  }
+  if (r == 0) {
+    sleep (1);
+    r = finish (env, false);
+  }
+  free (buf);
+  return r;
+}
+
 static const struct pc_workload workloads[] = {
   { "replace-rename", "rewrite files by write-temp-and-rename, without fsync",
     wl_replace_rename, 1 },
@@ -395,6 +541,8 @@ static const struct pc_workload workloads[] = {
     wl_append, 1 },
   { "random", "a seeded mix of creates, writes, renames, links, unlinks, dirs and syncs",
     wl_random, 300 },
+  { "steady", "in real time: rewrite files every second six ways (rename, truncate, new, "
+    "with EXT4_IOC_ALLOC_DA_BLKS, fsync), kernel timing", wl_steady, 0 },
 };
 
 const struct pc_workload *

@@ -13,11 +13,22 @@
  *                           truncates, renames, links, unlinks, mkdir/rmdir
  *                           and fsync/fdatasync/sync, with a mark after each
  *                           persistence call
+ *   steady                  in real time: every second, one file in each of
+ *                           five directories rewritten the way it names
+ *                           (rename/, truncate/, new/ files, the first two
+ *                           again with EXT4_IOC_ALLOC_DA_BLKS before the
+ *                           rename or close), a mark after each second;
+ *                           idle until the kernel wrote everything back on
+ *                           its own timers (vm.dirty_expire +
+ *                           dirty_writeback + commit); then, alone (an
+ *                           fsync commits the journal for everyone), up to
+ *                           10 s of the same in rename-fsync/ with fsync
  * Workloads that rewrite without fsync want a short journal commit interval
  * (commit=1) and wait commit_s + 1 seconds before the final sync, so the
  * journal commits on its own timer first.  The random workload wants a long
  * one (commit=300), so that only its own sync calls reach the disk and the
- * same seed gives the same crash points.
+ * same seed gives the same crash points.  steady wants the kernel's own
+ * timing (commit_s 0: no commit= is added): it measures durability windows.
  */
 #ifndef POWERCUT_WORKLOAD_H
 #define POWERCUT_WORKLOAD_H
@@ -31,6 +42,7 @@ struct pc_workload_env {
   uint64_t seed;
   unsigned files;               /* how many files (default 20) */
   unsigned commit_s;            /* the journal commit interval the mount uses */
+  unsigned seconds;             /* how long a timed workload writes (0: its default) */
   /* Receives what the workload does, one line at a time (may be NULL). */
   void (*trace) (void *ctx, const char *line);
   void *trace_ctx;
@@ -40,7 +52,8 @@ struct pc_workload {
   const char *name;
   const char *what;
   int (*run) (const struct pc_workload_env *env);
-  unsigned commit_s;            /* the journal commit interval it wants (commit=) */
+  unsigned commit_s;            /* the journal commit interval it wants (commit=;
+                                 * 0: the filesystem's own) */
 };
 
 /* The built-in workloads, and one by name (NULL if unknown). */

@@ -36,8 +36,9 @@ usage (FILE *f)
 "\n"
 "Record a workload on a freshly made filesystem through powercut's recorder,\n"
 "then check every crash point and report.  Several --fs or --mount-opts\n"
-"give several configurations (every --fs with every --mount-opts), recorded\n"
-"and checked one after the other and compared in one table.\n"
+"give several configurations (every --fs with every --mount-opts), as does\n"
+"each --config; they are recorded and checked one after the other and\n"
+"compared in one table.\n"
 "\n"
 "With no arguments: replace-rename on ext4 with default options,\n"
 "noauto_da_alloc, data=writeback and data=journal, and on ext3.\n"
@@ -48,7 +49,12 @@ usage (FILE *f)
 "      --mkfs-opts S     mkfs options (default: -b 4096, eager inode tables)\n"
 "  -o, --mount-opts S    mount options ('' for defaults; repeatable); unless\n"
 "                        they say, a built-in workload adds the commit= it\n"
-"                        wants (1; 300 for random)\n"
+"                        wants (1; 300 for random; none for steady)\n"
+"  -c, --config SPEC     one configuration: 'FS [MOUNT-OPTS] [vm.dirty_K=V]...'\n"
+"                        (repeatable), e.g. 'ext4 noauto_da_alloc' or\n"
+"                        'ext4 vm.dirty_expire_centisecs=500': writeback knobs\n"
+"                        are set in the guest with --attach vm, else on this\n"
+"                        machine while recording, and put back afterwards\n"
 "  -s, --size SIZE       device size (default 128M)\n"
 "      --attach HOW      auto (default), nbd (nbd-client, /dev/nbdX), fuse\n"
 "                        (nbdfuse and a loop device) or vm (a qemu guest whose\n"
@@ -59,6 +65,7 @@ usage (FILE *f)
 "  -m, --model MODEL     crash model for the check (default flush)\n"
 "      --seed N          seed of the random workload and of sampled models\n"
 "      --files N         files the workload uses (default 20)\n"
+"      --seconds N       how long a timed workload (steady) writes (default 60)\n"
 "  -j, --jobs N          checking processes (default: the number of CPUs)\n"
 "  -O, --out DIR         output directory (default powercut-out)\n"
 "      --timeout S       the workload's time limit in seconds (default 300)\n"
@@ -74,10 +81,15 @@ usage (FILE *f)
 "in DIR/report.txt).  Exit status: 0 no problem, 1 problems found, 2 error.\n");
 }
 
+#define MAX_SYSCTLS 8
+
 struct config {
   struct pc_check_result *res;  /* kept for the comparison page */
   const char *fs;
   const char *mount_opts;
+  char opts_buf[256];           /* mount_opts, from --config */
+  struct pc_sysctl sysctls[MAX_SYSCTLS];
+  size_t nsysctls;
   char label[128];
   char dir[PATH_MAX];
   /* results */
@@ -281,14 +293,66 @@ write_comparison_html (const char *out, const char *workload, struct config *cf,
       pc_index_free (&ix[i]);
 }
 
+/* Parses a --config: "FS [MOUNT-OPTS] [vm.dirty_NAME=VALUE]...".  Returns
+ * 0, or -EINVAL with a reason in why. */
+static int
+parse_config (const char *spec, struct config *c, char *why, size_t len)
+{
+  char buf[512], *save = NULL;
+  bool have_opts = false;
+
+  memset (c, 0, sizeof *c);
+  snprintf (buf, sizeof buf, "%s", spec);
+  c->mount_opts = "";
+  for (char *w = strtok_r (buf, " \t", &save); w; w = strtok_r (NULL, " \t", &save)) {
+    if (c->fs == NULL) {
+      if (strcmp (w, "ext2") && strcmp (w, "ext3") && strcmp (w, "ext4")) {
+        snprintf (why, len, "--config '%s': starts with %s, not ext2, ext3 or ext4", spec, w);
+        return -EINVAL;
+      }
+      c->fs = strcmp (w, "ext2") == 0 ? "ext2" : strcmp (w, "ext3") == 0 ? "ext3" : "ext4";
+    }
+    else if (strchr (w, '.') && (!strchr (w, '=') || strchr (w, '.') < strchr (w, '='))) {
+      /* a knob: a dotted name (mount options have none before '=') */
+      char swhy[200];
+      if (c->nsysctls == MAX_SYSCTLS) {
+        snprintf (why, len, "--config '%s': at most %d knobs", spec, MAX_SYSCTLS);
+        return -EINVAL;
+      }
+      if (pc_sysctl_parse (w, &c->sysctls[c->nsysctls++], swhy, sizeof swhy) < 0) {
+        snprintf (why, len, "--config '%s': %s", spec, swhy);
+        return -EINVAL;
+      }
+    }
+    else if (!have_opts) {
+      snprintf (c->opts_buf, sizeof c->opts_buf, "%s", w);
+      c->mount_opts = c->opts_buf;
+      have_opts = true;
+    }
+    else {
+      snprintf (why, len, "--config '%s': '%s': mount options are one word, separated by "
+                "commas", spec, w);
+      return -EINVAL;
+    }
+  }
+  if (c->fs == NULL) {
+    snprintf (why, len, "--config '%s': no filesystem", spec);
+    return -EINVAL;
+  }
+  return 0;
+}
+
 static void
 label_and_dir (struct config *c, size_t idx, size_t n, const char *out)
 {
   char slug[128];
-  size_t k = 0;
+  size_t k = 0, l;
 
-  snprintf (c->label, sizeof c->label, "%s%s%s", c->fs, c->mount_opts[0] ? " " : "",
-            c->mount_opts);
+  l = (size_t) snprintf (c->label, sizeof c->label, "%s%s%s", c->fs, c->mount_opts[0] ? " " : "",
+                         c->mount_opts);
+  for (size_t i = 0; i < c->nsysctls && l < sizeof c->label; i++)
+    l += (size_t) snprintf (c->label + l, sizeof c->label - l, " %s=%s", c->sysctls[i].name,
+                            c->sysctls[i].value);
   for (const char *p = c->label; *p && k + 1 < sizeof slug; p++)
     slug[k++] = (*p == ' ' || *p == '/' || *p == ',' || *p == '=') ? '-' : *p;
   slug[k] = '\0';
@@ -320,13 +384,15 @@ int
 cmd_run (int argc, char **argv)
 {
   enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
-         OPT_MODULES, OPT_CONNS, OPT_VERIFY };
+         OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS };
   static const struct option opts[] = {
     { "workload", required_argument, NULL, 'w' },
     { "list-workloads", no_argument, NULL, OPT_LIST },
     { "fs", required_argument, NULL, 't' },
     { "mkfs-opts", required_argument, NULL, OPT_MKFS },
     { "mount-opts", required_argument, NULL, 'o' },
+    { "config", required_argument, NULL, 'c' },
+    { "seconds", required_argument, NULL, OPT_SECONDS },
     { "size", required_argument, NULL, 's' },
     { "attach", required_argument, NULL, OPT_ATTACH },
     { "kernel", required_argument, NULL, OPT_KERNEL },
@@ -345,7 +411,8 @@ cmd_run (int argc, char **argv)
   };
   const char *fss[MAX_CONFIGS], *mos[MAX_CONFIGS], *out = "powercut-out", *wname = NULL;
   const char *verify = NULL;
-  size_t nfs = 0, nmo = 0, ncf = 0;
+  size_t nfs = 0, nmo = 0, ncf = 0, nspec = 0;
+  static struct config specs[MAX_CONFIGS];
   struct config cf[MAX_CONFIGS];
   struct pc_run_config rc = { 0 };
   struct pc_model model = { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
@@ -358,10 +425,11 @@ cmd_run (int argc, char **argv)
   ssize_t n;
   int c;
 
+  memset (cf, 0, sizeof cf);
   rc.size = UINT64_C(128) << 20;
   rc.timeout_s = 300;
   rc.attach = PC_ATTACH_AUTO;
-  while ((c = getopt_long (argc, argv, "+w:t:o:s:m:j:O:qh", opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "+w:t:o:c:s:m:j:O:qh", opts, NULL)) != -1) {
     switch (c) {
     case 'w': wname = optarg; break;
     case OPT_LIST: {
@@ -381,6 +449,15 @@ cmd_run (int argc, char **argv)
       fss[nfs++] = optarg;
       break;
     case OPT_MKFS: rc.mkfs_opts = optarg; break;
+    case 'c':
+      if (nspec == MAX_CONFIGS)
+        goto too_many;
+      if (parse_config (optarg, &specs[nspec], why, sizeof why) < 0) {
+        pc_err ("run", "%s", why);
+        return EXIT_ERROR;
+      }
+      nspec++;
+      break;
     case 'o':
       if (nmo == MAX_CONFIGS)
         goto too_many;
@@ -438,6 +515,7 @@ cmd_run (int argc, char **argv)
     case OPT_SEED:
     case OPT_FILES:
     case OPT_TIMEOUT:
+    case OPT_SECONDS:
     case 'j':
       errno = 0;
       v = strtoul (optarg, &end, 10);
@@ -452,6 +530,8 @@ cmd_run (int argc, char **argv)
         rc.files = (unsigned) v;
       else if (c == OPT_TIMEOUT)
         rc.timeout_s = (int) v;
+      else if (c == OPT_SECONDS)
+        rc.seconds = (unsigned) v;
       else
         jobs = (unsigned) v;
       break;
@@ -480,7 +560,17 @@ cmd_run (int argc, char **argv)
     rc.workload = pc_workload_find ("replace-rename");
 
   /* The configurations. */
-  if (nfs == 0 && nmo == 0 && wname == NULL && rc.command == NULL) {
+  if (nspec > 0) {
+    /* --config: these, then any --fs x --mount-opts */
+    for (size_t i = 0; i < nspec; i++) {
+      cf[ncf] = specs[i];
+      cf[ncf].mount_opts = cf[ncf].opts_buf;
+      ncf++;
+    }
+  }
+  if (nspec > 0 && nfs == 0 && nmo == 0)
+    ;
+  else if (nfs == 0 && nmo == 0 && wname == NULL && rc.command == NULL) {
     static const char *const dfs[] = { "ext4", "ext4", "ext4", "ext4", "ext3" };
     static const char *const dmo[] = { "", "noauto_da_alloc", "data=writeback",
                                        "data=journal", "" };
@@ -494,11 +584,12 @@ cmd_run (int argc, char **argv)
       fss[nfs++] = "ext4";
     if (nmo == 0)
       mos[nmo++] = "";
-    if (nfs * nmo > MAX_CONFIGS)
+    if (ncf + nfs * nmo > MAX_CONFIGS)
       goto too_many;
     for (size_t i = 0; i < nfs; i++)
       for (size_t j = 0; j < nmo; j++) {
         cf[ncf].fs = fss[i];
+        cf[ncf].nsysctls = 0;
         cf[ncf++].mount_opts = mos[j];
       }
   }
@@ -538,6 +629,22 @@ cmd_run (int argc, char **argv)
     }
     /* held until exit */
   }
+  /* Writeback knobs an earlier run here set and could not put back (it
+   * was killed): back first. */
+  {
+    static char savep[PATH_MAX + 32];
+    char done[512];
+    int r;
+    snprintf (savep, sizeof savep, "%s/.sysctl-saved", out);
+    rc.sysctl_save = savep;
+    r = pc_sysctl_recover (savep, done, sizeof done, why, sizeof why);
+    if (r < 0) {
+      pc_err ("run", "%s", why);
+      return EXIT_ERROR;
+    }
+    if (r > 0)
+      pc_err ("run", "put back what an earlier run that did not finish had set: %s", done);
+  }
   pc_catch_stop_signals ();
   pc_proc_interrupted = &pc_stop_requested;
 
@@ -561,6 +668,8 @@ cmd_run (int argc, char **argv)
     rc.console_path = consolep;
     rc.fs = k->fs;
     rc.mount_opts = k->mount_opts;
+    rc.sysctls = k->sysctls;
+    rc.nsysctls = k->nsysctls;
     rc.log_path = logp;
     rc.trace_path = tracep;
     rc.status = quiet ? NULL : status_line;

@@ -24,13 +24,14 @@ trace_line (void *ctx, const char *line)
 int
 cmd_workload (int argc, char **argv)
 {
-  enum { OPT_SEED = 256, OPT_FILES, OPT_COMMIT };
+  enum { OPT_SEED = 256, OPT_FILES, OPT_COMMIT, OPT_SECONDS };
   static const struct option opts[] = {
     { "control", required_argument, NULL, 'c' },
     { "dir", required_argument, NULL, 'd' },
     { "seed", required_argument, NULL, OPT_SEED },
     { "files", required_argument, NULL, OPT_FILES },
     { "commit", required_argument, NULL, OPT_COMMIT },
+    { "seconds", required_argument, NULL, OPT_SECONDS },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -48,6 +49,7 @@ cmd_workload (int argc, char **argv)
     case OPT_SEED:
     case OPT_FILES:
     case OPT_COMMIT:
+    case OPT_SECONDS:
       errno = 0;
       v = strtoul (optarg, &end, 10);
       if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
@@ -59,18 +61,21 @@ cmd_workload (int argc, char **argv)
         env.seed = v;
       else if (c == OPT_FILES)
         env.files = (unsigned) v;
+      else if (c == OPT_SECONDS)
+        env.seconds = (unsigned) v;
       else
         env.commit_s = (unsigned) v;
       break;
     case 'h':
       printf ("usage: powercut workload NAME [--control PATH] [--dir DIR] [--seed N]\n"
-              "                         [--files N] [--commit S]\n"
+              "                         [--files N] [--commit S] [--seconds S]\n"
               "\n"
               "Run a built-in workload (see 'powercut run --list-workloads') in DIR\n"
               "(default: the current directory), a filesystem being recorded, placing\n"
               "its marks through the control socket (default $POWERCUT_CONTROL, else\n"
               "%s; tcp:HOST:PORT for one forwarded over TCP).  --commit says the\n"
-              "journal commit interval the filesystem was mounted with (default 1).\n",
+              "journal commit interval the filesystem was mounted with (default 1);\n"
+              "--seconds how long a timed workload (steady) writes (default 60).\n",
               DEFAULT_CONTROL);
       return EXIT_OK;
     default: return pc_usage_error ("workload");
