@@ -325,8 +325,8 @@ dump_types ()
 }
 
 # same_findings A B: do JSON reports A and B have the same totals (but the
-# distinct images each shard counts) and, point by point, the same id,
-# verdict and findings?
+# distinct images each shard counts), the same durability windows and,
+# point by point, the same id, verdict and findings?
 same_findings ()
 {
   python3 - "$1" "$2" <<'PY'
@@ -334,6 +334,7 @@ import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 strip = lambda t: {k: v for k, v in t.items() if k != "unique"}
 sys.exit(0 if strip(a["totals"]) == strip(b["totals"]) and
+         a.get("windows") == b.get("windows") and
          [(p["id"], p["verdict"], p["findings"]) for p in a["points"]] ==
          [(p["id"], p["verdict"], p["findings"]) for p in b["points"]] else 1)
 PY

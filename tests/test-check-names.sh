@@ -88,6 +88,11 @@ full = json.load(open(tmp + "/full.json"))
 merged = json.load(open(tmp + "/merged.json"))
 key = lambda r: [(p["id"], p["verdict"], p["findings"]) for p in r["points"]]
 check(key(full) == key(merged), "merged findings differ from the unsharded ones")
+# ... and so do the durability windows, every name's versions included,
+# the name that is not UTF-8 by its bytes
+check(full["windows"] == merged["windows"], "merged windows differ from the unsharded ones")
+wpaths = {exact(v, "path") for v in full["windows"]["list"]}
+check(many | set(names) <= wpaths, "windows lack names: %r" % ((many | set(names)) - wpaths))
 for s in ("s0", "s1"):
     r = json.load(open(tmp + "/%s.json" % s))
     check(r["points"], s + " has no points")
