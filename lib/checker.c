@@ -1217,11 +1217,11 @@ windows (struct ctx *c, struct pc_check_result *res)
     res->nwindows = i + 1;
     snprintf (w->mark, sizeof w->mark, "%s", v[i].mark);
     w->mark_record = v[i].record;
-    w->written_ns = c->ix.recs[v[i].record].time_ns;
+    w->written_ns = pc_window_time (c->ix.recs[v[i].record].time_ns);
     if (v[i].ack) {
       snprintf (w->ack, sizeof w->ack, "%s", v[i].ack);
       w->ack_record = v[i].ack_record;
-      w->ack_ns = c->ix.recs[v[i].ack_record].time_ns;
+      w->ack_ns = pc_window_time (c->ix.recs[v[i].ack_record].time_ns);
     }
     w->lost_until = c->sh->lost[i];
   }
@@ -1249,7 +1249,7 @@ collect (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
     const struct result *rs = &c->sh->results[i];
     pc_state_id (s, p->id, sizeof p->id);
     p->record = s->point;
-    p->time_ns = c->ix.recs[s->point].time_ns;
+    p->time_ns = pc_window_time (c->ix.recs[s->point].time_ns);
     p->ndrop = s->ndrop;
     p->torn = s->nsect > 0;
     p->same_as = c->same_as[i];

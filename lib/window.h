@@ -58,6 +58,14 @@ struct pc_window_summary {
                                  * the last point had been at risk by then */
 };
 
+/* A record's time as reports keep it: to the microsecond, so that windows
+ * computed again from a JSON report (merge) are the same to the last digit. */
+static inline uint64_t
+pc_window_time (uint64_t ns)
+{
+  return (ns + 500) / 1000 * 1000;
+}
+
 /* Fills the derived fields of res->windows from lost_until and the
  * points' times. */
 void pc_windows_compute (struct pc_check_result *res);
