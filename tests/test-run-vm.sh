@@ -3,7 +3,8 @@
 # guest whose /dev/nbd0 is the recorder; the log holds the guest kernel's
 # FUA writes, flushes, trims and write-zeroes from two connections, every
 # crash point of default-option ext4 is ok, and noauto_da_alloc shows the
-# zero-length files as through nbdfuse.
+# zero-length files as through nbdfuse; the writeback knobs of a
+# configuration are set in the guest.
 source "$top_srcdir/tests/functions.sh"
 requires qemu-system-x86_64 python3
 ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "$0: test skipped: no kernel in /boot"; exit 77; }
@@ -33,3 +34,15 @@ run powercut run --quiet --attach vm --workload replace-rename --files 10 \
 # noauto_da_alloc in the guest: zero-length files, exit 1
 assert_eq "$rc" 1 "vm run, noauto_da_alloc ($err; console: $(tail -5 "$tmp/noauto/console.txt" 2>/dev/null))"
 assert_ge "$(verdict "$tmp/noauto/report.json" zero-length)" 1 "zero-length points"
+
+# Writeback knobs of a configuration are set in the guest, not here: the
+# steady workload in the guest sees them, and this machine's stay as they
+# were; its durability windows come back like any report's.
+host=$(cat /proc/sys/vm/dirty_expire_centisecs)
+run powercut run --quiet --attach vm --workload steady --seconds 2 \
+    --config "ext4 vm.dirty_expire_centisecs=100 vm.dirty_writeback_centisecs=100" --out "$tmp/knobs"
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "vm run with knobs: exit status $rc ($err; console: $(tail -5 "$tmp/knobs/console.txt" 2>/dev/null))"
+assert_match "$(cat "$tmp/knobs/console.txt")" 'dirty_expire 100 cs, dirty_writeback 100 cs' "knobs in the guest"
+assert_eq "$(cat /proc/sys/vm/dirty_expire_centisecs)" "$host" "this machine's dirty_expire_centisecs"
+# 2 seconds of five ways and 2 of the fsync'd one
+assert_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["windows"]["versions"])' "$tmp/knobs/report.json")" 12 "versions followed"
