@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,33 +14,10 @@
 #define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
+#include "jbd2.h"
 #include "memio.h"
 #include "recover.h"
 #include "util.h"
-
-/* The JBD2 on-disk format (big-endian; Documentation/filesystems/ext4/journal.rst). */
-#define JBD2_MAGIC           0xc03b3998u
-#define JBD2_DESCRIPTOR      1
-#define JBD2_COMMIT          2
-#define JBD2_SB_V1           3
-#define JBD2_SB_V2           4
-#define JBD2_REVOKE          5
-
-#define JBD2_COMPAT_CHECKSUM       0x1
-#define JBD2_INCOMPAT_REVOKE       0x1
-#define JBD2_INCOMPAT_64BIT        0x2
-#define JBD2_INCOMPAT_ASYNC_COMMIT 0x4
-#define JBD2_INCOMPAT_CSUM_V2      0x8
-#define JBD2_INCOMPAT_CSUM_V3      0x10
-#define JBD2_INCOMPAT_FAST_COMMIT  0x20
-#define JBD2_INCOMPAT_HANDLED      (JBD2_INCOMPAT_REVOKE | JBD2_INCOMPAT_64BIT | \
-                                    JBD2_INCOMPAT_CSUM_V2 | JBD2_INCOMPAT_CSUM_V3)
-#define JBD2_CRC32C          4
-#define JBD2_MIN_BLOCKS      1024
-
-#define TAG_ESCAPE     0x1
-#define TAG_SAME_UUID  0x2
-#define TAG_LAST       0x8
 
 /* Offsets in the journal superblock. */
 #define JSB_BLOCKSIZE     0x0c
@@ -59,81 +35,9 @@
 #define JSB_CHECKSUM      0xfc
 #define JSB_SIZE          0x400
 
-/* ... in a commit block, and a revoke block. */
-#define COMMIT_CHKSUM     0x10
-#define COMMIT_SEC        0x30
-#define REVOKE_COUNT      0x0c
-#define REVOKE_RECORDS    0x10
-
 /* The superblock fields written here (ext2_fs.h's struct, as bytes). */
 #define SB_WTIME          0x30
 #define SB_INCOMPAT       0x60
-
-/* What a verified checksum rests on. */
-enum memo_kind { MEMO_NONE, MEMO_DESCRIPTOR, MEMO_COMMIT, MEMO_REVOKE, MEMO_DATA };
-
-struct memo {
-  uint8_t kind;
-  uint64_t phys;
-  uint32_t seed, seq, expect;   /* seed: of the journal's checksums (its uuid) */
-  uint8_t hash[16];
-};
-
-/* Where the journal lies: journal block -> filesystem block, and what
- * that rests on (the journal inode, its extent or indirect blocks). */
-struct jmap {
-  uint64_t inode;               /* hash of the journal inode's bytes (0: none) */
-  uint64_t *meta;               /* the mapping blocks, and their hashes' hash */
-  size_t nmeta;
-  uint64_t metahash;
-  uint64_t *map;
-  uint32_t n;
-  uint64_t *run_first, *run_count;   /* the same as ascending runs */
-  size_t nruns;
-};
-
-struct pc_recover_cache {
-  struct memo *m;               /* per journal block */
-  uint32_t n;
-  struct jmap jm;
-};
-
-/* A block of a committed transaction, bound for home. */
-struct tag {
-  uint64_t home;
-  uint32_t pos;                 /* where in the journal */
-  uint32_t seq;
-  uint32_t csum;
-  bool escape;
-};
-
-struct revoke {
-  uint64_t block;
-  uint32_t seq;
-};
-
-struct journal {
-  struct pc_image *im;
-  const uint8_t *mem;
-  uint64_t size;
-  unsigned bs;
-  uint64_t blocks;              /* the filesystem's */
-  struct jmap *jm;              /* where the journal lies */
-  const uint64_t *map;          /* jm->map */
-  uint32_t total, first;
-  uint32_t incompat;
-  bool csum, csum3, b64;
-  uint32_t seed;
-  size_t tag_bytes;
-  int64_t now;
-  struct pc_recover_cache *cache;
-  struct tag *tags;
-  size_t ntags, captags;
-  struct revoke *revs;
-  size_t nrevs, caprevs;
-  char *why;
-  size_t whylen;
-};
 
 int
 pc_recover_cache_new (struct pc_recover_cache **ret)
@@ -164,387 +68,6 @@ pc_recover_cache_free (struct pc_recover_cache *c)
   free (c->m);
   jmap_clear (&c->jm);
   free (c);
-}
-
-/* Sets why and returns -ENOTSUP: e2fsck must do it. */
-static int __attribute__ ((format (printf, 2, 3)))
-refuse (struct journal *j, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (j->why, j->whylen, fmt, ap);
-  va_end (ap);
-  return -ENOTSUP;
-}
-
-static uint32_t
-crc32c (uint32_t seed, const void *p, size_t len)
-{
-  return ext2fs_crc32c_le (seed, p, len);
-}
-
-/* The checksum of a block whose 4 bytes at off count as zeros. */
-static uint32_t
-crc32c_hole (uint32_t seed, const uint8_t *b, size_t len, size_t off)
-{
-  static const uint8_t zero[4];
-  uint32_t c = crc32c (seed, b, off);
-
-  c = crc32c (c, zero, 4);
-  return crc32c (c, b + off + 4, len - off - 4);
-}
-
-/* Journal block pos, or NULL if it lies beyond the image. */
-static const uint8_t *
-jblock (const struct journal *j, uint32_t pos)
-{
-  uint64_t phys = j->map[pos];
-
-  if (phys >= j->size / j->bs)
-    return NULL;
-  return j->mem + phys * j->bs;
-}
-
-static struct memo *
-memo_at (const struct journal *j, uint32_t pos)
-{
-  const struct pc_recover_cache *c = j->cache;
-
-  return c && c->m && pos < c->n && pc_image_block_hash (j->im, 0) ? &c->m[pos] : NULL;
-}
-
-/* The image hash of the 4 KiB block that holds journal block pos (a
- * journal block of 1 or 2 KiB shares it: the memo is then conservative). */
-static const void *
-jhash (const struct journal *j, uint32_t pos)
-{
-  return pc_image_block_hash (j->im, j->map[pos] * j->bs / PC_IMAGE_BLOCK);
-}
-
-/* Was this check already passed by the same bytes? */
-static bool
-memo_ok (const struct journal *j, uint32_t pos, enum memo_kind kind, uint32_t seq,
-         uint32_t expect)
-{
-  const struct memo *m = memo_at (j, pos);
-  const void *h;
-
-  if (m == NULL || j->bs > PC_IMAGE_BLOCK || m->kind != kind || m->phys != j->map[pos] ||
-      m->seed != j->seed || m->seq != seq || m->expect != expect)
-    return false;
-  h = jhash (j, pos);
-  return h && memcmp (h, m->hash, 16) == 0;
-}
-
-static void
-memo_set (const struct journal *j, uint32_t pos, enum memo_kind kind, uint32_t seq,
-          uint32_t expect)
-{
-  struct memo *m = memo_at (j, pos);
-  const void *h;
-
-  if (m == NULL || j->bs > PC_IMAGE_BLOCK || (h = jhash (j, pos)) == NULL)
-    return;
-  m->kind = kind;
-  m->phys = j->map[pos];
-  m->seed = j->seed;
-  m->seq = seq;
-  m->expect = expect;
-  memcpy (m->hash, h, 16);
-}
-
-/* Does a descriptor or revoke block's tail checksum match? */
-static bool
-tail_ok (const struct journal *j, uint32_t pos, const uint8_t *b, enum memo_kind kind)
-{
-  uint32_t want = pc_get_be32 (b + j->bs - 4);
-
-  if (!j->csum || memo_ok (j, pos, kind, 0, want))
-    return true;
-  if (crc32c_hole (j->seed, b, j->bs, j->bs - 4) != want)
-    return false;
-  memo_set (j, pos, kind, 0, want);
-  return true;
-}
-
-static bool
-commit_ok (const struct journal *j, uint32_t pos, const uint8_t *b)
-{
-  uint32_t want = pc_get_be32 (b + COMMIT_CHKSUM);
-
-  if (!j->csum || memo_ok (j, pos, MEMO_COMMIT, 0, want))
-    return true;
-  if (crc32c_hole (j->seed, b, j->bs, COMMIT_CHKSUM) != want)
-    return false;
-  memo_set (j, pos, MEMO_COMMIT, 0, want);
-  return true;
-}
-
-static bool
-data_ok (const struct journal *j, const struct tag *t, const uint8_t *b)
-{
-  uint8_t seq[4];
-  uint32_t c;
-
-  if (!j->csum || memo_ok (j, t->pos, MEMO_DATA, t->seq, t->csum))
-    return true;
-  pc_put_be32 (seq, t->seq);
-  c = crc32c (crc32c (j->seed, seq, 4), b, j->bs);
-  if (j->csum3 ? c != t->csum : (c & 0xffff) != t->csum)
-    return false;
-  memo_set (j, t->pos, MEMO_DATA, t->seq, t->csum);
-  return true;
-}
-
-/* tid comparison, modulo 2^32 as JBD2 does. */
-static bool
-tid_gt (uint32_t x, uint32_t y)
-{
-  return (int32_t) (x - y) > 0;
-}
-
-static int
-add_tag (struct journal *j, const struct tag *t)
-{
-  if (pc_grow (&j->tags, &j->captags, j->ntags + 1, sizeof *j->tags, 256) < 0)
-    return -ENOMEM;
-  j->tags[j->ntags++] = *t;
-  return 0;
-}
-
-static int
-add_revoke (struct journal *j, uint64_t block, uint32_t seq)
-{
-  if (pc_grow (&j->revs, &j->caprevs, j->nrevs + 1, sizeof *j->revs, 64) < 0)
-    return -ENOMEM;
-  j->revs[j->nrevs++] = (struct revoke) { block, seq };
-  return 0;
-}
-
-static uint32_t
-advance (const struct journal *j, uint32_t pos)
-{
-  pos++;
-  if (pos >= j->total)
-    pos -= j->total - j->first;
-  return pos;
-}
-
-/* Walks the log from its start; keeps the tags and revokes of committed
- * transactions.  *ret_end: the first transaction not committed. */
-static int
-scan (struct journal *j, uint32_t start, uint32_t seq, uint32_t *ret_end)
-{
-  size_t txn_tags = j->ntags, txn_revs = j->nrevs;
-  uint32_t pos = start;
-  uint64_t last_time = 0, since = 0;      /* blocks since the last commit */
-  int r;
-
-  for (;;) {
-    const uint8_t *b;
-    uint32_t here = pos, type;
-
-    /* A transaction longer than the journal goes round it for ever (the
-     * same blocks again, the same sequence): so would e2fsck. */
-    if (++since > j->total)
-      return refuse (j, "transaction %u goes round the journal without a commit", seq);
-    if (pos >= j->total)
-      return refuse (j, "the log reaches past the journal's end (block %u)", pos);
-    b = jblock (j, pos);
-    if (b == NULL)
-      return refuse (j, "journal block %u lies beyond the device", pos);
-    pos = advance (j, pos);
-    if (pc_get_be32 (b) != JBD2_MAGIC || pc_get_be32 (b + 8) != seq)
-      break;
-    type = pc_get_be32 (b + 4);
-    if (type == JBD2_DESCRIPTOR) {
-      size_t limit = j->bs - (j->csum ? 4 : 0), off = 12;
-      uint64_t skip = pos;      /* where e2fsck's scan goes on: past all the tags, */
-      uint32_t ntags = 0;       /* wrapped once (its replay wraps at each one) */
-      if (!tail_ok (j, here, b, MEMO_DESCRIPTOR))
-        return refuse (j, "journal block %u: a descriptor's checksum does not match", here);
-      while (off + j->tag_bytes <= limit) {
-        const uint8_t *t = b + off;
-        uint16_t flags = pc_get_be16 (t + 6);
-        struct tag tg = {
-          .home = pc_get_be32 (t) | (j->b64 ? (uint64_t) pc_get_be32 (t + 8) << 32 : 0),
-          .pos = pos,
-          .seq = seq,
-          .csum = j->csum3 ? pc_get_be32 (t + 12) : pc_get_be16 (t + 4),
-          .escape = flags & TAG_ESCAPE,
-        };
-        if (pos >= j->total)
-          return refuse (j, "the log reaches past the journal's end (block %u)", pos);
-        if ((r = add_tag (j, &tg)) < 0)
-          return r;
-        pos = advance (j, pos);
-        ntags++;
-        off += j->tag_bytes + (flags & TAG_SAME_UUID ? 0 : 16);
-        if (flags & TAG_LAST)
-          break;
-      }
-      skip += ntags;
-      since += ntags;
-      if (skip >= j->total)
-        skip -= j->total - j->first;
-      if (skip != pos)
-        return refuse (j, "journal block %u: a descriptor with more tags than the journal "
-                       "has room for", here);
-    }
-    else if (type == JBD2_COMMIT) {
-      uint64_t t = pc_get_be64 (b + COMMIT_SEC);
-      if (!commit_ok (j, here, b))
-        return refuse (j, "journal block %u: transaction %u's commit checksum does not match",
-                       here, seq);
-      (void) last_time;
-      last_time = t;
-      txn_tags = j->ntags;
-      txn_revs = j->nrevs;
-      since = 0;
-      seq++;
-    }
-    else if (type == JBD2_REVOKE) {
-      uint32_t count = pc_get_be32 (b + REVOKE_COUNT);
-      size_t rlen = j->b64 ? 8 : 4;
-      if (!tail_ok (j, here, b, MEMO_REVOKE))
-        return refuse (j, "journal block %u: a revoke block's checksum does not match", here);
-      if (count > j->bs - (j->csum ? 4 : 0))
-        return refuse (j, "journal block %u: a revoke block too long", here);
-      for (size_t off = REVOKE_RECORDS; off + rlen <= count; off += rlen)
-        if ((r = add_revoke (j, rlen == 8 ? pc_get_be64 (b + off) : pc_get_be32 (b + off),
-                             seq)) < 0)
-          return r;
-    }
-    else
-      break;
-  }
-  /* What the uncommitted transaction logged is not replayed. */
-  j->ntags = txn_tags;
-  j->nrevs = txn_revs;
-  *ret_end = seq;
-  return 0;
-}
-
-static int
-revoke_cmp (const void *a, const void *b)
-{
-  const struct revoke *x = a, *y = b;
-
-  return x->block < y->block ? -1 : x->block > y->block;
-}
-
-/* The latest transaction that revoked block, if any. */
-static bool
-revoked_by (const struct journal *j, uint64_t block, uint32_t *ret_seq)
-{
-  size_t lo = 0, hi = j->nrevs;
-
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (j->revs[mid].block < block)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == j->nrevs || j->revs[lo].block != block)
-    return false;
-  *ret_seq = j->revs[lo].seq;
-  for (; lo < j->nrevs && j->revs[lo].block == block; lo++)
-    if (tid_gt (j->revs[lo].seq, *ret_seq))
-      *ret_seq = j->revs[lo].seq;
-  return true;
-}
-
-static bool
-in_journal (const struct journal *j, uint64_t block)
-{
-  const struct jmap *m = j->jm;
-  size_t lo = 0, hi = m->nruns;
-
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (m->run_first[mid] + m->run_count[mid] <= block)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < m->nruns && m->run_first[lo] <= block;
-}
-
-struct last {
-  uint64_t home;
-  size_t i;
-};
-
-static int
-last_cmp (const void *a, const void *b)
-{
-  const struct last *x = a, *y = b;
-
-  if (x->home != y->home)
-    return x->home < y->home ? -1 : 1;
-  return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Writes the committed blocks home, the last logged version of each. */
-static int
-replay (struct journal *j)
-{
-  uint8_t *buf = malloc (j->bs);
-  int r = 0;
-
-  if (buf == NULL)
-    return -ENOMEM;
-  if (j->nrevs > 1)
-    qsort (j->revs, j->nrevs, sizeof *j->revs, revoke_cmp);
-  /* Check every block first: a refusal must leave the image unchanged. */
-  for (size_t i = 0; i < j->ntags && r == 0; i++) {
-    struct tag *t = &j->tags[i];
-    const uint8_t *b = jblock (j, t->pos);
-    uint32_t rs;
-    if (revoked_by (j, t->home, &rs) && !tid_gt (t->seq, rs)) {
-      t->home = UINT64_MAX;       /* revoked: skipped */
-      continue;
-    }
-    if (b == NULL)
-      r = refuse (j, "journal block %u lies beyond the device", t->pos);
-    else if (!data_ok (j, t, b))
-      r = refuse (j, "journal block %u: the checksum of a logged copy of block %" PRIu64
-                  " does not match", t->pos, t->home);
-    else if (t->home >= j->blocks || t->home >= j->size / j->bs)
-      r = refuse (j, "the journal logs block %" PRIu64 ", beyond the filesystem", t->home);
-  }
-  for (size_t i = 0; i < j->ntags && r == 0; i++)
-    if (j->tags[i].home != UINT64_MAX && in_journal (j, j->tags[i].home))
-      r = refuse (j, "the journal logs block %" PRIu64 ", one of its own", j->tags[i].home);
-  if (r == 0) {
-    /* Only the last copy of a block matters; the others are overwritten. */
-    struct last *l = malloc ((j->ntags ? j->ntags : 1) * sizeof *l);
-    size_t n = 0;
-    if (l == NULL) {
-      free (buf);
-      return -ENOMEM;
-    }
-    for (size_t i = 0; i < j->ntags; i++)
-      if (j->tags[i].home != UINT64_MAX)
-        l[n++] = (struct last) { j->tags[i].home, i };
-    qsort (l, n, sizeof *l, last_cmp);
-    for (size_t k = 0; k < n && r == 0; k++) {
-      const struct tag *t;
-      if (k + 1 < n && l[k + 1].home == l[k].home)
-        continue;
-      t = &j->tags[l[k].i];
-      memcpy (buf, jblock (j, t->pos), j->bs);
-      if (t->escape)
-        pc_put_be32 (buf, JBD2_MAGIC);
-      if (memcmp (buf, j->mem + t->home * j->bs, j->bs) != 0)
-        r = pc_image_write (j->im, t->home * j->bs, buf, j->bs);
-    }
-    free (l);
-  }
-  free (buf);
-  return r;
 }
 
 /* Collecting a journal inode's blocks. */
@@ -614,16 +137,16 @@ map_journal (struct journal *j, ext2_filsys fs, struct jmap *m)
   errcode_t e;
 
   if (isz < sizeof (struct ext2_inode))
-    return refuse (j, "inodes of %zu bytes", isz);
+    return jbd2_refuse (j, "inodes of %zu bytes", isz);
   e = ext2fs_read_inode_full (fs, EXT2_JOURNAL_INO, inode, (int) isz);
   if (e)
-    return refuse (j, "the journal inode cannot be read: %s", error_message (e));
+    return jbd2_refuse (j, "the journal inode cannot be read: %s", error_message (e));
   if (inode->i_links_count == 0 || !LINUX_S_ISREG (inode->i_mode) ||
       (inode->i_flags & EXT4_ENCRYPT_FL))
-    return refuse (j, "the journal inode is not a journal");
+    return jbd2_refuse (j, "the journal inode is not a journal");
   if (EXT2_I_SIZE (inode) / fs->blocksize < JBD2_MIN_BLOCKS ||
       EXT2_I_SIZE (inode) / fs->blocksize > UINT32_MAX)
-    return refuse (j, "the journal has a size e2fsck would refuse");
+    return jbd2_refuse (j, "the journal has a size e2fsck would refuse");
   ih = XXH3_64bits (raw, isz);
   if (m->inode == ih && m->metahash == meta_hash (j->im, m->meta, m->nmeta, fs->blocksize))
     return 0;
@@ -641,7 +164,7 @@ map_journal (struct journal *j, ext2_filsys fs, struct jmap *m)
   if (e || c.bad) {
     free (c.map);
     free (c.meta);
-    return refuse (j, "the journal inode maps holes or blocks outside the filesystem");
+    return jbd2_refuse (j, "the journal inode maps holes or blocks outside the filesystem");
   }
   m->map = c.map;
   m->n = (uint32_t) c.n;
@@ -698,23 +221,23 @@ open_fs (struct journal *j, ext2_filsys *ret, const char *when)
 
   e = pc_memio_open (j->mem, j->size, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP, &fs);
   if (e)
-    return refuse (j, "%s, libext2fs cannot open the filesystem: %s", when, error_message (e));
+    return jbd2_refuse (j, "%s, libext2fs cannot open the filesystem: %s", when, error_message (e));
   sb = fs->super;
   if ((e = ext2fs_check_desc (fs)) != 0) {
     ext2fs_close_free (&fs);
-    return refuse (j, "%s, its group descriptors look bad: %s", when, error_message (e));
+    return jbd2_refuse (j, "%s, its group descriptors look bad: %s", when, error_message (e));
   }
   if ((sb->s_feature_compat & (FS_COMPAT_REFUSED | ~EXT2_LIB_FEATURE_COMPAT_SUPP)) ||
       (sb->s_feature_incompat & (FS_INCOMPAT_REFUSED | ~EXT2_LIB_FEATURE_INCOMPAT_SUPP)) ||
       (sb->s_feature_ro_compat & (FS_RO_REFUSED | ~EXT2_LIB_FEATURE_RO_COMPAT_SUPP))) {
     ext2fs_close_free (&fs);
-    return refuse (j, "%s, the filesystem has features e2fsck treats apart (orphan file, "
+    return jbd2_refuse (j, "%s, the filesystem has features e2fsck treats apart (orphan file, "
                    "quota, MMP, fast commits ...)", when);
   }
   if (sb->s_journal_inum != EXT2_JOURNAL_INO || sb->s_journal_dev != 0 ||
       !uuid_is_null_bytes (sb->s_journal_uuid)) {
     ext2fs_close_free (&fs);
-    return refuse (j, "%s, the journal is not the internal one of inode 8", when);
+    return jbd2_refuse (j, "%s, the journal is not the internal one of inode 8", when);
   }
   *ret = fs;
   return 0;
@@ -729,36 +252,36 @@ load_journal (struct journal *j, const uint8_t *jsb)
   uint32_t maxlen = pc_get_be32 (jsb + JSB_MAXLEN), first = pc_get_be32 (jsb + JSB_FIRST);
 
   if (pc_get_be32 (jsb) != JBD2_MAGIC || pc_get_be32 (jsb + 4) != JBD2_SB_V2)
-    return refuse (j, "the journal superblock is not a JBD2 v2 one");
+    return jbd2_refuse (j, "the journal superblock is not a JBD2 v2 one");
   if (pc_get_be32 (jsb + JSB_NR_USERS) > 1)
-    return refuse (j, "the journal is shared by several filesystems");
+    return jbd2_refuse (j, "the journal is shared by several filesystems");
   if (incompat & ~JBD2_INCOMPAT_HANDLED)
-    return refuse (j, "the journal uses %s", incompat & JBD2_INCOMPAT_FAST_COMMIT
+    return jbd2_refuse (j, "the journal uses %s", incompat & JBD2_INCOMPAT_FAST_COMMIT
                    ? "fast commits" : incompat & JBD2_INCOMPAT_ASYNC_COMMIT
                    ? "asynchronous commits" : "features unknown here");
   if (pc_get_be32 (jsb + JSB_RO_COMPAT) != 0 || (compat & JBD2_COMPAT_CHECKSUM))
-    return refuse (j, "the journal uses %s", compat & JBD2_COMPAT_CHECKSUM
+    return jbd2_refuse (j, "the journal uses %s", compat & JBD2_COMPAT_CHECKSUM
                    ? "v1 transaction checksums" : "features unknown here");
   if ((incompat & JBD2_INCOMPAT_CSUM_V2) && (incompat & JBD2_INCOMPAT_CSUM_V3))
-    return refuse (j, "the journal superblock claims two checksum versions");
+    return jbd2_refuse (j, "the journal superblock claims two checksum versions");
   j->incompat = incompat;
   j->csum = incompat & (JBD2_INCOMPAT_CSUM_V2 | JBD2_INCOMPAT_CSUM_V3);
   j->csum3 = incompat & JBD2_INCOMPAT_CSUM_V3;
   j->b64 = incompat & JBD2_INCOMPAT_64BIT;
   if (j->csum) {
     if (jsb[JSB_CSUM_TYPE] != JBD2_CRC32C ||
-        crc32c_hole (~0u, jsb, JSB_SIZE, JSB_CHECKSUM) != pc_get_be32 (jsb + JSB_CHECKSUM))
-      return refuse (j, "the journal superblock's checksum does not match");
-    j->seed = crc32c (~0u, jsb + JSB_UUID, 16);
+        jbd2_crc32c_hole (~0u, jsb, JSB_SIZE, JSB_CHECKSUM) != pc_get_be32 (jsb + JSB_CHECKSUM))
+      return jbd2_refuse (j, "the journal superblock's checksum does not match");
+    j->seed = jbd2_crc32c (~0u, jsb + JSB_UUID, 16);
   }
   if (pc_get_be32 (jsb + JSB_BLOCKSIZE) != j->bs)
-    return refuse (j, "the journal's block size is not the filesystem's");
+    return jbd2_refuse (j, "the journal's block size is not the filesystem's");
   if (maxlen > j->jm->n)
-    return refuse (j, "the journal superblock claims more blocks than the journal has");
+    return jbd2_refuse (j, "the journal superblock claims more blocks than the journal has");
   if (first == 0 || first >= maxlen)
-    return refuse (j, "the journal superblock's first block is out of range");
+    return jbd2_refuse (j, "the journal superblock's first block is out of range");
   if (pc_get_be32 (jsb + JSB_ERRNO) != 0)
-    return refuse (j, "the journal records an error (e2fsck marks the filesystem)");
+    return jbd2_refuse (j, "the journal records an error (e2fsck marks the filesystem)");
   j->total = maxlen;
   j->first = first;
   j->tag_bytes = j->csum3 ? 16 : 8 + (j->b64 ? 4 : 0) + (incompat & JBD2_INCOMPAT_CSUM_V2 ? 2 : 0);
@@ -879,7 +402,7 @@ would_repair (struct journal *j, ext2_filsys fs)
       sb->s_blocks_per_group != sb->s_clusters_per_group * ratio ||
       blocks > j->size / bs ||
       sb->s_first_data_block != (sb->s_log_block_size == 0 && ratio == 1 ? 1u : 0u))
-    return refuse (j, "after the replay, e2fsck would find the superblock wrong");
+    return jbd2_refuse (j, "after the replay, e2fsck would find the superblock wrong");
   if (EXT2_INODE_SIZE (sb) > EXT2_GOOD_OLD_INODE_SIZE) {
     unsigned min = 4, max = EXT2_INODE_SIZE (sb) - EXT2_GOOD_OLD_INODE_SIZE;
     if ((sb->s_min_extra_isize && (sb->s_min_extra_isize < min || sb->s_min_extra_isize > max ||
@@ -887,13 +410,13 @@ would_repair (struct journal *j, ext2_filsys fs)
         (sb->s_want_extra_isize && (sb->s_want_extra_isize < min ||
                                     sb->s_want_extra_isize > max ||
                                     (sb->s_want_extra_isize & 3))))
-      return refuse (j, "after the replay, e2fsck would repair the extra inode sizes");
+      return jbd2_refuse (j, "after the replay, e2fsck would repair the extra inode sizes");
   }
   if ((ext2fs_has_feature_metadata_csum (sb) && ext2fs_has_feature_gdt_csum (sb)) ||
       (!ext2fs_has_feature_metadata_csum (sb) && ext2fs_has_feature_csum_seed (sb)) ||
       (ext2fs_has_feature_64bit (sb) && !ext2fs_has_feature_extents (sb)) ||
       (ext2fs_has_feature_meta_bg (sb) && sb->s_first_meta_bg > fs->desc_blocks))
-    return refuse (j, "after the replay, e2fsck would repair the feature flags");
+    return jbd2_refuse (j, "after the replay, e2fsck would repair the feature flags");
   first = sb->s_first_data_block;
   last = blocks - 1;
   for (dgrp_t g = 0; g < fs->group_desc_count; g++) {
@@ -912,30 +435,30 @@ would_repair (struct journal *j, ext2_filsys fs)
         (g == fs->group_desc_count - 1 && ext2fs_bg_flags_test (fs, g, EXT2_BG_BLOCK_UNINIT)) ||
         (csum_flag && (ext2fs_bg_itable_unused (fs, g) > ext2fs_bg_free_inodes_count (fs, g) ||
                        ext2fs_bg_itable_unused (fs, g) > sb->s_inodes_per_group)))
-      return refuse (j, "after the replay, e2fsck would repair group %u's descriptor", g);
+      return jbd2_refuse (j, "after the replay, e2fsck would repair group %u's descriptor", g);
   }
   if ((uuid_is_null_bytes (sb->s_uuid) && !ext2fs_has_feature_metadata_csum (sb)) ||
       (sb->s_flags & EXT2_FLAGS_TEST_FILESYS) ||
       (sb->s_creator_os == EXT2_OS_HURD && ext2fs_has_feature_filetype (sb)) ||
       (sb->s_rev_level == EXT2_GOOD_OLD_REV &&
        (sb->s_feature_compat || sb->s_feature_ro_compat || sb->s_feature_incompat)))
-    return refuse (j, "after the replay, e2fsck would repair the superblock");
+    return jbd2_refuse (j, "after the replay, e2fsck would repair the superblock");
   if (sb->s_last_orphan != 0)
-    return refuse (j, "after the replay, there are orphan inodes to release");
+    return jbd2_refuse (j, "after the replay, there are orphan inodes to release");
   if (sb->s_checkinterval != 0 && (sb->s_mtime > (uint32_t) j->now ||
                                    sb->s_wtime > (uint32_t) j->now))
-    return refuse (j, "after the replay, the superblock's times are in the future");
+    return jbd2_refuse (j, "after the replay, the superblock's times are in the future");
   if (sb->s_usr_quota_inum || sb->s_grp_quota_inum || sb->s_prj_quota_inum)
-    return refuse (j, "the superblock names quota inodes");
+    return jbd2_refuse (j, "the superblock names quota inodes");
   if (ext2fs_read_inode (fs, EXT2_JOURNAL_INO, &inode) != 0 ||
       sb->s_jnl_backup_type != EXT3_JNL_BACKUP_BLOCKS ||
       memcmp (inode.i_block, sb->s_jnl_blocks, EXT2_N_BLOCKS * 4) != 0)
-    return refuse (j, "after the replay, e2fsck would back the journal inode up again");
+    return jbd2_refuse (j, "after the replay, e2fsck would back the journal inode up again");
   if (ext2fs_has_feature_dir_index (sb) &&
       !(sb->s_flags & (EXT2_FLAGS_SIGNED_HASH | EXT2_FLAGS_UNSIGNED_HASH)))
-    return refuse (j, "after the replay, e2fsck would set the directory hash hint");
+    return jbd2_refuse (j, "after the replay, e2fsck would set the directory hash hint");
   return resize_inode_ok (j, fs) ? 0
-         : refuse (j, "after the replay, e2fsck would repair the resize inode");
+         : jbd2_refuse (j, "after the replay, e2fsck would repair the resize inode");
 }
 
 /* The journal superblock as e2fsck leaves it: empty, at sequence seq. */
@@ -947,12 +470,12 @@ write_jsb (struct journal *j, uint32_t seq)
 
   if (b == NULL)
     return -ENOMEM;
-  memcpy (b, jblock (j, 0), j->bs);
+  memcpy (b, jbd2_block (j, 0), j->bs);
   pc_put_be32 (b + JSB_SEQUENCE, seq);
   pc_put_be32 (b + JSB_START, 0);
   if (j->csum)
-    pc_put_be32 (b + JSB_CHECKSUM, crc32c_hole (~0u, b, JSB_SIZE, JSB_CHECKSUM));
-  r = memcmp (b, jblock (j, 0), j->bs) ? pc_image_write (j->im, j->map[0] * j->bs, b, j->bs) : 0;
+    pc_put_be32 (b + JSB_CHECKSUM, jbd2_crc32c_hole (~0u, b, JSB_SIZE, JSB_CHECKSUM));
+  r = memcmp (b, jbd2_block (j, 0), j->bs) ? pc_image_write (j->im, j->map[0] * j->bs, b, j->bs) : 0;
   free (b);
   return r;
 }
@@ -968,7 +491,7 @@ write_sb (struct journal *j, ext2_filsys fs)
                                  ~(uint32_t) EXT3_FEATURE_INCOMPAT_RECOVER);
   pc_put_le32 (sb + SB_WTIME, (uint32_t) j->now);
   if (ext2fs_superblock_csum_set (fs, (struct ext2_super_block *) sb) != 0)
-    return refuse (j, "the superblock's checksum cannot be set");
+    return jbd2_refuse (j, "the superblock's checksum cannot be set");
   return pc_image_write (j->im, SUPERBLOCK_OFFSET, sb, sizeof sb);
 }
 
@@ -1005,7 +528,7 @@ pc_recover (struct pc_image *im, int64_t now, struct pc_recover_cache *cache,
   j.bs = fs->blocksize;
   j.blocks = ext2fs_blocks_count (fs->super);
   if (!ext2fs_has_feature_journal (fs->super)) {
-    r = refuse (&j, "the filesystem needs recovery but has no journal");
+    r = jbd2_refuse (&j, "the filesystem needs recovery but has no journal");
     goto out;
   }
   r = map_journal (&j, fs, j.jm);
@@ -1013,9 +536,9 @@ pc_recover (struct pc_image *im, int64_t now, struct pc_recover_cache *cache,
     goto out;
   j.map = j.jm->map;
   ext2fs_close_free (&fs);
-  jsb = jblock (&j, 0);
+  jsb = jbd2_block (&j, 0);
   if (jsb == NULL) {
-    r = refuse (&j, "the journal superblock lies beyond the device");
+    r = jbd2_refuse (&j, "the journal superblock lies beyond the device");
     goto out;
   }
   r = load_journal (&j, jsb);
@@ -1032,7 +555,7 @@ pc_recover (struct pc_image *im, int64_t now, struct pc_recover_cache *cache,
   seq = pc_get_be32 (jsb + JSB_SEQUENCE);
   end = seq;
   if (start != 0) {
-    r = scan (&j, start, seq, &end);
+    r = jbd2_scan (&j, start, seq, &end);
     if (r < 0)
       goto out;
   }
@@ -1040,7 +563,7 @@ pc_recover (struct pc_image *im, int64_t now, struct pc_recover_cache *cache,
   r = pc_image_overlay_begin (im);
   if (r < 0)
     goto out;
-  r = start != 0 ? replay (&j) : 0;
+  r = start != 0 ? jbd2_replay (&j) : 0;
   if (r == 0)
     r = write_jsb (&j, start != 0 ? end + 1 : seq + 1);
 
@@ -1053,7 +576,7 @@ pc_recover (struct pc_image *im, int64_t now, struct pc_recover_cache *cache,
                                                           : sizeof raw;
     if (ext2fs_read_inode_full (fs, EXT2_JOURNAL_INO, (struct ext2_inode *) raw, (int) isz) != 0 ||
         XXH3_64bits (raw, isz) != j.jm->inode)
-      r = refuse (&j, "the replay changes the journal inode");
+      r = jbd2_refuse (&j, "the replay changes the journal inode");
   }
   if (r == 0)
     r = would_repair (&j, fs);
