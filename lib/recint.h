@@ -1,0 +1,166 @@
+/* recint.h: the recorder's insides, shared by its three parts:
+ *   recorder.c  sockets, connections and the io_uring event loop;
+ *   recnbd.c    the NBD handshake and transmission, the control protocol,
+ *               and the replies (queued per connection, sent in rounds);
+ *   reclog.c    the log writer: a request is written to the log, made
+ *               durable (fdatasync) when it needs it, applied to the
+ *               in-memory disk, and only then answered.
+ * Everything runs on one thread; ops carry their owner to the loop. */
+#ifndef POWERCUT_RECINT_H
+#define POWERCUT_RECINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <liburing.h>
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#else
+#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void) (addr), (void) (len))
+#endif
+
+#include "disk.h"
+#include "log.h"
+#include "nbd-proto.h"
+#include "recorder.h"
+
+#define RING_ENTRIES      256
+#define IBUF_SIZE         (128u << 10)    /* handshake options up to 64 KiB fit */
+#define MAX_OPTION_LEN    (64u << 10)
+#define RECV_CHUNK        (16u << 10)     /* larger payloads are received in place */
+#define MAX_PENDING       256             /* requests in flight per connection */
+#define BATCH_MAX         256             /* records per log write */
+#define SEND_IOV_MAX      64
+#define EXPORT_FLAGS      (NBD_FLAG_HAS_FLAGS | NBD_FLAG_SEND_FLUSH | NBD_FLAG_SEND_FUA | \
+                           NBD_FLAG_SEND_TRIM | NBD_FLAG_SEND_WRITE_ZEROES | \
+                           NBD_FLAG_CAN_MULTI_CONN)
+
+enum op_kind { OP_ACCEPT, OP_RECV, OP_SEND, OP_LOG_WRITE, OP_LOG_SYNC, OP_SIGNAL };
+
+struct op {
+  enum op_kind kind;
+  void *owner;
+};
+
+struct conn;
+
+/* A request on its way through the log: an NBD request or a control one. */
+struct req {
+  struct req *next;
+  struct conn *conn;          /* NULL once the connection is gone */
+  uint64_t handle;
+  struct pc_record rec;
+  uint8_t *data;
+  uint8_t hdr[PC_REC_HEADER_SIZE];
+  bool needs_sync;
+};
+
+struct outbuf {
+  struct outbuf *next;
+  uint8_t hdr[40];
+  size_t hlen;
+  const void *data;
+  size_t dlen;
+  void *owned;                /* freed once sent */
+};
+
+enum phase { PH_CLIENT_FLAGS, PH_OPTIONS, PH_TRANSMISSION, PH_CONTROL };
+
+struct conn {
+  struct conn *prev, *next;
+  struct pc_recorder *rec;
+  struct op recv_op, send_op;
+  int fd;
+  uint32_t id;
+  enum phase phase;
+  bool no_zeroes, structured;
+  uint8_t *ibuf;
+  size_t ilen;
+  struct req *cur;            /* request whose payload is being received */
+  size_t cur_have;
+  uint64_t discard;           /* payload bytes to drop after an error reply */
+  struct outbuf *out_head, *out_tail;
+  size_t head_sent;           /* bytes of out_head already sent */
+  struct iovec siov[SEND_IOV_MAX];
+  struct msghdr smsg;
+  bool recv_armed, send_armed;
+  unsigned pending;           /* requests in the log pipeline */
+  bool closing, shut;
+  bool doomed;                /* on the release list */
+  struct conn *next_doomed;
+  bool to_send;               /* on the send list */
+  struct conn *next_to_send;
+};
+
+struct listener {
+  struct op op;
+  int fd;
+  bool control;
+};
+
+struct pc_recorder {
+  struct pc_recorder_config cfg;
+  struct io_uring ring;
+  bool ring_ok;
+  struct pc_disk disk;
+  int log_fd;
+  uint64_t log_off;
+  uint64_t next_seq;
+  uint64_t start_mono;
+  struct listener nbd_l, ctl_l;
+  char *socket_path, *control_path;
+  int sig_fd;
+  struct op sig_op;
+  struct signalfd_siginfo sig_info;
+  uint32_t next_conn_id;
+  struct conn *conns;
+  struct conn *doomed;        /* released after the current completions */
+  struct conn *to_send;       /* have output: sent after the current completions */
+  /* the log writer */
+  struct req *lq_head, *lq_tail;          /* waiting to be written */
+  struct req *batch[BATCH_MAX];
+  size_t nbatch;
+  struct iovec biov[2 * BATCH_MAX];
+  uint64_t batch_bytes, batch_done;
+  bool write_busy, sync_busy;
+  struct op write_op, sync_op;
+  struct req *sync_wait, *sync_wait_tail; /* written, awaiting fdatasync */
+  struct req *sync_run;                   /* covered by the fdatasync in flight */
+  /* stopping */
+  bool stopping;              /* END queued: no new requests */
+  bool ended;                 /* END on stable storage */
+  struct conn *stop_conn;
+  int fatal;
+  int log_err;              /* errno: the log could not be written or made
+                             * durable; nothing is acknowledged after it */
+  char **mark_names;          /* names in use: marks are unique */
+  size_t nmark_names;
+};
+
+/* recorder.c: io_uring, connections, the event loop */
+void rec_conn_close (struct conn *c);
+void rec_conn_maybe_free (struct conn *c);
+struct io_uring_sqe *rec_get_sqe (struct pc_recorder *rec);
+
+/* recnbd.c: the NBD and control protocols, replies */
+void rec_conn_arm_recv (struct conn *c);
+void rec_conn_queue (struct conn *c, struct outbuf *o);
+void rec_ctl_reply (struct conn *c, int status, uint64_t seq);
+void rec_flush_round (struct pc_recorder *rec);
+void rec_on_recv (struct conn *c, int res);
+void rec_on_send (struct conn *c, int res);
+struct outbuf *rec_out_new (struct conn *c, size_t hlen);
+void rec_reply_simple (struct conn *c, uint64_t handle, uint32_t err);
+
+/* reclog.c: the log writer */
+void rec_log_kick (struct pc_recorder *rec);
+void rec_on_sync (struct pc_recorder *rec, int res);
+void rec_on_write (struct pc_recorder *rec, int res);
+struct req *rec_req_new (struct conn *c, uint64_t handle, enum pc_rec_type type, uint16_t flags, uint64_t off, uint32_t len);
+void rec_req_submit (struct pc_recorder *rec, struct req *r);
+
+#endif

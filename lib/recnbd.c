@@ -1,0 +1,683 @@
+/* recnbd.c: the recorder's protocols: the NBD handshake and transmission,
+ * the control requests, and the replies queued and sent per connection. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "control.h"
+#include "log.h"
+#include "mark.h"
+#include "nbd-proto.h"
+#include "recint.h"
+#include "util.h"
+
+/* -------------------------------------------------------------------------
+ * Output */
+
+/* A new output buffer for c; on failure c is closed and NULL returned. */
+struct outbuf *
+rec_out_new (struct conn *c, size_t hlen)
+{
+  struct outbuf *o = calloc (1, sizeof *o);
+
+  if (o)
+    o->hlen = hlen;
+  else
+    c->closing = true;
+  return o;
+}
+
+static void
+conn_arm_send (struct conn *c)
+{
+  struct io_uring_sqe *sqe;
+  struct outbuf *o;
+  size_t skip = c->head_sent;
+  int n = 0;
+
+  if (c->send_armed || c->out_head == NULL || c->shut)
+    return;
+  for (o = c->out_head; o && n + 2 <= SEND_IOV_MAX; o = o->next) {
+    if (skip < o->hlen) {
+      c->siov[n].iov_base = o->hdr + skip;
+      c->siov[n++].iov_len = o->hlen - skip;
+      skip = 0;
+    }
+    else
+      skip -= o->hlen;
+    if (o->dlen > 0) {
+      if (skip < o->dlen) {
+        c->siov[n].iov_base = (uint8_t *) o->data + skip;
+        c->siov[n++].iov_len = o->dlen - skip;
+      }
+      skip = skip > o->dlen ? skip - o->dlen : 0;
+    }
+  }
+  memset (&c->smsg, 0, sizeof c->smsg);
+  c->smsg.msg_iov = c->siov;
+  c->smsg.msg_iovlen = n;
+  sqe = rec_get_sqe (c->rec);
+  io_uring_prep_sendmsg (sqe, c->fd, &c->smsg, MSG_NOSIGNAL);
+  io_uring_sqe_set_data (sqe, &c->send_op);
+  c->send_armed = true;
+}
+
+void
+rec_conn_queue (struct conn *c, struct outbuf *o)
+{
+  if (c->shut) {
+    free (o->owned);
+    free (o);
+    return;
+  }
+  if (c->out_tail)
+    c->out_tail->next = o;
+  else
+    c->out_head = o;
+  c->out_tail = o;
+  /* Sent once the current completions are handled: one sendmsg carries
+   * every reply they produced. */
+  if (!c->to_send && !c->send_armed) {
+    c->to_send = true;
+    c->next_to_send = c->rec->to_send;
+    c->rec->to_send = c;
+  }
+}
+
+/* After a round of completions: start the log write and the sends, so
+ * that each carries as much as that round produced. */
+void
+rec_flush_round (struct pc_recorder *rec)
+{
+  /* The log write first: with the log failed, log_kick answers at once,
+   * and those answers go out below with the rest. */
+  rec_log_kick (rec);
+  while (rec->to_send) {
+    struct conn *c = rec->to_send;
+    rec->to_send = c->next_to_send;
+    c->to_send = false;
+    conn_arm_send (c);
+  }
+}
+
+void
+rec_on_send (struct conn *c, int res)
+{
+  size_t done;
+
+  c->send_armed = false;
+  if (res < 0) {
+    c->closing = true;
+    while (c->out_head) {
+      struct outbuf *o = c->out_head;
+      c->out_head = o->next;
+      free (o->owned);
+      free (o);
+    }
+    c->out_tail = NULL;
+    rec_conn_maybe_free (c);
+    return;
+  }
+  done = c->head_sent + (size_t) res;
+  while (c->out_head && done >= c->out_head->hlen + c->out_head->dlen) {
+    struct outbuf *o = c->out_head;
+    done -= o->hlen + o->dlen;
+    c->out_head = o->next;
+    free (o->owned);
+    free (o);
+  }
+  if (c->out_head == NULL)
+    c->out_tail = NULL;
+  c->head_sent = done;
+  conn_arm_send (c);
+  if (c->rec->ended && c == c->rec->stop_conn && c->out_head == NULL)
+    c->rec->stop_conn = NULL;
+  rec_conn_maybe_free (c);
+}
+
+/* Simple reply (also used for non-read commands under structured replies). */
+void
+rec_reply_simple (struct conn *c, uint64_t handle, uint32_t err)
+{
+  struct outbuf *o = rec_out_new (c, NBD_SIMPLE_REPLY_SIZE);
+
+  if (o == NULL)
+    return;
+  pc_put_be32 (o->hdr, NBD_SIMPLE_REPLY_MAGIC);
+  pc_put_be32 (o->hdr + 4, err);
+  pc_put_be64 (o->hdr + 8, handle);
+  rec_conn_queue (c, o);
+}
+
+static void
+reply_error (struct conn *c, uint64_t handle, uint16_t type, uint32_t err)
+{
+  struct outbuf *o;
+
+  if (!c->structured || type != NBD_CMD_READ) {
+    rec_reply_simple (c, handle, err);
+    return;
+  }
+  o = rec_out_new (c, NBD_STRUCTURED_HDR_SIZE + 6);
+  if (o == NULL)
+    return;
+  pc_put_be32 (o->hdr, NBD_STRUCTURED_REPLY_MAGIC);
+  pc_put_be16 (o->hdr + 4, NBD_REPLY_FLAG_DONE);
+  pc_put_be16 (o->hdr + 6, NBD_REPLY_TYPE_ERROR);
+  pc_put_be64 (o->hdr + 8, handle);
+  pc_put_be32 (o->hdr + 16, 6);
+  pc_put_be32 (o->hdr + 20, err);
+  pc_put_be16 (o->hdr + 24, 0);
+  rec_conn_queue (c, o);
+}
+
+static void
+reply_read (struct conn *c, uint64_t handle, uint64_t off, uint32_t len)
+{
+  struct outbuf *o;
+
+  if (c->structured) {
+    o = rec_out_new (c, NBD_STRUCTURED_HDR_SIZE + 8);
+    if (o == NULL)
+      return;
+    pc_put_be32 (o->hdr, NBD_STRUCTURED_REPLY_MAGIC);
+    pc_put_be16 (o->hdr + 4, NBD_REPLY_FLAG_DONE);
+    pc_put_be16 (o->hdr + 6, NBD_REPLY_TYPE_OFFSET_DATA);
+    pc_put_be64 (o->hdr + 8, handle);
+    pc_put_be32 (o->hdr + 16, 8 + len);
+    pc_put_be64 (o->hdr + 20, off);
+  }
+  else {
+    o = rec_out_new (c, NBD_SIMPLE_REPLY_SIZE);
+    if (o == NULL)
+      return;
+    pc_put_be32 (o->hdr, NBD_SIMPLE_REPLY_MAGIC);
+    pc_put_be32 (o->hdr + 4, 0);
+    pc_put_be64 (o->hdr + 8, handle);
+  }
+  /* Sent straight from the disk: a write that overlaps a read in flight may
+   * show in it, as NBD allows for concurrent requests. */
+  o->data = c->rec->disk.mem + off;
+  o->dlen = len;
+  rec_conn_queue (c, o);
+}
+
+static void
+opt_reply (struct conn *c, uint32_t opt, uint32_t type, const void *data, size_t len)
+{
+  struct outbuf *o = rec_out_new (c, 20);
+
+  if (o == NULL)
+    return;
+  if (len > 0 && (o->owned = malloc (len)) == NULL) {
+    free (o);
+    c->closing = true;
+    return;
+  }
+  pc_put_be64 (o->hdr, NBD_REP_MAGIC);
+  pc_put_be32 (o->hdr + 8, opt);
+  pc_put_be32 (o->hdr + 12, type);
+  pc_put_be32 (o->hdr + 16, (uint32_t) len);
+  if (len > 0) {
+    memcpy (o->owned, data, len);
+    o->data = o->owned;
+    o->dlen = len;
+  }
+  rec_conn_queue (c, o);
+}
+
+void
+rec_ctl_reply (struct conn *c, int status, uint64_t seq)
+{
+  struct outbuf *o = rec_out_new (c, PC_CTL_REPLY_SIZE);
+
+  if (o == NULL)
+    return;
+  pc_put_le32 (o->hdr, PC_CTL_REPLY_MAGIC);
+  pc_put_le32 (o->hdr + 4, (uint32_t) status);
+  pc_put_le64 (o->hdr + 8, seq);
+  rec_conn_queue (c, o);
+}
+
+/* -------------------------------------------------------------------------
+ * Handshake */
+
+static void
+send_export_info (struct conn *c, uint32_t opt)
+{
+  uint8_t buf[14];
+
+  pc_put_be16 (buf, NBD_INFO_EXPORT);
+  pc_put_be64 (buf + 2, c->rec->disk.size);
+  pc_put_be16 (buf + 10, EXPORT_FLAGS);
+  opt_reply (c, opt, NBD_REP_INFO, buf, 12);
+  pc_put_be16 (buf, NBD_INFO_BLOCK_SIZE);
+  pc_put_be32 (buf + 2, PC_NBD_MIN_BLOCK);
+  pc_put_be32 (buf + 6, PC_NBD_PREF_BLOCK);
+  pc_put_be32 (buf + 10, PC_NBD_MAX_BLOCK);
+  opt_reply (c, opt, NBD_REP_INFO, buf, 14);
+}
+
+/* Handles one option; the option's data is complete in buf. */
+static void
+handle_option (struct conn *c, uint32_t opt, const uint8_t *buf, uint32_t len)
+{
+  switch (opt) {
+  case NBD_OPT_EXPORT_NAME: {
+    /* Any export name is accepted: there is one export. */
+    struct outbuf *o = rec_out_new (c, c->no_zeroes ? 10 : 134);
+    if (o == NULL)
+      return;
+    pc_put_be64 (o->hdr, c->rec->disk.size);
+    pc_put_be16 (o->hdr + 8, EXPORT_FLAGS);
+    if (!c->no_zeroes) {
+      o->owned = calloc (1, 124);
+      o->data = o->owned;
+      o->dlen = o->owned ? 124 : 0;
+      o->hlen = 10;
+    }
+    rec_conn_queue (c, o);
+    c->phase = PH_TRANSMISSION;
+    return;
+  }
+  case NBD_OPT_ABORT:
+    opt_reply (c, opt, NBD_REP_ACK, NULL, 0);
+    c->closing = true;
+    return;
+  case NBD_OPT_LIST: {
+    uint8_t name[4] = { 0, 0, 0, 0 };
+    if (len != 0) {
+      opt_reply (c, opt, NBD_REP_ERR_INVALID, NULL, 0);
+      return;
+    }
+    opt_reply (c, opt, NBD_REP_SERVER, name, 4);
+    opt_reply (c, opt, NBD_REP_ACK, NULL, 0);
+    return;
+  }
+  case NBD_OPT_INFO:
+  case NBD_OPT_GO: {
+    uint32_t nlen;
+    uint16_t nreq;
+    if (len < 6 || (nlen = pc_get_be32 (buf)) > len - 6 ||
+        (nreq = pc_get_be16 (buf + 4 + nlen), 4u + nlen + 2u + 2u * nreq != len)) {
+      opt_reply (c, opt, NBD_REP_ERR_INVALID, NULL, 0);
+      return;
+    }
+    if (c->rec->stopping) {
+      opt_reply (c, opt, NBD_REP_ERR_SHUTDOWN, NULL, 0);
+      return;
+    }
+    send_export_info (c, opt);
+    opt_reply (c, opt, NBD_REP_ACK, NULL, 0);
+    if (opt == NBD_OPT_GO)
+      c->phase = PH_TRANSMISSION;
+    return;
+  }
+  case NBD_OPT_STRUCTURED_REPLY:
+    if (len != 0) {
+      opt_reply (c, opt, NBD_REP_ERR_INVALID, NULL, 0);
+      return;
+    }
+    c->structured = true;
+    opt_reply (c, opt, NBD_REP_ACK, NULL, 0);
+    return;
+  default:
+    opt_reply (c, opt, NBD_REP_ERR_UNSUP, NULL, 0);
+    return;
+  }
+}
+
+/* -------------------------------------------------------------------------
+ * Transmission */
+
+static uint32_t
+check_range (struct conn *c, uint64_t off, uint32_t len)
+{
+  if (len == 0 || off > c->rec->disk.size || len > c->rec->disk.size - off)
+    return NBD_EINVAL;
+  if (off % PC_NBD_MIN_BLOCK != 0 || len % PC_NBD_MIN_BLOCK != 0)
+    return NBD_EINVAL;
+  return 0;
+}
+
+/* Parses one request header; returns false to stop parsing for now. */
+static bool
+handle_request (struct conn *c, const uint8_t *p)
+{
+  struct pc_recorder *rec = c->rec;
+  uint16_t flags = pc_get_be16 (p + 4), type = pc_get_be16 (p + 6);
+  uint64_t handle = pc_get_be64 (p + 8), off = pc_get_be64 (p + 16);
+  uint32_t len = pc_get_be32 (p + 24), err;
+  uint16_t rflags = (flags & NBD_CMD_FLAG_FUA) ? PC_REC_F_FUA : 0;
+  struct req *r;
+
+  if (pc_get_be32 (p) != NBD_REQUEST_MAGIC) {
+    rec_conn_close (c);
+    return false;
+  }
+  switch (type) {
+  case NBD_CMD_READ:
+    err = check_range (c, off, len);
+    if (err == 0 && len > PC_NBD_MAX_BLOCK)
+      err = NBD_EOVERFLOW;
+    /* A base image that fails to read now is an error for this request,
+     * not for the server. */
+    if (err == 0 && pc_disk_load (&rec->disk, off, len) < 0)
+      err = NBD_EIO;
+    if (err)
+      reply_error (c, handle, type, err);
+    else
+      reply_read (c, handle, off, len);
+    return true;
+
+  case NBD_CMD_WRITE:
+    if (len > PC_NBD_MAX_BLOCK) {
+      rec_conn_close (c);             /* beyond the advertised maximum: no resync */
+      return false;
+    }
+    err = rec->stopping ? NBD_ESHUTDOWN : check_range (c, off, len);
+    if (err) {
+      rec_reply_simple (c, handle, err);
+      c->discard = len;
+      return true;
+    }
+    r = rec_req_new (c, handle, PC_REC_WRITE, rflags, off, len);
+    if (r)
+      r->data = malloc (len);
+    if (r == NULL || r->data == NULL) {
+      free (r);
+      rec_reply_simple (c, handle, NBD_ENOMEM);
+      c->discard = len;
+      return true;
+    }
+    r->rec.datalen = len;
+    c->cur = r;
+    c->cur_have = 0;
+    return true;
+
+  case NBD_CMD_FLUSH:
+  case NBD_CMD_TRIM:
+  case NBD_CMD_WRITE_ZEROES:
+    if (rec->stopping)
+      err = NBD_ESHUTDOWN;
+    else if (type == NBD_CMD_FLUSH)
+      err = 0;
+    else
+      err = check_range (c, off, len);
+    if (err) {
+      rec_reply_simple (c, handle, err);
+      return true;
+    }
+    if (type == NBD_CMD_FLUSH)
+      r = rec_req_new (c, handle, PC_REC_FLUSH, 0, 0, 0);
+    else if (type == NBD_CMD_TRIM)
+      r = rec_req_new (c, handle, PC_REC_TRIM, rflags, off, len);
+    else
+      r = rec_req_new (c, handle, PC_REC_WRITE_ZEROES,
+                   rflags | ((flags & NBD_CMD_FLAG_NO_HOLE) ? PC_REC_F_NO_HOLE : 0),
+                   off, len);
+    if (r == NULL) {
+      rec_reply_simple (c, handle, NBD_ENOMEM);
+      return true;
+    }
+    rec_req_submit (rec, r);
+    return true;
+
+  case NBD_CMD_DISC:
+    c->closing = true;            /* finish what is in flight, then close */
+    rec_conn_maybe_free (c);
+    return false;
+
+  default:
+    reply_error (c, handle, type, NBD_EINVAL);
+    return true;
+  }
+}
+
+/* A request's payload is complete. */
+static void
+payload_done (struct conn *c)
+{
+  struct req *r = c->cur;
+  struct pc_mark m = { 0 };   /* untouched by a failed decode */
+  int err;
+
+  c->cur = NULL;
+  if (c->rec->stopping) {
+    /* Its header came before the stop, its data after: too late. */
+    if (c->phase == PH_CONTROL)
+      rec_ctl_reply (c, -ESHUTDOWN, 0);
+    else
+      rec_reply_simple (c, r->handle, NBD_ESHUTDOWN);
+    free (r->data);
+    free (r);
+    return;
+  }
+  if (c->phase == PH_CONTROL && r->rec.type == PC_REC_MARK) {
+    struct pc_recorder *rec = c->rec;
+    char **names;
+    err = pc_mark_decode (r->data, r->rec.datalen, &m, NULL, 0);
+    for (size_t i = 0; err == 0 && i < rec->nmark_names; i++)
+      if (strcmp (rec->mark_names[i], m.name) == 0)
+        err = -EEXIST;
+    if (err == 0) {
+      names = realloc (rec->mark_names, (rec->nmark_names + 1) * sizeof *names);
+      if (names == NULL)
+        err = -ENOMEM;
+      else {
+        rec->mark_names = names;
+        names[rec->nmark_names++] = m.name;
+        m.name = NULL;
+      }
+    }
+    pc_mark_free (&m);
+    if (err < 0) {
+      rec_ctl_reply (c, err, 0);
+      free (r->data);
+      free (r);
+      return;
+    }
+  }
+  rec_req_submit (c->rec, r);
+}
+
+static bool
+handle_control (struct conn *c, const uint8_t *p)
+{
+  struct pc_recorder *rec = c->rec;
+  uint32_t cmd = pc_get_le32 (p + 4), len = pc_get_le32 (p + 8);
+  struct req *r;
+
+  if (pc_get_le32 (p) != PC_CTL_MAGIC || len > PC_CTL_MAX_PAYLOAD) {
+    rec_conn_close (c);
+    return false;
+  }
+  if (rec->stopping) {
+    rec_ctl_reply (c, -ESHUTDOWN, 0);
+    c->discard = len;
+    return true;
+  }
+  switch (cmd) {
+  case PC_CTL_MARK:
+    r = rec_req_new (c, 0, PC_REC_MARK, 0, 0, 0);
+    if (r && len > 0)
+      r->data = malloc (len);
+    if (r == NULL || r->data == NULL || len == 0) {
+      rec_ctl_reply (c, r && len == 0 ? -EBADMSG : -ENOMEM, 0);
+      if (r)
+        free (r->data);
+      free (r);
+      c->discard = len;
+      return true;
+    }
+    r->rec.datalen = len;
+    c->cur = r;
+    c->cur_have = 0;
+    return true;
+  case PC_CTL_STOP:
+    c->discard = len;
+    r = rec_req_new (c, 0, PC_REC_END, 0, 0, 0);
+    if (r == NULL) {
+      rec_ctl_reply (c, -ENOMEM, 0);
+      return true;
+    }
+    rec->stopping = true;
+    rec->stop_conn = c;
+    rec_req_submit (rec, r);
+    return true;
+  default:
+    rec_ctl_reply (c, -EOPNOTSUPP, 0);
+    c->discard = len;
+    return true;
+  }
+}
+
+/* Consumes whole messages from the input buffer. */
+static void
+conn_parse (struct conn *c)
+{
+  size_t pos = 0;
+
+  while (!c->closing && c->cur == NULL) {
+    uint8_t *p = c->ibuf + pos;
+    size_t avail = c->ilen - pos;
+
+    if (c->discard > 0) {
+      size_t n = avail < c->discard ? avail : (size_t) c->discard;
+      c->discard -= n;
+      pos += n;
+      if (c->discard > 0)
+        break;
+      continue;
+    }
+    if (c->phase == PH_CLIENT_FLAGS) {
+      uint32_t flags;
+      if (avail < 4)
+        break;
+      flags = pc_get_be32 (p);
+      pos += 4;
+      if (!(flags & NBD_FLAG_C_FIXED_NEWSTYLE) ||
+          (flags & ~(NBD_FLAG_C_FIXED_NEWSTYLE | NBD_FLAG_C_NO_ZEROES))) {
+        rec_conn_close (c);
+        break;
+      }
+      c->no_zeroes = flags & NBD_FLAG_C_NO_ZEROES;
+      c->phase = PH_OPTIONS;
+    }
+    else if (c->phase == PH_OPTIONS) {
+      uint32_t opt, olen;
+      if (avail < NBD_OPT_HEADER_SIZE)
+        break;
+      if (pc_get_be64 (p) != NBD_IHAVEOPT) {
+        rec_conn_close (c);
+        break;
+      }
+      opt = pc_get_be32 (p + 8);
+      olen = pc_get_be32 (p + 12);
+      if (olen > MAX_OPTION_LEN) {
+        pos += NBD_OPT_HEADER_SIZE;
+        if (opt == NBD_OPT_EXPORT_NAME) {
+          rec_conn_close (c);
+          break;
+        }
+        opt_reply (c, opt, NBD_REP_ERR_TOO_BIG, NULL, 0);
+        c->discard = olen;
+        continue;
+      }
+      if (avail < NBD_OPT_HEADER_SIZE + olen)
+        break;
+      pos += NBD_OPT_HEADER_SIZE + olen;
+      handle_option (c, opt, p + NBD_OPT_HEADER_SIZE, olen);
+    }
+    else if (c->phase == PH_TRANSMISSION || c->phase == PH_CONTROL) {
+      size_t hsz = c->phase == PH_CONTROL ? PC_CTL_HEADER_SIZE : NBD_REQUEST_SIZE;
+      bool more;
+      if (avail < hsz)
+        break;
+      pos += hsz;
+      more = c->phase == PH_CONTROL ? handle_control (c, p) : handle_request (c, p);
+      if (c->cur) {
+        /* Take what already arrived of the payload. */
+        size_t n = c->ilen - pos;
+        if (n > c->cur->rec.datalen)
+          n = c->cur->rec.datalen;
+        memcpy (c->cur->data, c->ibuf + pos, n);
+        c->cur_have = n;
+        pos += n;
+        if (c->cur_have == c->cur->rec.datalen)
+          payload_done (c);
+      }
+      if (!more)
+        break;
+    }
+  }
+  if (pos > 0) {
+    memmove (c->ibuf, c->ibuf + pos, c->ilen - pos);
+    c->ilen -= pos;
+  }
+}
+
+void
+rec_conn_arm_recv (struct conn *c)
+{
+  struct io_uring_sqe *sqe;
+  void *buf;
+  size_t len;
+
+  if (c->recv_armed || c->closing || c->shut)
+    return;
+  if (c->cur) {
+    buf = c->cur->data + c->cur_have;
+    len = c->cur->rec.datalen - c->cur_have;
+  }
+  else {
+    if (c->pending >= MAX_PENDING)
+      return;                   /* resumed by req_finish */
+    buf = c->ibuf + c->ilen;
+    len = IBUF_SIZE - c->ilen;
+    if (c->phase == PH_TRANSMISSION && len > RECV_CHUNK)
+      len = RECV_CHUNK;
+    if (len == 0) {             /* cannot happen: options are bounded */
+      rec_conn_close (c);
+      return;
+    }
+  }
+  sqe = rec_get_sqe (c->rec);
+  io_uring_prep_recv (sqe, c->fd, buf, len, 0);
+  io_uring_sqe_set_data (sqe, &c->recv_op);
+  c->recv_armed = true;
+}
+
+void
+rec_on_recv (struct conn *c, int res)
+{
+  c->recv_armed = false;
+  if (res <= 0 || c->shut) {
+    if (c->cur) {
+      free (c->cur->data);
+      free (c->cur);
+      c->cur = NULL;
+    }
+    rec_conn_close (c);
+    return;
+  }
+  if (c->cur) {
+    VALGRIND_MAKE_MEM_DEFINED (c->cur->data + c->cur_have, (size_t) res);
+    c->cur_have += (size_t) res;
+    if (c->cur_have == c->cur->rec.datalen)
+      payload_done (c);
+  }
+  else {
+    VALGRIND_MAKE_MEM_DEFINED (c->ibuf + c->ilen, (size_t) res);
+    c->ilen += (size_t) res;
+  }
+  conn_parse (c);
+  rec_conn_arm_recv (c);
+  rec_conn_maybe_free (c);
+}
