@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -98,42 +99,56 @@ wait_fd (int fd, short events, int timeout_ms)
   return r == 0 ? -ETIMEDOUT : 0;
 }
 
+int
+pc_parse_host_port (const char *spec, const char *dflt, char *host, size_t hostlen,
+                    char *port, size_t portlen)
+{
+  const char *colon = strrchr (spec, ':'), *p = colon ? colon + 1 : spec;
+  size_t n = colon ? (size_t) (colon - spec) : 0;
+  unsigned long num;
+  char *end;
+
+  errno = 0;
+  num = strtoul (p, &end, 10);
+  if (p[0] < '0' || p[0] > '9' || *end != '\0' || errno != 0 || num == 0 || num > 65535 ||
+      strlen (p) >= portlen)
+    return -EINVAL;
+  if (n == 0) {
+    if (dflt == NULL || strlen (dflt) >= hostlen)
+      return -EINVAL;
+    snprintf (host, hostlen, "%s", dflt);
+  }
+  else {
+    if (spec[0] == '[' && n > 2 && spec[n - 1] == ']') {
+      spec++;                   /* [::1] */
+      n -= 2;
+    }
+    if (n >= hostlen)
+      return -EINVAL;
+    memcpy (host, spec, n);
+    host[n] = '\0';
+  }
+  snprintf (port, portlen, "%s", p);
+  return 0;
+}
+
 /* Connects to "tcp:HOST:PORT" (a control socket forwarded over TCP, as a
  * qemu guest reaches its host's recorder), or to a Unix socket path. */
 static int
 control_connect (const char *addr)
 {
   struct addrinfo hints, *res = NULL, *ai;
-  char host[256];
-  const char *colon;
+  char host[256], port[8];
   int fd = -ECONNREFUSED;
 
   if (strncmp (addr, "tcp:", 4) != 0)
     return unix_connect (addr);
-  addr += 4;
-  colon = strrchr (addr, ':');
-  if (colon == NULL || (size_t) (colon - addr) >= sizeof host)
+  if (pc_parse_host_port (addr + 4, NULL, host, sizeof host, port, sizeof port) < 0)
     return -EDESTADDRREQ;
-  {
-    /* getaddrinfo takes port 99999 as 34463. */
-    char *end;
-    unsigned long port;
-    errno = 0;
-    port = strtoul (colon + 1, &end, 10);
-    if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
-        port == 0 || port > 65535)
-      return -EDESTADDRREQ;
-  }
-  memcpy (host, addr, (size_t) (colon - addr));
-  host[colon - addr] = '\0';
-  if (host[0] == '[' && colon - addr > 2 && host[colon - addr - 1] == ']') {
-    host[colon - addr - 1] = '\0';     /* [::1] as record --listen takes it */
-    memmove (host, host + 1, (size_t) (colon - addr) - 1);
-  }
   memset (&hints, 0, sizeof hints);
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
-  if (getaddrinfo (host, colon + 1, &hints, &res) != 0)
+  if (getaddrinfo (host, port, &hints, &res) != 0)
     return -EHOSTUNREACH;
   for (ai = res; ai; ai = ai->ai_next) {
     fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);

@@ -52,4 +52,10 @@ int pc_control_mark (const char *control, const char *name, const char *dir, boo
  * -errno (-EADDRINUSE: a live server is there). */
 int pc_unix_listen (const char *path);
 
+/* Parses "HOST:PORT" ("[::1]:PORT" too; with dflt, "PORT" alone means
+ * dflt:PORT) into host and port, the port a number from 1 to 65535
+ * (getaddrinfo would take 99999 as 34463).  Returns 0, or -EINVAL. */
+int pc_parse_host_port (const char *spec, const char *dflt, char *host, size_t hostlen,
+                        char *port, size_t portlen);
+
 #endif

@@ -230,25 +230,12 @@ begin_stop (struct pc_recorder *rec)
 static int
 tcp_listen (const char *spec)
 {
-  char host[256] = "127.0.0.1";
-  const char *port = spec, *colon = strrchr (spec, ':');
+  char host[256], port[8];
   struct addrinfo hints, *res = NULL, *ai;
   int fd = -1, r, one = 1;
 
-  if (colon) {
-    size_t n = (size_t) (colon - spec);
-    if (n >= sizeof host)
-      return -ENAMETOOLONG;
-    if (n > 0) {
-      memcpy (host, spec, n);
-      host[n] = '\0';
-      if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
-        memmove (host, host + 1, n - 2);
-        host[n - 2] = '\0';
-      }
-    }
-    port = colon + 1;
-  }
+  if (pc_parse_host_port (spec, "127.0.0.1", host, sizeof host, port, sizeof port) < 0)
+    return -EINVAL;
   memset (&hints, 0, sizeof hints);
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "control.h"
 #include "disk.h"
 #include "recorder.h"
 #include "util.h"
@@ -115,15 +116,9 @@ cmd_record (int argc, char **argv)
     return pc_usage_error ("record");
   }
   if (cfg.listen_addr) {
-    /* getaddrinfo takes port 99999 as 34463: check it here. */
-    const char *colon = strrchr (cfg.listen_addr, ':');
-    const char *port = colon ? colon + 1 : cfg.listen_addr;
-    char *end;
-    unsigned long n;
-    errno = 0;
-    n = strtoul (port, &end, 10);
-    if (port[0] < '0' || port[0] > '9' || *end != '\0' || errno != 0 ||
-        n == 0 || n > 65535) {
+    char host[256], port[8];
+    if (pc_parse_host_port (cfg.listen_addr, "127.0.0.1", host, sizeof host, port,
+                            sizeof port) < 0) {
       pc_err ("record", "--listen %s: not [HOST:]PORT with a port from 1 to 65535",
               cfg.listen_addr);
       return pc_usage_error ("record");

@@ -1,10 +1,13 @@
-/* check_util.c: unit tests of lib/util (sizes, byte order). */
+/* check_util.c: unit tests of lib/util (sizes, byte order) and of the one
+ * HOST:PORT parser (control.h). */
 #include <config.h>
 
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "control.h"
 #include "util.h"
 #include "unit.h"
 
@@ -56,6 +59,40 @@ START_TEST (test_byte_order)
 }
 END_TEST
 
+/* "host port" as parsed, or the error. */
+static const char *
+hp (const char *spec, const char *dflt)
+{
+  static char buf[300];
+  char host[16], port[8];
+  int r = pc_parse_host_port (spec, dflt, host, sizeof host, port, sizeof port);
+
+  if (r < 0)
+    snprintf (buf, sizeof buf, "error %d", r);
+  else
+    snprintf (buf, sizeof buf, "%s %s", host, port);
+  return buf;
+}
+
+START_TEST (test_host_port)
+{
+  ck_assert_str_eq (hp ("10.0.2.100:10810", NULL), "10.0.2.100 10810");
+  ck_assert_str_eq (hp ("[::1]:1", NULL), "::1 1");
+  ck_assert_str_eq (hp ("localhost:65535", NULL), "localhost 65535");
+  ck_assert_str_eq (hp ("10809", "127.0.0.1"), "127.0.0.1 10809");
+  ck_assert_str_eq (hp (":10809", "127.0.0.1"), "127.0.0.1 10809");
+  /* a port getaddrinfo would wrap, none, not a number, no host where one
+   * is needed, a host too long for the buffer */
+  ck_assert_str_eq (hp ("h:65536", NULL), "error -22");
+  ck_assert_str_eq (hp ("h:0", NULL), "error -22");
+  ck_assert_str_eq (hp ("h:", NULL), "error -22");
+  ck_assert_str_eq (hp ("h:80x", NULL), "error -22");
+  ck_assert_str_eq (hp ("h:+80", NULL), "error -22");
+  ck_assert_str_eq (hp ("10809", NULL), "error -22");
+  ck_assert_str_eq (hp ("a-very-long-host-name:80", NULL), "error -22");
+}
+END_TEST
+
 int
 main (void)
 {
@@ -65,6 +102,7 @@ main (void)
   tcase_add_test (tc, test_sizes);
   tcase_add_test (tc, test_bad_sizes);
   tcase_add_test (tc, test_byte_order);
+  tcase_add_test (tc, test_host_port);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
