@@ -17,6 +17,7 @@
 #include "disk.h"
 #include "export.h"
 #include "judge.h"
+#include "mark.h"
 #include "oracle.h"
 #include "util.h"
 #include "window.h"
@@ -314,11 +315,11 @@ load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   else {
     for (uint64_t i = 0; i < c->ix.n; i++)
       if (c->ix.recs[i].type == PC_REC_MARK) {
+        size_t nl;
+        const char *name = pc_mark_peek_name (c->ix.recs[i].data, c->ix.recs[i].datalen, &nl);
         res->from_record = i;
-        /* The name is the payload's u16-prefixed string at offset 8. */
-        size_t nl = c->ix.recs[i].data[8] | c->ix.recs[i].data[9] << 8;
-        if (nl < sizeof res->from && 10 + nl <= c->ix.recs[i].datalen) {
-          memcpy (res->from, c->ix.recs[i].data + 10, nl);
+        if (name && nl < sizeof res->from) {
+          memcpy (res->from, name, nl);
           res->from[nl] = '\0';
         }
         break;

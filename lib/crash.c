@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crash.h"
+#include "mark.h"
 #include "util.h"
 
 int
@@ -104,14 +105,12 @@ pc_rec_is_data (const struct pc_record *r)
 int64_t
 pc_index_find_mark (const struct pc_index *ix, const char *name)
 {
-  size_t nlen = strlen (name);
+  size_t nlen = strlen (name), n;
 
-  /* The payload holds magic, version, flags, then the u16-prefixed name. */
   for (uint64_t i = 0; i < ix->n; i++) {
     const struct pc_record *r = &ix->recs[i];
-    if (r->type == PC_REC_MARK && r->datalen >= 10 + nlen &&
-        (size_t) (r->data[8] | r->data[9] << 8) == nlen &&
-        memcmp (r->data + 10, name, nlen) == 0)
+    const char *got = r->type == PC_REC_MARK ? pc_mark_peek_name (r->data, r->datalen, &n) : NULL;
+    if (got && n == nlen && memcmp (got, name, nlen) == 0)
       return (int64_t) i;
   }
   return -1;

@@ -19,6 +19,21 @@
 
 #define SCAN_MAX_DEPTH 256
 
+const char *
+pc_mark_peek_name (const uint8_t *data, size_t len, size_t *ret_len)
+{
+  size_t n;
+
+  /* magic, version, flags (8 bytes), then the u16-prefixed name */
+  if (len < 10)
+    return NULL;
+  n = pc_get_le16 (data + 8);
+  if (10 + n > len)
+    return NULL;
+  *ret_len = n;
+  return (const char *) data + 10;
+}
+
 bool
 pc_mark_name_valid (const char *name)
 {

@@ -66,6 +66,11 @@ struct pc_mark {
 /* Checks a mark name: 1 to PC_MARK_NAME_MAX characters of [A-Za-z0-9._-]. */
 bool pc_mark_name_valid (const char *name);
 
+/* The name of a mark record's payload, read without decoding the rest: a
+ * pointer into data, its length in *ret_len; NULL if the payload is too
+ * short to hold the name its length field claims. */
+const char *pc_mark_peek_name (const uint8_t *data, size_t len, size_t *ret_len);
+
 /* Checks a manifest path as defined above. */
 bool pc_mark_path_valid (const char *path, size_t len);
 

@@ -151,6 +151,29 @@ START_TEST (test_decode_rejects_bad_paths)
 }
 END_TEST
 
+/* The name read without decoding: as encoded, and never past the end. */
+START_TEST (test_peek_name)
+{
+  struct pc_mark m = { 0 };
+  uint8_t *buf;
+  size_t len, n = 0;
+  const char *name;
+
+  m.name = strdup ("after-fsync");
+  ck_assert_int_eq (pc_mark_encode (&m, &buf, &len), 0);
+  name = pc_mark_peek_name (buf, len, &n);
+  ck_assert_ptr_nonnull (name);
+  ck_assert_uint_eq (n, 11);
+  ck_assert_int_eq (memcmp (name, "after-fsync", 11), 0);
+  /* cut before the name's end, or before its length */
+  ck_assert_ptr_null (pc_mark_peek_name (buf, 10 + 10, &n));
+  ck_assert_ptr_null (pc_mark_peek_name (buf, 9, &n));
+  ck_assert_ptr_null (pc_mark_peek_name (buf, 0, &n));
+  free (buf);
+  free (m.name);
+}
+END_TEST
+
 START_TEST (test_relpath)
 {
   char dir[] = "/tmp/check_mark.XXXXXX", p[600], *rel;
@@ -178,6 +201,7 @@ main (void)
   TCase *tc = tcase_create ("manifest");
 
   tcase_add_test (tc, test_names);
+  tcase_add_test (tc, test_peek_name);
   tcase_add_test (tc, test_paths);
   tcase_add_test (tc, test_scan_roundtrip);
   tcase_add_test (tc, test_scan_empty);
