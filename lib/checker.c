@@ -245,31 +245,10 @@ load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
               pc_log_corrupt_message (c->ix.log, m, sizeof m));
     return -EBADMSG;
   }
-  if (c->ix.hdr.flags & PC_LOG_F_BASE) {
-    uint8_t h[16];
-    if (cfg->base_path == NULL) {
-      snprintf (why, whylen, "%s: the recording started from base image %s: give --base",
-                cfg->log_path, c->ix.hdr.basename);
-      return -EINVAL;
-    }
-    r = pc_image_read (cfg->base_path, c->ix.hdr.devsize, 0, &c->basemem, &c->basesize, h);
-    if (r < 0) {
-      snprintf (why, whylen, "%s: %s", cfg->base_path,
-                r == -EINVAL ? "not the size of the recorded device" : strerror (-r));
-      return r;
-    }
-    if (memcmp (h, c->ix.hdr.basehash, 16) != 0) {
-      snprintf (why, whylen, "%s: not the base image the recording started from (hash differs)",
-                cfg->base_path);
-      return -EINVAL;
-    }
-    c->base = c->basemem;
-  }
-  else if (cfg->base_path) {
-    snprintf (why, whylen, "%s: the recording started from zeros, not a base image",
-              cfg->base_path);
-    return -EINVAL;
-  }
+  r = pc_index_read_base (&c->ix, cfg->base_path, &c->basemem, &c->basesize, why, whylen);
+  if (r < 0)
+    return r;
+  c->base = c->basemem;
 
   if ((res->log_path = strdup (cfg->log_path)) == NULL ||
       (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL) ||

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crash.h"
+#include "disk.h"
 #include "mark.h"
 #include "util.h"
 
@@ -100,6 +101,42 @@ pc_rec_is_data (const struct pc_record *r)
 {
   return r->type == PC_REC_WRITE || r->type == PC_REC_TRIM ||
          r->type == PC_REC_WRITE_ZEROES;
+}
+
+int
+pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
+                    uint64_t *ret_size, char *why, size_t len)
+{
+  uint8_t h[16];
+  int r;
+
+  *ret_mem = NULL;
+  *ret_size = 0;
+  if (!(ix->hdr.flags & PC_LOG_F_BASE)) {
+    if (path == NULL)
+      return 0;
+    snprintf (why, len, "%s: the recording started from zeros, not a base image", path);
+    return -EINVAL;
+  }
+  if (path == NULL) {
+    snprintf (why, len, "the recording started from base image %s: give --base IMAGE",
+              ix->hdr.basename);
+    return -EINVAL;
+  }
+  r = pc_image_read (path, ix->hdr.devsize, 0, ret_mem, ret_size, h);
+  if (r < 0) {
+    snprintf (why, len, "%s: %s", path, r == -EINVAL ? "not the size of the recorded device"
+                                                       : strerror (-r));
+    return r;
+  }
+  if (memcmp (h, ix->hdr.basehash, 16) != 0) {
+    snprintf (why, len, "%s: not the base image the recording started from (hash differs)",
+              path);
+    pc_image_unmap (*ret_mem, *ret_size);
+    *ret_mem = NULL;
+    return -EINVAL;
+  }
+  return 0;
 }
 
 int64_t

@@ -66,6 +66,14 @@ struct pc_index {
 int pc_index_load (const char *path, struct pc_index *ret_ix);
 void pc_index_free (struct pc_index *ix);
 
+/* Reads the base image the log started from, if it did: path must be given
+ * exactly then, be the recorded device's size and have the recorded hash.
+ * Returns 0 with *ret_mem (NULL without a base; free it with
+ * pc_image_unmap (mem, *ret_size)), or -errno with a one-line reason in
+ * why. */
+int pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
+                        uint64_t *ret_size, char *why, size_t len);
+
 /* Record number of the first MARK named name, or -1. */
 int64_t pc_index_find_mark (const struct pc_index *ix, const char *name);
 

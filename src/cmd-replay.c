@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,41 +36,6 @@ usage (FILE *f)
 "  -h, --help            show this help\n");
 }
 
-/* Maps and verifies the base image a log started from. */
-int
-pc_cmd_map_base (const char *sub, const struct pc_index *ix, const char *path,
-                 const void **ret_base)
-{
-  uint8_t h[16], *m;
-  uint64_t size;
-  int r;
-
-  *ret_base = NULL;
-  if (!(ix->hdr.flags & PC_LOG_F_BASE)) {
-    if (path)
-      pc_err (sub, "%s: the recording started from zeros, not a base image", path);
-    return path ? -EINVAL : 0;
-  }
-  if (path == NULL) {
-    pc_err (sub, "the recording started from base image %s: give --base IMAGE",
-            ix->hdr.basename);
-    return -EINVAL;
-  }
-  r = pc_image_read (path, ix->hdr.devsize, 0, &m, &size, h);
-  if (r < 0) {
-    pc_err (sub, "%s: %s", path, r == -EINVAL ? "not the size of the recorded device"
-                                               : strerror (-r));
-    return r;
-  }
-  if (memcmp (h, ix->hdr.basehash, 16) != 0) {
-    pc_err (sub, "%s: not the base image the recording started from (hash differs)", path);
-    pc_image_unmap (m, size);
-    return -EINVAL;
-  }
-  *ret_base = m;
-  return 0;
-}
-
 int
 cmd_replay (int argc, char **argv)
 {
@@ -83,7 +49,9 @@ cmd_replay (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *at = NULL, *out = NULL, *base_path = NULL, *why, *log_path;
-  const void *base = NULL;
+  uint8_t *base = NULL;
+  uint64_t base_size = 0;
+  char bwhy[PATH_MAX + 128];
   unsigned flags = 0;
   struct pc_index ix;
   struct pc_state s;
@@ -124,8 +92,10 @@ cmd_replay (int argc, char **argv)
     pc_index_free (&ix);
     return EXIT_ERROR;
   }
-  if (pc_cmd_map_base ("replay", &ix, base_path, &base) < 0)
+  if (pc_index_read_base (&ix, base_path, &base, &base_size, bwhy, sizeof bwhy) < 0) {
+    pc_err ("replay", "%s", bwhy);
     goto out;
+  }
   if (stat (out, &st) == 0 && !S_ISREG (st.st_mode)) {
     pc_err ("replay", "%s: not a regular file", out);
     goto out;
@@ -151,7 +121,7 @@ out:
   pc_image_free (im);
   if (fd >= 0)
     close (fd);
-  pc_image_unmap ((uint8_t *) base, ix.hdr.devsize);
+  pc_image_unmap (base, base_size);
   pc_state_clear (&s);
   pc_index_free (&ix);
   return ret;

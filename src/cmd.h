@@ -23,11 +23,6 @@ int cmd_workload (int argc, char **argv);
 int cmd_pipe (int argc, char **argv);
 
 struct pc_index;
-/* Maps the base image a log started from (NULL if it started from zeros)
- * after checking its hash; reports errors itself.  Returns 0 or -errno. */
-int pc_cmd_map_base (const char *sub, const struct pc_index *ix, const char *path,
-                     const void **ret_base);
-
 /* Prints "powercut SUB: message" to stderr (printf-style). */
 void pc_err (const char *sub, const char *fmt, ...)
   __attribute__ ((format (printf, 2, 3)));
