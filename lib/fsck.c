@@ -327,7 +327,7 @@ tool_failed (int r, const char *out, const char *what, int timeout_s,
   else if (r >= 256)
     snprintf (res->evidence, sizeof res->evidence, "%s was killed by signal %d (%s)", what,
               r - 256, strsignal (r - 256));
-  else if (r >= 16)
+  else if (r >= PC_E2FSCK_USAGE)
     snprintf (res->evidence, sizeof res->evidence, "%s failed with exit status %d", what, r);
   else if ((r & PC_E2FSCK_ERROR) && (strstr (out, "memory") || strstr (out, "Memory"))) {
     char pfx[64];

@@ -44,6 +44,7 @@ enum pc_verdict {
 #define PC_E2FSCK_REBOOT       2
 #define PC_E2FSCK_UNCORRECTED  4
 #define PC_E2FSCK_ERROR        8
+#define PC_E2FSCK_USAGE        16    /* and above: not an answer about the filesystem */
 #define PC_E2FSCK_NOT_FOUND    127   /* the shell's, when it cannot run */
 
 /* "ok", "fs-corrupt", ... as the spec names them. */
