@@ -3,11 +3,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -198,5 +200,23 @@ pc_grow (void *pv, size_t *cap, size_t need, size_t elem, size_t first)
     return -ENOMEM;
   *v = n;
   *cap = ncap;
+  return 0;
+}
+
+int
+pc_mkdir_p (const char *path)
+{
+  char buf[PATH_MAX];
+
+  snprintf (buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+        return -errno;
+      *p = '/';
+    }
+  if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+    return -errno;
   return 0;
 }

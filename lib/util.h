@@ -123,4 +123,7 @@ int pc_grow (void *pv, size_t *cap, size_t need, size_t elem, size_t first);
  * unmap with munmap(). */
 int pc_map_input (int fd, uint64_t size, const uint8_t **ret_map);
 
+/* mkdir -p: path and its missing parents (0755).  Returns 0 or -errno. */
+int pc_mkdir_p (const char *path);
+
 #endif

@@ -14,18 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "checker.h"
 #include "cmd.h"
-#include "html.h"
+#include "compare.h"
 #include "proc.h"
 #include "report.h"
 #include "run.h"
 #include "util.h"
-#include "window.h"
-
-#define MAX_CONFIGS 32
 
 
 static void
@@ -81,25 +76,6 @@ usage (FILE *f)
 "in DIR/report.txt).  Exit status: 0 no problem, 1 problems found, 2 error.\n");
 }
 
-#define MAX_SYSCTLS 8
-
-struct config {
-  struct pc_check_result *res;  /* kept for the comparison page */
-  const char *fs;
-  const char *mount_opts;
-  char opts_buf[256];           /* mount_opts, from --config */
-  struct pc_sysctl sysctls[MAX_SYSCTLS];
-  size_t nsysctls;
-  char label[128];
-  char dir[PATH_MAX];
-  /* results */
-  bool ok;
-  char error[1100];
-  size_t points, unique, files;
-  size_t count[PC_V_COUNT];
-  struct pc_window_summary win;
-};
-
 static void
 status_line (void *ctx, const char *line)
 {
@@ -123,261 +99,12 @@ check_progress (void *ctx, size_t done, size_t total)
     fputc ('\n', stderr);
 }
 
-/* Distinct failing paths of a check. */
-static size_t
-files_affected (const struct pc_check_result *res)
-{
-  size_t n;
-
-  free (pc_report_paths (res, -1, &n));
-  return n;
-}
-
-/* Seconds for the table: "-" for none. */
-static const char *
-secs (char *buf, size_t len, bool have, uint64_t ns)
-{
-  if (have)
-    snprintf (buf, len, "%.1f s", (double) ns / 1e9);
-  else
-    snprintf (buf, len, "-");
-  return buf;
-}
-
-/* The windows' columns: the longest (with "+": some version was still at
- * risk at the last crash point, for that long), the median, and how long
- * acknowledged data stayed lost. */
+/* compare.h's problem callback: one line on stderr. */
 static void
-window_cols (FILE *f, const struct pc_window_summary *s)
+problem_line (void *ctx, const char *line)
 {
-  char a[32], b[32], c[32];
-
-  if (s->never && s->open_ns >= s->longest_ns)
-    snprintf (a, sizeof a, ">%.1f s", (double) s->open_ns / 1e9);
-  else
-    secs (a, sizeof a, s->longest != SIZE_MAX, s->longest_ns);
-  fprintf (f, "  | %14s  %6s  %10s", a, secs (b, sizeof b, s->longest != SIZE_MAX, s->median_ns),
-           secs (c, sizeof c, s->ack_exposed != SIZE_MAX, s->ack_exposed_ns));
-}
-
-/* The comparison; with app (--verify given), a column for app-invalid. */
-static void
-table (FILE *f, struct config *cf, size_t n, bool app)
-{
-  const int cols[] = { PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, PC_V_ZERO_LENGTH,
-                       PC_V_MISSING, PC_V_MISMATCH, PC_V_DURABLE_LOST, PC_V_APP_INVALID };
-  const size_t ncols = sizeof cols / sizeof cols[0] - !app;
-  size_t w = strlen ("configuration");
-  bool unchecked = false, windows = false;
-
-  for (size_t i = 0; i < n; i++)
-    if (strlen (cf[i].label) > w)
-      w = strlen (cf[i].label);
-  /* Each column as wide as its name or its widest number. */
-  int cw[sizeof cols / sizeof cols[0]];
-  for (size_t k = 0; k < ncols; k++) {
-    cw[k] = (int) strlen (pc_verdict_name (cols[k]));
-    for (size_t i = 0; i < n; i++) {
-      char num[32];
-      int len = snprintf (num, sizeof num, "%zu", cf[i].count[cols[k]]);
-      if (cf[i].ok && len > cw[k])
-        cw[k] = len;
-    }
-  }
-  /* States powercut could not check are no verdict: a column apart, there
-   * only when some configuration has them. */
-  for (size_t i = 0; i < n; i++)
-    unchecked |= cf[i].ok && cf[i].count[PC_V_NOT_CHECKED] > 0;
-  fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
-  for (size_t k = 0; k < ncols; k++)
-    fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
-  for (size_t i = 0; i < n; i++)
-    windows |= cf[i].ok && cf[i].win.n > 0;
-  fprintf (f, "  files%s%s\n", unchecked ? "  | not checked" : "",
-           windows ? "  | longest window  median  acked lost" : "");
-  for (size_t i = 0; i < n; i++) {
-    fprintf (f, "%-*s  ", (int) w, cf[i].label);
-    if (!cf[i].ok) {
-      fprintf (f, "error: %s\n", cf[i].error);
-      continue;
-    }
-    fprintf (f, "%6zu", cf[i].points);
-    for (size_t k = 0; k < ncols; k++)
-      fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
-    fprintf (f, "  %5zu", cf[i].files);
-    if (unchecked)
-      fprintf (f, "  | %11zu", cf[i].count[PC_V_NOT_CHECKED]);
-    if (windows)
-      window_cols (f, &cf[i].win);
-    fputc ('\n', f);
-  }
-}
-
-/* A configuration's windows in the comparison JSON (seconds; null: none). */
-static json_object *
-window_json (const struct pc_window_summary *s)
-{
-  json_object *o = json_object_new_object ();
-
-  json_object_object_add (o, "versions", json_object_new_int64 ((int64_t) s->n));
-  json_object_object_add (o, "longest", s->longest != SIZE_MAX
-                          ? json_object_new_double (s->longest_ns / 1e9) : NULL);
-  json_object_object_add (o, "median", s->longest != SIZE_MAX
-                          ? json_object_new_double (s->median_ns / 1e9) : NULL);
-  json_object_object_add (o, "not_durable", json_object_new_int64 ((int64_t) s->never));
-  json_object_object_add (o, "open", json_object_new_double (s->open_ns / 1e9));
-  json_object_object_add (o, "acknowledged_exposed", json_object_new_double (s->ack_exposed_ns / 1e9));
-  return o;
-}
-
-static int
-write_comparison_json (const char *path, const char *workload, struct config *cf, size_t n)
-{
-  json_object *root = json_object_new_object (), *arr = json_object_new_array ();
-  int r = 0;
-
-  json_object_object_add (root, "powercut", json_object_new_string (PACKAGE_VERSION));
-  json_object_object_add (root, "workload", json_object_new_string (workload));
-  for (size_t i = 0; i < n; i++) {
-    json_object *o = json_object_new_object (), *t = json_object_new_object ();
-    json_object_object_add (o, "configuration", json_object_new_string (cf[i].label));
-    json_object_object_add (o, "fs", json_object_new_string (cf[i].fs));
-    json_object_object_add (o, "mount_opts", json_object_new_string (cf[i].mount_opts));
-    json_object_object_add (o, "dir", json_object_new_string (cf[i].dir));
-    if (!cf[i].ok)
-      json_object_object_add (o, "error", json_object_new_string (cf[i].error));
-    else {
-      json_object_object_add (t, "points", json_object_new_int64 ((int64_t) cf[i].points));
-      for (int v = 0; v < PC_V_COUNT; v++)
-        json_object_object_add (t, pc_verdict_name (v), json_object_new_int64 ((int64_t) cf[i].count[v]));
-      json_object_object_add (o, "totals", t);
-      json_object_object_add (o, "files_affected", json_object_new_int64 ((int64_t) cf[i].files));
-      json_object_object_add (o, "windows", window_json (&cf[i].win));
-    }
-    json_object_array_add (arr, o);
-  }
-  json_object_object_add (root, "configurations", arr);
-  if (json_object_to_file_ext (path, root, JSON_C_TO_STRING_PRETTY) < 0)
-    r = -EIO;
-  json_object_put (root);
-  return r;
-}
-
-/* One page with every configuration's timeline, aligned, under the table. */
-static void
-write_comparison_html (const char *out, const char *workload, struct config *cf, size_t n)
-{
-  struct pc_html_config hc[MAX_CONFIGS];
-  struct pc_index ix[MAX_CONFIGS];
-  bool have[MAX_CONFIGS];
-  char path[PATH_MAX + 32], title[256];
-  size_t k = 0;
-
-  for (size_t i = 0; i < n; i++) {
-    char logp[PATH_MAX + 32];
-    if (!cf[i].ok)
-      continue;
-    snprintf (logp, sizeof logp, "%s/powercut.log", cf[i].dir);
-    have[k] = pc_index_load (logp, &ix[k]) == 0;
-    hc[k].label = cf[i].label;
-    hc[k].res = cf[i].res;
-    hc[k].ix = have[k] ? &ix[k] : NULL;
-    k++;
-  }
-  snprintf (path, sizeof path, "%s/report.html", out);
-  snprintf (title, sizeof title, "powercut run: %s on %zu configurations", workload, n);
-  if (pc_report_html (path, title, hc, k) < 0)
-    pc_err ("run", "%s: cannot write", path);
-  for (size_t i = 0; i < k; i++)
-    if (have[i])
-      pc_index_free (&ix[i]);
-}
-
-/* Parses a --config: "FS [MOUNT-OPTS] [vm.dirty_NAME=VALUE]...".  Returns
- * 0, or -EINVAL with a reason in why. */
-static int
-parse_config (const char *spec, struct config *c, char *why, size_t len)
-{
-  char buf[512], *save = NULL;
-  bool have_opts = false;
-
-  memset (c, 0, sizeof *c);
-  snprintf (buf, sizeof buf, "%s", spec);
-  c->mount_opts = "";
-  for (char *w = strtok_r (buf, " \t", &save); w; w = strtok_r (NULL, " \t", &save)) {
-    if (c->fs == NULL) {
-      if (strcmp (w, "ext2") && strcmp (w, "ext3") && strcmp (w, "ext4")) {
-        snprintf (why, len, "--config '%s': starts with %s, not ext2, ext3 or ext4", spec, w);
-        return -EINVAL;
-      }
-      c->fs = strcmp (w, "ext2") == 0 ? "ext2" : strcmp (w, "ext3") == 0 ? "ext3" : "ext4";
-    }
-    else if (strchr (w, '.') && (!strchr (w, '=') || strchr (w, '.') < strchr (w, '='))) {
-      /* a knob: a dotted name (mount options have none before '=') */
-      char swhy[200];
-      if (c->nsysctls == MAX_SYSCTLS) {
-        snprintf (why, len, "--config '%s': at most %d knobs", spec, MAX_SYSCTLS);
-        return -EINVAL;
-      }
-      if (pc_sysctl_parse (w, &c->sysctls[c->nsysctls++], swhy, sizeof swhy) < 0) {
-        snprintf (why, len, "--config '%s': %s", spec, swhy);
-        return -EINVAL;
-      }
-    }
-    else if (!have_opts) {
-      snprintf (c->opts_buf, sizeof c->opts_buf, "%s", w);
-      c->mount_opts = c->opts_buf;
-      have_opts = true;
-    }
-    else {
-      snprintf (why, len, "--config '%s': '%s': mount options are one word, separated by "
-                "commas", spec, w);
-      return -EINVAL;
-    }
-  }
-  if (c->fs == NULL) {
-    snprintf (why, len, "--config '%s': no filesystem", spec);
-    return -EINVAL;
-  }
-  return 0;
-}
-
-static void
-label_and_dir (struct config *c, size_t idx, size_t n, const char *out)
-{
-  char slug[128];
-  size_t k = 0, l;
-
-  l = (size_t) snprintf (c->label, sizeof c->label, "%s%s%s", c->fs, c->mount_opts[0] ? " " : "",
-                         c->mount_opts);
-  for (size_t i = 0; i < c->nsysctls && l < sizeof c->label; i++)
-    l += (size_t) snprintf (c->label + l, sizeof c->label - l, " %s=%s", c->sysctls[i].name,
-                            c->sysctls[i].value);
-  for (const char *p = c->label; *p && k + 1 < sizeof slug; p++)
-    slug[k++] = (*p == ' ' || *p == '/' || *p == ',' || *p == '=') ? '-' : *p;
-  slug[k] = '\0';
-  if (n == 1)
-    snprintf (c->dir, sizeof c->dir, "%s", out);
-  else
-    snprintf (c->dir, sizeof c->dir, "%s/%zu-%s", out, idx + 1, slug);
-}
-
-static int
-mkdir_p (const char *path)
-{
-  char buf[PATH_MAX];
-
-  snprintf (buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1; *p; p++)
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir (buf, 0755) < 0 && errno != EEXIST)
-        return -errno;
-      *p = '/';
-    }
-  if (mkdir (buf, 0755) < 0 && errno != EEXIST)
-    return -errno;
-  return 0;
+  (void) ctx;
+  pc_err ("run", "%s", line);
 }
 
 int
@@ -409,11 +136,11 @@ cmd_run (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  const char *fss[MAX_CONFIGS], *mos[MAX_CONFIGS], *out = "powercut-out", *wname = NULL;
+  const char *fss[PC_MAX_CONFIGS], *mos[PC_MAX_CONFIGS], *out = "powercut-out", *wname = NULL;
   const char *verify = NULL;
   size_t nfs = 0, nmo = 0, ncf = 0, nspec = 0;
-  static struct config specs[MAX_CONFIGS];
-  struct config cf[MAX_CONFIGS];
+  static struct pc_config specs[PC_MAX_CONFIGS];
+  struct pc_config cf[PC_MAX_CONFIGS];
   struct pc_run_config rc = { 0 };
   struct pc_model model = { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
   char self[PATH_MAX], why[1024], path[PATH_MAX + 64];
@@ -444,22 +171,22 @@ cmd_run (int argc, char **argv)
         pc_err ("run", "--fs %s: not ext2, ext3 or ext4", optarg);
         return EXIT_ERROR;
       }
-      if (nfs == MAX_CONFIGS)
+      if (nfs == PC_MAX_CONFIGS)
         goto too_many;
       fss[nfs++] = optarg;
       break;
     case OPT_MKFS: rc.mkfs_opts = optarg; break;
     case 'c':
-      if (nspec == MAX_CONFIGS)
+      if (nspec == PC_MAX_CONFIGS)
         goto too_many;
-      if (parse_config (optarg, &specs[nspec], why, sizeof why) < 0) {
+      if (pc_config_parse (optarg, &specs[nspec], why, sizeof why) < 0) {
         pc_err ("run", "%s", why);
         return EXIT_ERROR;
       }
       nspec++;
       break;
     case 'o':
-      if (nmo == MAX_CONFIGS)
+      if (nmo == PC_MAX_CONFIGS)
         goto too_many;
       if (strchr (optarg, ' ') || strchr (optarg, '\t')) {
         pc_err ("run", "--mount-opts '%s': options are separated by commas, not blanks", optarg);
@@ -584,7 +311,7 @@ cmd_run (int argc, char **argv)
       fss[nfs++] = "ext4";
     if (nmo == 0)
       mos[nmo++] = "";
-    if (ncf + nfs * nmo > MAX_CONFIGS)
+    if (ncf + nfs * nmo > PC_MAX_CONFIGS)
       goto too_many;
     for (size_t i = 0; i < nfs; i++)
       for (size_t j = 0; j < nmo; j++) {
@@ -598,7 +325,7 @@ cmd_run (int argc, char **argv)
     memset (cf[i].count, 0, sizeof cf[i].count);
     cf[i].ok = false;
     cf[i].error[0] = '\0';
-    label_and_dir (&cf[i], i, ncf, out);
+    pc_config_name (&cf[i], i, ncf, out);
   }
 
   if (geteuid () != 0 && rc.attach != PC_ATTACH_VM) {
@@ -612,7 +339,7 @@ cmd_run (int argc, char **argv)
   }
   self[n] = '\0';
   rc.self = self;
-  if (mkdir_p (out) < 0) {
+  if (pc_mkdir_p (out) < 0) {
     pc_err ("run", "%s: %s", out, strerror (errno));
     return EXIT_ERROR;
   }
@@ -648,103 +375,32 @@ cmd_run (int argc, char **argv)
   pc_catch_stop_signals ();
   pc_proc_interrupted = &pc_stop_requested;
 
-  for (size_t i = 0; i < ncf && !pc_stop_requested; i++) {
-    struct config *k = &cf[i];
-    struct pc_check_config cc = { 0 };
-    struct pc_check_result *res = NULL;
-    struct progress prog = { pc_now_mono_ns () };
-    char logp[PATH_MAX + 32], tracep[PATH_MAX + 32], consolep[PATH_MAX + 32];
-    FILE *f;
-    int r;
-
-    if (mkdir_p (k->dir) < 0) {
-      snprintf (k->error, sizeof k->error, "%s: %s", k->dir, strerror (errno));
-      error = true;
-      continue;
-    }
-    snprintf (logp, sizeof logp, "%s/powercut.log", k->dir);
-    snprintf (tracep, sizeof tracep, "%s/workload.txt", k->dir);
-    snprintf (consolep, sizeof consolep, "%s/console.txt", k->dir);
-    rc.console_path = consolep;
-    rc.fs = k->fs;
-    rc.mount_opts = k->mount_opts;
-    rc.sysctls = k->sysctls;
-    rc.nsysctls = k->nsysctls;
-    rc.log_path = logp;
-    rc.trace_path = tracep;
-    rc.status = quiet ? NULL : status_line;
-    rc.status_ctx = k->label;
-    r = pc_run_record (&rc, why, sizeof why);
-    if (r < 0) {
-      snprintf (k->error, sizeof k->error, "%s", why);
-      pc_err ("run", "%s: %s", k->label, why);
-      error = true;
-      continue;
-    }
-    cc.log_path = logp;
-    cc.model = model;
-    cc.jobs = jobs;
-    cc.verify = verify;
-    cc.nshards = 1;
-    cc.timeout_s = 60;
-    cc.interrupted = &pc_stop_requested;
+  {
+    struct pc_compare cmp = { 0 };
+    struct progress prog;
+    cmp.run = rc;
+    cmp.run.status = quiet ? NULL : status_line;
+    cmp.model = model;
+    cmp.jobs = jobs;
+    cmp.verify = verify;
+    cmp.title = rc.workload ? rc.workload->name : rc.command[0];
+    cmp.interrupted = &pc_stop_requested;
     if (!quiet && isatty (2)) {
-      cc.progress = check_progress;
-      cc.progress_ctx = &prog;
+      cmp.progress = check_progress;
+      cmp.progress_ctx = &prog;
     }
-    if (!quiet)
-      status_line (k->label, "checking every crash point");
-    r = pc_check_run (&cc, &res, why, sizeof why);
-    if (r < 0) {
-      snprintf (k->error, sizeof k->error, "check: %s", why);
-      pc_err ("run", "%s: check: %s", k->label, why);
-      error = true;
-      continue;
-    }
-    k->ok = true;
-    k->points = res->npoints;
-    k->unique = res->unique;
-    memcpy (k->count, res->count, sizeof k->count);
-    k->files = files_affected (res);
-    pc_windows_summary (res, &k->win);
-    failed |= pc_report_failed (res);
-    if (res->count[PC_V_NOT_CHECKED] > 0) {
-      /* Some states could not be checked: the run could not finish. */
-      pc_err ("run", "%s: %zu crash points could not be checked (see %s/report.txt)",
-              k->label, res->count[PC_V_NOT_CHECKED], k->dir);
-      error = true;
-    }
-    snprintf (path, sizeof path, "%s/report.txt", k->dir);
-    f = fopen (path, "we");
-    if (f) {
-      pc_report_text (f, res);
-      fclose (f);
-    }
-    snprintf (path, sizeof path, "%s/report.json", k->dir);
-    if (pc_report_json (path, res) < 0) {
-      pc_err ("run", "%s: cannot write", path);
-      error = true;
-    }
-    if (ncf == 1)
-      pc_report_text (stdout, res);
-    snprintf (path, sizeof path, "%s/report.html", k->dir);
-    {
-      struct pc_index ix;
-      struct pc_html_config hc = { k->label, res, NULL };
-      char title[256];
-      int have = pc_index_load (logp, &ix) == 0;
-      if (have)
-        hc.ix = &ix;
-      snprintf (title, sizeof title, "powercut run: %s on %s",
-                rc.workload ? rc.workload->name : rc.command[0], k->label);
-      if (pc_report_html (path, title, &hc, 1) < 0) {
-        pc_err ("run", "%s: cannot write", path);
-        error = true;
+    cmp.problem = problem_line;
+    for (size_t i = 0; i < ncf && !pc_stop_requested; i++) {
+      int r;
+      prog.t0 = pc_now_mono_ns ();
+      r = pc_compare_one (&cmp, &cf[i]);
+      error |= r != 0;
+      if (cf[i].ok) {
+        failed |= pc_report_failed (cf[i].res);
+        if (ncf == 1)
+          pc_report_text (stdout, cf[i].res);
       }
-      if (have)
-        pc_index_free (&ix);
     }
-    k->res = res;
   }
   if (pc_stop_requested) {
     pc_err ("run", "interrupted: everything it started is torn down");
@@ -754,25 +410,28 @@ cmd_run (int argc, char **argv)
     FILE *f;
     printf ("powercut run: %s on %zu configurations\n\n",
             rc.workload ? rc.workload->name : rc.command[0], ncf);
-    table (stdout, cf, ncf, verify != NULL);
+    pc_compare_table (stdout, cf, ncf, verify != NULL);
     printf ("\nreports: %s/*/report.txt\n", out);
     snprintf (path, sizeof path, "%s/report.txt", out);
     f = fopen (path, "we");
     if (f) {
       fprintf (f, "powercut run: %s on %zu configurations\n\n",
                rc.workload ? rc.workload->name : rc.command[0], ncf);
-      table (f, cf, ncf, verify != NULL);
+      pc_compare_table (f, cf, ncf, verify != NULL);
       fclose (f);
     }
     snprintf (path, sizeof path, "%s/report.json", out);
-    write_comparison_json (path, rc.workload ? rc.workload->name : rc.command[0], cf, ncf);
-    write_comparison_html (out, rc.workload ? rc.workload->name : rc.command[0], cf, ncf);
+    if (pc_compare_json (path, rc.workload ? rc.workload->name : rc.command[0], cf, ncf) < 0 ||
+        pc_compare_html (out, rc.workload ? rc.workload->name : rc.command[0], cf, ncf) < 0) {
+      pc_err ("run", "%s: cannot write the comparison", out);
+      error = true;
+    }
   }
   for (size_t i = 0; i < ncf; i++)
     pc_check_result_free (cf[i].res);
   return error ? EXIT_ERROR : failed ? EXIT_PROBLEMS : EXIT_OK;
 
 too_many:
-  pc_err ("run", "at most %d configurations", MAX_CONFIGS);
+  pc_err ("run", "at most %d configurations", PC_MAX_CONFIGS);
   return EXIT_ERROR;
 }
