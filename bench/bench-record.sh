@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench-record.sh: the recorder's throughput against nbdkit's memory plugin
 # (and nbdkit memory with its log filter, which logs no data), with fio's nbd
-# engine, in the same run.  Prints the median of several runs and the ratios.
+# engine, and against the disk's own buffered write rate (fio writing a file
+# in the directory the log goes to, the same pattern and flushes as fsync),
+# in the same run.  Prints the median of several runs and the ratios.
 #
 # usage: bench/bench-record.sh [RUNS]     (from the build directory)
 # env:   BENCH_DIR  where the logs go (default /tmp: page cache and disk)
@@ -47,6 +49,13 @@ stop_server ()
 one ()
 {
   local sock=$dir/$1.sock
+  if [ "$1" = disk ]; then
+    fio --name=b --ioengine=psync --filename="$dir/disk.data" --rw="$2" --bs="$3" \
+        --size="$size" --fsync="$4" --output-format=json --output="$dir/fio.json" >/dev/null
+    rm -f "$dir/disk.data"
+    python3 -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw"] / 1024))' "$dir/fio.json"
+    return
+  fi
   server "$1"
   fio --name=b --ioengine=nbd --uri="nbd+unix:///?socket=$sock" --rw="$2" --bs="$3" \
       --size="$size" --iodepth=16 --fsync="$4" --output-format=json --output="$dir/fio.json" >/dev/null
@@ -56,21 +65,21 @@ one ()
 
 median () { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-printf '%-34s %12s %12s %12s %9s %9s\n' "fio workload (MiB/s, median of $runs)" \
-       powercut memory memory+log "vs mem" "vs log"
+printf '%-34s %9s %9s %11s %9s %8s %8s %8s\n' "fio workload (MiB/s, median of $runs)" \
+       powercut memory memory+log disk "vs mem" "vs log" "vs disk"
 for w in "randwrite 4k 0" "randwrite 4k 32" "write 64k 0" "write 64k 32"; do
   set -- $w
   declare -A res=()
-  for s in powercut memory memory+log; do res[$s]=""; done
+  for s in powercut memory memory+log disk; do res[$s]=""; done
   for _ in $(seq "$runs"); do
-    for s in powercut memory memory+log; do   # interleaved: same noise for all
+    for s in powercut memory memory+log disk; do   # interleaved: same noise for all
       res[$s]="${res[$s]} $(one "$s" "$1" "$2" "$3")"
     done
   done
   p=$(echo ${res[powercut]} | median); m=$(echo ${res[memory]} | median)
-  l=$(echo ${res[memory+log]} | median)
+  l=$(echo ${res[memory+log]} | median); d=$(echo ${res[disk]} | median)
   label="$1 bs=$2"
   [ "$3" = 0 ] || label="$label, flush every $3"
-  awk -v a="$label" -v p="$p" -v m="$m" -v l="$l" \
-      'BEGIN { printf "%-34s %12s %12s %12s %8.2fx %8.2fx\n", a, p, m, l, p / m, p / l }'
+  awk -v a="$label" -v p="$p" -v m="$m" -v l="$l" -v d="$d" \
+      'BEGIN { printf "%-34s %9s %9s %11s %9s %7.2fx %7.2fx %7.2fx\n", a, p, m, l, d, p / m, p / l, p / d }'
 done
