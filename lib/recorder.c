@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -309,22 +310,40 @@ create_log (struct pc_recorder *rec)
   return 0;
 }
 
+/* Why pc_recorder_new failed at what (the path or address it was setting
+ * up, or a word), for people. */
+static void
+new_failed (const char *what, bool base, int r, char *why, size_t whylen)
+{
+  if (r == -EEXIST)
+    snprintf (why, whylen, "%s: file exists (use --force to replace it)", what);
+  else if (r == -EADDRINUSE)
+    snprintf (why, whylen, "%s: a server is already listening there", what);
+  else if (r == -EINVAL && base)
+    snprintf (why, whylen, "%s: not a regular file whose size is a positive multiple of %u "
+              "bytes", what, PC_NBD_MIN_BLOCK);
+  else
+    snprintf (why, whylen, "%s: %s", what, strerror (-r));
+}
+
 int
-pc_recorder_new (const struct pc_recorder_config *cfg,
-                 struct pc_recorder **ret_rec, const char **ret_what)
+pc_recorder_new (const struct pc_recorder_config *cfg, struct pc_recorder **ret_rec,
+                 char *why, size_t whylen)
 {
   struct pc_recorder *rec;
   const char *what = "recorder";
   int r;
 
   rec = calloc (1, sizeof *rec);
-  if (rec == NULL)
+  if (rec == NULL) {
+    new_failed (what, false, -ENOMEM, why, whylen);
     return -ENOMEM;
+  }
   rec->cfg = *cfg;
   rec->log_fd = rec->nbd_l.fd = rec->ctl_l.fd = rec->sig_fd = -1;
 
   if (cfg->base_path) {
-    what = "base image";
+    what = cfg->base_path;
     r = pc_disk_open_base (&rec->disk, cfg->base_path);
   }
   else {
@@ -335,7 +354,7 @@ pc_recorder_new (const struct pc_recorder_config *cfg,
   if (r < 0)
     goto fail;
 
-  what = "socket";
+  what = cfg->listen_addr ? cfg->listen_addr : cfg->socket_path;
   if (cfg->listen_addr)
     r = tcp_listen (cfg->listen_addr);
   else
@@ -348,7 +367,7 @@ pc_recorder_new (const struct pc_recorder_config *cfg,
     goto fail;
   }
 
-  what = "control socket";
+  what = cfg->control_path;
   r = pc_unix_listen (cfg->control_path);
   if (r < 0)
     goto fail;
@@ -359,7 +378,7 @@ pc_recorder_new (const struct pc_recorder_config *cfg,
     goto fail;
   }
 
-  what = "log";
+  what = cfg->log_path;
   r = create_log (rec);
   if (r < 0)
     goto fail;
@@ -368,7 +387,7 @@ pc_recorder_new (const struct pc_recorder_config *cfg,
   return 0;
 
 fail:
-  *ret_what = what;
+  new_failed (what, cfg->base_path && what == cfg->base_path, r, why, whylen);
   pc_recorder_free (rec);
   return r;
 }

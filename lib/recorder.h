@@ -33,10 +33,11 @@ struct pc_recorder_config {
 struct pc_recorder;
 
 /* Opens the disk, creates the log (header written and synced) and binds the
- * sockets.  Returns 0, or -errno with *ret_what naming what failed (a static
- * string such as "log", "base image", "socket", "control socket"). */
-int pc_recorder_new (const struct pc_recorder_config *cfg,
-                     struct pc_recorder **ret_rec, const char **ret_what);
+ * sockets.  Returns 0, or -errno with a one-line reason in why, naming the
+ * path or address that failed ("app.log: file exists (use --force to
+ * replace it)"). */
+int pc_recorder_new (const struct pc_recorder_config *cfg, struct pc_recorder **ret_rec,
+                     char *why, size_t whylen);
 
 /* Sets up the event loop (io_uring, signals) in the thread that will run
  * it.  Returns 0 or -errno. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,8 @@ cmd_record (int argc, char **argv)
   };
   struct pc_recorder_config cfg = { 0 };
   struct pc_recorder *rec = NULL;
-  const char *pidfile = NULL, *what = NULL, *size_arg = NULL;
+  const char *pidfile = NULL, *size_arg = NULL;
+  char why[PATH_MAX + 256];
   char *control = NULL;
   bool foreground = false;
   int c, r, ready[2] = { -1, -1 };
@@ -151,23 +153,9 @@ cmd_record (int argc, char **argv)
       cfg.control_path = DEFAULT_CONTROL;
   }
 
-  r = pc_recorder_new (&cfg, &rec, &what);
+  r = pc_recorder_new (&cfg, &rec, why, sizeof why);
   if (r < 0) {
-    const char *name = strcmp (what, "log") == 0 ? cfg.log_path
-                     : strcmp (what, "base image") == 0 ? cfg.base_path
-                     : strcmp (what, "control socket") == 0 ? cfg.control_path
-                     : strcmp (what, "socket") == 0
-                       ? (cfg.listen_addr ? cfg.listen_addr : cfg.socket_path)
-                     : what;
-    if (r == -EEXIST)
-      pc_err ("record", "%s: file exists (use --force to replace it)", name);
-    else if (r == -EADDRINUSE)
-      pc_err ("record", "%s: a server is already listening there", name);
-    else if (r == -EINVAL && strcmp (what, "base image") == 0)
-      pc_err ("record", "%s: not a regular file whose size is a positive multiple of %u bytes",
-              name, PC_NBD_MIN_BLOCK);
-    else
-      pc_err ("record", "%s: %s", name, strerror (-r));
+    pc_err ("record", "%s", why);
     free (control);
     return EXIT_ERROR;
   }
