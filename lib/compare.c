@@ -104,23 +104,6 @@ pc_compare_table (FILE *f, const struct pc_config *cf, size_t n, bool app)
   }
 }
 
-/* A configuration's windows in the comparison JSON (seconds; null: none). */
-static json_object *
-window_json (const struct pc_window_summary *s)
-{
-  json_object *o = json_object_new_object ();
-
-  json_object_object_add (o, "versions", json_object_new_int64 ((int64_t) s->n));
-  json_object_object_add (o, "longest", s->longest != SIZE_MAX
-                          ? json_object_new_double (s->longest_ns / 1e9) : NULL);
-  json_object_object_add (o, "median", s->longest != SIZE_MAX
-                          ? json_object_new_double (s->median_ns / 1e9) : NULL);
-  json_object_object_add (o, "not_durable", json_object_new_int64 ((int64_t) s->never));
-  json_object_object_add (o, "open", json_object_new_double (s->open_ns / 1e9));
-  json_object_object_add (o, "acknowledged_exposed", json_object_new_double (s->ack_exposed_ns / 1e9));
-  return o;
-}
-
 int
 pc_compare_json (const char *path, const char *workload, const struct pc_config *cf, size_t n)
 {
@@ -143,7 +126,7 @@ pc_compare_json (const char *path, const char *workload, const struct pc_config 
         json_object_object_add (t, pc_verdict_name (v), json_object_new_int64 ((int64_t) cf[i].count[v]));
       json_object_object_add (o, "totals", t);
       json_object_object_add (o, "files_affected", json_object_new_int64 ((int64_t) cf[i].files));
-      json_object_object_add (o, "windows", window_json (&cf[i].win));
+      json_object_object_add (o, "windows", pc_windows_summary_json (&cf[i].win));
     }
     json_object_array_add (arr, o);
   }

@@ -63,7 +63,7 @@ static const char page_tail[] =
 "function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}\n"
 "function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag||'td');if(c instanceof Node)td.appendChild(c);else td.textContent=String(c);tr.appendChild(td);}return tr;}\n"
 "function secs(x){return x===null||x===undefined?'-':x.toFixed(1)+' s';}\n"
-"function winCells(w){return [(w.not_durable&&w.open>=(w.longest||0)?'>'+secs(w.open):secs(w.longest)),secs(w.median),w.ack_exposed===null?'-':secs(w.ack_exposed)];}\n"
+"function winCells(w){return [(w.not_durable&&w.open>=(w.longest||0)?'>'+secs(w.open):secs(w.longest)),secs(w.median),w.acknowledged_lost?secs(w.acknowledged_exposed):'-'];}\n"
 "const TMAX=Math.max(1e-3,...D.configs.map(c=>c.duration));\n"
 "const redraw=[];document.getElementById('axis').onchange=function(){redraw.forEach(f=>f());};\n"
 "if(location.hash==='#seconds')document.getElementById('axis').value='seconds';\n"
@@ -108,7 +108,7 @@ static const char page_tail[] =
 "  if(c.windows.versions>0){const w=c.windows;sec.appendChild(el('h3','Durability windows'));\n"
 "    sec.appendChild(el('div',w.versions+' versions: longest '+secs(w.longest)+', median '+secs(w.median)+\n"
 "      (w.not_durable?'; '+w.not_durable+' not durable by the last crash point (at risk '+secs(w.open)+' by then)':'')+\n"
-"      '; acknowledged data lost after its durable mark: '+(w.ack_exposed===null?'none':'up to '+secs(w.ack_exposed))+\n"
+"      '; acknowledged data lost after its durable mark: '+(w.acknowledged_lost?'up to '+secs(w.acknowledged_exposed):'none')+\n"
 "      '. Each bar runs from the mark that recorded a version to the first crash point from which no crash loses it; red while crash states after the mark still lost it, orange: not durable by the end.'+\n"
 "      (w.paths.length<w.npaths?' The '+w.paths.length+' paths with the longest windows of '+w.npaths+'.':''),'muted'));\n"
 "    const wt=el('div',null,'tl windows');const wc=document.createElement('canvas');wc.className='windows';wt.appendChild(wc);sec.appendChild(wt);\n"
@@ -280,7 +280,7 @@ seconds (uint64_t ns)
 static json_object *
 windows_json (const struct pc_check_result *res)
 {
-  json_object *o = json_object_new_object (), *paths = json_object_new_array ();
+  json_object *o, *paths = json_object_new_array ();
   json_object *bars = json_object_new_array ();
   uint64_t end = res->npoints ? res->points[res->npoints - 1].time_ns : 0;
   struct pc_window_summary s;
@@ -297,12 +297,7 @@ windows_json (const struct pc_check_result *res)
     if (score > wp[np - 1].score)
       wp[np - 1].score = score;
   }
-  json_object_object_add (o, "versions", json_object_new_int64 ((int64_t) s.n));
-  json_object_object_add (o, "longest", s.longest != SIZE_MAX ? seconds (s.longest_ns) : NULL);
-  json_object_object_add (o, "median", s.longest != SIZE_MAX ? seconds (s.median_ns) : NULL);
-  json_object_object_add (o, "not_durable", json_object_new_int64 ((int64_t) s.never));
-  json_object_object_add (o, "open", seconds (s.open_ns));
-  json_object_object_add (o, "ack_exposed", s.ack_exposed != SIZE_MAX ? seconds (s.ack_exposed_ns) : NULL);
+  o = pc_windows_summary_json (&s);
   json_object_object_add (o, "npaths", json_object_new_int64 ((int64_t) np));
   if (wp && np > MAX_WINDOW_PATHS) {
     qsort (wp, np, sizeof *wp, by_score);

@@ -232,25 +232,36 @@ seconds_json (uint64_t ns)
 }
 
 json_object *
-pc_windows_json (const struct pc_check_result *res)
+pc_windows_summary_json (const struct pc_window_summary *s)
 {
   json_object *o = json_object_new_object ();
-  json_object *arr = json_object_new_array_ext ((int) res->nwindows);
+
+  if (o == NULL)
+    return NULL;
+  json_object_object_add (o, "versions", json_object_new_int64 ((int64_t) s->n));
+  json_object_object_add (o, "longest", s->longest != SIZE_MAX ? seconds_json (s->longest_ns) : NULL);
+  json_object_object_add (o, "median", s->longest != SIZE_MAX ? seconds_json (s->median_ns) : NULL);
+  json_object_object_add (o, "not_durable", json_object_new_int64 ((int64_t) s->never));
+  json_object_object_add (o, "open", seconds_json (s->open_ns));
+  json_object_object_add (o, "exposed_versions", json_object_new_int64 ((int64_t) s->exposed));
+  json_object_object_add (o, "acknowledged_lost", json_object_new_boolean (s->ack_exposed != SIZE_MAX));
+  json_object_object_add (o, "acknowledged_exposed", seconds_json (s->ack_exposed_ns));
+  return o;
+}
+
+json_object *
+pc_windows_json (const struct pc_check_result *res)
+{
+  json_object *o, *arr = json_object_new_array_ext ((int) res->nwindows);
   struct pc_window_summary s;
 
+  pc_windows_summary (res, &s);
+  o = pc_windows_summary_json (&s);
   if (o == NULL || arr == NULL) {
     json_object_put (o);
     json_object_put (arr);
     return NULL;
   }
-  pc_windows_summary (res, &s);
-  json_object_object_add (o, "versions", json_object_new_int64 ((int64_t) s.n));
-  json_object_object_add (o, "longest", s.longest != SIZE_MAX ? seconds_json (s.longest_ns) : NULL);
-  json_object_object_add (o, "median", s.longest != SIZE_MAX ? seconds_json (s.median_ns) : NULL);
-  json_object_object_add (o, "not_durable", json_object_new_int64 ((int64_t) s.never));
-  json_object_object_add (o, "open", seconds_json (s.open_ns));
-  json_object_object_add (o, "exposed_versions", json_object_new_int64 ((int64_t) s.exposed));
-  json_object_object_add (o, "acknowledged_exposed", seconds_json (s.ack_exposed_ns));
   for (size_t i = 0; i < res->nwindows; i++) {
     const struct pc_window *w = &res->windows[i];
     json_object *v = json_object_new_object ();

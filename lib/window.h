@@ -75,7 +75,13 @@ void pc_windows_summary (const struct pc_check_result *res, struct pc_window_sum
 /* The text report's section (nothing if there are no versions). */
 void pc_windows_text (FILE *f, const struct pc_check_result *res);
 
-/* The JSON report's "windows" object (report.h), or NULL without memory. */
+/* The summary as JSON: versions, longest, median, not_durable, open,
+ * exposed_versions, acknowledged_lost and acknowledged_exposed (seconds;
+ * null where there is none), or NULL without memory. */
+json_object *pc_windows_summary_json (const struct pc_window_summary *s);
+
+/* The JSON report's "windows" object (report.h): the summary and the
+ * "list" of every version, or NULL without memory. */
 json_object *pc_windows_json (const struct pc_check_result *res);
 
 /* Reads o (a "windows" object) into res, whose points are read.  Returns
