@@ -36,17 +36,24 @@ rec_req_new (struct conn *c, uint64_t handle, enum pc_rec_type type, uint16_t fl
   return r;
 }
 
+/* Appends r to the queue from *head to *tail. */
+static void
+enqueue (struct req **head, struct req **tail, struct req *r)
+{
+  r->next = NULL;
+  if (*tail)
+    (*tail)->next = r;
+  else
+    *head = r;
+  *tail = r;
+}
+
 void
 rec_req_submit (struct pc_recorder *rec, struct req *r)
 {
   if (r->conn)
     r->conn->pending++;
-  r->next = NULL;
-  if (rec->lq_tail)
-    rec->lq_tail->next = r;
-  else
-    rec->lq_head = r;
-  rec->lq_tail = r;
+  enqueue (&rec->lq_head, &rec->lq_tail, r);
 }
 
 /* Answers a request whose record is written (err 0) or failed (err > 0). */
@@ -249,14 +256,8 @@ rec_on_write (struct pc_recorder *rec, int res)
       continue;
     }
     apply (rec, r);
-    if (r->needs_sync) {
-      r->next = NULL;
-      if (rec->sync_wait_tail)
-        rec->sync_wait_tail->next = r;
-      else
-        rec->sync_wait = r;
-      rec->sync_wait_tail = r;
-    }
+    if (r->needs_sync)
+      enqueue (&rec->sync_wait, &rec->sync_wait_tail, r);
     else
       req_finish (rec, r, 0);
   }

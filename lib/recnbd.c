@@ -336,6 +336,15 @@ handle_option (struct conn *c, uint32_t opt, const uint8_t *buf, uint32_t len)
 /* -------------------------------------------------------------------------
  * Transmission */
 
+/* r's len bytes of data come next on c: received into r->data. */
+static void
+expect_payload (struct conn *c, struct req *r, uint32_t len)
+{
+  r->rec.datalen = len;
+  c->cur = r;
+  c->cur_have = 0;
+}
+
 static uint32_t
 check_range (struct conn *c, uint64_t off, uint32_t len)
 {
@@ -396,9 +405,7 @@ handle_request (struct conn *c, const uint8_t *p)
       c->discard = len;
       return true;
     }
-    r->rec.datalen = len;
-    c->cur = r;
-    c->cur_have = 0;
+    expect_payload (c, r, len);
     return true;
 
   case NBD_CMD_FLUSH:
@@ -516,9 +523,7 @@ handle_control (struct conn *c, const uint8_t *p)
       c->discard = len;
       return true;
     }
-    r->rec.datalen = len;
-    c->cur = r;
-    c->cur_have = 0;
+    expect_payload (c, r, len);
     return true;
   case PC_CTL_STOP:
     c->discard = len;
