@@ -1,10 +1,10 @@
-/* recint.h: the recorder's insides, shared by its three parts:
+/* recint.h: the recorder's insides, shared by its parts:
  *   recorder.c  sockets, connections and the io_uring event loop;
  *   recnbd.c    the NBD handshake and transmission, the control protocol,
  *               and the replies (queued per connection, sent in rounds);
- *   reclog.c    the log writer: a request is written to the log, made
- *               durable (fdatasync) when it needs it, applied to the
- *               in-memory disk, and only then answered.
+ * and the log writer of logwriter.h, through which every request goes:
+ * written to the log, made durable when it needs it, applied to the
+ * in-memory disk, and only then answered.
  * Everything runs on one thread; ops carry their owner to the loop. */
 #ifndef POWERCUT_RECINT_H
 #define POWERCUT_RECINT_H
@@ -25,6 +25,7 @@
 
 #include "disk.h"
 #include "log.h"
+#include "logwriter.h"
 #include "nbd-proto.h"
 #include "recorder.h"
 
@@ -33,13 +34,12 @@
 #define MAX_OPTION_LEN    (64u << 10)
 #define RECV_CHUNK        (16u << 10)     /* larger payloads are received in place */
 #define MAX_PENDING       256             /* requests in flight per connection */
-#define BATCH_MAX         256             /* records per log write */
 #define SEND_IOV_MAX      64
 #define EXPORT_FLAGS      (NBD_FLAG_HAS_FLAGS | NBD_FLAG_SEND_FLUSH | NBD_FLAG_SEND_FUA | \
                            NBD_FLAG_SEND_TRIM | NBD_FLAG_SEND_WRITE_ZEROES | \
                            NBD_FLAG_CAN_MULTI_CONN)
 
-enum op_kind { OP_ACCEPT, OP_RECV, OP_SEND, OP_LOG_WRITE, OP_LOG_SYNC, OP_SIGNAL };
+enum op_kind { OP_ACCEPT, OP_RECV, OP_SEND, OP_LOG_SYNC, OP_SIGNAL };
 
 struct op {
   enum op_kind kind;
@@ -50,13 +50,9 @@ struct conn;
 
 /* A request on its way through the log: an NBD request or a control one. */
 struct req {
-  struct req *next;
+  struct pc_logw_rec lw;      /* first: the log writer hands it back */
   struct conn *conn;          /* NULL once the connection is gone */
   uint64_t handle;
-  struct pc_record rec;
-  uint8_t *data;
-  uint8_t hdr[PC_REC_HEADER_SIZE];
-  bool needs_sync;
 };
 
 struct outbuf {
@@ -108,9 +104,7 @@ struct pc_recorder {
   bool ring_ok;
   struct pc_disk disk;
   int log_fd;
-  uint64_t log_off;
-  uint64_t next_seq;
-  uint64_t start_mono;
+  struct pc_logw logw;
   struct listener nbd_l, ctl_l;
   char *socket_path, *control_path;
   int sig_fd;
@@ -120,23 +114,12 @@ struct pc_recorder {
   struct conn *conns;
   struct conn *doomed;        /* released after the current completions */
   struct conn *to_send;       /* have output: sent after the current completions */
-  /* the log writer */
-  struct req *lq_head, *lq_tail;          /* waiting to be written */
-  struct req *batch[BATCH_MAX];
-  size_t nbatch;
-  struct iovec biov[2 * BATCH_MAX];
-  uint64_t batch_bytes, batch_done;
-  bool write_busy, sync_busy;
-  struct op write_op, sync_op;
-  struct req *sync_wait, *sync_wait_tail; /* written, awaiting fdatasync */
-  struct req *sync_run;                   /* covered by the fdatasync in flight */
+  struct op sync_op;          /* the log writer's fdatasync */
   /* stopping */
   bool stopping;              /* END queued: no new requests */
   bool ended;                 /* END on stable storage */
   struct conn *stop_conn;
   int fatal;
-  int log_err;              /* errno: the log could not be written or made
-                             * durable; nothing is acknowledged after it */
   char **mark_names;          /* names in use: marks are unique */
   size_t nmark_names;
 };
@@ -156,11 +139,9 @@ void rec_on_send (struct conn *c, int res);
 struct outbuf *rec_out_new (struct conn *c, size_t hlen);
 void rec_reply_simple (struct conn *c, uint64_t handle, uint32_t err);
 
-/* reclog.c: the log writer */
-void rec_log_kick (struct pc_recorder *rec);
-void rec_on_sync (struct pc_recorder *rec, int res);
-void rec_on_write (struct pc_recorder *rec, int res);
+/* recorder.c: requests, into the log writer */
 struct req *rec_req_new (struct conn *c, uint64_t handle, enum pc_rec_type type, uint16_t flags, uint64_t off, uint32_t len);
 void rec_req_submit (struct pc_recorder *rec, struct req *r);
+void rec_req_free (struct req *r);
 
 #endif

@@ -97,7 +97,7 @@ rec_flush_round (struct pc_recorder *rec)
 {
   /* The log write first: with the log failed, log_kick answers at once,
    * and those answers go out below with the rest. */
-  rec_log_kick (rec);
+  pc_logw_kick (&rec->logw);
   while (rec->to_send) {
     struct conn *c = rec->to_send;
     rec->to_send = c->next_to_send;
@@ -336,11 +336,11 @@ handle_option (struct conn *c, uint32_t opt, const uint8_t *buf, uint32_t len)
 /* -------------------------------------------------------------------------
  * Transmission */
 
-/* r's len bytes of data come next on c: received into r->data. */
+/* r's len bytes of data come next on c: received into r->lw.data. */
 static void
 expect_payload (struct conn *c, struct req *r, uint32_t len)
 {
-  r->rec.datalen = len;
+  r->lw.rec.datalen = len;
   c->cur = r;
   c->cur_have = 0;
 }
@@ -398,8 +398,8 @@ handle_request (struct conn *c, const uint8_t *p)
     }
     r = rec_req_new (c, handle, PC_REC_WRITE, rflags, off, len);
     if (r)
-      r->data = malloc (len);
-    if (r == NULL || r->data == NULL) {
+      r->lw.data = malloc (len);
+    if (r == NULL || r->lw.data == NULL) {
       free (r);
       rec_reply_simple (c, handle, NBD_ENOMEM);
       c->discard = len;
@@ -462,14 +462,13 @@ payload_done (struct conn *c)
       rec_ctl_reply (c, -ESHUTDOWN, 0);
     else
       rec_reply_simple (c, r->handle, NBD_ESHUTDOWN);
-    free (r->data);
-    free (r);
+    rec_req_free (r);
     return;
   }
-  if (c->phase == PH_CONTROL && r->rec.type == PC_REC_MARK) {
+  if (c->phase == PH_CONTROL && r->lw.rec.type == PC_REC_MARK) {
     struct pc_recorder *rec = c->rec;
     char **names;
-    err = pc_mark_decode (r->data, r->rec.datalen, &m, NULL, 0);
+    err = pc_mark_decode (r->lw.data, r->lw.rec.datalen, &m, NULL, 0);
     for (size_t i = 0; err == 0 && i < rec->nmark_names; i++)
       if (strcmp (rec->mark_names[i], m.name) == 0)
         err = -EEXIST;
@@ -486,8 +485,7 @@ payload_done (struct conn *c)
     pc_mark_free (&m);
     if (err < 0) {
       rec_ctl_reply (c, err, 0);
-      free (r->data);
-      free (r);
+      rec_req_free (r);
       return;
     }
   }
@@ -514,12 +512,11 @@ handle_control (struct conn *c, const uint8_t *p)
   case PC_CTL_MARK:
     r = rec_req_new (c, 0, PC_REC_MARK, 0, 0, 0);
     if (r && len > 0)
-      r->data = malloc (len);
-    if (r == NULL || r->data == NULL || len == 0) {
+      r->lw.data = malloc (len);
+    if (r == NULL || r->lw.data == NULL || len == 0) {
       rec_ctl_reply (c, r && len == 0 ? -EBADMSG : -ENOMEM, 0);
       if (r)
-        free (r->data);
-      free (r);
+        rec_req_free (r);
       c->discard = len;
       return true;
     }
@@ -610,12 +607,12 @@ conn_parse (struct conn *c)
       if (c->cur) {
         /* Take what already arrived of the payload. */
         size_t n = c->ilen - pos;
-        if (n > c->cur->rec.datalen)
-          n = c->cur->rec.datalen;
-        memcpy (c->cur->data, c->ibuf + pos, n);
+        if (n > c->cur->lw.rec.datalen)
+          n = c->cur->lw.rec.datalen;
+        memcpy (c->cur->lw.data, c->ibuf + pos, n);
         c->cur_have = n;
         pos += n;
-        if (c->cur_have == c->cur->rec.datalen)
+        if (c->cur_have == c->cur->lw.rec.datalen)
           payload_done (c);
       }
       if (!more)
@@ -638,8 +635,8 @@ rec_conn_arm_recv (struct conn *c)
   if (c->recv_armed || c->closing || c->shut)
     return;
   if (c->cur) {
-    buf = c->cur->data + c->cur_have;
-    len = c->cur->rec.datalen - c->cur_have;
+    buf = c->cur->lw.data + c->cur_have;
+    len = c->cur->lw.rec.datalen - c->cur_have;
   }
   else {
     if (c->pending >= MAX_PENDING)
@@ -665,17 +662,16 @@ rec_on_recv (struct conn *c, int res)
   c->recv_armed = false;
   if (res <= 0 || c->shut) {
     if (c->cur) {
-      free (c->cur->data);
-      free (c->cur);
+      rec_req_free (c->cur);
       c->cur = NULL;
     }
     rec_conn_close (c);
     return;
   }
   if (c->cur) {
-    VALGRIND_MAKE_MEM_DEFINED (c->cur->data + c->cur_have, (size_t) res);
+    VALGRIND_MAKE_MEM_DEFINED (c->cur->lw.data + c->cur_have, (size_t) res);
     c->cur_have += (size_t) res;
-    if (c->cur_have == c->cur->rec.datalen)
+    if (c->cur_have == c->cur->lw.rec.datalen)
       payload_done (c);
   }
   else {

@@ -1,5 +1,6 @@
 /* recorder.c: the recording NBD server: its sockets, connections and
- * io_uring event loop (the protocols: recnbd.c; the log writer: reclog.c). */
+ * io_uring event loop, and its requests' way through the log writer (the
+ * protocols: recnbd.c; the log writer: logwriter.c). */
 #include <config.h>
 
 #include <errno.h>
@@ -45,6 +46,104 @@ rec_get_sqe (struct pc_recorder *rec)
 }
 
 /* -------------------------------------------------------------------------
+ * Requests, through the log writer */
+
+struct req *
+rec_req_new (struct conn *c, uint64_t handle, enum pc_rec_type type, uint16_t flags,
+             uint64_t off, uint32_t len)
+{
+  struct req *r = calloc (1, sizeof *r);
+
+  if (r == NULL)
+    return NULL;
+  r->conn = c;
+  r->handle = handle;
+  r->lw.rec.type = type;
+  r->lw.rec.flags = flags;
+  r->lw.rec.offset = off;
+  r->lw.rec.length = len;
+  r->lw.rec.conn = c ? c->id : 0;
+  return r;
+}
+
+void
+rec_req_submit (struct pc_recorder *rec, struct req *r)
+{
+  if (r->conn)
+    r->conn->pending++;
+  pc_logw_append (&rec->logw, &r->lw);
+}
+
+void
+rec_req_free (struct req *r)
+{
+  free (r->lw.data);
+  free (r);
+}
+
+/* The log writer's callbacks.  written: the record is in the log, in order:
+ * the in-memory disk follows it. */
+static void
+log_written (void *opaque, struct pc_logw_rec *lw)
+{
+  struct pc_recorder *rec = opaque;
+
+  switch (lw->rec.type) {
+  case PC_REC_WRITE:
+    pc_disk_write (&rec->disk, lw->rec.offset, lw->data, lw->rec.length);
+    break;
+  case PC_REC_TRIM:
+  case PC_REC_WRITE_ZEROES:
+    pc_disk_zero (&rec->disk, lw->rec.offset, lw->rec.length);
+    break;
+  default:
+    break;
+  }
+}
+
+static void
+log_start_sync (void *opaque, int fd)
+{
+  struct pc_recorder *rec = opaque;
+  struct io_uring_sqe *sqe = rec_get_sqe (rec);
+
+  io_uring_prep_fsync (sqe, fd, IORING_FSYNC_DATASYNC);
+  io_uring_sqe_set_data (sqe, &rec->sync_op);
+}
+
+/* done: answers the request, 0 or the NBD error for the log's errno. */
+static void
+log_done (void *opaque, struct pc_logw_rec *lw, int err)
+{
+  struct pc_recorder *rec = opaque;
+  struct req *r = (struct req *) lw;
+  struct conn *c = r->conn;
+  uint32_t nbd_err = err == 0 ? 0 : err == ENOSPC || err == EDQUOT ? NBD_ENOSPC : NBD_EIO;
+
+  if (lw->rec.type == PC_REC_END) {
+    if (err == 0)
+      rec->ended = true;
+    else
+      rec->fatal = -err;
+  }
+  if (c != NULL) {
+    c->pending--;
+    if (!c->shut) {
+      if (c->phase == PH_CONTROL)
+        rec_ctl_reply (c, -(int) nbd_err, lw->rec.seq);
+      else
+        rec_reply_simple (c, r->handle, nbd_err);
+    }
+    if (!c->closing && !c->recv_armed)
+      rec_conn_arm_recv (c);
+    rec_conn_maybe_free (c);
+  }
+  rec_req_free (r);
+}
+
+static const struct pc_logw_ops log_ops = { log_written, log_start_sync, log_done };
+
+/* -------------------------------------------------------------------------
  * Connections */
 
 static void
@@ -66,10 +165,8 @@ conn_release (struct conn *c)
     free (o->owned);
     free (o);
   }
-  if (c->cur) {
-    free (c->cur->data);
-    free (c->cur);
-  }
+  if (c->cur)
+    rec_req_free (c->cur);
   if (rec->stop_conn == c)
     rec->stop_conn = NULL;
   free (c->ibuf);
@@ -295,7 +392,7 @@ create_log (struct pc_recorder *rec)
     return r;
   if (fdatasync (rec->log_fd) < 0)
     return -errno;
-  rec->log_off = PC_LOG_HEADER_SIZE;
+  pc_logw_init (&rec->logw, rec->log_fd, PC_LOG_HEADER_SIZE, 0, 0, &log_ops, rec);
   /* Make the file's name durable too. */
   copy = strdup (rec->cfg.log_path);
   if (copy == NULL)
@@ -427,7 +524,7 @@ pc_recorder_start (struct pc_recorder *rec)
 static bool
 idle (const struct pc_recorder *rec)
 {
-  return rec->conns == NULL && rec->lq_head == NULL && !rec->write_busy && !rec->sync_busy;
+  return rec->conns == NULL && !pc_logw_busy (&rec->logw);
 }
 
 static int run_loop (struct pc_recorder *rec, bool until_idle);
@@ -451,14 +548,13 @@ run_loop (struct pc_recorder *rec, bool until_idle)
 
   if (!rec->ring_ok)
     return -EINVAL;
-  if (rec->start_mono == 0)
-    rec->start_mono = pc_now_mono_ns ();
+  if (rec->logw.start_mono == 0)
+    rec->logw.start_mono = pc_now_mono_ns ();
 
   rec->nbd_l.op = (struct op) { OP_ACCEPT, &rec->nbd_l };
   rec->ctl_l.op = (struct op) { OP_ACCEPT, &rec->ctl_l };
   rec->ctl_l.control = true;
   rec->sig_op = (struct op) { OP_SIGNAL, rec };
-  rec->write_op = (struct op) { OP_LOG_WRITE, rec };
   rec->sync_op = (struct op) { OP_LOG_SYNC, rec };
   arm_accept (rec, &rec->nbd_l);
   arm_accept (rec, &rec->ctl_l);
@@ -483,8 +579,7 @@ run_loop (struct pc_recorder *rec, bool until_idle)
       case OP_ACCEPT: on_accept (rec, op->owner, res); break;
       case OP_RECV: rec_on_recv (op->owner, res); break;
       case OP_SEND: rec_on_send (op->owner, res); break;
-      case OP_LOG_WRITE: rec_on_write (rec, res); break;
-      case OP_LOG_SYNC: rec_on_sync (rec, res); break;
+      case OP_LOG_SYNC: pc_logw_synced (&rec->logw, res); break;
       case OP_SIGNAL:
         if (res > 0) {
           VALGRIND_MAKE_MEM_DEFINED (&rec->sig_info, sizeof rec->sig_info);
@@ -519,18 +614,10 @@ pc_recorder_free (struct pc_recorder *rec)
   }
   if (rec->ring_ok)
     io_uring_queue_exit (&rec->ring);
-  /* Requests still queued belong to no connection any more. */
-  for (struct req *lists[3] = { rec->lq_head, rec->sync_wait, rec->sync_run }, **l = lists;
-       l < lists + 3; l++)
-    while (*l) {
-      struct req *next = (*l)->next;
-      free ((*l)->data);
-      free (*l);
-      *l = next;
-    }
-  for (size_t i = 0; i < rec->nbatch; i++) {
-    free (rec->batch[i]->data);
-    free (rec->batch[i]);
+  /* Requests still in the log writer belong to no connection any more. */
+  for (struct pc_logw_rec *lw = pc_logw_take_all (&rec->logw), *next; lw; lw = next) {
+    next = lw->next;
+    rec_req_free ((struct req *) lw);
   }
   if (rec->nbd_l.fd >= 0)
     close (rec->nbd_l.fd);

@@ -6,8 +6,9 @@
  * it replies.  Requests from all connections get one global order: the order
  * of their records in the log.  A write is applied to the disk, and answered,
  * only once its record is in the log; a flush, a FUA write and a mark are
- * answered only once the log is on stable storage (fdatasync).  Socket and
- * log I/O go through one io_uring, driven by one thread.
+ * answered only once the log is on stable storage (fdatasync).  Socket I/O
+ * and the log's fdatasync go through one io_uring, driven by one thread;
+ * log records are written from it in batches (logwriter.h).
  */
 #ifndef POWERCUT_RECORDER_H
 #define POWERCUT_RECORDER_H
