@@ -176,7 +176,6 @@ probe_end (struct ctx *c, char *why, size_t whylen)
   char img[4200], type[16];
   struct pc_image *im = NULL;
   struct pc_state s;
-  const char *bad;
   uint64_t cursor = 0;
   int fd, r;
 
@@ -189,7 +188,7 @@ probe_end (struct ctx *c, char *why, size_t whylen)
   }
   memset (&s, 0, sizeof s);
   r = check_new_image (c, fd, &im);
-  if (r == 0 && c->ix.n > 0 && pc_state_parse (&c->ix, "end", &s, &bad) == 0) {
+  if (r == 0 && c->ix.n > 0 && pc_state_parse (&c->ix, "end", &s, NULL, 0) == 0) {
     r = pc_state_build (&c->ix, &s, im, &cursor);
     if (r > 0)
       r = 0;

@@ -82,9 +82,9 @@ struct pc_check_result {
 };
 
 /* Runs the check.  Returns 0 with *ret filled, or -errno with a one-line
- * reason in ret_buf. */
+ * reason in why. */
 int pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
-                  char *ret_buf, size_t buflen);
+                  char *why, size_t whylen);
 
 void pc_check_result_free (struct pc_check_result *res);
 

@@ -165,22 +165,57 @@ control_connect (const char *addr)
   return fd;
 }
 
+void
+pc_ctl_request_encode (uint8_t *hdr, uint32_t cmd, uint32_t len)
+{
+  pc_put_le32 (hdr, PC_CTL_MAGIC);
+  pc_put_le32 (hdr + 4, cmd);
+  pc_put_le32 (hdr + 8, len);
+}
+
+int
+pc_ctl_request_decode (const uint8_t *hdr, uint32_t *ret_cmd, uint32_t *ret_len)
+{
+  if (pc_get_le32 (hdr) != PC_CTL_MAGIC || pc_get_le32 (hdr + 8) > PC_CTL_MAX_PAYLOAD)
+    return -EBADMSG;
+  *ret_cmd = pc_get_le32 (hdr + 4);
+  *ret_len = pc_get_le32 (hdr + 8);
+  return 0;
+}
+
+void
+pc_ctl_reply_encode (uint8_t *rep, int status, uint64_t seq)
+{
+  pc_put_le32 (rep, PC_CTL_REPLY_MAGIC);
+  pc_put_le32 (rep + 4, (uint32_t) status);
+  pc_put_le64 (rep + 8, seq);
+}
+
+int
+pc_ctl_reply_decode (const uint8_t *rep, uint64_t *ret_seq)
+{
+  int32_t status = (int32_t) pc_get_le32 (rep + 4);
+
+  if (pc_get_le32 (rep) != PC_CTL_REPLY_MAGIC || status > 0 || status < -4095)
+    return -EPROTO;
+  if (status == 0 && ret_seq)
+    *ret_seq = pc_get_le64 (rep + 8);
+  return status;
+}
+
 int
 pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
                  size_t len, int timeout_ms, uint64_t *ret_seq)
 {
   uint8_t hdr[PC_CTL_HEADER_SIZE], rep[PC_CTL_REPLY_SIZE];
   int fd, r;
-  int32_t status;
 
   if (len > PC_CTL_MAX_PAYLOAD)
     return -E2BIG;
   fd = control_connect (path);
   if (fd < 0)
     return fd;
-  pc_put_le32 (hdr, PC_CTL_MAGIC);
-  pc_put_le32 (hdr + 4, cmd);
-  pc_put_le32 (hdr + 8, (uint32_t) len);
+  pc_ctl_request_encode (hdr, cmd, (uint32_t) len);
   r = pc_write_all (fd, hdr, sizeof hdr);
   if (r == 0 && len > 0)
     r = pc_write_all (fd, payload, len);
@@ -191,74 +226,84 @@ pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
   close (fd);
   if (r < 0)
     return r == -EPIPE ? -ECONNRESET : r;
-  if (pc_get_le32 (rep) != PC_CTL_REPLY_MAGIC)
-    return -EPROTO;
-  status = (int32_t) pc_get_le32 (rep + 4);
-  if (status > 0 || status < -4095)
-    return -EPROTO;
-  if (status < 0)
-    return status;
-  if (ret_seq)
-    *ret_seq = pc_get_le64 (rep + 8);
-  return 0;
+  return pc_ctl_reply_decode (rep, ret_seq);
+}
+
+const char *
+pc_control_strerror (int r)
+{
+  switch (-r) {
+  case ENOENT:
+  case ECONNREFUSED: return "no recorder is listening there";
+  case ESHUTDOWN: return "the recording is stopping";
+  case EEXIST: return "the recording has a mark of that name already";
+  case EBADMSG: return "the recorder rejected the request as malformed";
+  case ETIMEDOUT: return "no answer from the recorder";
+  case EDESTADDRREQ: return "not tcp:HOST:PORT with a port from 1 to 65535";
+  case EHOSTUNREACH: return "the host cannot be resolved";
+  default: return strerror (-r);
+  }
 }
 
 int
 pc_control_mark (const char *control, const char *name, const char *dir, bool sync,
                  char *const *durable, size_t ndurable, int timeout_ms,
-                 const char **ret_step, char **ret_path)
+                 char *why, size_t whylen)
 {
   struct pc_mark m = { 0 };
   uint8_t *buf = NULL;
   size_t len;
   int r;
 
-  *ret_path = NULL;
-  *ret_step = "name";
-  if (!pc_mark_name_valid (name))
+  if (why == NULL)
+    whylen = 0;
+  if (!pc_mark_name_valid (name) || ((sync || ndurable) && dir == NULL)) {
+    snprintf (why, whylen, "'%s': not a valid mark name, or no directory to sync", name);
     return -EINVAL;
-  if ((sync || ndurable) && dir == NULL)
-    return -EINVAL;
+  }
   m.name = strdup (name);
-  if (m.name == NULL)
-    return -ENOMEM;
+  if (m.name == NULL) {
+    r = -ENOMEM;
+    snprintf (why, whylen, "mark %s: %s", name, strerror (-r));
+    return r;
+  }
   if (sync) {
     int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    *ret_step = "syncfs";
     if (fd < 0 || syncfs (fd) < 0) {
       r = -errno;
+      snprintf (why, whylen, "%s: %s%s", dir, fd >= 0 ? "syncfs: " : "", strerror (-r));
       if (fd >= 0)
         close (fd);
-      *ret_path = strdup (dir);
       goto out;
     }
     close (fd);
     m.flags |= PC_MARK_F_SYNC;
   }
-  *ret_step = "durable";
   for (size_t i = 0; i < ndurable; i++) {
     char *rel;
     r = pc_mark_relpath (dir, durable[i], &rel);
+    if (r == 0) {
+      r = pc_mark_add_durable (&m, rel);
+      free (rel);
+    }
     if (r < 0) {
-      *ret_path = strdup (durable[i]);
+      snprintf (why, whylen, "%s: %s", durable[i],
+                r == -EXDEV ? "not under the manifest directory"
+                : r == -EINVAL ? "not a path a manifest can hold" : strerror (-r));
       goto out;
     }
-    r = pc_mark_add_durable (&m, rel);
-    free (rel);
-    if (r < 0)
-      goto out;
   }
   if (dir) {
-    *ret_step = "manifest";
-    r = pc_mark_scan (&m, dir, ret_path);
+    r = pc_mark_scan (&m, dir, why, whylen);
     if (r < 0)
       goto out;
   }
-  *ret_step = "control";
   r = pc_mark_encode (&m, &buf, &len);
   if (r == 0)
     r = len > PC_CTL_MAX_PAYLOAD ? -E2BIG
         : pc_control_call (control, PC_CTL_MARK, buf, len, timeout_ms, NULL);
+  if (r < 0)
+    snprintf (why, whylen, "%s: %s", control, pc_control_strerror (r));
 out:
   free (buf);
   pc_mark_free (&m);

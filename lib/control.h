@@ -27,6 +27,17 @@ enum pc_ctl_cmd {
   PC_CTL_STOP = 2,
 };
 
+/* The wire format, for both ends: the client below and the recorder's
+ * control server (recnbd.c). */
+void pc_ctl_request_encode (uint8_t *hdr, uint32_t cmd, uint32_t len);
+/* Returns 0 with the command and payload length, or -EBADMSG: not a
+ * request (bad magic, or a payload over PC_CTL_MAX_PAYLOAD). */
+int pc_ctl_request_decode (const uint8_t *hdr, uint32_t *ret_cmd, uint32_t *ret_len);
+void pc_ctl_reply_encode (uint8_t *rep, int status, uint64_t seq);
+/* Returns the reply's status (0 or -errno), with *ret_seq (may be NULL)
+ * set for 0, or -EPROTO: not a reply. */
+int pc_ctl_reply_decode (const uint8_t *rep, uint64_t *ret_seq);
+
 /* Sends one request to the control socket at path ("tcp:HOST:PORT" for one
  * forwarded over TCP) and waits for the reply
  * (up to timeout_ms; 0 waits forever).  Returns 0 with *ret_seq set, the
@@ -40,12 +51,15 @@ int pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
 /* Places mark name on the recording behind the control socket.  With dir:
  * syncfs() it first if sync, record the manifest of the tree under dir, and
  * the durable paths (absolute, or relative to the current directory; under
- * dir).  Returns 0 or -errno; on failure *ret_step names the step that
- * failed ("name", "syncfs", "durable", "manifest", "control") and *ret_path
- * the path at fault (malloc'd; NULL if none). */
+ * dir).  Returns 0 or -errno, with the reason in why (one line naming the
+ * path or the control socket at fault; why may be NULL). */
 int pc_control_mark (const char *control, const char *name, const char *dir, bool sync,
                      char *const *durable, size_t ndurable, int timeout_ms,
-                     const char **ret_step, char **ret_path);
+                     char *why, size_t whylen);
+
+/* The words for an error of pc_control_call() on the control socket
+ * ("no recorder is listening there", ...), for messages "SOCKET: WORDS". */
+const char *pc_control_strerror (int r);
 
 /* Creates a listening Unix stream socket at path with mode 0600 (an existing
  * socket file is replaced only if nothing answers on it).  Returns the fd or

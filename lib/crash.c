@@ -537,9 +537,9 @@ bad:
   return -EINVAL;
 }
 
-int
-pc_state_parse (const struct pc_index *ix, const char *id,
-                struct pc_state *ret_state, const char **ret_why)
+static int
+parse_state (const struct pc_index *ix, const char *id,
+             struct pc_state *ret_state, const char **ret_why)
 {
   struct pc_state s;
   const char *p;
@@ -642,6 +642,18 @@ pc_state_parse (const struct pc_index *ix, const char *id,
 bad:
   pc_state_clear (&s);
   return -EINVAL;
+}
+
+int
+pc_state_parse (const struct pc_index *ix, const char *id,
+                struct pc_state *ret_state, char *why, size_t whylen)
+{
+  const char *w = NULL;
+  int r = parse_state (ix, id, ret_state, &w);
+
+  if (r < 0 && why)
+    snprintf (why, whylen, "%s", w);
+  return r;
 }
 
 int

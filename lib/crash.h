@@ -102,9 +102,9 @@ void pc_states_free (struct pc_state *states, size_t n);
 char *pc_state_id (const struct pc_state *s, char *buf, size_t len);
 
 /* Parses an id (or "end", or "mark:NAME") against ix.  Returns 0, or
- * -EINVAL with *ret_why saying what is wrong (static string). */
+ * -EINVAL with what is wrong in why (may be NULL). */
 int pc_state_parse (const struct pc_index *ix, const char *id,
-                    struct pc_state *ret_state, const char **ret_why);
+                    struct pc_state *ret_state, char *why, size_t whylen);
 
 /* Brings im to state s.  *cursor is how many records im holds outright;
  * it must be <= s->base.  If the state needs an overlay (drops, a torn

@@ -142,7 +142,7 @@ struct scan {
   size_t cap;
   dev_t dev;
   char path[PC_MARK_PATH_MAX + 1];
-  char **ret_path;
+  char *bad;                  /* the path at fault, once one failed */
 };
 
 int
@@ -251,8 +251,8 @@ scan_dir (struct scan *s, int dirfd, size_t plen, int depth)
   }
   if (r == 0 && errno != 0)
     r = -errno;
-  if (r < 0 && s->ret_path && *s->ret_path == NULL)
-    *s->ret_path = strdup (s->path);
+  if (r < 0 && s->bad == NULL)
+    s->bad = strdup (s->path);
   s->path[plen] = '\0';
   closedir (d);
   return r;
@@ -266,30 +266,33 @@ entry_cmp (const void *a, const void *b)
 }
 
 int
-pc_mark_scan (struct pc_mark *m, const char *dir, char **ret_path)
+pc_mark_scan (struct pc_mark *m, const char *dir, char *why, size_t whylen)
 {
   struct scan s;
   struct stat st;
   int fd, r;
 
+  if (why == NULL)
+    whylen = 0;
   memset (&s, 0, sizeof s);
   s.m = m;
   s.cap = m->nentries;
-  s.ret_path = ret_path;
-  if (ret_path)
-    *ret_path = NULL;
   fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  if (fstat (fd, &st) < 0) {
+  if (fd < 0 || fstat (fd, &st) < 0) {
     r = -errno;
-    close (fd);
+    if (fd >= 0)
+      close (fd);
+    snprintf (why, whylen, "%s: %s", dir, strerror (-r));
     return r;
   }
   s.dev = st.st_dev;
   r = scan_dir (&s, fd, 0, 0);
-  if (r < 0)
+  if (r < 0) {
+    snprintf (why, whylen, "%s%s%s: %s", dir, s.bad && *s.bad ? "/" : "",
+              s.bad ? s.bad : "", strerror (-r));
+    free (s.bad);
     return r;
+  }
   if (m->nentries > 0)
     qsort (m->entries, m->nentries, sizeof *m->entries, entry_cmp);
   m->flags |= PC_MARK_F_MANIFEST;

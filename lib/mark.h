@@ -87,9 +87,9 @@ void pc_entry_hash_update (void *h, struct pc_entry *e, const void *buf, size_t 
 void pc_entry_hash_end (void *h, struct pc_entry *e);
 
 /* Walks dir (not crossing into other filesystems) and fills m's entries,
- * hashing every regular file.  Returns 0 or -errno; on failure *ret_path
- * (if given) names the path at fault, owned by the caller. */
-int pc_mark_scan (struct pc_mark *m, const char *dir, char **ret_path);
+ * hashing every regular file.  Returns 0 or -errno, with the reason in why
+ * ("DIR/PATH: ERROR", naming the path at fault; why may be NULL). */
+int pc_mark_scan (struct pc_mark *m, const char *dir, char *why, size_t whylen);
 
 /* Makes a path durable-relative: resolves path (absolute, or relative to
  * the current directory; it need not exist) against the manifest root dir

@@ -239,9 +239,7 @@ rec_ctl_reply (struct conn *c, int status, uint64_t seq)
 
   if (o == NULL)
     return;
-  pc_put_le32 (o->hdr, PC_CTL_REPLY_MAGIC);
-  pc_put_le32 (o->hdr + 4, (uint32_t) status);
-  pc_put_le64 (o->hdr + 8, seq);
+  pc_ctl_reply_encode (o->hdr, status, seq);
   rec_conn_queue (c, o);
 }
 
@@ -496,10 +494,10 @@ static bool
 handle_control (struct conn *c, const uint8_t *p)
 {
   struct pc_recorder *rec = c->rec;
-  uint32_t cmd = pc_get_le32 (p + 4), len = pc_get_le32 (p + 8);
+  uint32_t cmd, len;
   struct req *r;
 
-  if (pc_get_le32 (p) != PC_CTL_MAGIC || len > PC_CTL_MAX_PAYLOAD) {
+  if (pc_ctl_request_decode (p, &cmd, &len) < 0) {
     rec_conn_close (c);
     return false;
   }

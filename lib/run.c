@@ -554,12 +554,10 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
   }
   status (&r, "mkfs.%s, mounted with %s", cfg->fs, opts[0] ? opts : "defaults");
   {
-    const char *step;
-    char *bad = NULL;
-    e = pc_control_mark (r.ctl, "mkfs", r.mnt, true, NULL, 0, 120000, &step, &bad);
-    free (bad);
+    char mwhy[512];
+    e = pc_control_mark (r.ctl, "mkfs", r.mnt, true, NULL, 0, 120000, mwhy, sizeof mwhy);
     if (e < 0) {
-      e = fail (&r, -e, "mark mkfs: %s: %s", step, strerror (-e));
+      e = fail (&r, -e, "mark mkfs: %s", mwhy);
       goto out;
     }
   }
@@ -568,12 +566,10 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
   if (e < 0)
     goto out;
   if (!cfg->workload) {
-    const char *step;
-    char *bad = NULL;
-    e = pc_control_mark (r.ctl, "end", r.mnt, true, NULL, 0, 120000, &step, &bad);
-    free (bad);
+    char mwhy[512];
+    e = pc_control_mark (r.ctl, "end", r.mnt, true, NULL, 0, 120000, mwhy, sizeof mwhy);
     if (e < 0) {
-      e = fail (&r, -e, "mark end: %s: %s", step, strerror (-e));
+      e = fail (&r, -e, "mark end: %s", mwhy);
       goto out;
     }
   }

@@ -82,14 +82,13 @@ static int
 mark (const struct pc_workload_env *env, const char *name, bool sync,
       char *const *durable, size_t ndurable)
 {
-  const char *step;
-  char *bad = NULL;
+  char why[512];
   int r = pc_control_mark (env->control, name, ".", sync, durable, ndurable,
-                           MARK_TIMEOUT_MS, &step, &bad);
+                           MARK_TIMEOUT_MS, why, sizeof why);
 
-  trace (env, "mark %s%s%s%s", name, sync ? " (synced)" : "",
-         ndurable ? " durable " : "", ndurable ? durable[0] : "");
-  free (bad);
+  trace (env, "mark %s%s%s%s%s%s", name, sync ? " (synced)" : "",
+         ndurable ? " durable " : "", ndurable ? durable[0] : "",
+         r < 0 ? ": " : "", r < 0 ? why : "");
   return r;
 }
 

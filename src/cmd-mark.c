@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,28 +38,6 @@ mark_usage (FILE *f)
            DEFAULT_CONTROL, PC_MARK_NAME_MAX);
 }
 
-static int
-call_error (const char *sub, const char *control, int r)
-{
-  if (r == -ENOENT || r == -ECONNREFUSED)
-    pc_err (sub, "%s: no recorder is listening there", control);
-  else if (r == -ESHUTDOWN)
-    pc_err (sub, "%s: the recording is stopping", control);
-  else if (r == -EEXIST)
-    pc_err (sub, "%s: the recording has a mark of that name already", control);
-  else if (r == -EBADMSG)
-    pc_err (sub, "%s: the recorder rejected the request as malformed", control);
-  else if (r == -ETIMEDOUT)
-    pc_err (sub, "%s: no answer from the recorder", control);
-  else if (r == -EDESTADDRREQ)
-    pc_err (sub, "%s: not tcp:HOST:PORT with a port from 1 to 65535", control);
-  else if (r == -EHOSTUNREACH)
-    pc_err (sub, "%s: the host cannot be resolved", control);
-  else
-    pc_err (sub, "%s: %s", control, strerror (-r));
-  return EXIT_ERROR;
-}
-
 int
 cmd_mark (int argc, char **argv)
 {
@@ -74,8 +53,7 @@ cmd_mark (int argc, char **argv)
   char **durable = NULL;
   size_t ndurable = 0;
   bool sync = false;
-  const char *step;
-  char *bad = NULL;
+  char why[PATH_MAX + 256];
   int c, r, ret = EXIT_ERROR;
 
   while ((c = getopt_long (argc, argv, "+c:m:sd:h", opts, NULL)) != -1 ||
@@ -121,20 +99,9 @@ cmd_mark (int argc, char **argv)
   }
   control = pc_control_path (control);
   r = pc_control_mark (control, name, dir, sync, durable, ndurable, CALL_TIMEOUT_MS,
-                       &step, &bad);
+                       why, sizeof why);
   if (r < 0) {
-    if (strcmp (step, "control") == 0)
-      ret = call_error ("mark", control, r);
-    else if (strcmp (step, "durable") == 0)
-      pc_err ("mark", "%s: %s", bad ? bad : "?",
-              r == -EXDEV ? "not under the manifest directory"
-              : r == -EINVAL ? "not a path a manifest can hold" : strerror (-r));
-    else if (strcmp (step, "manifest") == 0 && bad && *bad)
-      pc_err ("mark", "%s/%s: %s", dir, bad, strerror (-r));
-    else
-      pc_err ("mark", "%s: %s%s", dir ? dir : name,
-              strcmp (step, "syncfs") == 0 ? "syncfs: " : "", strerror (-r));
-    free (bad);
+    pc_err ("mark", "%s", why);
     goto out;
   }
   ret = EXIT_OK;
@@ -176,8 +143,10 @@ cmd_stop (int argc, char **argv)
   }
   control = pc_control_path (control);
   r = pc_control_call (control, PC_CTL_STOP, NULL, 0, CALL_TIMEOUT_MS, NULL);
-  if (r < 0)
-    return call_error ("stop", control, r);
+  if (r < 0) {
+    pc_err ("stop", "%s: %s", control, pc_control_strerror (r));
+    return EXIT_ERROR;
+  }
   /* The log is complete now; wait (briefly) for the recorder to let go of
    * its sockets, so that a new recording can take them at once. */
   for (int i = 0; i < 1000 && access (control, F_OK) == 0; i++)

@@ -48,10 +48,10 @@ cmd_replay (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  const char *at = NULL, *out = NULL, *base_path = NULL, *why, *log_path;
+  const char *at = NULL, *out = NULL, *base_path = NULL, *log_path;
   uint8_t *base = NULL;
   uint64_t base_size = 0;
-  char bwhy[PATH_MAX + 128];
+  char why[PATH_MAX + 128];
   unsigned flags = 0;
   struct pc_index ix;
   struct pc_state s;
@@ -87,13 +87,13 @@ cmd_replay (int argc, char **argv)
     pc_index_free (&ix);
     return EXIT_ERROR;
   }
-  if (pc_state_parse (&ix, at, &s, &why) < 0) {
+  if (pc_state_parse (&ix, at, &s, why, sizeof why) < 0) {
     pc_err ("replay", "--at %s: %s", at, why);
     pc_index_free (&ix);
     return EXIT_ERROR;
   }
-  if (pc_index_read_base (&ix, base_path, &base, &base_size, bwhy, sizeof bwhy) < 0) {
-    pc_err ("replay", "%s", bwhy);
+  if (pc_index_read_base (&ix, base_path, &base, &base_size, why, sizeof why) < 0) {
+    pc_err ("replay", "%s", why);
     goto out;
   }
   if (stat (out, &st) == 0 && !S_ISREG (st.st_mode)) {

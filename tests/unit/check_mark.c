@@ -71,7 +71,7 @@ START_TEST (test_scan_roundtrip)
   ck_assert_int_eq (symlink ("sub/b", p), 0);
   m.name = strdup ("m1");
   m.flags = PC_MARK_F_SYNC;
-  ck_assert_int_eq (pc_mark_scan (&m, dir, NULL), 0);
+  ck_assert_int_eq (pc_mark_scan (&m, dir, NULL, 0), 0);
   ck_assert_uint_eq (m.nentries, 5);
   ck_assert_int_eq (pc_mark_add_durable (&m, "sub/b"), 0);
   ck_assert_int_eq (pc_mark_encode (&m, &buf, &len), 0);
@@ -116,7 +116,7 @@ START_TEST (test_scan_empty)
 
   ck_assert_ptr_nonnull (mkdtemp (dir));
   m.name = strdup ("e");
-  ck_assert_int_eq (pc_mark_scan (&m, dir, NULL), 0);
+  ck_assert_int_eq (pc_mark_scan (&m, dir, NULL, 0), 0);
   ck_assert_uint_eq (m.nentries, 0);
   pc_mark_free (&m);
   rmdir (dir);

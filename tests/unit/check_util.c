@@ -93,6 +93,37 @@ START_TEST (test_host_port)
 }
 END_TEST
 
+/* The control protocol's wire format, as both ends see it. */
+START_TEST (test_ctl_wire)
+{
+  uint8_t hdr[PC_CTL_HEADER_SIZE], rep[PC_CTL_REPLY_SIZE];
+  uint32_t cmd, len;
+  uint64_t seq = 0;
+
+  pc_ctl_request_encode (hdr, PC_CTL_MARK, 300);
+  ck_assert_int_eq (pc_ctl_request_decode (hdr, &cmd, &len), 0);
+  ck_assert_uint_eq (cmd, PC_CTL_MARK);
+  ck_assert_uint_eq (len, 300);
+  pc_ctl_request_encode (hdr, PC_CTL_MARK, PC_CTL_MAX_PAYLOAD + 1);
+  ck_assert_int_eq (pc_ctl_request_decode (hdr, &cmd, &len), -EBADMSG);
+  pc_ctl_request_encode (hdr, PC_CTL_STOP, 0);
+  hdr[0] ^= 1;
+  ck_assert_int_eq (pc_ctl_request_decode (hdr, &cmd, &len), -EBADMSG);
+
+  pc_ctl_reply_encode (rep, 0, 42);
+  ck_assert_int_eq (pc_ctl_reply_decode (rep, &seq), 0);
+  ck_assert_uint_eq (seq, 42);
+  pc_ctl_reply_encode (rep, -EEXIST, 7);
+  ck_assert_int_eq (pc_ctl_reply_decode (rep, &seq), -EEXIST);
+  ck_assert_uint_eq (seq, 42);            /* untouched on an error */
+  pc_ctl_reply_encode (rep, 5, 0);        /* a positive status is no reply */
+  ck_assert_int_eq (pc_ctl_reply_decode (rep, NULL), -EPROTO);
+  pc_ctl_reply_encode (rep, 0, 0);
+  rep[3] ^= 0x80;
+  ck_assert_int_eq (pc_ctl_reply_decode (rep, NULL), -EPROTO);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -103,6 +134,7 @@ main (void)
   tcase_add_test (tc, test_bad_sizes);
   tcase_add_test (tc, test_byte_order);
   tcase_add_test (tc, test_host_port);
+  tcase_add_test (tc, test_ctl_wire);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
