@@ -544,6 +544,31 @@ fault (struct ibuf *b, const char *what)
   b->bad = true;
 }
 
+/* Reads a u32 count of items that take at least min bytes each of what is
+ * left, and allocates room for them (size bytes each).  NULL: b is bad,
+ * or *err says out of memory. */
+static void *
+ib_array (struct ibuf *b, size_t min, size_t size, uint32_t *ret_n, int *err)
+{
+  uint32_t n = ib_u32 (b);
+  void *a;
+
+  if (b->bad)
+    return NULL;
+  if (n > (b->len - b->pos) / min) {
+    fault (b, "more than the payload can hold");
+    return NULL;
+  }
+  a = calloc (n ? n : 1, size);
+  if (a == NULL) {
+    *err = -ENOMEM;
+    fault (b, "out of memory");
+    return NULL;
+  }
+  *ret_n = n;
+  return a;
+}
+
 int
 pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
                 char *why, size_t whylen)
@@ -570,14 +595,9 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
     goto bad;
   }
   part = "durable paths";
-  n = ib_u32 (&b);
-  if (n > (len - b.pos) / 2) {
-    fault (&b, "more than the payload can hold");
-    goto bad;
-  }
-  m.durable = calloc (n ? n : 1, sizeof *m.durable);
+  m.durable = ib_array (&b, 2, sizeof *m.durable, &n, &err);
   if (m.durable == NULL)
-    goto nomem;
+    goto bad;
   part = "durable path";
   for (uint32_t i = 0; i < n; i++) {
     at = i;
@@ -588,14 +608,9 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
   }
   part = "entries";
   at = -1;
-  n = ib_u32 (&b);
-  if (n > (len - b.pos) / 47) {
-    fault (&b, "more than the payload can hold");
-    goto bad;
-  }
-  m.entries = calloc (n ? n : 1, sizeof *m.entries);
+  m.entries = ib_array (&b, 47, sizeof *m.entries, &n, &err);
   if (m.entries == NULL)
-    goto nomem;
+    goto bad;
   part = "entry";
   for (uint32_t i = 0; i < n; i++) {
     struct pc_entry *e = &m.entries[i];
@@ -655,9 +670,6 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
   *ret = m;
   return 0;
 
-nomem:
-  err = -ENOMEM;
-  fault (&b, "out of memory");
 bad:
   if (why && whylen) {
     if (at >= 0)

@@ -141,18 +141,46 @@ rec_on_send (struct conn *c, int res)
   rec_conn_maybe_free (c);
 }
 
-/* Simple reply (also used for non-read commands under structured replies). */
-void
-rec_reply_simple (struct conn *c, uint64_t handle, uint32_t err)
+/* A simple reply's header (also for all but reads under structured
+ * replies), queued by the caller. */
+static struct outbuf *
+simple_reply (struct conn *c, uint64_t handle, uint32_t err)
 {
   struct outbuf *o = rec_out_new (c, NBD_SIMPLE_REPLY_SIZE);
 
-  if (o == NULL)
-    return;
-  pc_put_be32 (o->hdr, NBD_SIMPLE_REPLY_MAGIC);
-  pc_put_be32 (o->hdr + 4, err);
-  pc_put_be64 (o->hdr + 8, handle);
-  rec_conn_queue (c, o);
+  if (o) {
+    pc_put_be32 (o->hdr, NBD_SIMPLE_REPLY_MAGIC);
+    pc_put_be32 (o->hdr + 4, err);
+    pc_put_be64 (o->hdr + 8, handle);
+  }
+  return o;
+}
+
+/* A structured reply's last chunk: its header, with room after it for the
+ * chunk's first extra bytes; length counts the whole chunk payload. */
+static struct outbuf *
+structured_reply (struct conn *c, uint64_t handle, uint16_t type, size_t extra,
+                  uint32_t length)
+{
+  struct outbuf *o = rec_out_new (c, NBD_STRUCTURED_HDR_SIZE + extra);
+
+  if (o) {
+    pc_put_be32 (o->hdr, NBD_STRUCTURED_REPLY_MAGIC);
+    pc_put_be16 (o->hdr + 4, NBD_REPLY_FLAG_DONE);
+    pc_put_be16 (o->hdr + 6, type);
+    pc_put_be64 (o->hdr + 8, handle);
+    pc_put_be32 (o->hdr + 16, length);
+  }
+  return o;
+}
+
+void
+rec_reply_simple (struct conn *c, uint64_t handle, uint32_t err)
+{
+  struct outbuf *o = simple_reply (c, handle, err);
+
+  if (o)
+    rec_conn_queue (c, o);
 }
 
 static void
@@ -164,14 +192,9 @@ reply_error (struct conn *c, uint64_t handle, uint16_t type, uint32_t err)
     rec_reply_simple (c, handle, err);
     return;
   }
-  o = rec_out_new (c, NBD_STRUCTURED_HDR_SIZE + 6);
+  o = structured_reply (c, handle, NBD_REPLY_TYPE_ERROR, 6, 6);
   if (o == NULL)
     return;
-  pc_put_be32 (o->hdr, NBD_STRUCTURED_REPLY_MAGIC);
-  pc_put_be16 (o->hdr + 4, NBD_REPLY_FLAG_DONE);
-  pc_put_be16 (o->hdr + 6, NBD_REPLY_TYPE_ERROR);
-  pc_put_be64 (o->hdr + 8, handle);
-  pc_put_be32 (o->hdr + 16, 6);
   pc_put_be32 (o->hdr + 20, err);
   pc_put_be16 (o->hdr + 24, 0);
   rec_conn_queue (c, o);
@@ -183,24 +206,14 @@ reply_read (struct conn *c, uint64_t handle, uint64_t off, uint32_t len)
   struct outbuf *o;
 
   if (c->structured) {
-    o = rec_out_new (c, NBD_STRUCTURED_HDR_SIZE + 8);
-    if (o == NULL)
-      return;
-    pc_put_be32 (o->hdr, NBD_STRUCTURED_REPLY_MAGIC);
-    pc_put_be16 (o->hdr + 4, NBD_REPLY_FLAG_DONE);
-    pc_put_be16 (o->hdr + 6, NBD_REPLY_TYPE_OFFSET_DATA);
-    pc_put_be64 (o->hdr + 8, handle);
-    pc_put_be32 (o->hdr + 16, 8 + len);
-    pc_put_be64 (o->hdr + 20, off);
+    o = structured_reply (c, handle, NBD_REPLY_TYPE_OFFSET_DATA, 8, 8 + len);
+    if (o)
+      pc_put_be64 (o->hdr + 20, off);
   }
-  else {
-    o = rec_out_new (c, NBD_SIMPLE_REPLY_SIZE);
-    if (o == NULL)
-      return;
-    pc_put_be32 (o->hdr, NBD_SIMPLE_REPLY_MAGIC);
-    pc_put_be32 (o->hdr + 4, 0);
-    pc_put_be64 (o->hdr + 8, handle);
-  }
+  else
+    o = simple_reply (c, handle, 0);
+  if (o == NULL)
+    return;
   /* Sent straight from the disk: a write that overlaps a read in flight may
    * show in it, as NBD allows for concurrent requests. */
   o->data = c->rec->disk.mem + off;
