@@ -3,7 +3,10 @@
 # (and nbdkit memory with its log filter, which logs no data), with fio's nbd
 # engine, and against the disk's own buffered write rate (fio writing a file
 # in the directory the log goes to, the same pattern and flushes as fsync),
-# in the same run.  Prints the median of several runs and the ratios.
+# in the same run.  Every job ends with a flush (end_fsync), so each clock
+# stops when its data is where its flush puts it: for the disk and for
+# powercut's log, on the disk, not in the page cache (nbdkit memory's flush
+# does nothing).  Prints the median of several runs and the ratios.
 #
 # usage: bench/bench-record.sh [RUNS]     (from the build directory)
 # env:   BENCH_DIR  where the logs go (default /tmp: page cache and disk)
@@ -51,14 +54,14 @@ one ()
   local sock=$dir/$1.sock
   if [ "$1" = disk ]; then
     fio --name=b --ioengine=psync --filename="$dir/disk.data" --rw="$2" --bs="$3" \
-        --size="$size" --fsync="$4" --output-format=json --output="$dir/fio.json" >/dev/null
+        --size="$size" --fsync="$4" --end_fsync=1 --output-format=json --output="$dir/fio.json" >/dev/null
     rm -f "$dir/disk.data"
     python3 -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw"] / 1024))' "$dir/fio.json"
     return
   fi
   server "$1"
   fio --name=b --ioengine=nbd --uri="nbd+unix:///?socket=$sock" --rw="$2" --bs="$3" \
-      --size="$size" --iodepth=16 --fsync="$4" --output-format=json --output="$dir/fio.json" >/dev/null
+      --size="$size" --iodepth=16 --fsync="$4" --end_fsync=1 --output-format=json --output="$dir/fio.json" >/dev/null
   stop_server "$1"
   python3 -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw"] / 1024))' "$dir/fio.json"
 }
