@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,24 +27,28 @@ struct fixture {
   char trace[8192];
 };
 
-static void
-note (struct fixture *f, const char *fmt, unsigned long long a, int b)
+static void __attribute__ ((format (printf, 2, 3)))
+note (struct fixture *f, const char *fmt, ...)
 {
   size_t len = strlen (f->trace);
-  snprintf (f->trace + len, sizeof f->trace - len, fmt, a, b);
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (f->trace + len, sizeof f->trace - len, fmt, ap);
+  va_end (ap);
 }
 
 static void
 cb_written (void *opaque, struct pc_logw_rec *r)
 {
-  note (opaque, "w%llu ", (unsigned long long) r->rec.seq, 0);
+  note (opaque, "w%llu ", (unsigned long long) r->rec.seq);
 }
 
 static void
 cb_start_sync (void *opaque, int fd)
 {
   ck_assert_int_eq (fd, ((struct fixture *) opaque)->w.fd);
-  note (opaque, "S ", 0, 0);
+  note (opaque, "S ");
 }
 
 static void
