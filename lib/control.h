@@ -28,7 +28,7 @@ enum pc_ctl_cmd {
 };
 
 /* The wire format, for both ends: the client below and the recorder's
- * control server (recnbd.c). */
+ * control server (recctl.c). */
 void pc_ctl_request_encode (uint8_t *hdr, uint32_t cmd, uint32_t len);
 /* Returns 0 with the command and payload length, or -EBADMSG: not a
  * request (bad magic, or a payload over PC_CTL_MAX_PAYLOAD). */

@@ -1,7 +1,8 @@
 /* recint.h: the recorder's insides, shared by its parts:
  *   recorder.c  sockets, connections and the io_uring event loop;
- *   recnbd.c    the NBD handshake and transmission, the control protocol,
- *               and the replies (queued per connection, sent in rounds);
+ *   recnbd.c    the NBD handshake and transmission, and the replies
+ *               (queued per connection, sent in rounds);
+ *   recctl.c    the control server (marks, stop), in control.h's format;
  * and the log writer of logwriter.h, through which every request goes:
  * written to the log, made durable when it needs it, applied to the
  * in-memory disk, and only then answered.
@@ -129,15 +130,23 @@ void rec_conn_close (struct conn *c);
 void rec_conn_maybe_free (struct conn *c);
 struct io_uring_sqe *rec_get_sqe (struct pc_recorder *rec);
 
-/* recnbd.c: the NBD and control protocols, replies */
+/* recnbd.c: the NBD protocol, replies */
 void rec_conn_arm_recv (struct conn *c);
 void rec_conn_queue (struct conn *c, struct outbuf *o);
-void rec_ctl_reply (struct conn *c, int status, uint64_t seq);
+/* r's len bytes of data come next on c: received into r->lw.data. */
+void rec_expect_payload (struct conn *c, struct req *r, uint32_t len);
 void rec_flush_round (struct pc_recorder *rec);
 void rec_on_recv (struct conn *c, int res);
 void rec_on_send (struct conn *c, int res);
 struct outbuf *rec_out_new (struct conn *c, size_t hlen);
 void rec_reply_simple (struct conn *c, uint64_t handle, uint32_t err);
+
+/* recctl.c: the control server.  rec_ctl_request handles a request's
+ * header (false: stop reading this connection); rec_ctl_payload checks a
+ * whole payload (false: answered and freed, not to be logged). */
+bool rec_ctl_request (struct conn *c, const uint8_t *p);
+bool rec_ctl_payload (struct conn *c, struct req *r);
+void rec_ctl_reply (struct conn *c, int status, uint64_t seq);
 
 /* recorder.c: requests, into the log writer */
 struct req *rec_req_new (struct conn *c, uint64_t handle, enum pc_rec_type type, uint16_t flags, uint64_t off, uint32_t len);

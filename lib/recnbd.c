@@ -1,5 +1,6 @@
-/* recnbd.c: the recorder's protocols: the NBD handshake and transmission,
- * the control requests, and the replies queued and sent per connection. */
+/* recnbd.c: the recorder's NBD protocol: the handshake and transmission,
+ * and the replies queued and sent per connection (which the control
+ * server, recctl.c, sends through too). */
 #include <config.h>
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 
 #include "control.h"
 #include "log.h"
-#include "mark.h"
 #include "nbd-proto.h"
 #include "recint.h"
 #include "util.h"
@@ -245,17 +245,6 @@ opt_reply (struct conn *c, uint32_t opt, uint32_t type, const void *data, size_t
   rec_conn_queue (c, o);
 }
 
-void
-rec_ctl_reply (struct conn *c, int status, uint64_t seq)
-{
-  struct outbuf *o = rec_out_new (c, PC_CTL_REPLY_SIZE);
-
-  if (o == NULL)
-    return;
-  pc_ctl_reply_encode (o->hdr, status, seq);
-  rec_conn_queue (c, o);
-}
-
 /* -------------------------------------------------------------------------
  * Handshake */
 
@@ -347,9 +336,8 @@ handle_option (struct conn *c, uint32_t opt, const uint8_t *buf, uint32_t len)
 /* -------------------------------------------------------------------------
  * Transmission */
 
-/* r's len bytes of data come next on c: received into r->lw.data. */
-static void
-expect_payload (struct conn *c, struct req *r, uint32_t len)
+void
+rec_expect_payload (struct conn *c, struct req *r, uint32_t len)
 {
   r->lw.rec.datalen = len;
   c->cur = r;
@@ -416,7 +404,7 @@ handle_request (struct conn *c, const uint8_t *p)
       c->discard = len;
       return true;
     }
-    expect_payload (c, r, len);
+    rec_expect_payload (c, r, len);
     return true;
 
   case NBD_CMD_FLUSH:
@@ -463,8 +451,6 @@ static void
 payload_done (struct conn *c)
 {
   struct req *r = c->cur;
-  struct pc_mark m = { 0 };   /* untouched by a failed decode */
-  int err;
 
   c->cur = NULL;
   if (c->rec->stopping) {
@@ -476,79 +462,9 @@ payload_done (struct conn *c)
     rec_req_free (r);
     return;
   }
-  if (c->phase == PH_CONTROL && r->lw.rec.type == PC_REC_MARK) {
-    struct pc_recorder *rec = c->rec;
-    char **names;
-    err = pc_mark_decode (r->lw.data, r->lw.rec.datalen, &m, NULL, 0);
-    for (size_t i = 0; err == 0 && i < rec->nmark_names; i++)
-      if (strcmp (rec->mark_names[i], m.name) == 0)
-        err = -EEXIST;
-    if (err == 0) {
-      names = realloc (rec->mark_names, (rec->nmark_names + 1) * sizeof *names);
-      if (names == NULL)
-        err = -ENOMEM;
-      else {
-        rec->mark_names = names;
-        names[rec->nmark_names++] = m.name;
-        m.name = NULL;
-      }
-    }
-    pc_mark_free (&m);
-    if (err < 0) {
-      rec_ctl_reply (c, err, 0);
-      rec_req_free (r);
-      return;
-    }
-  }
+  if (c->phase == PH_CONTROL && !rec_ctl_payload (c, r))
+    return;
   rec_req_submit (c->rec, r);
-}
-
-static bool
-handle_control (struct conn *c, const uint8_t *p)
-{
-  struct pc_recorder *rec = c->rec;
-  uint32_t cmd, len;
-  struct req *r;
-
-  if (pc_ctl_request_decode (p, &cmd, &len) < 0) {
-    rec_conn_close (c);
-    return false;
-  }
-  if (rec->stopping) {
-    rec_ctl_reply (c, -ESHUTDOWN, 0);
-    c->discard = len;
-    return true;
-  }
-  switch (cmd) {
-  case PC_CTL_MARK:
-    r = rec_req_new (c, 0, PC_REC_MARK, 0, 0, 0);
-    if (r && len > 0)
-      r->lw.data = malloc (len);
-    if (r == NULL || r->lw.data == NULL || len == 0) {
-      rec_ctl_reply (c, r && len == 0 ? -EBADMSG : -ENOMEM, 0);
-      if (r)
-        rec_req_free (r);
-      c->discard = len;
-      return true;
-    }
-    expect_payload (c, r, len);
-    return true;
-  case PC_CTL_STOP:
-    c->discard = len;
-    r = rec_req_new (c, 0, PC_REC_END, 0, 0, 0);
-    if (r == NULL) {
-      rec_ctl_reply (c, -ENOMEM, 0);
-      return true;
-    }
-    rec->stopping = true;
-    rec->stop_conn = c;
-    rec_req_submit (rec, r);
-    return true;
-  default:
-    rec_ctl_reply (c, -EOPNOTSUPP, 0);
-    c->discard = len;
-    return true;
-  }
 }
 
 /* Consumes whole messages from the input buffer. */
@@ -614,7 +530,7 @@ conn_parse (struct conn *c)
       if (avail < hsz)
         break;
       pos += hsz;
-      more = c->phase == PH_CONTROL ? handle_control (c, p) : handle_request (c, p);
+      more = c->phase == PH_CONTROL ? rec_ctl_request (c, p) : handle_request (c, p);
       if (c->cur) {
         /* Take what already arrived of the payload. */
         size_t n = c->ilen - pos;

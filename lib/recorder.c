@@ -1,6 +1,7 @@
 /* recorder.c: the recording NBD server: its sockets, connections and
  * io_uring event loop, and its requests' way through the log writer (the
- * protocols: recnbd.c; the log writer: logwriter.c). */
+ * NBD protocol: recnbd.c; the control server: recctl.c; the log writer:
+ * logwriter.c). */
 #include <config.h>
 
 #include <errno.h>
