@@ -1,5 +1,5 @@
 /* disk.c: in-memory device images for the recorder, over a base image read
- * on demand. */
+ * on demand, with what is in the log read back from the log. */
 #include <config.h>
 
 #include <errno.h>
@@ -24,6 +24,7 @@ pc_disk_open_zero (struct pc_disk *d, uint64_t size)
 
   memset (d, 0, sizeof *d);
   d->base_fd = -1;
+  d->log_fd = -1;
   if (size == 0 || size > PC_DISK_MAX_SIZE)
     return -EINVAL;
   m = mmap (NULL, size, PROT_READ | PROT_WRITE,
@@ -33,7 +34,29 @@ pc_disk_open_zero (struct pc_disk *d, uint64_t size)
   d->mem = m;
   d->size = size;
   d->base_fd = -1;
+  d->log_fd = -1;
   return 0;
+}
+
+int
+pc_disk_use_log (struct pc_disk *d, int fd)
+{
+  void *m = mmap (NULL, d->size / PC_DISK_SECTOR * sizeof *d->logged, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+  if (m == MAP_FAILED)
+    return -ENOMEM;
+  d->logged = m;
+  d->log_fd = fd;
+  return 0;
+}
+
+/* The sectors of [off, off + len) are no longer in the log. */
+static void
+unlog (struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  if (d->logged)
+    memset (d->logged + off / PC_DISK_SECTOR, 0, len / PC_DISK_SECTOR * sizeof *d->logged);
 }
 
 static bool
@@ -170,6 +193,7 @@ pc_disk_open_base (struct pc_disk *d, const char *path)
 
   memset (d, 0, sizeof *d);
   d->base_fd = -1;
+  d->log_fd = -1;
   fd = image_open (path, 0, PC_DISK_SECTOR, &sb);
   if (fd < 0)
     return fd;
@@ -243,6 +267,17 @@ pc_disk_write (struct pc_disk *d, uint64_t off, const void *buf, uint64_t len)
 {
   memcpy (d->mem + off, buf, len);
   mark_loaded (d, off, len);
+  unlog (d, off, len);
+}
+
+void
+pc_disk_write_logged (struct pc_disk *d, uint64_t off, uint64_t len, uint64_t log_off)
+{
+  uint64_t *e = d->logged + off / PC_DISK_SECTOR;
+
+  for (uint64_t i = 0; i < len / PC_DISK_SECTOR; i++)
+    e[i] = 1 + log_off + i * PC_DISK_SECTOR;
+  mark_loaded (d, off, len);     /* the base is never read for it again */
 }
 
 void
@@ -261,6 +296,50 @@ pc_disk_zero (struct pc_disk *d, uint64_t off, uint64_t len)
   else
     memset (d->mem + off, 0, len);
   mark_loaded (d, off, len);
+  unlog (d, off, len);
+}
+
+const uint8_t *
+pc_disk_mem (const struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  if (d->logged)
+    for (uint64_t s = off / PC_DISK_SECTOR; s < (off + len) / PC_DISK_SECTOR; s++)
+      if (d->logged[s])
+        return NULL;
+  return d->mem + off;
+}
+
+int
+pc_disk_read (struct pc_disk *d, uint64_t off, uint64_t len, void *buf)
+{
+  uint64_t s = off / PC_DISK_SECTOR, e = (off + len) / PC_DISK_SECTOR;
+  uint8_t *out = buf;
+
+  while (s < e) {
+    uint64_t first = d->logged ? d->logged[s] : 0, t = s + 1, n;
+    int r;
+
+    /* A run from mem, or from one stretch of the log. */
+    if (first == 0)
+      while (t < e && (d->logged == NULL || d->logged[t] == 0))
+        t++;
+    else
+      while (t < e && d->logged[t] == first + (t - s) * PC_DISK_SECTOR)
+        t++;
+    n = (t - s) * PC_DISK_SECTOR;
+    if (first == 0) {
+      r = pc_disk_load (d, s * PC_DISK_SECTOR, n);
+      if (r == 0)
+        memcpy (out, d->mem + s * PC_DISK_SECTOR, n);
+    }
+    else
+      r = pc_pread_all (d->log_fd, out, n, first - 1);
+    if (r < 0)
+      return r;
+    out += n;
+    s = t;
+  }
+  return 0;
 }
 
 void
@@ -271,6 +350,9 @@ pc_disk_close (struct pc_disk *d)
   if (d->has_base && d->base_fd >= 0)
     close (d->base_fd);
   free (d->loaded);
+  if (d->logged)
+    munmap (d->logged, d->size / PC_DISK_SECTOR * sizeof *d->logged);
   memset (d, 0, sizeof *d);
   d->base_fd = -1;
+  d->log_fd = -1;
 }

@@ -1,5 +1,6 @@
 /* disk.h: the device image a recorder serves: sparse anonymous memory, alone
- * or over a base image that is read on demand and never written. */
+ * or over a base image that is read on demand and never written, and the
+ * sectors whose content is already in a log file, read back from there. */
 #ifndef POWERCUT_DISK_H
 #define POWERCUT_DISK_H
 
@@ -20,6 +21,9 @@ struct pc_disk {
   struct timespec base_mtime, base_ctime;   /* as hashed: it must not change */
   uint64_t *loaded;         /* with a base: one bit per sector whose current
                              * content is in mem (read, written or zeroed) */
+  int log_fd;               /* with pc_disk_use_log: the file, or -1 */
+  uint64_t *logged;         /* ...and per sector, 0 or 1 + the offset in it
+                             * of the sector's current content */
 };
 
 /* Creates a zeroed disk of size bytes (untouched pages cost no memory).
@@ -51,10 +55,27 @@ int pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
                    uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16]);
 void pc_image_unmap (uint8_t *mem, uint64_t size);
 
+/* Lets pc_disk_write_logged name content in fd, a file open for reading
+ * that keeps what it has been told of (a log only grows or is cut back past
+ * what it no longer holds).  The disk's memory no longer receives such
+ * writes: a recording costs the page cache of its log, not that and a copy.
+ * Returns 0 or -ENOMEM. */
+int pc_disk_use_log (struct pc_disk *d, int fd);
+
 /* Range operations; the caller has checked the range, which is in whole
- * sectors. */
+ * sectors.  pc_disk_write copies buf in; pc_disk_write_logged records that
+ * the range's content is now the len bytes at log_off in the log file (no
+ * copy; pc_disk_use_log first). */
 void pc_disk_write (struct pc_disk *d, uint64_t off, const void *buf, uint64_t len);
+void pc_disk_write_logged (struct pc_disk *d, uint64_t off, uint64_t len, uint64_t log_off);
 void pc_disk_zero (struct pc_disk *d, uint64_t off, uint64_t len);
+
+/* Reading a range: pc_disk_mem returns where mem holds it whole, after
+ * pc_disk_load, or NULL if part of it is in the log; pc_disk_read copies it
+ * into buf from wherever it is.  Returns 0 or -errno (of the base image, as
+ * pc_disk_load, or of the log file; -EIO if it is shorter than it was). */
+const uint8_t *pc_disk_mem (const struct pc_disk *d, uint64_t off, uint64_t len);
+int pc_disk_read (struct pc_disk *d, uint64_t off, uint64_t len, void *buf);
 
 void pc_disk_close (struct pc_disk *d);
 

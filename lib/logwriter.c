@@ -125,7 +125,7 @@ static void
 write_one_batch (struct pc_logw *w)
 {
   uint64_t now = pc_now_mono_ns () - w->start_mono;
-  uint64_t bytes = 0, written, okbytes = 0;
+  uint64_t bytes = 0, written, okbytes = 0, at;
   size_t n = 0, nok = 0, i;
   int err;
 
@@ -169,6 +169,7 @@ write_one_batch (struct pc_logw *w)
     if (err == 0)
       err = w->err ? w->err : EIO;
   }
+  at = w->off;
   w->off += okbytes;
 
   for (i = 0; i < n; i++) {
@@ -176,6 +177,8 @@ write_one_batch (struct pc_logw *w)
     if (i >= nok)
       w->ops->done (w->opaque, r, err);
     else {
+      r->file_off = at;
+      at += PC_REC_HEADER_SIZE + r->rec.datalen;
       w->ops->written (w->opaque, r);
       if (pc_logw_needs_sync (&r->rec))
         enqueue (&w->sync_wait, &w->sync_wait_tail, r);

@@ -5,7 +5,8 @@
  * The contract, which the recorder's acknowledgements rest on:
  *   - records reach the file in the order they were appended, numbered and
  *     stamped as they go; "written" is called for each, in that order, once
- *     it is whole in the file (not yet durable);
+ *     it is whole in the file (not yet durable), with its place set; the
+ *     file is never cut back over a record that was written;
  *   - "done" with err 0 is called only for a record that is whole in the
  *     file and, if it needs to be durable (a flush, a FUA write, a mark, the
  *     end), only after an fdatasync that began after it was written has
@@ -38,6 +39,7 @@ struct pc_logw_rec {
   struct pc_logw_rec *next;
   struct pc_record rec;
   uint8_t *data;                   /* rec.datalen bytes, the caller's */
+  uint64_t file_off;               /* set when written: where it begins */
   uint8_t hdr[PC_REC_HEADER_SIZE];
 };
 

@@ -200,11 +200,31 @@ reply_error (struct conn *c, uint64_t handle, uint16_t type, uint32_t err)
   rec_conn_queue (c, o);
 }
 
-static void
+/* Answers a read with the range's content; returns 0 or the NBD error (for
+ * a base image or log that fails to read now: the request's error, not
+ * the server's). */
+static uint32_t
 reply_read (struct conn *c, uint64_t handle, uint64_t off, uint32_t len)
 {
+  struct pc_disk *disk = &c->rec->disk;
+  const uint8_t *mem;
   struct outbuf *o;
+  void *owned = NULL;
 
+  if (pc_disk_load (disk, off, len) < 0)
+    return NBD_EIO;
+  /* Sent straight from memory where it can be: a write that overlaps a
+   * read in flight may show in it, as NBD allows for concurrent requests. */
+  mem = pc_disk_mem (disk, off, len);
+  if (mem == NULL) {
+    if ((owned = malloc (len)) == NULL)
+      return NBD_ENOMEM;
+    if (pc_disk_read (disk, off, len, owned) < 0) {
+      free (owned);
+      return NBD_EIO;
+    }
+    mem = owned;
+  }
   if (c->structured) {
     o = structured_reply (c, handle, NBD_REPLY_TYPE_OFFSET_DATA, 8, 8 + len);
     if (o)
@@ -212,13 +232,15 @@ reply_read (struct conn *c, uint64_t handle, uint64_t off, uint32_t len)
   }
   else
     o = simple_reply (c, handle, 0);
-  if (o == NULL)
-    return;
-  /* Sent straight from the disk: a write that overlaps a read in flight may
-   * show in it, as NBD allows for concurrent requests. */
-  o->data = c->rec->disk.mem + off;
+  if (o == NULL) {
+    free (owned);
+    return 0;
+  }
+  o->data = mem;
   o->dlen = len;
+  o->owned = owned;
   rec_conn_queue (c, o);
+  return 0;
 }
 
 static void
@@ -374,14 +396,10 @@ handle_request (struct conn *c, const uint8_t *p)
     err = check_range (c, off, len);
     if (err == 0 && len > PC_NBD_MAX_BLOCK)
       err = NBD_EOVERFLOW;
-    /* A base image that fails to read now is an error for this request,
-     * not for the server. */
-    if (err == 0 && pc_disk_load (&rec->disk, off, len) < 0)
-      err = NBD_EIO;
+    if (err == 0)
+      err = reply_read (c, handle, off, len);
     if (err)
       reply_error (c, handle, type, err);
-    else
-      reply_read (c, handle, off, len);
     return true;
 
   case NBD_CMD_WRITE:

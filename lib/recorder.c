@@ -83,7 +83,7 @@ rec_req_free (struct req *r)
 }
 
 /* The log writer's callbacks.  written: the record is in the log, in order:
- * the in-memory disk follows it. */
+ * the disk follows it (a write's data is read back from the log). */
 static void
 log_written (void *opaque, struct pc_logw_rec *lw)
 {
@@ -91,7 +91,8 @@ log_written (void *opaque, struct pc_logw_rec *lw)
 
   switch (lw->rec.type) {
   case PC_REC_WRITE:
-    pc_disk_write (&rec->disk, lw->rec.offset, lw->data, lw->rec.length);
+    pc_disk_write_logged (&rec->disk, lw->rec.offset, lw->rec.length,
+                          lw->file_off + PC_REC_HEADER_SIZE);
     break;
   case PC_REC_TRIM:
   case PC_REC_WRITE_ZEROES:
@@ -365,7 +366,7 @@ create_log (struct pc_recorder *rec)
   struct pc_log_header h;
   uint8_t buf[PC_LOG_HEADER_SIZE];
   char *dir, *copy;
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (rec->cfg.force ? O_TRUNC : O_EXCL);
+  int flags = O_RDWR | O_CREAT | O_CLOEXEC | (rec->cfg.force ? O_TRUNC : O_EXCL);
   int r, dfd;
 
   rec->log_fd = open (rec->cfg.log_path, flags, 0644);
@@ -478,6 +479,8 @@ pc_recorder_new (const struct pc_recorder_config *cfg, struct pc_recorder **ret_
 
   what = cfg->log_path;
   r = create_log (rec);
+  if (r == 0)             /* written data is read back from the log */
+    r = pc_disk_use_log (&rec->disk, rec->log_fd);
   if (r < 0)
     goto fail;
 

@@ -38,9 +38,22 @@ note (struct fixture *f, const char *fmt, ...)
   va_end (ap);
 }
 
+/* A written record is whole in the file where it says it is. */
 static void
 cb_written (void *opaque, struct pc_logw_rec *r)
 {
+  struct fixture *f = opaque;
+  size_t len = PC_REC_HEADER_SIZE + r->rec.datalen;
+  uint8_t *back = malloc (len);
+  int fd = open (f->path, O_RDONLY);
+
+  ck_assert (back != NULL && fd >= 0);
+  ck_assert_int_eq (pread (fd, back, len, (off_t) r->file_off), (ssize_t) len);
+  ck_assert (memcmp (back, r->hdr, PC_REC_HEADER_SIZE) == 0);
+  ck_assert (r->rec.datalen == 0 ||
+             memcmp (back + PC_REC_HEADER_SIZE, r->data, r->rec.datalen) == 0);
+  close (fd);
+  free (back);
   note (opaque, "w%llu ", (unsigned long long) r->rec.seq);
 }
 
