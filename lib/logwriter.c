@@ -14,7 +14,7 @@ pc_logw_init (struct pc_logw *w, int fd, uint64_t off, uint64_t first_seq,
 {
   *w = (struct pc_logw) {
     .fd = fd, .off = off, .next_seq = first_seq, .start_mono = start_mono,
-    .ops = ops, .opaque = opaque,
+    .ops = ops, .opaque = opaque, .wb_from = off,
   };
 }
 
@@ -58,6 +58,26 @@ sync_start (struct pc_logw *w)
   w->sync_wait = w->sync_wait_tail = NULL;
   w->sync_busy = true;
   w->ops->start_sync (w->opaque, w->fd);
+}
+
+static void
+writeback_start (struct pc_logw *w)
+{
+  uint64_t from = w->wb_from;
+
+  if (w->ops->start_writeback == NULL || w->wb_busy || w->err ||
+      w->off < from + PC_LOGW_WRITEBACK)
+    return;
+  w->wb_from = w->off;
+  w->wb_busy = true;
+  w->ops->start_writeback (w->opaque, w->fd, from, w->off - from);
+}
+
+void
+pc_logw_writeback_done (struct pc_logw *w)
+{
+  w->wb_busy = false;
+  writeback_start (w);
 }
 
 void
@@ -197,6 +217,7 @@ pc_logw_kick (struct pc_logw *w)
   while (w->head) {
     write_one_batch (w);
     sync_start (w);   /* early: it runs while the next batch is written */
+    writeback_start (w);
   }
   w->kicking = false;
   sync_start (w);

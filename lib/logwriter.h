@@ -18,7 +18,10 @@
  *     record is done with that error, never with 0.
  * The writer does no I/O of its own for durability: it asks for an
  * fdatasync through start_sync and is told its result with
- * pc_logw_synced(), so the caller's event loop runs it.  Writes are made
+ * pc_logw_synced(), so the caller's event loop runs it.  In the same way
+ * it asks, every PC_LOGW_WRITEBACK bytes, that what it wrote begin to go
+ * to the disk (start_writeback, one at a time): a flush then finds little
+ * left to write, and the page cache does not fill with the log.  Writes are made
  * at once (pwritev): the page cache takes them faster than a worker thread
  * could be woken.  One thread; not reentrant except from the callbacks. */
 #ifndef POWERCUT_LOGWRITER_H
@@ -31,6 +34,7 @@
 #include "log.h"
 
 #define PC_LOGW_BATCH 256          /* records per write */
+#define PC_LOGW_WRITEBACK (8u << 20)   /* bytes written per writeback hint */
 
 /* A record on its way through the writer; the caller sets rec's type,
  * flags, offset, length, conn and datalen, and data; the writer sets its
@@ -52,6 +56,12 @@ struct pc_logw_ops {
   /* r may be answered: err 0 (see the contract) or an errno.  r is the
    * caller's again. */
   void (*done) (void *opaque, struct pc_logw_rec *r, int err);
+  /* If not NULL: begin writing [off, off + len) of fd back to the disk,
+   * without waiting (sync_file_range's SYNC_FILE_RANGE_WRITE), and call
+   * pc_logw_writeback_done() when it has been started, later, from outside
+   * the writer's calls.  A hint only: nothing waits for it, its errors
+   * are the next fdatasync's. */
+  void (*start_writeback) (void *opaque, int fd, uint64_t off, uint64_t len);
 };
 
 struct pc_logw {
@@ -66,6 +76,8 @@ struct pc_logw {
   struct pc_logw_rec *sync_wait, *sync_wait_tail; /* written, need a sync */
   struct pc_logw_rec *sync_run;                /* covered by the sync running */
   bool sync_busy, kicking;
+  uint64_t wb_from;                /* written, not yet hinted from here */
+  bool wb_busy;
   struct pc_logw_rec *batch[PC_LOGW_BATCH];
   struct iovec iov[2 * PC_LOGW_BATCH];
 };
@@ -86,7 +98,11 @@ void pc_logw_kick (struct pc_logw *w);
  * -errno): the records it covers are done; a next one begins if needed. */
 void pc_logw_synced (struct pc_logw *w, int res);
 
-/* Whether records are queued or waiting for durability. */
+/* The writeback begun through start_writeback has been started. */
+void pc_logw_writeback_done (struct pc_logw *w);
+
+/* Whether records are queued or waiting for durability (a writeback hint
+ * running is not waited for). */
 bool pc_logw_busy (const struct pc_logw *w);
 
 /* Whether a record of this kind must be durable before it is answered. */

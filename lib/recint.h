@@ -40,7 +40,7 @@
                            NBD_FLAG_SEND_TRIM | NBD_FLAG_SEND_WRITE_ZEROES | \
                            NBD_FLAG_CAN_MULTI_CONN)
 
-enum op_kind { OP_ACCEPT, OP_RECV, OP_SEND, OP_LOG_SYNC, OP_SIGNAL };
+enum op_kind { OP_ACCEPT, OP_RECV, OP_SEND, OP_LOG_SYNC, OP_LOG_WRITEBACK, OP_SIGNAL };
 
 struct op {
   enum op_kind kind;
@@ -116,6 +116,7 @@ struct pc_recorder {
   struct conn *doomed;        /* released after the current completions */
   struct conn *to_send;       /* have output: sent after the current completions */
   struct op sync_op;          /* the log writer's fdatasync */
+  struct op wb_op;            /* ...and its writeback hint */
   /* stopping */
   bool stopping;              /* END queued: no new requests */
   bool ended;                 /* END on stable storage */

@@ -113,6 +113,19 @@ log_start_sync (void *opaque, int fd)
   io_uring_sqe_set_data (sqe, &rec->sync_op);
 }
 
+static void
+log_start_writeback (void *opaque, int fd, uint64_t off, uint64_t len)
+{
+  struct pc_recorder *rec = opaque;
+  struct io_uring_sqe *sqe = rec_get_sqe (rec);
+
+  /* Run by the kernel's workers, so the loop never waits for the disk's
+   * queue; a length of 0 is "to the end of the file". */
+  io_uring_prep_sync_file_range (sqe, fd, len > UINT32_MAX ? 0 : (unsigned) len,
+                                 off, SYNC_FILE_RANGE_WRITE);
+  io_uring_sqe_set_data (sqe, &rec->wb_op);
+}
+
 /* done: answers the request, 0 or the NBD error for the log's errno. */
 static void
 log_done (void *opaque, struct pc_logw_rec *lw, int err)
@@ -143,7 +156,9 @@ log_done (void *opaque, struct pc_logw_rec *lw, int err)
   rec_req_free (r);
 }
 
-static const struct pc_logw_ops log_ops = { log_written, log_start_sync, log_done };
+static const struct pc_logw_ops log_ops = {
+  log_written, log_start_sync, log_done, log_start_writeback
+};
 
 /* -------------------------------------------------------------------------
  * Connections */
@@ -560,6 +575,7 @@ run_loop (struct pc_recorder *rec, bool until_idle)
   rec->ctl_l.control = true;
   rec->sig_op = (struct op) { OP_SIGNAL, rec };
   rec->sync_op = (struct op) { OP_LOG_SYNC, rec };
+  rec->wb_op = (struct op) { OP_LOG_WRITEBACK, rec };
   arm_accept (rec, &rec->nbd_l);
   arm_accept (rec, &rec->ctl_l);
   arm_signal (rec);
@@ -584,6 +600,7 @@ run_loop (struct pc_recorder *rec, bool until_idle)
       case OP_RECV: rec_on_recv (op->owner, res); break;
       case OP_SEND: rec_on_send (op->owner, res); break;
       case OP_LOG_SYNC: pc_logw_synced (&rec->logw, res); break;
+      case OP_LOG_WRITEBACK: pc_logw_writeback_done (&rec->logw); break;
       case OP_SIGNAL:
         if (res > 0) {
           VALGRIND_MAKE_MEM_DEFINED (&rec->sig_info, sizeof rec->sig_info);

@@ -25,6 +25,8 @@ struct fixture {
   int fd;
   struct pc_logw w;
   char trace[8192];
+  int wb_n;                  /* writeback hints asked for, and the last */
+  uint64_t wb_off, wb_len;
 };
 
 static void __attribute__ ((format (printf, 2, 3)))
@@ -72,7 +74,22 @@ cb_done (void *opaque, struct pc_logw_rec *r, int err)
   free (r);
 }
 
-static const struct pc_logw_ops ops = { cb_written, cb_start_sync, cb_done };
+static const struct pc_logw_ops ops = { cb_written, cb_start_sync, cb_done, NULL };
+
+static void
+cb_start_writeback (void *opaque, int fd, uint64_t off, uint64_t len)
+{
+  struct fixture *f = opaque;
+
+  ck_assert_int_eq (fd, f->w.fd);
+  f->wb_n++;
+  f->wb_off = off;
+  f->wb_len = len;
+}
+
+static const struct pc_logw_ops ops_wb = {
+  cb_written, cb_start_sync, cb_done, cb_start_writeback
+};
 
 static void
 setup (struct fixture *f, int open_flags)
@@ -347,6 +364,42 @@ START_TEST (test_take_all)
 }
 END_TEST
 
+/* Every PC_LOGW_WRITEBACK bytes written, one hint for what was written
+ * since the last, never two at once, and none for what is not written. */
+START_TEST (test_writeback_hints)
+{
+  struct fixture f;
+  const uint32_t mib = 1 << 20;
+  uint64_t end;
+
+  setup (&f, O_RDWR);
+  f.w.ops = &ops_wb;
+  for (int i = 0; i < 7; i++)
+    pc_logw_append (&f.w, mk (PC_REC_WRITE, 0, mib, 'a'));
+  pc_logw_kick (&f.w);
+  ck_assert_int_eq (f.wb_n, 0);             /* 7 MiB: not yet */
+  for (int i = 0; i < 2; i++)
+    pc_logw_append (&f.w, mk (PC_REC_WRITE, 0, mib, 'b'));
+  pc_logw_kick (&f.w);
+  ck_assert_int_eq (f.wb_n, 1);
+  ck_assert_uint_eq (f.wb_off, PC_LOG_HEADER_SIZE);
+  ck_assert_uint_eq (f.wb_off + f.wb_len, f.w.off);
+  end = f.w.off;
+  for (int i = 0; i < 9; i++)
+    pc_logw_append (&f.w, mk (PC_REC_WRITE, 0, mib, 'c'));
+  pc_logw_kick (&f.w);
+  ck_assert_int_eq (f.wb_n, 1);             /* one at a time */
+  pc_logw_writeback_done (&f.w);
+  ck_assert_int_eq (f.wb_n, 2);             /* then what came meanwhile */
+  ck_assert_uint_eq (f.wb_off, end);
+  ck_assert_uint_eq (f.wb_off + f.wb_len, f.w.off);
+  pc_logw_writeback_done (&f.w);
+  ck_assert_int_eq (f.wb_n, 2);             /* nothing new: no hint */
+  ck_assert (!pc_logw_busy (&f.w));         /* a hint is not waited for */
+  teardown (&f);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -360,6 +413,7 @@ main (void)
   tcase_add_test (tc, test_write_error_in_doubt);
   tcase_add_test (tc, test_torn_write_cut_off);
   tcase_add_test (tc, test_take_all);
+  tcase_add_test (tc, test_writeback_hints);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
