@@ -11,11 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
-
 #include "disk.h"
 #include "util.h"
+#include "xxh.h"
 
 int
 pc_disk_open_zero (struct pc_disk *d, uint64_t size)

@@ -11,12 +11,11 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2_fs.h>
 #include <ext2fs/ext2fs.h>
-#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
-#include <xxhash.h>
 
 #include "fstree.h"
 #include "memio.h"
 #include "util.h"
+#include "xxh.h"
 
 #define INODE_MAX 1024          /* bytes of an inode looked at */
 

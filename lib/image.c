@@ -9,10 +9,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <xxhash.h>
-
 #include "image.h"
 #include "util.h"
+#include "xxh.h"
 
 struct undo {
   uint64_t off;

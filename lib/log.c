@@ -11,11 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
-
 #include "log.h"
 #include "util.h"
+#include "xxh.h"
 
 #define PC_LOG_READER_MAGIC 0x70636c72u
 

@@ -12,10 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <xxhash.h>
-
 #include "mark.h"
 #include "util.h"
+#include "xxh.h"
 
 #define SCAN_MAX_DEPTH 256
 

@@ -11,13 +11,12 @@
 
 #include <ext2fs/ext2_fs.h>
 #include <ext2fs/ext2fs.h>
-#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
-#include <xxhash.h>
 
 #include "jbd2.h"
 #include "memio.h"
 #include "recover.h"
 #include "util.h"
+#include "xxh.h"
 
 /* Offsets in the journal superblock. */
 #define JSB_BLOCKSIZE     0x0c

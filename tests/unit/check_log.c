@@ -9,6 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#define XXH_STATIC_LINKING_ONLY   /* the library's plain XXH3, not lib/xxh.h's */
+#include <xxhash.h>
+
 #include "log.h"
 #include "util.h"
 #include "unit.h"
@@ -202,6 +205,35 @@ START_TEST (test_bad_header)
 }
 END_TEST
 
+/* The record checksums, hashed by lib/ through xxHash's dispatcher where
+ * there is one, are the library's plain XXH3 of the same bytes. */
+START_TEST (test_checksum_is_plain_xxh3)
+{
+  static const uint32_t sizes[] = { 0, 1, 47, 512, 4096, 65536, 1 << 20 };
+  uint8_t *data = malloc (1 << 20), hdr[PC_REC_HEADER_SIZE];
+  uint64_t st = 88172645463325252u;
+
+  ck_assert_ptr_nonnull (data);
+  for (uint32_t i = 0; i < (1u << 20); i++) {
+    st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+    data[i] = (uint8_t) st;
+  }
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    struct pc_record r = { .type = sizes[k] ? PC_REC_WRITE : PC_REC_FLUSH, .seq = k,
+                           .offset = 4096 * k, .length = sizes[k], .datalen = sizes[k] };
+    XXH3_state_t xs;
+
+    pc_rec_encode (&r, data, hdr);
+    ck_assert_uint_eq (pc_get_le32 (hdr + 44), (uint32_t) XXH3_64bits (hdr, 44));
+    XXH3_64bits_reset (&xs);
+    XXH3_64bits_update (&xs, hdr, 48);
+    XXH3_64bits_update (&xs, data, sizes[k]);
+    ck_assert_uint_eq (pc_get_le64 (hdr + 48), XXH3_64bits_digest (&xs));
+  }
+  free (data);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -213,6 +245,7 @@ main (void)
   tcase_add_test (tc, test_cut_anywhere);
   tcase_add_test (tc, test_bit_flips);
   tcase_add_test (tc, test_bad_header);
+  tcase_add_test (tc, test_checksum_is_plain_xxh3);
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   failed = pc_unit_run (s);
