@@ -79,6 +79,8 @@ struct conn {
   size_t ilen;
   struct req *cur;            /* request whose payload is being received */
   size_t cur_have;
+  struct iovec riov[2];       /* its rest, then what follows, in one recv */
+  struct msghdr rmsg;
   uint64_t discard;           /* payload bytes to drop after an error reply */
   struct outbuf *out_head, *out_tail;
   size_t head_sent;           /* bytes of out_head already sent */

@@ -574,29 +574,33 @@ void
 rec_conn_arm_recv (struct conn *c)
 {
   struct io_uring_sqe *sqe;
-  void *buf;
-  size_t len;
+  size_t room = IBUF_SIZE - c->ilen;
 
   if (c->recv_armed || c->closing || c->shut)
     return;
+  if (c->phase == PH_TRANSMISSION && room > RECV_CHUNK)
+    room = RECV_CHUNK;
   if (c->cur) {
-    buf = c->cur->lw.data + c->cur_have;
-    len = c->cur->lw.rec.datalen - c->cur_have;
+    /* The payload's rest, and (the input buffer being empty meanwhile) the
+     * next requests behind it: one receive a request, not two. */
+    c->riov[0].iov_base = c->cur->lw.data + c->cur_have;
+    c->riov[0].iov_len = c->cur->lw.rec.datalen - c->cur_have;
+    c->riov[1].iov_base = c->ibuf + c->ilen;
+    c->riov[1].iov_len = c->pending + 1 >= MAX_PENDING ? 0 : room;
+    c->rmsg = (struct msghdr) { .msg_iov = c->riov, .msg_iovlen = 2 };
+    sqe = rec_get_sqe (c->rec);
+    io_uring_prep_recvmsg (sqe, c->fd, &c->rmsg, 0);
   }
   else {
     if (c->pending >= MAX_PENDING)
       return;                   /* resumed by req_finish */
-    buf = c->ibuf + c->ilen;
-    len = IBUF_SIZE - c->ilen;
-    if (c->phase == PH_TRANSMISSION && len > RECV_CHUNK)
-      len = RECV_CHUNK;
-    if (len == 0) {             /* cannot happen: options are bounded */
+    if (room == 0) {            /* cannot happen: options are bounded */
       rec_conn_close (c);
       return;
     }
+    sqe = rec_get_sqe (c->rec);
+    io_uring_prep_recv (sqe, c->fd, c->ibuf + c->ilen, room, 0);
   }
-  sqe = rec_get_sqe (c->rec);
-  io_uring_prep_recv (sqe, c->fd, buf, len, 0);
   io_uring_sqe_set_data (sqe, &c->recv_op);
   c->recv_armed = true;
 }
@@ -614,8 +618,13 @@ rec_on_recv (struct conn *c, int res)
     return;
   }
   if (c->cur) {
-    VALGRIND_MAKE_MEM_DEFINED (c->cur->lw.data + c->cur_have, (size_t) res);
-    c->cur_have += (size_t) res;
+    size_t want = c->cur->lw.rec.datalen - c->cur_have;
+    size_t n = (size_t) res < want ? (size_t) res : want;
+
+    VALGRIND_MAKE_MEM_DEFINED (c->cur->lw.data + c->cur_have, n);
+    c->cur_have += n;
+    VALGRIND_MAKE_MEM_DEFINED (c->ibuf + c->ilen, (size_t) res - n);
+    c->ilen += (size_t) res - n;
     if (c->cur_have == c->cur->lw.rec.datalen)
       payload_done (c);
   }
