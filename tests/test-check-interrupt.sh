@@ -3,8 +3,9 @@
 . "$top_srcdir/tests/functions.sh"
 requires mkfs.ext4 qemu-io
 
-# A log with many torn states: 64 KiB writes to free space of an ext4 base.
-truncate -s 64M "$tmp/base.img"
+# A log with many torn states (a check of some seconds, even on a fast
+# machine): 64 KiB writes to free space of an ext4 base.
+truncate -s 128M "$tmp/base.img"
 run mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$tmp/base.img"
 # mkfs.ext4 makes the base filesystem
 assert_eq "$rc" 0 "mkfs.ext4: exit status (stderr: $err)"
@@ -13,7 +14,7 @@ run powercut mark --control "$ctl" start
 # the first mark
 assert_eq "$rc" 0 "powercut mark start: exit status (stderr: $err)"
 cmds=()
-for i in $(seq 0 15); do cmds+=(-c "write -P $(( i + 1 )) $(( 40 + i ))M 64k"); done
+for i in $(seq 0 63); do cmds+=(-c "write -P $(( i + 1 )) $(( 40 + i ))M 64k"); done
 run qemu-io -t none -f raw "$uri" "${cmds[@]}" -c flush
 # qemu-io's writes succeed
 assert_eq "$rc" 0 "qemu-io: exit status (stdout: $out; stderr: $err)"
