@@ -31,9 +31,11 @@
 #include "recorder.h"
 
 #define RING_ENTRIES      256
-#define IBUF_SIZE         (128u << 10)    /* handshake options up to 64 KiB fit */
+#define IBUF_SIZE         (1u << 20)      /* a connection's input buffer */
 #define MAX_OPTION_LEN    (64u << 10)
-#define RECV_CHUNK        (16u << 10)     /* larger payloads are received in place */
+#define INPLACE_MAX       (256u << 10)    /* writes logged from the input buffer */
+#define RECV_MIN          (16u << 10)     /* the least room a receive is given */
+#define MAX_SPARES        8               /* idle input buffers kept for reuse */
 #define MAX_PENDING       256             /* requests in flight per connection */
 #define SEND_IOV_MAX      64
 #define EXPORT_FLAGS      (NBD_FLAG_HAS_FLAGS | NBD_FLAG_SEND_FLUSH | NBD_FLAG_SEND_FUA | \
@@ -49,11 +51,22 @@ struct op {
 
 struct conn;
 
+/* A connection's input buffer.  Writes up to INPLACE_MAX are received
+ * whole into it and logged from there, so each holds a reference; the
+ * connection holds one too while it receives into it. */
+struct inbuf {
+  struct pc_recorder *rec;
+  unsigned refs;
+  struct inbuf *next_spare;
+  uint8_t data[IBUF_SIZE];
+};
+
 /* A request on its way through the log: an NBD request or a control one. */
 struct req {
   struct pc_logw_rec lw;      /* first: the log writer hands it back */
   struct conn *conn;          /* NULL once the connection is gone */
   uint64_t handle;
+  struct inbuf *in;           /* lw.data is in it (else malloc'd) */
 };
 
 struct outbuf {
@@ -75,8 +88,10 @@ struct conn {
   uint32_t id;
   enum phase phase;
   bool no_zeroes, structured;
-  uint8_t *ibuf;
-  size_t ilen;
+  struct inbuf *in;
+  uint8_t *ibuf;              /* in's data: [ipos, ilen) is not parsed yet */
+  size_t ipos, ilen;
+  size_t need;                /* bytes from ipos the next message needs */
   struct req *cur;            /* request whose payload is being received */
   size_t cur_have;
   struct iovec riov[2];       /* its rest, then what follows, in one recv */
@@ -126,11 +141,19 @@ struct pc_recorder {
   int fatal;
   char **mark_names;          /* names in use: marks are unique */
   size_t nmark_names;
+  struct inbuf *spares;
+  unsigned nspares;
 };
 
 /* recorder.c: io_uring, connections, the event loop */
 void rec_conn_close (struct conn *c);
 void rec_conn_maybe_free (struct conn *c);
+/* Makes room in c's input buffer for c->need bytes from ipos and at
+ * least RECV_MIN after ilen: what is not parsed moves to the buffer's
+ * start, or to another buffer while requests hold this one.  0 or
+ * -ENOMEM. */
+int rec_conn_make_room (struct conn *c);
+void rec_inbuf_put (struct inbuf *b);
 struct io_uring_sqe *rec_get_sqe (struct pc_recorder *rec);
 
 /* recnbd.c: the NBD protocol, replies */

@@ -414,7 +414,13 @@ handle_request (struct conn *c, const uint8_t *p)
       return true;
     }
     r = rec_req_new (c, handle, PC_REC_WRITE, rflags, off, len);
-    if (r)
+    if (r && len <= INPLACE_MAX) {
+      /* conn_parse waited for the whole payload: logged from where it is. */
+      r->lw.data = (uint8_t *) p + NBD_REQUEST_SIZE;
+      r->in = c->in;
+      c->in->refs++;
+    }
+    else if (r)
       r->lw.data = malloc (len);
     if (r == NULL || r->lw.data == NULL) {
       free (r);
@@ -485,11 +491,14 @@ payload_done (struct conn *c)
   rec_req_submit (c->rec, r);
 }
 
-/* Consumes whole messages from the input buffer. */
+/* Consumes whole messages from the input buffer; where one is not whole,
+ * says in need how much it takes. */
 static void
 conn_parse (struct conn *c)
 {
-  size_t pos = 0;
+  size_t pos = c->ipos;
+
+  c->need = 0;
 
   while (!c->closing && c->cur == NULL) {
     uint8_t *p = c->ibuf + pos;
@@ -505,8 +514,10 @@ conn_parse (struct conn *c)
     }
     if (c->phase == PH_CLIENT_FLAGS) {
       uint32_t flags;
-      if (avail < 4)
+      if (avail < 4) {
+        c->need = 4;
         break;
+      }
       flags = pc_get_be32 (p);
       pos += 4;
       if (!(flags & NBD_FLAG_C_FIXED_NEWSTYLE) ||
@@ -519,8 +530,10 @@ conn_parse (struct conn *c)
     }
     else if (c->phase == PH_OPTIONS) {
       uint32_t opt, olen;
-      if (avail < NBD_OPT_HEADER_SIZE)
+      if (avail < NBD_OPT_HEADER_SIZE) {
+        c->need = NBD_OPT_HEADER_SIZE;
         break;
+      }
       if (pc_get_be64 (p) != NBD_IHAVEOPT) {
         rec_conn_close (c);
         break;
@@ -537,16 +550,28 @@ conn_parse (struct conn *c)
         c->discard = olen;
         continue;
       }
-      if (avail < NBD_OPT_HEADER_SIZE + olen)
+      if (avail < NBD_OPT_HEADER_SIZE + olen) {
+        c->need = NBD_OPT_HEADER_SIZE + olen;
         break;
+      }
       pos += NBD_OPT_HEADER_SIZE + olen;
       handle_option (c, opt, p + NBD_OPT_HEADER_SIZE, olen);
     }
     else if (c->phase == PH_TRANSMISSION || c->phase == PH_CONTROL) {
       size_t hsz = c->phase == PH_CONTROL ? PC_CTL_HEADER_SIZE : NBD_REQUEST_SIZE;
       bool more;
-      if (avail < hsz)
+      if (avail < hsz) {
+        c->need = hsz;
         break;
+      }
+      if (c->phase == PH_TRANSMISSION && pc_get_be32 (p) == NBD_REQUEST_MAGIC &&
+          pc_get_be16 (p + 6) == NBD_CMD_WRITE) {
+        uint32_t len = pc_get_be32 (p + 24);
+        if (len <= INPLACE_MAX && avail < hsz + len) {
+          c->need = hsz + len;     /* received whole, to be logged in place */
+          break;
+        }
+      }
       pos += hsz;
       more = c->phase == PH_CONTROL ? rec_ctl_request (c, p) : handle_request (c, p);
       if (c->cur) {
@@ -554,7 +579,8 @@ conn_parse (struct conn *c)
         size_t n = c->ilen - pos;
         if (n > c->cur->lw.rec.datalen)
           n = c->cur->lw.rec.datalen;
-        memcpy (c->cur->lw.data, c->ibuf + pos, n);
+        if (c->cur->in == NULL)
+          memcpy (c->cur->lw.data, c->ibuf + pos, n);
         c->cur_have = n;
         pos += n;
         if (c->cur_have == c->cur->lw.rec.datalen)
@@ -564,22 +590,24 @@ conn_parse (struct conn *c)
         break;
     }
   }
-  if (pos > 0) {
-    memmove (c->ibuf, c->ibuf + pos, c->ilen - pos);
-    c->ilen -= pos;
-  }
+  c->ipos = pos;
+  if (c->ipos == c->ilen && c->in->refs == 1)
+    c->ipos = c->ilen = 0;
 }
 
 void
 rec_conn_arm_recv (struct conn *c)
 {
   struct io_uring_sqe *sqe;
-  size_t room = IBUF_SIZE - c->ilen;
+  size_t room;
 
   if (c->recv_armed || c->closing || c->shut)
     return;
-  if (c->phase == PH_TRANSMISSION && room > RECV_CHUNK)
-    room = RECV_CHUNK;
+  if (rec_conn_make_room (c) < 0) {
+    rec_conn_close (c);
+    return;
+  }
+  room = IBUF_SIZE - c->ilen;
   if (c->cur) {
     /* The payload's rest, and (the input buffer being empty meanwhile) the
      * next requests behind it: one receive a request, not two. */
@@ -587,6 +615,10 @@ rec_conn_arm_recv (struct conn *c)
     c->riov[0].iov_len = c->cur->lw.rec.datalen - c->cur_have;
     c->riov[1].iov_base = c->ibuf + c->ilen;
     c->riov[1].iov_len = c->pending + 1 >= MAX_PENDING ? 0 : room;
+    /* Behind a large payload, only the next header: its own payload then
+     * comes in place with the next receive, not through ibuf. */
+    if (c->cur->lw.rec.datalen >= RECV_MIN && c->riov[1].iov_len > NBD_REQUEST_SIZE)
+      c->riov[1].iov_len = NBD_REQUEST_SIZE;
     c->rmsg = (struct msghdr) { .msg_iov = c->riov, .msg_iovlen = 2 };
     sqe = rec_get_sqe (c->rec);
     io_uring_prep_recvmsg (sqe, c->fd, &c->rmsg, 0);
@@ -594,10 +626,6 @@ rec_conn_arm_recv (struct conn *c)
   else {
     if (c->pending >= MAX_PENDING)
       return;                   /* resumed by req_finish */
-    if (room == 0) {            /* cannot happen: options are bounded */
-      rec_conn_close (c);
-      return;
-    }
     sqe = rec_get_sqe (c->rec);
     io_uring_prep_recv (sqe, c->fd, c->ibuf + c->ilen, room, 0);
   }

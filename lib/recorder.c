@@ -78,16 +78,83 @@ rec_req_submit (struct pc_recorder *rec, struct req *r)
 void
 rec_req_free (struct req *r)
 {
-  free (r->lw.data);
+  if (r->in)
+    rec_inbuf_put (r->in);
+  else
+    free (r->lw.data);
   free (r);
 }
 
+/* -------------------------------------------------------------------------
+ * Input buffers */
+
+static struct inbuf *
+inbuf_get (struct pc_recorder *rec)
+{
+  struct inbuf *b = rec->spares;
+
+  if (b) {
+    rec->spares = b->next_spare;
+    rec->nspares--;
+  }
+  else {
+    b = malloc (sizeof *b);
+    if (b == NULL)
+      return NULL;
+    b->rec = rec;
+  }
+  b->refs = 1;
+  return b;
+}
+
+void
+rec_inbuf_put (struct inbuf *b)
+{
+  struct pc_recorder *rec = b->rec;
+
+  if (--b->refs > 0)
+    return;
+  if (rec->nspares < MAX_SPARES) {
+    b->next_spare = rec->spares;
+    rec->spares = b;
+    rec->nspares++;
+  }
+  else
+    free (b);
+}
+
+int
+rec_conn_make_room (struct conn *c)
+{
+  size_t tail = c->ilen - c->ipos;
+  size_t need = c->need > tail ? c->need : tail;
+
+  if (c->ipos + need <= IBUF_SIZE && c->ilen + RECV_MIN <= IBUF_SIZE)
+    return 0;
+  if (c->in->refs == 1)
+    memmove (c->ibuf, c->ibuf + c->ipos, tail);
+  else {
+    struct inbuf *b = inbuf_get (c->rec);
+    if (b == NULL)
+      return -ENOMEM;
+    memcpy (b->data, c->ibuf + c->ipos, tail);
+    rec_inbuf_put (c->in);
+    c->in = b;
+    c->ibuf = b->data;
+  }
+  c->ipos = 0;
+  c->ilen = tail;
+  return 0;
+}
+
 /* The log writer's callbacks.  written: the record is in the log, in order:
- * the disk follows it (a write's data is read back from the log). */
+ * the disk follows it (a write's data is read back from the log), and its
+ * data is let go at once (a FUA write, say, still waits for its sync). */
 static void
 log_written (void *opaque, struct pc_logw_rec *lw)
 {
   struct pc_recorder *rec = opaque;
+  struct req *r = (struct req *) lw;
 
   switch (lw->rec.type) {
   case PC_REC_WRITE:
@@ -101,6 +168,13 @@ log_written (void *opaque, struct pc_logw_rec *lw)
   default:
     break;
   }
+  if (r->in) {
+    rec_inbuf_put (r->in);
+    r->in = NULL;
+  }
+  else
+    free (lw->data);
+  lw->data = NULL;
 }
 
 static void
@@ -186,7 +260,7 @@ conn_release (struct conn *c)
     rec_req_free (c->cur);
   if (rec->stop_conn == c)
     rec->stop_conn = NULL;
-  free (c->ibuf);
+  rec_inbuf_put (c->in);
   free (c);
 }
 
@@ -233,11 +307,12 @@ conn_new (struct pc_recorder *rec, int fd, bool control)
 
   if (c == NULL)
     return NULL;
-  c->ibuf = malloc (IBUF_SIZE);
-  if (c->ibuf == NULL) {
+  c->in = inbuf_get (rec);
+  if (c->in == NULL) {
     free (c);
     return NULL;
   }
+  c->ibuf = c->in->data;
   c->rec = rec;
   c->fd = fd;
   c->recv_op.kind = OP_RECV;
@@ -653,6 +728,11 @@ pc_recorder_free (struct pc_recorder *rec)
   if (rec->log_fd >= 0)
     close (rec->log_fd);
   pc_disk_close (&rec->disk);
+  while (rec->spares) {
+    struct inbuf *b = rec->spares;
+    rec->spares = b->next_spare;
+    free (b);
+  }
   for (size_t i = 0; i < rec->nmark_names; i++)
     free (rec->mark_names[i]);
   free (rec->mark_names);
