@@ -10,11 +10,12 @@
 #
 # usage: bench/bench-record.sh [RUNS]     (from the build directory)
 # env:   BENCH_DIR  where the logs go (default /tmp: page cache and disk)
-#        SIZE       bytes each fio job writes (default 512M)
+#        SIZE       bytes each fio job writes (default 1G: a disk's worth of
+#                   dirty pages, not a toy)
 set -euo pipefail
 
 runs=${1:-3}
-size=${SIZE:-512M}
+size=${SIZE:-1G}
 powercut=${POWERCUT:-$(pwd)/powercut}
 for c in fio nbdkit python3 "$powercut"; do
   command -v "$c" >/dev/null || { echo "bench-record: $c is needed" >&2; exit 2; }
