@@ -88,8 +88,7 @@ struct conn {
   uint32_t id;
   enum phase phase;
   bool no_zeroes, structured;
-  struct inbuf *in;
-  uint8_t *ibuf;              /* in's data: [ipos, ilen) is not parsed yet */
+  struct inbuf *in;           /* its [ipos, ilen) is not parsed yet */
   size_t ipos, ilen;
   size_t need;                /* bytes from ipos the next message needs */
   struct req *cur;            /* request whose payload is being received */
@@ -153,7 +152,6 @@ void rec_conn_maybe_free (struct conn *c);
  * start, or to another buffer while requests hold this one.  0 or
  * -ENOMEM. */
 int rec_conn_make_room (struct conn *c);
-void rec_inbuf_put (struct inbuf *b);
 struct io_uring_sqe *rec_get_sqe (struct pc_recorder *rec);
 
 /* recnbd.c: the NBD protocol, replies */

@@ -501,7 +501,7 @@ conn_parse (struct conn *c)
   c->need = 0;
 
   while (!c->closing && c->cur == NULL) {
-    uint8_t *p = c->ibuf + pos;
+    uint8_t *p = c->in->data + pos;
     size_t avail = c->ilen - pos;
 
     if (c->discard > 0) {
@@ -580,7 +580,7 @@ conn_parse (struct conn *c)
         if (n > c->cur->lw.rec.datalen)
           n = c->cur->lw.rec.datalen;
         if (c->cur->in == NULL)
-          memcpy (c->cur->lw.data, c->ibuf + pos, n);
+          memcpy (c->cur->lw.data, c->in->data + pos, n);
         c->cur_have = n;
         pos += n;
         if (c->cur_have == c->cur->lw.rec.datalen)
@@ -591,8 +591,6 @@ conn_parse (struct conn *c)
     }
   }
   c->ipos = pos;
-  if (c->ipos == c->ilen && c->in->refs == 1)
-    c->ipos = c->ilen = 0;
 }
 
 void
@@ -613,10 +611,10 @@ rec_conn_arm_recv (struct conn *c)
      * next requests behind it: one receive a request, not two. */
     c->riov[0].iov_base = c->cur->lw.data + c->cur_have;
     c->riov[0].iov_len = c->cur->lw.rec.datalen - c->cur_have;
-    c->riov[1].iov_base = c->ibuf + c->ilen;
+    c->riov[1].iov_base = c->in->data + c->ilen;
     c->riov[1].iov_len = c->pending + 1 >= MAX_PENDING ? 0 : room;
     /* Behind a large payload, only the next header: its own payload then
-     * comes in place with the next receive, not through ibuf. */
+     * comes in place with the next receive, not through c->in. */
     if (c->cur->lw.rec.datalen >= RECV_MIN && c->riov[1].iov_len > NBD_REQUEST_SIZE)
       c->riov[1].iov_len = NBD_REQUEST_SIZE;
     c->rmsg = (struct msghdr) { .msg_iov = c->riov, .msg_iovlen = 2 };
@@ -627,7 +625,7 @@ rec_conn_arm_recv (struct conn *c)
     if (c->pending >= MAX_PENDING)
       return;                   /* resumed by req_finish */
     sqe = rec_get_sqe (c->rec);
-    io_uring_prep_recv (sqe, c->fd, c->ibuf + c->ilen, room, 0);
+    io_uring_prep_recv (sqe, c->fd, c->in->data + c->ilen, room, 0);
   }
   io_uring_sqe_set_data (sqe, &c->recv_op);
   c->recv_armed = true;
@@ -651,13 +649,13 @@ rec_on_recv (struct conn *c, int res)
 
     VALGRIND_MAKE_MEM_DEFINED (c->cur->lw.data + c->cur_have, n);
     c->cur_have += n;
-    VALGRIND_MAKE_MEM_DEFINED (c->ibuf + c->ilen, (size_t) res - n);
+    VALGRIND_MAKE_MEM_DEFINED (c->in->data + c->ilen, (size_t) res - n);
     c->ilen += (size_t) res - n;
     if (c->cur_have == c->cur->lw.rec.datalen)
       payload_done (c);
   }
   else {
-    VALGRIND_MAKE_MEM_DEFINED (c->ibuf + c->ilen, (size_t) res);
+    VALGRIND_MAKE_MEM_DEFINED (c->in->data + c->ilen, (size_t) res);
     c->ilen += (size_t) res;
   }
   conn_parse (c);

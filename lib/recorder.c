@@ -47,6 +47,69 @@ rec_get_sqe (struct pc_recorder *rec)
 }
 
 /* -------------------------------------------------------------------------
+ * Input buffers */
+
+static struct inbuf *
+inbuf_get (struct pc_recorder *rec)
+{
+  struct inbuf *b = rec->spares;
+
+  if (b) {
+    rec->spares = b->next_spare;
+    rec->nspares--;
+  }
+  else {
+    b = malloc (sizeof *b);
+    if (b == NULL)
+      return NULL;
+    b->rec = rec;
+  }
+  b->refs = 1;
+  return b;
+}
+
+static void
+inbuf_put (struct inbuf *b)
+{
+  struct pc_recorder *rec = b->rec;
+
+  if (--b->refs > 0)
+    return;
+  if (rec->nspares < MAX_SPARES) {
+    b->next_spare = rec->spares;
+    rec->spares = b;
+    rec->nspares++;
+  }
+  else
+    free (b);
+}
+
+int
+rec_conn_make_room (struct conn *c)
+{
+  size_t tail = c->ilen - c->ipos;
+  size_t need = c->need > tail ? c->need : tail;
+
+  if (tail == 0 && c->in->refs == 1)
+    c->ipos = c->ilen = 0;      /* all parsed, nothing held: start over */
+  if (c->ipos + need <= IBUF_SIZE && c->ilen + RECV_MIN <= IBUF_SIZE)
+    return 0;
+  if (c->in->refs == 1)
+    memmove (c->in->data, c->in->data + c->ipos, tail);
+  else {
+    struct inbuf *b = inbuf_get (c->rec);
+    if (b == NULL)
+      return -ENOMEM;
+    memcpy (b->data, c->in->data + c->ipos, tail);
+    inbuf_put (c->in);
+    c->in = b;
+  }
+  c->ipos = 0;
+  c->ilen = tail;
+  return 0;
+}
+
+/* -------------------------------------------------------------------------
  * Requests, through the log writer */
 
 struct req *
@@ -75,76 +138,23 @@ rec_req_submit (struct pc_recorder *rec, struct req *r)
   pc_logw_append (&rec->logw, &r->lw);
 }
 
+/* Lets r's data go: its share of an input buffer, or its own. */
+static void
+req_drop_data (struct req *r)
+{
+  if (r->in)
+    inbuf_put (r->in);
+  else
+    free (r->lw.data);
+  r->in = NULL;
+  r->lw.data = NULL;
+}
+
 void
 rec_req_free (struct req *r)
 {
-  if (r->in)
-    rec_inbuf_put (r->in);
-  else
-    free (r->lw.data);
+  req_drop_data (r);
   free (r);
-}
-
-/* -------------------------------------------------------------------------
- * Input buffers */
-
-static struct inbuf *
-inbuf_get (struct pc_recorder *rec)
-{
-  struct inbuf *b = rec->spares;
-
-  if (b) {
-    rec->spares = b->next_spare;
-    rec->nspares--;
-  }
-  else {
-    b = malloc (sizeof *b);
-    if (b == NULL)
-      return NULL;
-    b->rec = rec;
-  }
-  b->refs = 1;
-  return b;
-}
-
-void
-rec_inbuf_put (struct inbuf *b)
-{
-  struct pc_recorder *rec = b->rec;
-
-  if (--b->refs > 0)
-    return;
-  if (rec->nspares < MAX_SPARES) {
-    b->next_spare = rec->spares;
-    rec->spares = b;
-    rec->nspares++;
-  }
-  else
-    free (b);
-}
-
-int
-rec_conn_make_room (struct conn *c)
-{
-  size_t tail = c->ilen - c->ipos;
-  size_t need = c->need > tail ? c->need : tail;
-
-  if (c->ipos + need <= IBUF_SIZE && c->ilen + RECV_MIN <= IBUF_SIZE)
-    return 0;
-  if (c->in->refs == 1)
-    memmove (c->ibuf, c->ibuf + c->ipos, tail);
-  else {
-    struct inbuf *b = inbuf_get (c->rec);
-    if (b == NULL)
-      return -ENOMEM;
-    memcpy (b->data, c->ibuf + c->ipos, tail);
-    rec_inbuf_put (c->in);
-    c->in = b;
-    c->ibuf = b->data;
-  }
-  c->ipos = 0;
-  c->ilen = tail;
-  return 0;
 }
 
 /* The log writer's callbacks.  written: the record is in the log, in order:
@@ -168,13 +178,7 @@ log_written (void *opaque, struct pc_logw_rec *lw)
   default:
     break;
   }
-  if (r->in) {
-    rec_inbuf_put (r->in);
-    r->in = NULL;
-  }
-  else
-    free (lw->data);
-  lw->data = NULL;
+  req_drop_data (r);
 }
 
 static void
@@ -260,7 +264,7 @@ conn_release (struct conn *c)
     rec_req_free (c->cur);
   if (rec->stop_conn == c)
     rec->stop_conn = NULL;
-  rec_inbuf_put (c->in);
+  inbuf_put (c->in);
   free (c);
 }
 
@@ -312,7 +316,6 @@ conn_new (struct pc_recorder *rec, int fd, bool control)
     free (c);
     return NULL;
   }
-  c->ibuf = c->in->data;
   c->rec = rec;
   c->fd = fd;
   c->recv_op.kind = OP_RECV;
