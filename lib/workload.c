@@ -78,6 +78,23 @@ fsync_path (const char *path)
   return r;
 }
 
+/* Writes back the recorded filesystem only (syncfs of the workload's
+ * root), not sync(): that would write back every filesystem of the
+ * machine, and disturb another recording running beside this one.
+ * Returns 0 or -errno. */
+static int
+sync_root (const struct pc_workload_env *env)
+{
+  int fd = open (env->root ? env->root : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+  if (fd < 0)
+    return -errno;
+  if (syncfs (fd) < 0)
+    r = -errno;
+  close (fd);
+  return r;
+}
+
 static int
 mark (const struct pc_workload_env *env, const char *name, bool sync,
       char *const *durable, size_t ndurable)
@@ -120,18 +137,20 @@ setup_v1 (const struct pc_workload_env *env, uint8_t *buf)
       return r;
   }
   trace (env, "wrote %u files, version 1; sync", nfiles (env));
-  sync ();
-  return mark (env, "v1", true, NULL, 0);
+  r = sync_root (env);
+  return r < 0 ? r : mark (env, "v1", true, NULL, 0);
 }
 
 static int
 finish (const struct pc_workload_env *env, bool wait)
 {
+  int r;
+
   if (wait)
     wait_commit (env);
   trace (env, "sync");
-  sync ();
-  return mark (env, "end", true, NULL, 0);
+  r = sync_root (env);
+  return r < 0 ? r : mark (env, "end", true, NULL, 0);
 }
 
 static int
@@ -190,8 +209,9 @@ wl_append (const struct pc_workload_env *env)
   fd = open ("journal.log", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     return -errno;
-  sync ();
-  r = mark (env, "start", true, NULL, 0);
+  r = sync_root (env);
+  if (r == 0)
+    r = mark (env, "start", true, NULL, 0);
   for (unsigned i = 1; r == 0 && i <= nfiles (env); i++) {
     fill (buf, sizeof buf, env->seed, 0, i);
     r = pc_write_all (fd, buf, sizeof buf);
@@ -243,8 +263,9 @@ wl_random (const struct pc_workload_env *env)
 
   if (buf == NULL)
     return -ENOMEM;
-  sync ();
-  r = mark (env, "start", true, NULL, 0);
+  r = sync_root (env);
+  if (r == 0)
+    r = mark (env, "start", true, NULL, 0);
   for (unsigned op = 0; r == 0 && op < R_OPS; op++) {
     unsigned kind = (unsigned) (pc_splitmix64 (&x) % 12);
     unsigned d = (unsigned) (pc_splitmix64 (&x) % (R_DIRS + 1)), f = (unsigned) (pc_splitmix64 (&x) % R_FILES);
@@ -361,8 +382,8 @@ wl_random (const struct pc_workload_env *env)
         trace (env, "%s %s and its directory", data ? "fdatasync" : "fsync", p);
       }
       break;
-    case 11:                                  /* sync */
-      sync ();
+    case 11:                                  /* sync (of this filesystem) */
+      r = sync_root (env);
       synced = true;
       trace (env, "sync");
       break;
@@ -498,10 +519,10 @@ wl_steady (const struct pc_workload_env *env)
   for (unsigned w = 0; w < nways && r == 0; w++)
     if (mkdir (ways[w], 0755) < 0 && errno != EEXIST)
       r = -errno;
-  if (r == 0) {
-    sync ();
+  if (r == 0)
+    r = sync_root (env);
+  if (r == 0)
     r = mark (env, "start", true, NULL, 0);
-  }
   trace (env, "every second for %u s: one file of %u in each of %u ways; %u s idle "
          "(dirty_expire %u cs, dirty_writeback %u cs, commit %u s); %u s of rename-fsync",
          seconds, per, nways - 1, idle, expire, wb, env->commit_s, fsecs);

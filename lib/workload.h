@@ -11,7 +11,7 @@
  *   append                  append records to a log file, fdatasync now and then
  *   random                  a seeded, bounded mix of creates, writes,
  *                           truncates, renames, links, unlinks, mkdir/rmdir
- *                           and fsync/fdatasync/sync, with a mark after each
+ *                           and fsync/fdatasync/syncfs, with a mark after each
  *                           persistence call
  *   steady                  in real time: every second, one file in each of
  *                           five directories rewritten the way it names
@@ -29,6 +29,9 @@
  * one (commit=300), so that only its own sync calls reach the disk and the
  * same seed gives the same crash points.  steady wants the kernel's own
  * timing (commit_s 0: no commit= is added): it measures durability windows.
+ * Every sync a workload does is syncfs() of its root, the recorded
+ * filesystem alone: never sync(), which writes back the whole machine and
+ * disturbs another recording running beside it.
  */
 #ifndef POWERCUT_WORKLOAD_H
 #define POWERCUT_WORKLOAD_H
