@@ -55,17 +55,19 @@ window_cols (FILE *f, const struct pc_window_summary *s)
 void
 pc_compare_table (FILE *f, const struct pc_config *cf, size_t n, bool app)
 {
-  const int cols[] = { PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, PC_V_ZERO_LENGTH,
-                       PC_V_MISSING, PC_V_MISMATCH, PC_V_DURABLE_LOST, PC_V_APP_INVALID };
-  const size_t ncols = sizeof cols / sizeof cols[0] - !app;
+  int cols[PC_V_COUNT];
+  size_t ncols = 0;
   size_t w = strlen ("configuration");
   bool unchecked = false, windows = false;
 
+  for (int v = 0; v < PC_V_COUNT; v++)
+    if (pc_verdict_info (v)->column && (app || v != PC_V_APP_INVALID))
+      cols[ncols++] = v;
   for (size_t i = 0; i < n; i++)
     if (strlen (cf[i].label) > w)
       w = strlen (cf[i].label);
   /* Each column as wide as its name or its widest number. */
-  int cw[sizeof cols / sizeof cols[0]];
+  int cw[PC_V_COUNT];
   for (size_t k = 0; k < ncols; k++) {
     cw[k] = (int) strlen (pc_verdict_name (cols[k]));
     for (size_t i = 0; i < n; i++) {

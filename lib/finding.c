@@ -36,12 +36,9 @@ pc_finding_parse (const char *name)
 enum pc_verdict
 pc_finding_verdict (int kind)
 {
-  switch (kind) {
-  case PC_F_ZERO_LENGTH: case PC_F_MISSING: case PC_F_MISMATCH: case PC_F_DURABLE_LOST:
-    return kind;
-  default:
-    return PC_V_OK;
-  }
+  const struct pc_verdict_info *v = pc_verdict_info (kind);
+
+  return v && v->path ? (enum pc_verdict) kind : PC_V_OK;
 }
 
 int

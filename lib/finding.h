@@ -23,6 +23,7 @@
 /* What a finding says: a failing verdict, or a note that fails nothing. */
 enum pc_finding_kind {
   PC_F_ZERO_LENGTH = PC_V_ZERO_LENGTH,
+  PC_F_ZERO_FILLED = PC_V_ZERO_FILLED,
   PC_F_MISSING = PC_V_MISSING,
   PC_F_MISMATCH = PC_V_MISMATCH,
   PC_F_DURABLE_LOST = PC_V_DURABLE_LOST,

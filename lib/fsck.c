@@ -17,26 +17,6 @@
 #include "proc.h"
 #include "util.h"
 
-static const char *const verdict_names[PC_V_COUNT] = {
-  "ok", "fs-corrupt", "unmountable", "zero-length", "missing", "mismatch",
-  "durable-lost", "app-invalid", "not-checked",
-};
-
-const char *
-pc_verdict_name (enum pc_verdict v)
-{
-  return (unsigned) v < PC_V_COUNT ? verdict_names[v] : "unknown";
-}
-
-int
-pc_verdict_parse (const char *name)
-{
-  for (int i = 0; i < PC_V_COUNT; i++)
-    if (strcmp (name, verdict_names[i]) == 0)
-      return i;
-  return -1;
-}
-
 #define OUT_MAX 8192
 
 /* Replaces every occurrence of the scratch image's path with "IMAGE": the

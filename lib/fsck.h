@@ -21,21 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum pc_verdict {
-  PC_V_OK,
-  PC_V_FS_CORRUPT,
-  PC_V_UNMOUNTABLE,
-  PC_V_ZERO_LENGTH,
-  PC_V_MISSING,
-  PC_V_MISMATCH,
-  PC_V_DURABLE_LOST,
-  PC_V_APP_INVALID,           /* check --verify: the application's checker failed */
-  /* Not a verdict on the filesystem: powercut could not check the state
-   * (a program timed out or crashed, a worker died, no memory).  Reports
-   * keep it apart from the verdicts above, and it makes a check exit 2. */
-  PC_V_NOT_CHECKED,
-  PC_V_COUNT,
-};
+#include "verdict.h"
 
 #define PC_EVIDENCE_MAX 1024
 
@@ -46,11 +32,6 @@ enum pc_verdict {
 #define PC_E2FSCK_ERROR        8
 #define PC_E2FSCK_USAGE        16    /* and above: not an answer about the filesystem */
 #define PC_E2FSCK_NOT_FOUND    127   /* the shell's, when it cannot run */
-
-/* "ok", "fs-corrupt", ... as the spec names them. */
-const char *pc_verdict_name (enum pc_verdict v);
-/* Inverse of pc_verdict_name; -1 if unknown. */
-int pc_verdict_parse (const char *name);
 
 struct pc_fsck_result {
   enum pc_verdict verdict;

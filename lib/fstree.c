@@ -29,6 +29,7 @@ struct cached {
   uint8_t hash[16];
   uint8_t headlen;
   uint8_t head[PC_ENTRY_HEAD];
+  uint64_t zero_blocks;
 };
 
 struct pc_fstree_cache {
@@ -298,8 +299,10 @@ hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
     ext2fs_file_close (f);
   }
   pc_entry_hash_end (h, ent);
-  if (!whole)
+  if (!whole) {
     memset (ent->hash, 0, sizeof ent->hash);
+    ent->zero_blocks = 0;       /* not read: not known to be zeros */
+  }
   return e;
 }
 
@@ -322,6 +325,7 @@ hash_file (struct walk *w, ext2_ino_t ino, const uint8_t *raw, size_t rawlen,
     memcpy (ent->hash, e->hash, sizeof ent->hash);
     ent->headlen = e->headlen;
     memcpy (ent->head, e->head, sizeof ent->head);
+    ent->zero_blocks = e->zero_blocks;
     c->reused++;
     return 0;
   }
@@ -343,6 +347,7 @@ hash_file (struct walk *w, ext2_ino_t ino, const uint8_t *raw, size_t rawlen,
     memcpy (e->hash, ent->hash, sizeof e->hash);
     e->headlen = ent->headlen;
     memcpy (e->head, ent->head, sizeof e->head);
+    e->zero_blocks = ent->zero_blocks;
   }
   else if (e)
     e->inode = ~ih;

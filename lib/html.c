@@ -54,12 +54,12 @@ static const char page_tail[] =
 "'use strict';\n"
 "window.onerror=function(m){document.body.dataset.errors=(document.body.dataset.errors||'')+m+'\\n';};\n"
 "const D=JSON.parse(document.getElementById('data').textContent);\n"
-"const V=['ok','fs-corrupt','unmountable','zero-length','missing','mismatch','durable-lost','app-invalid'];\n"
-"const C={'ok':'#3a3','fs-corrupt':'#d33','unmountable':'#800','zero-length':'#f80',\n"
-"  'missing':'#a0f','mismatch':'#c9a800','durable-lost':'#06c','app-invalid':'#c0c'};\n"
-"const RANK={'ok':0,'mismatch':1,'missing':2,'zero-length':3,'durable-lost':4,'app-invalid':4.5,'fs-corrupt':5,'unmountable':6,'not-checked':0.5};\n"
-"/* not a verdict: states powercut could not check, kept apart from V */\n"
-"const NC='not-checked';C[NC]='#999';const NAMES=V.concat([NC]);\n"
+"/* The verdicts, from powercut's one table: in its order, with a rank (the\n"
+"   worst of a pixel's states colours it) and a colour.  The one that is no\n"
+"   verdict (powercut could not check the state) is kept apart from V. */\n"
+"const NAMES=D.verdicts.map(v=>v.name),C={},RANK={},MEANING={};\n"
+"D.verdicts.forEach(function(v){C[v.name]=v.colour;RANK[v.name]=v.rank;MEANING[v.name]=v.meaning;});\n"
+"const OK=NAMES[0],NC=D.verdicts.find(v=>!v.verdict).name,V=NAMES.filter(v=>v!==NC);\n"
 "function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}\n"
 "function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag||'td');if(c instanceof Node)td.appendChild(c);else td.textContent=String(c);tr.appendChild(td);}return tr;}\n"
 "function secs(x){return x===null||x===undefined?'-':x.toFixed(1)+' s';}\n"
@@ -67,7 +67,7 @@ static const char page_tail[] =
 "const TMAX=Math.max(1e-3,...D.configs.map(c=>c.duration));\n"
 "const redraw=[];document.getElementById('axis').onchange=function(){redraw.forEach(f=>f());};\n"
 "if(location.hash==='#seconds')document.getElementById('axis').value='seconds';\n"
-"function chip(v,n){const s=el('span',v+' '+n,'chip');s.style.background=C[v];return s;}\n"
+"function chip(v,n){const s=el('span',v+' '+n,'chip');s.style.background=C[v];s.title=MEANING[v]||'';return s;}\n"
 "document.getElementById('title').textContent=D.title;\n"
 "if(D.configs.length>1){\n"
 "  const h=el('h2','Comparison');const t=el('table');t.id='comparison';\n"
@@ -95,7 +95,7 @@ static const char page_tail[] =
 "  sec.appendChild(el('div',c.log+' \\u2014 model '+c.model+', '+c.totals.points+' crash points from '+\n"
 "    (c.from||'the start')+' (record '+c.from_record+') of '+c.records+' records, '+c.totals.unique+' distinct images','muted'));\n"
 "  const tot=el('div');tot.className='totals';\n"
-"  V.forEach(function(v){if(c.totals[v]||v==='ok'){const s=chip(v,c.totals[v]);s.dataset.verdict=v;s.dataset.count=c.totals[v];tot.appendChild(s);}});\n"
+"  V.forEach(function(v){if(c.totals[v]||v===OK){const s=chip(v,c.totals[v]);s.dataset.verdict=v;s.dataset.count=c.totals[v];tot.appendChild(s);}});\n"
 "  if(c.totals[NC]){const s=chip(NC,c.totals[NC]);s.dataset.verdict=NC;s.dataset.count=c.totals[NC];s.title='powercut could not check these states: no verdict';\n"
 "    tot.appendChild(el('span',' \\u2003not a verdict: ','muted'));tot.appendChild(s);}\n"
 "  sec.appendChild(tot);\n"
@@ -441,6 +441,25 @@ write_safe_json (FILE *f, const char *s)
   return 0;
 }
 
+/* The verdict table, for the page's code. */
+static json_object *
+verdicts_json (void)
+{
+  json_object *a = json_object_new_array ();
+
+  for (int v = 0; v < PC_V_COUNT; v++) {
+    const struct pc_verdict_info *vi = pc_verdict_info (v);
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "name", json_object_new_string (vi->name));
+    json_object_object_add (o, "rank", json_object_new_int (vi->rank));
+    json_object_object_add (o, "colour", json_object_new_string (vi->colour));
+    json_object_object_add (o, "meaning", json_object_new_string (vi->meaning));
+    json_object_object_add (o, "verdict", json_object_new_boolean (v != PC_V_NOT_CHECKED));
+    json_object_array_add (a, o);
+  }
+  return a;
+}
+
 int
 pc_report_html (const char *path, const char *title,
                 const struct pc_html_config *cfg, size_t n)
@@ -450,6 +469,7 @@ pc_report_html (const char *path, const char *title,
   int r = 0;
 
   json_object_object_add (root, "title", json_object_new_string (title));
+  json_object_object_add (root, "verdicts", verdicts_json ());
   for (size_t i = 0; i < n; i++)
     json_object_array_add (arr, config_json (&cfg[i]));
   json_object_object_add (root, "configs", arr);

@@ -70,33 +70,72 @@ pc_mark_path_valid (const char *path, size_t len)
   return true;
 }
 
+/* A file's content being hashed: the hash, and the 4 KiB block it is in. */
+struct entry_hash {
+  XXH3_state_t st;
+  uint64_t off;                 /* bytes so far */
+  bool nonzero;                 /* the current block has a byte that is not zero */
+};
+
+static bool
+all_zero (const uint8_t *p, size_t n)
+{
+  return n == 0 || (p[0] == 0 && memcmp (p, p + 1, n - 1) == 0);
+}
+
 void *
 pc_entry_hash_begin (struct pc_entry *e)
 {
-  XXH3_state_t *st = XXH3_createState ();
+  struct entry_hash *h = malloc (sizeof *h);
 
-  if (st)
-    XXH3_128bits_reset (st);
+  if (h) {
+    XXH3_128bits_reset (&h->st);
+    h->off = 0;
+    h->nonzero = false;
+  }
   e->headlen = 0;
-  return st;
+  e->zero_blocks = 0;
+  return h;
 }
 
 void
-pc_entry_hash_update (void *h, struct pc_entry *e, const void *buf, size_t n)
+pc_entry_hash_update (void *hp, struct pc_entry *e, const void *buf, size_t n)
 {
+  struct entry_hash *h = hp;
+  const uint8_t *p = buf;
+
   if (e->headlen < PC_ENTRY_HEAD) {
     size_t k = PC_ENTRY_HEAD - e->headlen < n ? PC_ENTRY_HEAD - e->headlen : n;
     memcpy (e->head + e->headlen, buf, k);
     e->headlen += (uint8_t) k;
   }
-  XXH3_128bits_update (h, buf, n);
+  XXH3_128bits_update (&h->st, buf, n);
+  /* Count the blocks that are all zeros, piece by piece up to each
+   * block's end. */
+  while (n > 0) {
+    size_t room = PC_ENTRY_ZERO_BLOCK - (size_t) (h->off % PC_ENTRY_ZERO_BLOCK);
+    size_t k = n < room ? n : room;
+    if (!h->nonzero && !all_zero (p, k))
+      h->nonzero = true;
+    h->off += k;
+    p += k;
+    n -= k;
+    if (k == room) {
+      e->zero_blocks += !h->nonzero;
+      h->nonzero = false;
+    }
+  }
 }
 
 void
-pc_entry_hash_end (void *h, struct pc_entry *e)
+pc_entry_hash_end (void *hp, struct pc_entry *e)
 {
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) e->hash, XXH3_128bits_digest (h));
-  XXH3_freeState (h);
+  struct entry_hash *h = hp;
+
+  if (h->off % PC_ENTRY_ZERO_BLOCK)
+    e->zero_blocks += !h->nonzero;   /* the short last block */
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) e->hash, XXH3_128bits_digest (&h->st));
+  free (h);
 }
 
 static int

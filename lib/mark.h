@@ -33,6 +33,7 @@
 #define PC_MARK_F_MANIFEST  (1u << 1)    /* a manifest is present */
 
 #define PC_ENTRY_HEAD 16
+#define PC_ENTRY_ZERO_BLOCK 4096  /* the blocks zero_blocks counts */
 
 enum pc_entry_type {
   PC_ENTRY_FILE = 'f',
@@ -51,6 +52,10 @@ struct pc_entry {
   uint8_t hash[16];
   uint8_t headlen;          /* regular files: the first bytes, for reports */
   uint8_t head[PC_ENTRY_HEAD];
+  uint64_t zero_blocks;     /* regular files hashed here (not decoded from a
+                             * mark): how many PC_ENTRY_ZERO_BLOCK blocks of
+                             * the content (the last one may be short) hold
+                             * only zeros */
   char *target;             /* symlink target, or NULL */
 };
 
@@ -80,7 +85,8 @@ int pc_mark_add_entry (struct pc_mark *m, size_t *cap, const struct pc_entry *e)
 
 /* A regular file's content into an entry, as every manifest and every
  * crash state's tree takes it (so the two compare): XXH3-128 of all the
- * bytes, and the first PC_ENTRY_HEAD of them.  begin returns NULL when out
+ * bytes, the first PC_ENTRY_HEAD of them, and how many of its blocks are
+ * all zeros (zero_blocks).  begin returns NULL when out
  * of memory; end stores the hash and frees the state. */
 void *pc_entry_hash_begin (struct pc_entry *e);
 void pc_entry_hash_update (void *h, struct pc_entry *e, const void *buf, size_t n);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "oracle.h"
+#include "xxh.h"
 
 struct omark {
   uint64_t record;
@@ -257,14 +258,46 @@ same_version (const struct pc_entry *a, const struct pc_entry *b)
   }
 }
 
-/* Writes what e is (NULL: absent) for people. */
-static void
-describe (FILE *f, const struct pc_entry *e)
+/* Does a file entry (found in a state, or in a manifest) hold only zeros?
+ * A state's tree counts its zero blocks; a manifest keeps the first bytes
+ * and the hash, so its hash is compared with that of as many zeros. */
+static bool
+file_all_zeros (const struct pc_entry *e, bool found)
 {
+  static const uint8_t zeros[1 << 16];
+  uint8_t h[16];
+  XXH3_state_t st;
+
+  if (e->type != PC_ENTRY_FILE || e->size == 0)
+    return false;
+  if (found)
+    return e->zero_blocks == (e->size + PC_ENTRY_ZERO_BLOCK - 1) / PC_ENTRY_ZERO_BLOCK;
+  if (memcmp (e->head, zeros, e->headlen) != 0)
+    return false;
+  XXH3_128bits_reset (&st);
+  for (uint64_t left = e->size; left > 0;) {
+    size_t k = left < sizeof zeros ? (size_t) left : sizeof zeros;
+    XXH3_128bits_update (&st, zeros, k);
+    left -= k;
+  }
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) h, XXH3_128bits_digest (&st));
+  return memcmp (h, e->hash, 16) == 0;
+}
+
+/* Writes what e is (NULL: absent) for people; a file found in a crash
+ * state also says how many of its blocks are all zeros. */
+static void
+describe (FILE *f, const struct pc_entry *e, bool found)
+{
+  uint64_t nblocks = e ? (e->size + PC_ENTRY_ZERO_BLOCK - 1) / PC_ENTRY_ZERO_BLOCK : 0;
+
   if (e == NULL)
     fputs ("absent", f);
   else if (e->type == PC_ENTRY_FILE && e->size == 0)
     fputs ("empty file", f);
+  else if (found && file_all_zeros (e, true))
+    fprintf (f, "file %" PRIu64 " B all zeros (%" PRIu64 " of %" PRIu64 " blocks)",
+             e->size, nblocks, nblocks);
   else if (e->type == PC_ENTRY_FILE) {
     /* Size, first bytes (escaped) and hash. */
     fprintf (f, "file %" PRIu64 " B \"", e->size);
@@ -287,6 +320,8 @@ describe (FILE *f, const struct pc_entry *e)
     fputs ("special file", f);
   if (e && (e->mode & 07777) != 0 && e->type != PC_ENTRY_SYMLINK)
     fprintf (f, " mode %04o", e->mode & 07777);
+  if (found && e && e->type == PC_ENTRY_FILE && e->zero_blocks > 0 && e->zero_blocks < nblocks)
+    fprintf (f, ", %" PRIu64 " of %" PRIu64 " blocks all zeros", e->zero_blocks, nblocks);
 }
 
 static bool
@@ -313,7 +348,7 @@ finding (struct pc_findings *out, int kind, const char *path, const struct pc_en
 
   if (m == NULL)
     return -ENOMEM;
-  describe (m, f);
+  describe (m, f, true);
   if (fclose (m) == EOF) {
     free (found);
     return -ENOMEM;
@@ -321,18 +356,6 @@ finding (struct pc_findings *out, int kind, const char *path, const struct pc_en
   r = pc_findings_add (out, kind, path, found, allowed);
   free (found);
   return r;
-}
-
-static int
-verdict_rank (enum pc_verdict v)
-{
-  switch (v) {
-  case PC_V_DURABLE_LOST: return 4;
-  case PC_V_ZERO_LENGTH: return 3;
-  case PC_V_MISSING: return 2;
-  case PC_V_MISMATCH: return 1;
-  default: return 0;
-  }
 }
 
 /* Each distinct allowed version of path once, with the marks that had it:
@@ -360,7 +383,7 @@ describe_allowed (const struct pc_oracle *o, size_t start, size_t last, bool abs
       continue;
     if (n++)
       fputs ("; ", f);
-    describe (f, e);
+    describe (f, e, false);
     fprintf (f, " at %s", o->marks[i].m.name);
     for (j = i + 1; j <= last && j < o->n; j++)
       if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
@@ -380,7 +403,7 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
 {
   const char *path = o->known[k];
   size_t d = SIZE_MAX, start, nfiles = 0;
-  bool absent_ok, all_present = true, all_data = true;
+  bool absent_ok, all_present = true, all_data = true, all_nonzero = true;
   char *allowed;
   int kind, r;
 
@@ -406,6 +429,13 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
     else
       nfiles++;
   }
+  /* Only then worth asking: did every allowed file version have a byte
+   * that is not zero? */
+  if (f && all_data && nfiles > 0 && file_all_zeros (f, true))
+    for (size_t i = start; i <= last && i < o->n && all_nonzero; i++) {
+      const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
+      all_nonzero = e == NULL || !file_all_zeros (e, false);
+    }
 
   /* Not allowed: say what was found and what would have been. */
   if (nbefore == o->n && o->changed[k])
@@ -414,6 +444,8 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
     kind = PC_F_MISSING;
   else if (f && f->type == PC_ENTRY_FILE && f->size == 0 && all_data && nfiles > 0)
     kind = PC_F_ZERO_LENGTH;    /* every allowed file version has data */
+  else if (f && all_data && nfiles > 0 && all_nonzero && file_all_zeros (f, true))
+    kind = PC_F_ZERO_FILLED;    /* and it was not zeros */
   else {
     kind = PC_F_MISMATCH;
     /* A version from before the durable mark: rolled back. */
@@ -463,7 +495,7 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
                  struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx)
 {
   size_t nbefore = 0, last, i = 0, j = 0;
-  enum pc_verdict worst = PC_V_OK;
+  int worst = PC_V_OK;
 
   if (o->n == 0)
     return PC_V_OK;
@@ -494,8 +526,7 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
     v = judge_path (o, nbefore, last, i, f, out);
     if (v < 0)
       return v;
-    if (verdict_rank (v) > verdict_rank (worst))
-      worst = v;
+    worst = pc_verdict_worse (worst, v);
     i++;
     j += c == 0;
   }

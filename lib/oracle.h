@@ -14,6 +14,11 @@
  *   missing       absent where every allowed version exists
  *   zero-length   an empty file where every allowed version that is a
  *                 file has data (absence may be allowed too)
+ *   zero-filled   a file that is not empty and holds only zeros where
+ *                 every allowed version that is a file has data that is
+ *                 not all zeros (absence may be allowed too); a file only
+ *                 partly zeros is a mismatch whose found says how many of
+ *                 its blocks are all zeros (pc_entry.zero_blocks)
  *   durable-lost  a version from before D: rolled back
  *   mismatch      anything else (torn, stale, garbage)
  * Paths no manifest in the log mentions are listed ("unmentioned"), not
@@ -82,7 +87,7 @@ typedef void pc_oracle_lost_fn (void *ctx, size_t version);
 
 /* Judges found (the tree of the crash state at point): appends a finding
  * for every path that is not allowed and for every path no manifest names
- * (finding.h), and returns the worst verdict, PC_V_OK if every path is
+ * (finding.h), and returns the worst verdict (verdict.h's rank), PC_V_OK if every path is
  * allowed, or -ENOMEM.  With lost, reports the versions the state lost. */
 int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
                      struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx);

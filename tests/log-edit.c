@@ -2,7 +2,9 @@
  * checksums valid so that the damage is what a reader must catch:
  *   log-edit LOG version N            sets the header's format version
  *   log-edit LOG replace SEQ FROM TO  replaces FROM by TO (same length;
- *                                     "%00" is a NUL) in record SEQ's payload */
+ *                                     "%00" is a NUL) in record SEQ's payload
+ *   log-edit LOG zero SEQ OFF LEN     zeroes LEN bytes at OFF of record SEQ's
+ *                                     payload (a write's data reads as zeros) */
 #include <config.h>
 
 #include <errno.h>
@@ -32,11 +34,62 @@ unescape (const char *in, char *out)
   return n;
 }
 
+/* The record with sequence number seq: its header in *h, its payload's
+ * length in *dlen; -ENOENT if there is none. */
+static int
+find_record (uint8_t *buf, size_t size, unsigned long long seq, uint8_t **h, uint32_t *dlen)
+{
+  size_t off = PC_LOG_HEADER_SIZE;
+
+  while (off + PC_REC_HEADER_SIZE <= size) {
+    uint32_t n = pc_get_le32 (buf + off + 28);
+    if (off + PC_REC_HEADER_SIZE + n > size)
+      break;
+    if (pc_get_le64 (buf + off + 8) == seq) {
+      *h = buf + off;
+      *dlen = n;
+      return 0;
+    }
+    off += PC_REC_HEADER_SIZE + n;
+  }
+  return -ENOENT;
+}
+
+/* Sets a record's checksum after its payload changed. */
+static void
+reseal (uint8_t *h, uint32_t dlen)
+{
+  XXH3_state_t st;
+
+  XXH3_64bits_reset (&st);
+  XXH3_64bits_update (&st, h, 48);
+  XXH3_64bits_update (&st, h + PC_REC_HEADER_SIZE, dlen);
+  pc_put_le64 (h + 48, XXH3_64bits_digest (&st));
+}
+
+static int
+zero (uint8_t *buf, size_t size, unsigned long long seq, unsigned long long off,
+      unsigned long long len)
+{
+  uint8_t *h;
+  uint32_t dlen;
+
+  if (find_record (buf, size, seq, &h, &dlen) < 0)
+    return -ENOENT;
+  if (off > dlen || len > dlen - off)
+    return -ERANGE;
+  memset (h + PC_REC_HEADER_SIZE + off, 0, len);
+  reseal (h, dlen);
+  return 0;
+}
+
 static int
 replace (uint8_t *buf, size_t size, unsigned long long seq, const char *from, const char *to)
 {
   char f[256], t[256];
-  size_t fl, tl, off = PC_LOG_HEADER_SIZE;
+  size_t fl, tl;
+  uint8_t *h, *data;
+  uint32_t dlen;
 
   if (strlen (from) >= sizeof f || strlen (to) >= sizeof t)
     return -EINVAL;
@@ -44,27 +97,15 @@ replace (uint8_t *buf, size_t size, unsigned long long seq, const char *from, co
   tl = unescape (to, t);
   if (fl != tl || fl == 0)
     return -EINVAL;
-  while (off + PC_REC_HEADER_SIZE <= size) {
-    uint8_t *h = buf + off, *data = h + PC_REC_HEADER_SIZE;
-    uint32_t dlen = pc_get_le32 (h + 28);
-
-    if (off + PC_REC_HEADER_SIZE + dlen > size)
-      break;
-    if (pc_get_le64 (h + 8) == seq) {
-      XXH3_state_t st;
-      for (size_t i = 0; i + fl <= dlen; i++)
-        if (memcmp (data + i, f, fl) == 0) {
-          memcpy (data + i, t, tl);
-          XXH3_64bits_reset (&st);
-          XXH3_64bits_update (&st, h, 48);
-          XXH3_64bits_update (&st, data, dlen);
-          pc_put_le64 (h + 48, XXH3_64bits_digest (&st));
-          return 0;
-        }
-      return -ENOENT;
+  if (find_record (buf, size, seq, &h, &dlen) < 0)
+    return -ENOENT;
+  data = h + PC_REC_HEADER_SIZE;
+  for (size_t i = 0; i + fl <= dlen; i++)
+    if (memcmp (data + i, f, fl) == 0) {
+      memcpy (data + i, t, tl);
+      reseal (h, dlen);
+      return 0;
     }
-    off += PC_REC_HEADER_SIZE + dlen;
-  }
   return -ENOENT;
 }
 
@@ -78,7 +119,7 @@ main (int argc, char **argv)
 
   if (argc < 4 || (f = fopen (argv[1], "r+b")) == NULL || fseek (f, 0, SEEK_END) < 0 ||
       (size = ftell (f)) < PC_LOG_HEADER_SIZE || (buf = malloc ((size_t) size)) == NULL) {
-    fprintf (stderr, "usage: log-edit LOG version N | LOG replace SEQ FROM TO\n");
+    fprintf (stderr, "usage: log-edit LOG version N | LOG replace SEQ FROM TO | LOG zero SEQ OFF LEN\n");
     return 2;
   }
   rewind (f);
@@ -91,6 +132,9 @@ main (int argc, char **argv)
   }
   else if (strcmp (argv[2], "replace") == 0 && argc == 6)
     r = replace (buf, (size_t) size, strtoull (argv[3], NULL, 0), argv[4], argv[5]);
+  else if (strcmp (argv[2], "zero") == 0 && argc == 6)
+    r = zero (buf, (size_t) size, strtoull (argv[3], NULL, 0), strtoull (argv[4], NULL, 0),
+              strtoull (argv[5], NULL, 0));
   else
     r = -EINVAL;
   if (r < 0) {

@@ -30,7 +30,7 @@ json_counts () { python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["to
 python3 - "$tmp/big.json" <<'PY'
 import json, sys, random
 random.seed(1); n = 100000
-V = ["ok", "fs-corrupt", "unmountable", "zero-length", "missing", "mismatch", "durable-lost"]
+V = ["ok", "fs-corrupt", "unmountable", "zero-length", "zero-filled", "missing", "mismatch", "durable-lost"]
 tot = dict.fromkeys(V, 0); pts = []
 for i in range(n):
     x = random.random()
@@ -56,6 +56,17 @@ assert_match "$dom" 'data-ready="1"' "100k page ready"
 assert_no_match "$dom" 'data-errors=' "100k page script errors"
 # the counts shown are the report's
 assert_eq "$(shown_counts)" "$(json_counts "$tmp/big.json")" "100k page counts"
+# every verdict's chip has a colour of its own (zero-filled too)
+colours=$(python3 -c '
+import re, sys
+seen = {}
+for m in re.finditer(r"<span[^>]*>", sys.stdin.read()):
+    t = m.group(0)
+    v, c = re.search(r"data-verdict=\"([a-z-]+)\"", t), re.search(r"background: ([^;\"]+)", t)
+    if v and c:
+        seen[v.group(1)] = c.group(1)
+print(len(seen), len(set(seen.values())), "zero-filled" in seen)' <<<"$dom")
+assert_eq "$colours" "9 9 True" "chips: verdicts shown, distinct colours, zero-filled among them"
 # the points not checked are apart from the verdicts: no column of the
 # verdicts' legend, a table of their own with why
 assert_match "$dom" 'not a verdict: ' "not-checked chip apart"

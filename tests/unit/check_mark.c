@@ -194,6 +194,42 @@ START_TEST (test_relpath)
 }
 END_TEST
 
+/* Hashes buf in pieces of n bytes; returns the zero blocks counted. */
+static uint64_t
+zero_blocks (const uint8_t *buf, size_t len, size_t n)
+{
+  struct pc_entry e = { 0 };
+  void *h = pc_entry_hash_begin (&e);
+
+  ck_assert_ptr_nonnull (h);
+  for (size_t off = 0; off < len; off += n)
+    pc_entry_hash_update (h, &e, buf + off, len - off < n ? len - off : n);
+  pc_entry_hash_end (h, &e);
+  return e.zero_blocks;
+}
+
+START_TEST (test_zero_blocks)
+{
+  static uint8_t buf[3 * 4096 + 100];
+  static const size_t pieces[] = { 1, 7, 1000, 4096, 5000, sizeof buf };
+
+  /* Blocks 0 and 2 and the short tail are zeros; block 1 is not, by its
+   * last byte alone: 3 of 4, however the content arrives. */
+  memset (buf, 0, sizeof buf);
+  buf[2 * 4096 - 1] = 1;
+  for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+    ck_assert_uint_eq (zero_blocks (buf, sizeof buf, pieces[i]), 3);
+  /* A tail that is not zeros is not counted; the first byte of a block
+   * counts for it alone. */
+  buf[sizeof buf - 1] = 1;
+  buf[4096] = 1;
+  for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+    ck_assert_uint_eq (zero_blocks (buf, sizeof buf, pieces[i]), 2);
+  /* An empty file has no block. */
+  ck_assert_uint_eq (zero_blocks (buf, 0, 1), 0);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -207,6 +243,7 @@ main (void)
   tcase_add_test (tc, test_scan_empty);
   tcase_add_test (tc, test_decode_rejects_bad_paths);
   tcase_add_test (tc, test_relpath);
+  tcase_add_test (tc, test_zero_blocks);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }

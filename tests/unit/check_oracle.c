@@ -101,7 +101,9 @@ teardown (void)
 }
 
 /* A tree given as "path=content" words ("path/" a directory), sorted by
- * path as a tree read from an image is; e holds room for 8 entries. */
+ * path as a tree read from an image is; e holds room for 8 entries.
+ * "path=#N:K" is a file of N bytes of which K 4 KiB blocks are all zeros,
+ * as a state's tree counts them. */
 static void
 tree_of (const char *tree, struct pc_mark *m, struct pc_entry *e, char *buf, size_t len)
 {
@@ -111,7 +113,15 @@ tree_of (const char *tree, struct pc_mark *m, struct pc_entry *e, char *buf, siz
   snprintf (buf, len, "%s", tree);
   for (char *w = strtok_r (buf, " ", &save); w; w = strtok_r (NULL, " ", &save)) {
     char *eq = strchr (w, '=');
-    if (eq) {
+    if (eq && eq[1] == '#') {
+      struct pc_entry *z = &e[m->nentries++];
+      *eq = '\0';
+      entry (z, w, "");
+      z->size = strtoull (eq + 2, &eq, 10);
+      z->zero_blocks = strtoull (eq + 1, NULL, 10);
+      memset (z->hash, 0xee, sizeof z->hash);
+    }
+    else if (eq) {
       *eq = '\0';
       entry (&e[m->nentries++], w, eq + 1);
     }
@@ -253,6 +263,27 @@ START_TEST (test_zero_length_with_absence_allowed)
   ck_assert_msg (strncmp (f, "zero-length\tg\tempty file", 24) == 0, "%s", f);
   /* A directory where a file was allowed is no zero-length file. */
   ck_assert_int_eq (judge (6, "lost+found/ f=A g/", f, sizeof f), PC_V_MISMATCH);
+}
+END_TEST
+
+START_TEST (test_zero_filled)
+{
+  char f[2048];
+
+  /* At 6, f may be A, BB or C: a file of their size or any other that
+   * reads as zeros is zero-filled, and says so. */
+  ck_assert_int_eq (judge (6, "lost+found/ f=#8192:2", f, sizeof f), PC_V_ZERO_FILLED);
+  ck_assert_msg (strncmp (f, "zero-filled\tf\tfile 8192 B all zeros (2 of 2 blocks)", 50) == 0,
+                 "%s", f);
+  ck_assert_int_eq (judge (6, "lost+found/ f=#2:1", f, sizeof f), PC_V_ZERO_FILLED);
+  /* Partly zeros: a mismatch, with the count of blocks all zeros. */
+  ck_assert_int_eq (judge (6, "lost+found/ f=#8193:2", f, sizeof f), PC_V_MISMATCH);
+  ck_assert_msg (strstr (f, ", 2 of 3 blocks all zeros\t") != NULL, "%s", f);
+  /* g may be absent or G: zeros there are zero-filled too; zero-length
+   * and zero-filled rank above a mismatch elsewhere. */
+  ck_assert_int_eq (judge (6, "lost+found/ f=#8193:1 g=#1:1", f, sizeof f), PC_V_ZERO_FILLED);
+  /* Where a directory was allowed, zeros are a mismatch. */
+  ck_assert_int_eq (judge (6, "lost+found=#10:1 f=A", f, sizeof f), PC_V_MISMATCH);
 }
 END_TEST
 
@@ -525,6 +556,7 @@ main (void)
   tcase_add_test (tc, test_early_and_unmentioned);
   tcase_add_test (tc, test_findings_say_what_was_allowed);
   tcase_add_test (tc, test_zero_length_with_absence_allowed);
+  tcase_add_test (tc, test_zero_filled);
   tcase_add_test (tc, test_changed_after_the_last_mark);
   tcase_add_test (tc, test_names_are_data);
   tcase_add_test (tc, test_display);
