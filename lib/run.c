@@ -530,8 +530,13 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
   mount_options (cfg, opts, sizeof opts, &commit_s);
   if (cfg->nsysctls > 0) {
     /* The writeback knobs are the machine's: put back in any case below. */
-    char swhy[256];
-    e = pc_sysctl_apply (cfg->sysctls, cfg->nsysctls, cfg->sysctl_save, swhy, sizeof swhy);
+    char swhy[PATH_MAX + 128];
+    e = pc_sysctl_apply (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, cfg->sysctl_waiting,
+                         cfg->sysctl_waiting_ctx, swhy, sizeof swhy);
+    if (e == -EINTR) {
+      e = fail (&r, EINTR, "interrupted");
+      goto out;
+    }
     if (e < 0) {
       e = fail (&r, -e, "setting %s", swhy);
       goto out;
@@ -577,10 +582,11 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
 out:
   teardown (&r);
   if (cfg->nsysctls > 0) {
-    char swhy[256];
-    int se = pc_sysctl_restore (cfg->sysctls, cfg->nsysctls, cfg->sysctl_save, swhy, sizeof swhy);
+    char swhy[PATH_MAX + 128];
+    int se = pc_sysctl_release (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, swhy, sizeof swhy);
     if (se < 0 && e == 0)
-      e = fail (&r, -se, "%s (saved in %s)", swhy, cfg->sysctl_save);
+      e = fail (&r, -se, "%s (recorded in %s)", swhy,
+                cfg->sysctl_host.dir ? cfg->sysctl_host.dir : PC_SYSCTL_DIR);
   }
   if (e == 0 && interrupted ())
     e = fail (&r, EINTR, "interrupted");

@@ -37,7 +37,11 @@ struct pc_run_config {
   unsigned seconds;             /* how long a timed workload writes (0: its default) */
   struct pc_sysctl *sysctls;    /* writeback knobs set while recording (sysctl.h): */
   size_t nsysctls;              /* in the guest with PC_ATTACH_VM, else on this host, */
-  const char *sysctl_save;      /* saving the old values here, put back afterwards */
+  struct pc_sysctl_host sysctl_host;    /* shared with other runs through this record */
+  /* Told that a knob is held by another run with another value, and
+   * that the recording waits for it (once a holder; may be NULL). */
+  void (*sysctl_waiting) (void *ctx, const char *name, long pid);
+  void *sysctl_waiting_ctx;
   int timeout_s;                /* the workload's time limit */
   const char *log_path;         /* the log to write */
   const char *trace_path;       /* what the workload did, or NULL */

@@ -99,6 +99,15 @@ check_progress (void *ctx, size_t done, size_t total)
     fputc ('\n', stderr);
 }
 
+/* run.h's sysctl_waiting: one line on stderr, even with --quiet (the run
+ * seems to hang otherwise). */
+static void
+sysctl_waiting (void *ctx, const char *name, long pid)
+{
+  (void) ctx;
+  pc_err ("run", "%s is held by another run (pid %ld) with another value: waiting", name, pid);
+}
+
 /* compare.h's problem callback: one line on stderr. */
 static void
 problem_line (void *ctx, const char *line)
@@ -356,21 +365,29 @@ cmd_run (int argc, char **argv)
     }
     /* held until exit */
   }
-  /* Writeback knobs an earlier run here set and could not put back (it
-   * was killed): back first. */
+  /* The writeback knobs are shared with other runs through one record on
+   * this machine ($POWERCUT_RUN_DIR/sysctl, for tests; else
+   * PC_SYSCTL_DIR).  Those a run that was killed still held go back
+   * first (only root can have set any). */
   {
-    static char savep[PATH_MAX + 32];
+    static char dirp[PATH_MAX + 16];
+    const char *rd = getenv ("POWERCUT_RUN_DIR");
     char done[512];
     int r;
-    snprintf (savep, sizeof savep, "%s/.sysctl-saved", out);
-    rc.sysctl_save = savep;
-    r = pc_sysctl_recover (savep, done, sizeof done, why, sizeof why);
-    if (r < 0) {
-      pc_err ("run", "%s", why);
-      return EXIT_ERROR;
+    if (rd && *rd) {
+      snprintf (dirp, sizeof dirp, "%s/sysctl", rd);
+      rc.sysctl_host.dir = dirp;
     }
-    if (r > 0)
-      pc_err ("run", "put back what an earlier run that did not finish had set: %s", done);
+    rc.sysctl_waiting = sysctl_waiting;
+    if (geteuid () == 0) {
+      r = pc_sysctl_recover (&rc.sysctl_host, done, sizeof done, why, sizeof why);
+      if (r < 0) {
+        pc_err ("run", "%s", why);
+        return EXIT_ERROR;
+      }
+      if (r > 0)
+        pc_err ("run", "put back what an earlier run that did not finish had set: %s", done);
+    }
   }
   pc_catch_stop_signals ();
   pc_proc_interrupted = &pc_stop_requested;

@@ -180,6 +180,10 @@ wait_until ()
 # failed cleanup is never emptied.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pc-$test_name.XXXXXX")
 cleanup_fn rm -rf --one-file-system "$tmp"
+# powercut run keeps the record of the writeback knobs runs set (and
+# whose values it puts back) under $POWERCUT_RUN_DIR, else /run/powercut:
+# the test's own, so that no test leaves anything in /run.
+export POWERCUT_RUN_DIR=$tmp/run
 # Sanitizer reports (a build with --enable-asan/--enable-ubsan) go to files
 # there: the recorder's stderr is closed once it runs in the background.
 # Any report fails the test.

@@ -3,14 +3,17 @@
 # writeback knobs a run sets on this machine: the steady workload (real
 # time) under ext4 noauto_da_alloc with short vm.dirty_* knobs gives each
 # version a window, the fsync'd ones none; the knobs are back afterwards,
-# also when the run is interrupted (SIGINT), and a run that was killed
-# leaves a save file the next run puts back.
+# also when the run is interrupted (SIGINT), and what a run that was killed
+# still held in the record of knobs the next run puts back.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck python3
 
 export TMPDIR=$tmp/rt
 mkdir "$TMPDIR"
+# The record of the knobs runs set: the test's own (functions.sh).
+record=$POWERCUT_RUN_DIR/sysctl/record
+mkdir -p -m 0700 "$POWERCUT_RUN_DIR/sysctl"
 knob=/proc/sys/vm/dirty_expire_centisecs
 wb=/proc/sys/vm/dirty_writeback_centisecs
 old=$(cat "$knob") oldwb=$(cat "$wb")
@@ -29,7 +32,7 @@ run timeout 300 "$POWERCUT" run --quiet --workload steady --seconds 4 --config "
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "steady run: exit status $rc ($err)"
 # the knobs are the machine's again
 assert_eq "$(cat "$knob") $(cat "$wb")" "$old $oldwb" "knobs after the run"
-[ ! -e "$tmp/w/.sysctl-saved" ] || fail "the save file is left behind"
+[ ! -e "$record" ] || fail "the record of knobs is left behind: $(cat "$record")"
 # the workload saw the knobs the run set (it waits for them)
 assert_match "$(cat "$tmp/w/workload.txt")" 'dirty_expire 100 cs, dirty_writeback 100 cs' "knobs in the workload"
 r=$tmp/w/report.json
@@ -63,19 +66,24 @@ rc=0; wait "$pid" || rc=$?
 assert_eq "$rc" 2 "interrupted run exit status ($(cat "$tmp/i.out"))"
 assert_match "$(cat "$tmp/i.out")" 'interrupted' "interrupted run's message"
 assert_eq "$(cat "$knob")" "$old" "knob after SIGINT"
-[ ! -e "$tmp/i/.sysctl-saved" ] || fail "the save file is left behind after SIGINT"
+[ ! -e "$record" ] || fail "the record of knobs is left behind after SIGINT: $(cat "$record")"
 assert_eq "$(leftovers)" "" "left behind after SIGINT"
 
-# 3. A run killed outright leaves its save file: the next run there puts
-#    the old values back before anything else.
+# 3. A run killed outright stays in the record as the knob's holder: the
+#    next run, even one into another directory that sets no knob, finds
+#    that process gone and puts the machine's value back before anything
+#    else.  (A process that has exited stands for the killed run.)
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
 echo $(( old + 9 )) >"$knob"
-mkdir -p "$tmp/k"
-echo "vm.dirty_expire_centisecs=$old" >"$tmp/k/.sysctl-saved"
+printf 'knob vm.dirty_expire_centisecs %s %s\nhold vm.dirty_expire_centisecs %s %s\n' \
+  "$old" $(( old + 9 )) "$dead" 1 >"$record"
 run timeout 120 "$POWERCUT" run --quiet --workload replace-rename --files 2 --out "$tmp/k"
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "the next run: exit status $rc ($err)"
 assert_match "$err" "put back what an earlier run that did not finish had set: vm.dirty_expire_centisecs=$old" "recovery message"
 assert_eq "$(cat "$knob")" "$old" "knob after the next run"
-[ ! -e "$tmp/k/.sysctl-saved" ] || fail "the save file stays"
+[ ! -e "$record" ] || fail "the record stays: $(cat "$record")"
 
 # 4. Only the writeback knobs, and well-formed.
 run powercut run --config "ext4 kernel.panic=1" --out "$tmp/bad"
