@@ -50,6 +50,7 @@ usage (FILE *f)
 "                        'ext4 vm.dirty_expire_centisecs=500': writeback knobs\n"
 "                        are set in the guest with --attach vm, else on this\n"
 "                        machine while recording, and put back afterwards\n"
+"                        (shared with runs beside it: see powercut-run(1))\n"
 "  -s, --size SIZE       device size (default 128M)\n"
 "      --attach HOW      auto (default), nbd (nbd-client, /dev/nbdX), fuse\n"
 "                        (nbdfuse and a loop device) or vm (a qemu guest whose\n"
