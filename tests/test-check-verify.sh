@@ -139,6 +139,16 @@ exit 0
 END
 chmod 0755 "$tmp/writer.sh" "$tmp/hash.sh" "$tmp/tree-hash"
 chmod 0755 "$tmp"
+# nobody runs a copy of the program in a directory of the test's own that
+# anyone may enter: the build tree may be closed to others (a checkout in
+# a private directory).  Its sanitizer reports, if any, go to a directory
+# it can write to, and join root's afterwards.
+mkdir -m 0755 "$tmp/bin"
+cp "$POWERCUT" "$tmp/bin/powercut"
+chmod 0755 "$tmp/bin/powercut"
+mkdir -m 1777 "$tmp/nobody-san"
+setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$tmp/bin/powercut" ||
+  fail "nobody cannot run $tmp/bin/powercut: is $(dirname "$tmp") closed to others?"
 mkdir "$tmp/ref"
 OUT=$tmp/ref run powercut check "$log" --jobs 1 -q --verify "$tmp/hash.sh"
 # the read-only hasher, for reference (exit 1: a's in-place rewrite is not
@@ -153,7 +163,10 @@ for who in root nobody; do
       OUT=$o run powercut check "$log" --jobs $j -q --verify "$tmp/writer.sh"
     else
       OUT=$o run setpriv --reuid=nobody --regid=nogroup --clear-groups \
-          env TMPDIR="$TMPDIR" "$POWERCUT" check "$log" --jobs $j -q --verify "$tmp/writer.sh"
+          env TMPDIR="$TMPDIR" ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$tmp/nobody-san/sanitizer" \
+          UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$tmp/nobody-san/sanitizer" \
+          "$tmp/bin/powercut" check "$log" --jobs $j -q --verify "$tmp/writer.sh"
+      for f in "$tmp"/nobody-san/sanitizer.*; do [ ! -e "$f" ] || mv "$f" "$tmp/"; done
     fi
     # as $who, --jobs $j: the check runs (the writer exits 0)
     assert_match "$rc" '^[01]$' "check --verify writer.sh as $who, --jobs $j: exit status (stderr: $err)"
