@@ -548,6 +548,62 @@ wl_steady (const struct pc_workload_env *env)
   return r;
 }
 
+/* The rename-over workload: rounds of rewriting every file by
+ * write-temp-then-rename, without fsync, as an editor or a configuration
+ * tool saves; in real time, with the kernel's own timing.  Round k starts
+ * 1 s and a seeded random fraction of a second after round k - 1, so that
+ * the rounds fall anywhere between the journal's commits, as a real
+ * application's saves do.  Then idle until the kernel wrote everything
+ * back on its own timers, and a final sync. */
+static int
+wl_rename_over (const struct pc_workload_env *env)
+{
+  unsigned seconds = env->seconds ? env->seconds : 20;
+  unsigned expire = knob_cs ("dirty_expire_centisecs", 3000);
+  unsigned wb = knob_cs ("dirty_writeback_centisecs", 500);
+  unsigned commit = env->commit_s ? env->commit_s : 5;       /* ext4's default */
+  unsigned idle = (expire + wb + 99) / 100 + commit + 3, round = 0;
+  uint64_t x = env->seed ^ UINT64_C(0x72656e616d65), t0, due = 0;
+  uint8_t *buf = malloc (FILE_SIZE);
+  char path[64], tmp[64], name[32];
+  int r;
+
+  if (buf == NULL)
+    return -ENOMEM;
+  r = setup_v1 (env, buf);
+  trace (env, "for %u s: rounds of rewriting %u files by write-temp-then-rename, "
+         "without fsync, each 1 to 2 s after the last; %u s idle "
+         "(dirty_expire %u cs, dirty_writeback %u cs, commit %u s)",
+         seconds, nfiles (env), idle, expire, wb, commit);
+  t0 = pc_now_mono_ns ();
+  while (r == 0) {
+    due += 1000000000u + pc_splitmix64 (&x) % 1000000000u;
+    if (due > (uint64_t) seconds * 1000000000u)
+      break;
+    while (pc_now_mono_ns () < t0 + due)
+      usleep ((useconds_t) ((t0 + due - pc_now_mono_ns ()) / 1000 + 1));
+    round++;
+    for (unsigned i = 0; r == 0 && i < nfiles (env); i++) {
+      snprintf (path, sizeof path, "f%02u", i);
+      snprintf (tmp, sizeof tmp, "f%02u.tmp", i);
+      fill (buf, FILE_SIZE, env->seed, i, round + 1);
+      r = put_file (tmp, O_TRUNC, buf, FILE_SIZE, false);
+      if (r == 0 && rename (tmp, path) < 0)
+        r = -errno;
+    }
+    snprintf (name, sizeof name, "r%03u", round);
+    if (r == 0)
+      r = mark (env, name, false, NULL, 0);
+  }
+  if (r == 0) {
+    trace (env, "%u rounds; idle %u s: the kernel writes back on its own", round, idle);
+    sleep (idle);
+    r = finish (env, false);
+  }
+  free (buf);
+  return r;
+}
+
 static const struct pc_workload workloads[] = {
   { "replace-rename", "rewrite files by write-temp-and-rename, without fsync",
     wl_replace_rename, 1 },
@@ -563,6 +619,8 @@ static const struct pc_workload workloads[] = {
     wl_random, 300 },
   { "steady", "in real time: rewrite files every second six ways (rename, truncate, new, "
     "with EXT4_IOC_ALLOC_DA_BLKS, fsync), kernel timing", wl_steady, 0 },
+  { "rename-over", "in real time: rounds of rewriting files by write-temp-then-rename "
+    "without fsync, at seeded moments, kernel timing", wl_rename_over, 0 },
 };
 
 const struct pc_workload *

@@ -23,12 +23,17 @@
  *                           dirty_writeback + commit); then, alone (an
  *                           fsync commits the journal for everyone), up to
  *                           10 s of the same in rename-fsync/ with fsync
+ *   rename-over             in real time: rounds of rewriting every file by
+ *                           write-temp-then-rename without fsync, each 1 s
+ *                           and a seeded fraction of a second after the
+ *                           last, a mark after each; idle as steady is
  * Workloads that rewrite without fsync want a short journal commit interval
  * (commit=1) and wait commit_s + 1 seconds before the final sync, so the
  * journal commits on its own timer first.  The random workload wants a long
  * one (commit=300), so that only its own sync calls reach the disk and the
  * same seed gives the same crash points.  steady wants the kernel's own
- * timing (commit_s 0: no commit= is added): it measures durability windows.
+ * timing (commit_s 0: no commit= is added): it measures durability windows;
+ * so does rename-over, where ext4's own timing decides what a crash finds.
  * Every sync a workload does is syncfs() of its root, the recorded
  * filesystem alone: never sync(), which writes back the whole machine and
  * disturbs another recording running beside it.

@@ -75,7 +75,8 @@ cmd_workload (int argc, char **argv)
               "its marks through the control socket (default $POWERCUT_CONTROL, else\n"
               "%s; tcp:HOST:PORT for one forwarded over TCP).  --commit says the\n"
               "journal commit interval the filesystem was mounted with (default 1);\n"
-              "--seconds how long a timed workload (steady) writes (default 60).\n",
+              "--seconds how long a timed workload writes (steady: default 60,\n"
+              "rename-over: 20).\n",
               DEFAULT_CONTROL);
       return EXIT_OK;
     default: return pc_usage_error ("workload");
