@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checker.h"
+#include "check/checker.h"
 #include "cmd.h"
-#include "html.h"
-#include "report.h"
-#include "util.h"
+#include "report/html.h"
+#include "report/report.h"
+#include "util/util.h"
 
 static void
 usage (FILE *f)

@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "cmd.h"
-#include "dmlog.h"
-#include "log.h"
-#include "mark.h"
-#include "util.h"
+#include "replay/dmlog.h"
+#include "format/log.h"
+#include "format/mark.h"
+#include "util/util.h"
 
 static void
 usage (FILE *f)

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "control.h"
-#include "mark.h"
+#include "format/control.h"
+#include "format/mark.h"
 
 #define CALL_TIMEOUT_MS 120000
 

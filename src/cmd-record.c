@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "control.h"
-#include "disk.h"
-#include "recorder.h"
-#include "util.h"
+#include "format/control.h"
+#include "util/disk.h"
+#include "record/recorder.h"
+#include "util/util.h"
 
 static void
 usage (FILE *f)

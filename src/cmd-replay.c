@@ -13,9 +13,9 @@
 
 
 #include "cmd.h"
-#include "crash.h"
-#include "disk.h"
-#include "image.h"
+#include "replay/crash.h"
+#include "util/disk.h"
+#include "replay/image.h"
 
 static void
 usage (FILE *f)

@@ -14,13 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checker.h"
+#include "check/checker.h"
 #include "cmd.h"
-#include "compare.h"
-#include "proc.h"
-#include "report.h"
-#include "run.h"
-#include "util.h"
+#include "report/compare.h"
+#include "util/proc.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "util/util.h"
 
 
 static void

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "workload.h"
+#include "run/workload.h"
 
 static void
 trace_line (void *ctx, const char *line)

@@ -15,8 +15,8 @@
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
-#include "log.h"
-#include "util.h"
+#include "format/log.h"
+#include "util/util.h"
 
 static size_t
 unescape (const char *in, char *out)

@@ -25,10 +25,10 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "crash.h"
-#include "fsck.h"
-#include "recover.h"
-#include "util.h"
+#include "replay/crash.h"
+#include "check/fsck.h"
+#include "replay/recover.h"
+#include "util/util.h"
 
 #define SB_KBYTES_WRITTEN 0x178       /* in the superblock: __u64 */
 #define SB_CHECKSUM       0x3fc

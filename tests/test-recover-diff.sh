@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-recover-diff.sh: the in-process journal recovery (lib/recover.c)
+# test-recover-diff.sh: the in-process journal recovery (lib/replay/recover.c)
 # leaves every crash state exactly as `e2fsck -y -E journal_only` does, byte
 # for byte (but s_kbytes_written), on the golden logs under every model and
 # on fresh ext3 and ext4 data=journal recordings; where it declines, e2fsck

@@ -6,9 +6,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "dmlog.h"
+#include "replay/dmlog.h"
 #include "fuzz.h"
-#include "log.h"
+#include "format/log.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "log.h"
-#include "mark.h"
+#include "format/log.h"
+#include "format/mark.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

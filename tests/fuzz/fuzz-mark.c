@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mark.h"
+#include "format/mark.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -20,12 +20,12 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "crash.h"
-#include "fsck.h"
+#include "replay/crash.h"
+#include "check/fsck.h"
 #include "fuzz.h"
-#include "memio.h"
-#include "recover.h"
-#include "util.h"
+#include "replay/memio.h"
+#include "replay/recover.h"
+#include "util/util.h"
 
 #define NOW 1700000000
 #define SB_KBYTES_WRITTEN 0x178

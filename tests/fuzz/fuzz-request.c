@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "nbd-proto.h"
-#include "util.h"
+#include "format/nbd-proto.h"
+#include "util/util.h"
 
 static size_t
 option (uint8_t *p, uint32_t opt, const uint8_t *data, uint32_t len)

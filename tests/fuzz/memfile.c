@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "util.h"
+#include "util/util.h"
 
 int
 fuzz_memfile (const uint8_t *data, size_t size, char *path)

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "log.h"
-#include "recorder.h"
+#include "format/log.h"
+#include "record/recorder.h"
 
 static char dir[] = "/tmp/powercut-fuzz-nbd.XXXXXX";
 static bool made;

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "crash.h"
-#include "image.h"
-#include "util.h"
+#include "replay/crash.h"
+#include "replay/image.h"
+#include "util/util.h"
 #include "unit.h"
 
 static char path[64];

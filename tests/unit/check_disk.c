@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "disk.h"
-#include "util.h"
+#include "util/disk.h"
+#include "util/util.h"
 #include "unit.h"
 
 #define SIZE (4u << 20)          /* 8192 sectors */

@@ -14,11 +14,11 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "disk.h"
-#include "fstree.h"
-#include "judge.h"
-#include "memio.h"
-#include "util.h"
+#include "util/disk.h"
+#include "check/fstree.h"
+#include "check/judge.h"
+#include "replay/memio.h"
+#include "util/util.h"
 #include "unit.h"
 
 static char dir[64], img[128], mirror[128];

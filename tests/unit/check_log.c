@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define XXH_STATIC_LINKING_ONLY   /* the library's plain XXH3, not lib/xxh.h's */
+#define XXH_STATIC_LINKING_ONLY   /* the library's plain XXH3, not lib/util/xxh.h's */
 #include <xxhash.h>
 
-#include "log.h"
-#include "util.h"
+#include "format/log.h"
+#include "util/util.h"
 #include "unit.h"
 
 static char path[] = "/tmp/check_log.XXXXXX";

@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "logwriter.h"
+#include "format/log.h"
+#include "record/logwriter.h"
 #include "unit.h"
 
 /* A writer over a fresh log file, and a trace of what it called back:

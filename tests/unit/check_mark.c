@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mark.h"
-#include "util.h"
+#include "format/mark.h"
+#include "util/util.h"
 #include "unit.h"
 
 START_TEST (test_names)

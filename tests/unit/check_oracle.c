@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle.h"
+#include "oracle/oracle.h"
 #include "unit.h"
-#include "window.h"
+#include "oracle/window.h"
 
 /* The marks (record numbers):
  *   0 mkfs (synced):  lost+found/

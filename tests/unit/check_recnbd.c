@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "nbd-proto.h"
-#include "recorder.h"
-#include "util.h"
+#include "format/log.h"
+#include "format/nbd-proto.h"
+#include "record/recorder.h"
+#include "util/util.h"
 #include "unit.h"
 
 #define DISK_SIZE   (64u << 20)

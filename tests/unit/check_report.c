@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "finding.h"
-#include "html.h"
-#include "report.h"
+#include "result/finding.h"
+#include "report/html.h"
+#include "report/report.h"
 #include "unit.h"
-#include "util.h"
+#include "util/util.h"
 
 #define ROUNDS 150
 

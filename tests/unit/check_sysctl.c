@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proc.h"
-#include "sysctl.h"
+#include "util/proc.h"
+#include "run/sysctl.h"
 #include "unit.h"
 
 #define EXPIRE "vm.dirty_expire_centisecs"

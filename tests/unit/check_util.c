@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "control.h"
-#include "util.h"
+#include "format/control.h"
+#include "util/util.h"
 #include "unit.h"
 
 START_TEST (test_sizes)

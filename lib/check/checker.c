@@ -1,0 +1,666 @@
+/* checker.c: checking every crash state of a log: load the inputs, plan
+ * and deduplicate the states, run the worker pool (checkpool.c), collect. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check/checker.h"
+#include "check/checkint.h"
+#include "util/disk.h"
+#include "check/export.h"
+#include "check/judge.h"
+#include "format/mark.h"
+#include "oracle/oracle.h"
+#include "util/util.h"
+#include "oracle/window.h"
+
+void
+pc_check_result_recount (struct pc_check_result *res)
+{
+  memset (res->count, 0, sizeof res->count);
+  for (size_t i = 0; i < res->npoints; i++)
+    if ((unsigned) res->points[i].verdict < PC_V_COUNT)
+      res->count[res->points[i].verdict]++;
+}
+
+void
+pc_check_result_free (struct pc_check_result *res)
+{
+  if (res == NULL)
+    return;
+  free (res->log_path);
+  free (res->base_path);
+  free (res->verify);
+  for (size_t i = 0; i < res->npoints; i++)
+    pc_findings_clear (&res->points[i].findings);
+  free (res->points);
+  pc_windows_free (res);
+  free (res);
+}
+
+/* An open-addressing table from signature to first state index. */
+struct sigtab {
+  uint8_t (*sig)[16];
+  size_t *idx;
+  size_t cap;
+};
+
+static int
+sig_lookup_or_add (struct sigtab *t, const uint8_t sig[16], size_t idx, size_t *ret_first)
+{
+  size_t h = (size_t) pc_get_le64 (sig) & (t->cap - 1);
+
+  for (;;) {
+    if (t->idx[h] == SIZE_MAX) {
+      memcpy (t->sig[h], sig, 16);
+      t->idx[h] = idx;
+      *ret_first = idx;
+      return 0;
+    }
+    if (memcmp (t->sig[h], sig, 16) == 0) {
+      *ret_first = t->idx[h];
+      return 1;
+    }
+    h = (h + 1) & (t->cap - 1);
+  }
+}
+
+/* Computes every state's signature and keeps the first of each image. */
+static int
+dedupe (struct ctx *c, int64_t *same_as)
+{
+  struct pc_image *im;
+  struct sigtab t;
+  uint64_t cursor = 0;
+  int r;
+
+  t.cap = 16;
+  while (t.cap < c->nstates * 2)
+    t.cap *= 2;
+  t.sig = malloc (t.cap * 16);
+  t.idx = malloc (t.cap * sizeof *t.idx);
+  c->uniq = malloc ((c->nstates ? c->nstates : 1) * sizeof *c->uniq);
+  if (t.sig == NULL || t.idx == NULL || c->uniq == NULL) {
+    r = -ENOMEM;
+    goto out;
+  }
+  memset (t.idx, 0xff, t.cap * sizeof *t.idx);
+  r = pc_image_new (c->ix.hdr.devsize, c->base, -1,
+                    PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), &im);
+  if (r < 0)
+    goto out;
+  for (size_t i = 0; i < c->nstates; i++) {
+    uint8_t sig[16];
+    size_t first;
+    r = pc_state_build (&c->ix, &c->states[i], im, &cursor);
+    if (r < 0)
+      break;
+    pc_image_signature (im, sig);
+    if (r == 1)
+      pc_image_overlay_end (im);
+    r = 0;
+    if (sig_lookup_or_add (&t, sig, i, &first) == 1)
+      same_as[i] = (int64_t) first;
+    else {
+      same_as[i] = -1;
+      c->uniq[c->nuniq++] = i;
+    }
+  }
+  pc_image_free (im);
+out:
+  free (t.sig);
+  free (t.idx);
+  return r;
+}
+
+int
+check_new_image (struct ctx *c, int fd, struct pc_image **im)
+{
+  return pc_image_new (c->ix.hdr.devsize, c->base, fd,
+                       PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), im);
+}
+
+/* Tells the oracle what the end of the recording (built into im) holds,
+ * so that paths the workload changed after its last mark are not judged
+ * after it.  If the end cannot be read, no path is judged there. */
+static int
+end_tree (struct ctx *c, const char *img, struct pc_image *im, char *why, size_t whylen)
+{
+  struct pc_judge_config jc = {
+    .image_path = img,
+    .timeout_s = c->cfg->timeout_s,
+    .now = c->now,
+    .hash_limit = c->hash_limit,
+    .read_tree = true,
+    .plain = c->cfg->plain,
+  };
+  struct pc_judge *jd;
+  struct pc_judgement jm;
+  int r;
+
+  if (pc_oracle_manifests (c->oracle) == 0)
+    return 0;
+  r = pc_judge_new (&jc, im, &jd);
+  if (r < 0)
+    return r;
+  r = pc_judge_state (jd, -1, &jm);
+  pc_judge_free (jd);
+  if (r == -ENOENT) {
+    snprintf (why, whylen, "e2fsck not found (is e2fsprogs installed?)");
+    return r;
+  }
+  if (r < 0) {
+    snprintf (why, whylen, "%s: reading the end of the recording: %s", c->cfg->log_path,
+              strerror (-r));
+    return r;
+  }
+  r = pc_oracle_set_end (c->oracle, jm.verdict == PC_V_OK && jm.have_tree ? &jm.tree : NULL);
+  pc_judgement_clear (&jm);
+  return r;
+}
+
+/* Is there an ext2/3/4 filesystem on the device at the end of the log?  A
+ * recording of anything else cannot be checked: that is an error of the
+ * check (in why), not a verdict at every point.  Returns 0 or -errno. */
+static int
+probe_end (struct ctx *c, char *why, size_t whylen)
+{
+  char img[4200], type[16];
+  struct pc_image *im = NULL;
+  struct pc_state s;
+  uint64_t cursor = 0;
+  int fd, r;
+
+  snprintf (img, sizeof img, "%s/end.img", c->work);
+  fd = open (img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    r = -errno;
+    snprintf (why, whylen, "%s: %s", img, strerror (-r));
+    return r;
+  }
+  memset (&s, 0, sizeof s);
+  r = check_new_image (c, fd, &im);
+  if (r == 0 && c->ix.n > 0 && pc_state_parse (&c->ix, "end", &s, NULL, 0) == 0) {
+    r = pc_state_build (&c->ix, &s, im, &cursor);
+    if (r > 0)
+      r = 0;
+  }
+  if (r == 0)
+    r = pc_image_sync (im);
+  if (r < 0)
+    snprintf (why, whylen, "%s: rebuilding its end: %s", c->cfg->log_path, strerror (-r));
+  else if ((r = pc_fs_probe (img, type, sizeof type)) < 0)
+    snprintf (why, whylen, "%s: blkid cannot probe its end: %s", c->cfg->log_path,
+              strerror (-r));
+  else if (r == 0) {
+    snprintf (why, whylen, "%s: no ext2/ext3/ext4 filesystem on the device at the end "
+              "of the recording (blkid finds %s)", c->cfg->log_path, type[0] ? type : "none");
+    r = -EMEDIUMTYPE;
+  }
+  else
+    r = end_tree (c, img, im, why, whylen);
+  pc_state_clear (&s);
+  pc_image_free (im);
+  close (fd);
+  unlink (img);
+  return r;
+}
+
+static const char *
+default_tmp (void)
+{
+  const char *t = getenv ("TMPDIR");
+
+  if (t && *t)
+    return t;
+  if (access ("/dev/shm", W_OK) == 0)
+    return "/dev/shm";
+  return "/tmp";
+}
+
+/* Step 1: the log, its base image, and what the result says of them. */
+static int
+load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
+{
+  const struct pc_check_config *cfg = c->cfg;
+  int r;
+
+  r = pc_index_load (cfg->log_path, &c->ix);
+  if (r < 0) {
+    snprintf (why, whylen, "%s: %s", cfg->log_path, pc_log_strerror (r));
+    return r;
+  }
+  if (c->ix.end == PC_END_CORRUPT) {
+    char m[256];
+    snprintf (why, whylen, "%s: %s", cfg->log_path,
+              pc_log_corrupt_message (c->ix.log, m, sizeof m));
+    return -EBADMSG;
+  }
+  r = pc_index_read_base (&c->ix, cfg->base_path, &c->basemem, &c->basesize, why, whylen);
+  if (r < 0)
+    return r;
+  c->base = c->basemem;
+
+  if ((res->log_path = strdup (cfg->log_path)) == NULL ||
+      (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL) ||
+      (cfg->verify && (res->verify = strdup (cfg->verify)) == NULL))
+    return -ENOMEM;
+  /* Every mark's name, record and sync flag, for --verify's environment. */
+  for (uint64_t i = 0; cfg->verify && i < c->ix.n; i++) {
+    struct pc_mark m;
+    if (c->ix.recs[i].type != PC_REC_MARK)
+      continue;
+    r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, NULL, 0);
+    if (r < 0) {
+      snprintf (why, whylen, "%s: record %" PRIu64 ": the mark cannot be decoded",
+                cfg->log_path, i);
+      return r;
+    }
+    if (pc_grow (&c->marks, &c->capmarks, c->nmarks + 1, sizeof *c->marks, 16) < 0) {
+      pc_mark_free (&m);
+      return -ENOMEM;
+    }
+    c->marks[c->nmarks++] = (struct vmark) { m.name, i, (m.flags & PC_MARK_F_SYNC) != 0 };
+    m.name = NULL;
+    pc_mark_free (&m);
+  }
+  res->model = cfg->model;
+  res->keep_trimmed = cfg->keep_trimmed;
+  res->log_start_ns = c->ix.hdr.start_ns;
+  res->records = c->ix.n;
+  res->device_size = c->ix.hdr.devsize;
+  res->log_torn = c->ix.end != PC_END_CLEAN;
+  res->shard = cfg->shard;
+  res->nshards = cfg->nshards ? cfg->nshards : 1;
+
+  if (cfg->from_mark) {
+    int64_t m = pc_index_find_mark (&c->ix, cfg->from_mark);
+    if (m < 0) {
+      snprintf (why, whylen, "%s: no mark named '%s'", cfg->log_path, cfg->from_mark);
+      return -EINVAL;
+    }
+    res->from_record = (uint64_t) m;
+    snprintf (res->from, sizeof res->from, "%s", cfg->from_mark);
+  }
+  else {
+    for (uint64_t i = 0; i < c->ix.n; i++)
+      if (c->ix.recs[i].type == PC_REC_MARK) {
+        size_t nl;
+        const char *name = pc_mark_peek_name (c->ix.recs[i].data, c->ix.recs[i].datalen, &nl);
+        res->from_record = i;
+        if (name && nl < sizeof res->from) {
+          memcpy (res->from, name, nl);
+          res->from[nl] = '\0';
+        }
+        break;
+      }
+  }
+  return 0;
+}
+
+/* The points of each distinct image, grouped: gpoints[gstart[u]..gstart[u+1]). */
+static int
+group_points (struct ctx *c)
+{
+  size_t *rep_to_u = malloc ((c->nstates ? c->nstates : 1) * sizeof *rep_to_u);
+
+  c->gstart = calloc (c->nuniq + 2, sizeof *c->gstart);
+  c->gpoints = malloc ((c->nstates ? c->nstates : 1) * sizeof *c->gpoints);
+  if (rep_to_u == NULL || c->gstart == NULL || c->gpoints == NULL) {
+    free (rep_to_u);
+    return -ENOMEM;
+  }
+  for (size_t u = 0; u < c->nuniq; u++)
+    rep_to_u[c->uniq[u]] = u;
+  for (size_t i = 0; i < c->nstates; i++)
+    c->gstart[rep_to_u[c->same_as[i] >= 0 ? (size_t) c->same_as[i] : i] + 2]++;
+  for (size_t u = 0; u < c->nuniq; u++)
+    c->gstart[u + 2] += c->gstart[u + 1];
+  for (size_t i = 0; i < c->nstates; i++)
+    c->gpoints[c->gstart[rep_to_u[c->same_as[i] >= 0 ? (size_t) c->same_as[i] : i] + 1]++] = i;
+  free (rep_to_u);
+  return 0;
+}
+
+/* The share of shard i of n: contiguous crash states holding an equal
+ * share of the work, which is the distinct images to check (a state's
+ * image first seen there).  Every shard computes the same cuts: the
+ * images of all states, in order.  Unsharded: everything. */
+static int
+shard_range (struct ctx *c, const struct pc_check_result *res, size_t *lo, size_t *hi)
+{
+  int64_t *same_as;
+  size_t *cut, firsts = 0, total;
+  int r;
+
+  *lo = 0;
+  *hi = c->nall;
+  if (res->nshards <= 1 || c->nall == 0)
+    return 0;
+  same_as = malloc (c->nall * sizeof *same_as);
+  cut = calloc (res->nshards + 1, sizeof *cut);
+  if (same_as == NULL || cut == NULL) {
+    free (same_as);
+    free (cut);
+    return -ENOMEM;
+  }
+  c->states = c->all;
+  c->nstates = c->nall;
+  r = dedupe (c, same_as);
+  total = c->nuniq;
+  free (c->uniq);
+  c->uniq = NULL;
+  c->nuniq = 0;
+  if (r == 0) {
+    /* Shard s starts at the state where the (s * total / n)-th distinct
+     * image is first seen. */
+    unsigned s = 1;
+    for (size_t i = 0; i < c->nall && s < res->nshards; i++) {
+      while (s < res->nshards && firsts >= total * s / res->nshards)
+        cut[s++] = i;
+      firsts += same_as[i] < 0;
+    }
+    while (s < res->nshards)
+      cut[s++] = c->nall;
+    cut[res->nshards] = c->nall;
+    *lo = cut[res->shard];
+    *hi = cut[res->shard + 1];
+  }
+  free (same_as);
+  free (cut);
+  return r;
+}
+
+/* Step 2: the states of this shard, their distinct images, the oracle,
+ * and scratch space. */
+static int
+plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
+{
+  const struct pc_check_config *cfg = c->cfg;
+  size_t lo, hi;
+  char tmpl[4096], ow[256];
+  int r;
+
+  r = pc_states_enumerate (&c->ix, &cfg->model, res->from_record, &c->all, &c->nall);
+  if (r < 0)
+    return r;
+  /* This shard's contiguous share. */
+  r = shard_range (c, res, &lo, &hi);
+  if (r < 0) {
+    snprintf (why, whylen, "%s: sharding: %s", cfg->log_path, strerror (-r));
+    return r;
+  }
+  c->states = c->all + lo;
+  c->nstates = hi - lo;
+
+  res->npoints = c->nstates;
+  res->points = calloc (c->nstates ? c->nstates : 1, sizeof *res->points);
+  c->same_as = calloc (c->nstates ? c->nstates : 1, sizeof *c->same_as);
+  if (res->points == NULL || c->same_as == NULL)
+    return -ENOMEM;
+  r = dedupe (c, c->same_as);
+  if (r < 0) {
+    char sz[32];
+    snprintf (why, whylen, "%s: rebuilding states of a %s device: %s", cfg->log_path,
+              pc_format_size (c->ix.hdr.devsize, sz, sizeof sz), strerror (-r));
+    return r;
+  }
+  r = group_points (c);
+  if (r < 0)
+    return r;
+
+  snprintf (tmpl, sizeof tmpl, "%s/powercut-check.XXXXXX",
+            cfg->work_dir ? cfg->work_dir : default_tmp ());
+  c->work = strdup (tmpl);
+  if (c->work == NULL || mkdtemp (c->work) == NULL) {
+    r = c->work ? -errno : -ENOMEM;
+    snprintf (why, whylen, "%s: %s", tmpl, strerror (-r));
+    free (c->work);
+    c->work = NULL;
+    return r;
+  }
+
+  r = pc_oracle_new (&c->ix, &c->oracle, ow, sizeof ow);
+  if (r < 0) {
+    snprintf (why, whylen, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : ow);
+    return r;
+  }
+  c->hash_limit = pc_oracle_max_size (c->oracle);
+  res->manifests = pc_oracle_manifests (c->oracle);
+  if (pc_oracle_last_mark (c->oracle))
+    snprintf (res->last_mark, sizeof res->last_mark, "%s", pc_oracle_last_mark (c->oracle));
+  res->unique = c->nuniq;
+  return probe_end (c, why, whylen);
+}
+
+/* The workers' results files, read whole. */
+struct outputs {
+  uint8_t **data;
+  uint64_t *size;
+  unsigned n;
+};
+
+static void
+outputs_free (struct outputs *o)
+{
+  for (unsigned i = 0; i < o->n; i++)
+    free (o->data[i]);
+  free (o->data);
+  free (o->size);
+}
+
+static int
+outputs_read (struct ctx *c, struct outputs *o)
+{
+  o->n = c->spawned;
+  o->data = calloc (o->n ? o->n : 1, sizeof *o->data);
+  o->size = calloc (o->n ? o->n : 1, sizeof *o->size);
+  if (o->data == NULL || o->size == NULL)
+    return -ENOMEM;
+  for (unsigned i = 0; i < o->n; i++) {
+    char path[4200];
+    struct stat st;
+    int fd, r = 0;
+    snprintf (path, sizeof path, "%s/results-%u", c->work, i);
+    fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;                 /* it died before it made one: it holds nothing */
+    if (fstat (fd, &st) < 0)
+      r = -errno;
+    else if ((o->data[i] = malloc (st.st_size ? (size_t) st.st_size : 1)) == NULL)
+      r = -ENOMEM;
+    else if ((r = pc_pread_all (fd, o->data[i], (uint64_t) st.st_size, 0)) == 0)
+      o->size[i] = (uint64_t) st.st_size;
+    close (fd);
+    if (r < 0)
+      return r;
+  }
+  return 0;
+}
+
+/* Point p's evidence and findings from the record rs names. */
+static int
+read_record (const struct outputs *o, const struct result *rs, struct pc_point *p)
+{
+  const uint8_t *d;
+  size_t el, used;
+
+  if (rs->file < 0 || (uint64_t) rs->file >= o->n || o->data[rs->file] == NULL ||
+      rs->off > o->size[rs->file] || rs->len > o->size[rs->file] - rs->off || rs->len < 4)
+    return -EBADMSG;
+  d = o->data[rs->file] + rs->off;
+  el = pc_get_le32 (d);
+  if (el > rs->len - 4)
+    return -EBADMSG;
+  snprintf (p->evidence, sizeof p->evidence, "%.*s", (int) el, (const char *) d + 4);
+  return pc_findings_unpack (d + 4 + el, rs->len - 4 - el, &used, &p->findings);
+}
+
+/* The versions the marks recorded, and the last state that lost each. */
+static int
+windows (struct ctx *c, struct pc_check_result *res)
+{
+  size_t nv;
+  const struct pc_oracle_version *v = pc_oracle_versions (c->oracle, &nv);
+
+  res->windows = calloc (nv ? nv : 1, sizeof *res->windows);
+  if (res->windows == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < nv; i++) {
+    struct pc_window *w = &res->windows[i];
+    if ((w->path = strdup (v[i].path)) == NULL)
+      return -ENOMEM;
+    res->nwindows = i + 1;
+    snprintf (w->mark, sizeof w->mark, "%s", v[i].mark);
+    w->mark_record = v[i].record;
+    w->written_ns = pc_window_time (c->ix.recs[v[i].record].time_ns);
+    if (v[i].ack) {
+      snprintf (w->ack, sizeof w->ack, "%s", v[i].ack);
+      w->ack_record = v[i].ack_record;
+      w->ack_ns = pc_window_time (c->ix.recs[v[i].ack_record].time_ns);
+    }
+    w->lost_until = c->sh->lost[i];
+  }
+  pc_windows_compute (res);
+  return 0;
+}
+
+/* Step 4: the workers' results into the points. */
+static int
+collect (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
+{
+  struct outputs o = { 0 };
+  size_t *image = NULL;
+  int r = outputs_read (c, &o);
+
+  /* Which distinct image each point is. */
+  if (r == 0 && (image = malloc ((c->nstates ? c->nstates : 1) * sizeof *image)) == NULL)
+    r = -ENOMEM;
+  for (size_t u = 0; r == 0 && u < c->nuniq; u++)
+    for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++)
+      image[c->gpoints[k]] = u;
+  for (size_t i = 0; r == 0 && i < c->nstates; i++) {
+    struct pc_point *p = &res->points[i];
+    const struct pc_state *s = &c->states[i];
+    const struct result *rs = &c->sh->results[i];
+    pc_state_id (s, p->id, sizeof p->id);
+    p->record = s->point;
+    p->time_ns = pc_window_time (c->ix.recs[s->point].time_ns);
+    p->ndrop = s->ndrop;
+    p->torn = s->nsect > 0;
+    p->same_as = c->same_as[i];
+    p->fsck_as = -1;
+    if (c->failed[image[i]]) {
+      p->verdict = PC_V_NOT_CHECKED;
+      snprintf (p->evidence, sizeof p->evidence, "%s", c->failed[image[i]]);
+      continue;
+    }
+    r = read_record (&o, rs, p);
+    if (r == -EBADMSG) {
+      /* Cannot be: a result the worker stored is in its file. */
+      snprintf (why, whylen, "point %s: its result cannot be read back", p->id);
+      break;
+    }
+    if (r < 0)
+      break;
+    if (rs->verdict == CHECK_ERROR) {
+      snprintf (why, whylen, "cannot check crash states: %s", p->evidence);
+      r = -EIO;
+      break;
+    }
+    p->verdict = rs->verdict;
+    /* Its e2fsck answer came from the state checked for that image. */
+    p->fsck_as = rs->fsck_as;
+    if (p->same_as >= 0 && p->fsck_as < 0)
+      p->fsck_as = c->sh->results[p->same_as].fsck_as;
+  }
+  free (image);
+  outputs_free (&o);
+  if (r < 0)
+    return r;
+  res->work = c->sh->stats;
+  pc_check_result_recount (res);
+  return windows (c, res);
+}
+
+static void
+ctx_free (struct ctx *c)
+{
+  if (c->work) {
+    char p[4200];
+    /* Workers remove their files; a dead one's are removed here. */
+    for (unsigned i = 0; i < c->spawned; i++) {
+      snprintf (p, sizeof p, "%s/state-%u.img", c->work, i);
+      unlink (p);
+      snprintf (p, sizeof p, "%s/results-%u", c->work, i);
+      unlink (p);
+      snprintf (p, sizeof p, "%s/marks-%u", c->work, i);
+      unlink (p);
+      snprintf (p, sizeof p, "%s/tree-%u", c->work, i);
+      pc_export_remove (p);
+    }
+    rmdir (c->work);
+    free (c->work);
+  }
+  if (c->shmem)
+    munmap (c->shmem, c->shsize);
+  pc_oracle_free (c->oracle);
+  for (size_t m = 0; m < c->nmarks; m++)
+    free (c->marks[m].name);
+  free (c->marks);
+  for (size_t u = 0; c->failed && u < c->nuniq; u++)
+    free (c->failed[u]);
+  free (c->failed);
+  free (c->gstart);
+  free (c->gpoints);
+  free (c->uniq);
+  free (c->same_as);
+  pc_states_free (c->all, c->nall);
+  pc_image_unmap (c->basemem, c->basesize);
+  pc_index_free (&c->ix);
+}
+
+int
+pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
+              char *why, size_t whylen)
+{
+  struct ctx c;
+  struct pc_check_result *res;
+  uint64_t t0 = pc_now_mono_ns ();
+  int r;
+
+  memset (&c, 0, sizeof c);
+  c.cfg = cfg;
+  c.now = (int64_t) (pc_now_real_ns () / 1000000000u);
+  res = calloc (1, sizeof *res);
+  if (res == NULL) {
+    snprintf (why, whylen, "%s", strerror (ENOMEM));
+    return -ENOMEM;
+  }
+  why[0] = '\0';
+  r = load_inputs (&c, res, why, whylen);
+  if (r == 0)
+    r = plan_states (&c, res, why, whylen);
+  if (r == 0)
+    r = check_states (&c, why, whylen);
+  if (r == 0)
+    r = collect (&c, res, why, whylen);
+  if (r < 0 && why[0] == '\0')
+    snprintf (why, whylen, "%s", strerror (-r));
+  ctx_free (&c);
+  if (r < 0) {
+    pc_check_result_free (res);
+    return r;
+  }
+  res->seconds = (pc_now_mono_ns () - t0) / 1e9;
+  *ret = res;
+  return 0;
+}

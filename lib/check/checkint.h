@@ -1,0 +1,90 @@
+/* checkint.h: the checker's insides, shared by checker.c (loading,
+ * planning, collecting) and checkpool.c (the worker pool).
+ *
+ * The checking process plans the distinct images, maps the shared memory
+ * (struct shared) and starts workers; a worker claims images in chunks,
+ * checks each image's points and stores each point's result: verdict and
+ * where its record is in the shared memory, the evidence and findings in
+ * the worker's own results file (checkpool.c writes, checker.c reads). */
+#ifndef POWERCUT_CHECKINT_H
+#define POWERCUT_CHECKINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "check/checker.h"
+#include "replay/image.h"
+#include "check/judge.h"
+#include "oracle/oracle.h"
+
+#define CHUNK 8                 /* states a worker takes at a time */
+
+enum slot_status { SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
+
+#define CHECK_ERROR (-1)      /* a result's verdict when the check as a whole cannot go on */
+#define TRIES 2                 /* a state whose checker dies is tried this often */
+
+/* The result of one crash point, written by a worker: the verdict here,
+ * the evidence and findings (any size) in the worker's results file. */
+struct result {
+  int verdict;                  /* enum pc_verdict, or CHECK_ERROR */
+  int64_t fsck_as;              /* point whose e2fsck answer it took, or -1 */
+  int64_t file;                 /* the worker whose file holds the rest, or -1 */
+  uint64_t off, len;            /* where in it */
+};
+
+/* Shared between the checking process and its workers. */
+struct shared {
+  size_t next;                  /* next chunk of distinct images to hand out */
+  size_t done;                  /* distinct images checked */
+  int *status;                  /* per distinct image: enum slot_status */
+  int *tries;                   /* per distinct image: workers that took it */
+  size_t *current;              /* per worker id: the image it works on, or SIZE_MAX */
+  struct result *results;       /* per crash point */
+  int64_t *lost;                /* per version (oracle.h): the last state that lost it */
+  struct pc_judge_stats stats;  /* the workers' sums */
+};
+
+struct ctx {
+  const struct pc_check_config *cfg;
+  struct pc_index ix;
+  struct pc_oracle *oracle;
+  uint64_t hash_limit;        /* no file is read beyond the marks' largest */
+  const uint8_t *base;
+  uint8_t *basemem;             /* the base image read, or NULL */
+  uint64_t basesize;
+  struct pc_state *all;         /* every state of the model */
+  size_t nall;
+  struct pc_state *states;      /* this shard's states */
+  size_t nstates;
+  size_t *uniq;                 /* indexes into states of the images to check */
+  size_t nuniq;
+  size_t *gstart, *gpoints;     /* the points sharing each distinct image */
+  struct shared *sh;
+  void *shmem;
+  size_t shsize;
+  char *work;
+  unsigned spawned;             /* workers started (their ids are 0..spawned-1) */
+  unsigned max_workers;         /* room for worker ids in the shared memory */
+  char **failed;                /* per distinct image: why it was not checked, or NULL */
+  int64_t now;                  /* the time every e2fsck is told it is */
+  struct vmark {                /* every mark of the log, in order (--verify) */
+    char *name;
+    uint64_t record;
+    bool sync;
+  } *marks;
+  size_t nmarks, capmarks;
+  int64_t *same_as;             /* per state */
+};
+
+/* A new image of the log's device, from its base (image.h).  Returns 0 or
+ * -errno. */
+int check_new_image (struct ctx *c, int fd, struct pc_image **im);
+
+/* Step 3: maps the shared memory and runs the worker pool over the
+ * distinct images.  Returns 0, or -errno with a reason in why (-EINTR:
+ * interrupted). */
+int check_states (struct ctx *c, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,632 @@
+/* checkpool.c: the checker's worker pool: processes that each bring one
+ * image from state to state, judge it, and store every point's result. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check/checkint.h"
+#include "util/disk.h"
+#include "check/export.h"
+#include "check/judge.h"
+#include "oracle/oracle.h"
+#include "util/proc.h"
+#include "util/util.h"
+
+static void
+copy_file (const char *from, const char *to)
+{
+  int in = open (from, O_RDONLY | O_CLOEXEC), out;
+  char buf[1 << 16];
+  ssize_t n;
+  off_t pos = 0;
+
+  if (in < 0)
+    return;
+  out = open (to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out >= 0) {
+    struct stat st;
+    if (fstat (in, &st) == 0 && ftruncate (out, st.st_size) == 0) {
+      /* Sparse copy: all-zero blocks stay holes. */
+      static const char zero[1 << 16];
+      while ((n = read (in, buf, sizeof buf)) > 0) {
+        if (memcmp (buf, zero, (size_t) n) != 0 && pwrite (out, buf, (size_t) n, pos) != n)
+          break;
+        pos += n;
+      }
+    }
+    close (out);
+  }
+  close (in);
+}
+
+/* A worker's results file, where each point's evidence and findings go. */
+struct out {
+  int fd;
+  int64_t id;                   /* the worker's id */
+  uint64_t size;                /* bytes written so far */
+  uint8_t *buf;                 /* one record being built */
+  size_t len, cap;
+};
+
+/* Stores point i's result: verdict and fsck_as in the shared memory, the
+ * evidence and findings as one record in the worker's file:
+ *   u32 evidence length, the evidence, the findings (finding.h). */
+static int
+put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as,
+            const char *evidence, const struct pc_findings *fl)
+{
+  struct result *res = &c->sh->results[i];
+  static const struct pc_findings none;
+  size_t el = strlen (evidence);
+  int r;
+
+  o->len = 0;
+  r = pc_grow (&o->buf, &o->cap, 4 + el, 1, 4096);
+  if (r == 0) {
+    pc_put_le32 (o->buf, (uint32_t) el);
+    memcpy (o->buf + 4, evidence, el);
+    o->len = 4 + el;
+    r = pc_findings_pack (fl ? fl : &none, &o->buf, &o->len, &o->cap);
+  }
+  if (r == 0)
+    r = pc_write_all (o->fd, o->buf, o->len);
+  if (r < 0)
+    return r;
+  res->verdict = verdict;
+  res->fsck_as = fsck_as;
+  res->file = o->id;
+  res->off = o->size;
+  res->len = o->len;
+  o->size += o->len;
+  return 0;
+}
+
+/* What --verify said of a state, for the points that share its marks. */
+struct app_result {
+  size_t nmarks;                /* marks at or before the point (SIZE_MAX: none yet) */
+  int verdict;                  /* PC_V_OK, PC_V_APP_INVALID or PC_V_NOT_CHECKED */
+  char evidence[PC_EVIDENCE_MAX];
+};
+
+/* Runs the application's checker in the exported tree of the state of
+ * point i (the worker's export dir, marks file mfile).  A checker that
+ * cannot be run, or does not finish, tells nothing: not checked. */
+static void
+run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k,
+            struct pc_export *x, struct app_result *ar)
+{
+  char id[PC_ID_MAX], *out = malloc (PC_EVIDENCE_MAX * 4), *e_root = NULL, *e_point = NULL;
+  char *e_marks = NULL, *e_last = NULL, *e_durable = NULL, *e_file = NULL, *e_count = NULL;
+  char *argv[] = { (char *) "sh", (char *) "-c", (char *) c->cfg->verify, NULL };
+  size_t ml = 0, d = SIZE_MAX;
+  FILE *f;
+  int r;
+
+  ar->nmarks = k;
+  ar->verdict = PC_V_NOT_CHECKED;
+  ar->evidence[0] = '\0';
+  pc_state_id (&c->states[i], id, sizeof id);
+  for (size_t m = 0; m < k; m++) {
+    ml += strlen (c->marks[m].name) + 1;
+    if (c->marks[m].sync)
+      d = m;
+  }
+  f = fopen (mfile, "we");
+  if (f) {
+    for (size_t m = 0; m < k; m++)
+      fprintf (f, "%s\n", c->marks[m].name);
+    if (fclose (f) == EOF)
+      f = NULL;
+  }
+  if (out == NULL || f == NULL || (e_marks = malloc (ml + 16)) == NULL ||
+      asprintf (&e_root, "POWERCUT_ROOT=%s", dir) < 0 ||
+      asprintf (&e_point, "POWERCUT_POINT=%s", id) < 0 ||
+      asprintf (&e_last, "POWERCUT_LAST_MARK=%s", k ? c->marks[k - 1].name : "") < 0 ||
+      asprintf (&e_durable, "POWERCUT_DURABLE_MARK=%s", d != SIZE_MAX ? c->marks[d].name : "") < 0 ||
+      asprintf (&e_file, "POWERCUT_MARKS_FILE=%s", mfile) < 0 ||
+      asprintf (&e_count, "POWERCUT_MARK_COUNT=%zu", k) < 0) {
+    snprintf (ar->evidence, sizeof ar->evidence, "powercut could not run the --verify "
+              "command: %s", strerror (ENOMEM));
+    goto out;
+  }
+  strcpy (e_marks, "POWERCUT_MARKS=");
+  for (size_t m = 0; m < k; m++) {
+    strcat (e_marks, c->marks[m].name);
+    if (m + 1 < k)
+      strcat (e_marks, " ");
+  }
+  {
+    char *env[] = { e_root, e_point, e_marks, e_last, e_durable, e_file, e_count, NULL };
+    struct pc_proc_extra xe = { .env = env, .cwd = dir };
+    r = pc_proc_run_extra (argv, &xe, c->cfg->timeout_s, out, PC_EVIDENCE_MAX * 4);
+  }
+  if (r == 0)
+    ar->verdict = PC_V_OK;
+  else if (r == -ETIME)
+    snprintf (ar->evidence, sizeof ar->evidence, "the --verify command did not finish within "
+              "%d s (give a longer --timeout)", c->cfg->timeout_s);
+  else if (r < 0 || r == 126 || r == 127)
+    snprintf (ar->evidence, sizeof ar->evidence, "the --verify command could not be run "
+              "(%s): %.400s", r < 0 ? strerror (-r) : r == 127 ? "not found" : "not executable",
+              out);
+  else {
+    /* The application says its data is not consistent: the first lines. */
+    size_t n = (size_t) (r >= 256 ? snprintf (ar->evidence, sizeof ar->evidence,
+                                              "the --verify command was killed by signal %d:",
+                                              r - 256)
+                                  : snprintf (ar->evidence, sizeof ar->evidence,
+                                              "the --verify command exited with status %d:", r));
+    int lines = 0;
+    for (const char *l = out; *l && lines < 8 && n + 2 < sizeof ar->evidence; lines++) {
+      size_t len = strcspn (l, "\n");
+      n += (size_t) snprintf (ar->evidence + n, sizeof ar->evidence - n, "\n%.*s", (int) len, l);
+      l += len + (l[len] == '\n');
+    }
+    ar->verdict = PC_V_APP_INVALID;
+  }
+  /* Whatever it did to its tree is undone before the next state. */
+  if (pc_export_verify (x) == 1 && ar->verdict != PC_V_NOT_CHECKED) {
+    size_t n = strlen (ar->evidence);
+    snprintf (ar->evidence + n, sizeof ar->evidence - n, "%sthe --verify command changed its "
+              "tree (undone for the next states)", n ? "\n" : "");
+  }
+out:
+  free (out);
+  free (e_root);
+  free (e_point);
+  free (e_marks);
+  free (e_last);
+  free (e_durable);
+  free (e_file);
+  free (e_count);
+}
+
+/* pc_oracle_lost_fn: state *ctx lost the version; keep the last such state. */
+struct lost_ctx {
+  struct ctx *c;
+  int64_t state;
+};
+
+static void
+lost_version (void *ctx, size_t version)
+{
+  struct lost_ctx *l = ctx;
+  int64_t *slot = &l->c->sh->lost[version], seen = __atomic_load_n (slot, __ATOMIC_RELAXED);
+
+  while (seen < l->state &&
+         !__atomic_compare_exchange_n (slot, &seen, l->state, false, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_RELAXED))
+    ;
+}
+
+/* Judges distinct image u (built into im) and its points.  Returns 0, or
+ * -errno if the worker cannot go on (its results cannot be stored). */
+static int
+check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
+             struct pc_judge *jd, struct out *o, struct pc_export *x, const char *xdir,
+             const char *mfile)
+{
+  struct app_result *ar = NULL;
+  const struct pc_state *s = &c->states[c->uniq[u]];
+  bool judge = pc_oracle_manifests (c->oracle) > 0, failed = false;
+  struct pc_judgement jm;
+  int r;
+
+  r = pc_judge_state (jd, (int64_t) c->uniq[u], &jm);
+  if (r < 0) {
+    /* Not the state's fault: e2fsck is missing (an error of the check as
+     * a whole), or memory or the scratch file failed (this state is not
+     * checked). */
+    char why[PC_EVIDENCE_MAX];
+    if (r == -ENOENT)
+      snprintf (why, sizeof why, "e2fsck not found (is e2fsprogs installed?)");
+    else
+      snprintf (why, sizeof why, "powercut could not check this state: %s", strerror (-r));
+    for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
+      r = put_result (c, o, c->gpoints[k], r == -ENOENT ? CHECK_ERROR : PC_V_NOT_CHECKED,
+                      -1, why, NULL);
+      if (r < 0)
+        return r;
+    }
+    return 0;
+  }
+  if (jm.verdict == PC_V_OK && judge && !jm.have_tree) {
+    /* libext2fs could not read what e2fsck passed; for want of memory,
+     * nothing is known of the state. */
+    jm.verdict = jm.tree_error == -ENOMEM ? PC_V_NOT_CHECKED : PC_V_UNMOUNTABLE;
+    snprintf (jm.evidence, sizeof jm.evidence, "%s%s",
+              jm.tree_error == -ENOMEM ? "powercut ran out of memory reading the tree: " : "",
+              jm.problems);
+  }
+  if (x && jm.verdict == PC_V_OK) {
+    if ((ar = malloc (sizeof *ar)) == NULL)
+      r = -ENOMEM;
+    else
+      ar->nmarks = SIZE_MAX;
+  }
+  for (size_t k = c->gstart[u]; k < c->gstart[u + 1] && r == 0; k++) {
+    size_t i = c->gpoints[k];
+    struct pc_findings fl = { 0 };
+    const char *ev = jm.evidence;
+    int v = jm.verdict;
+    bool fs_ok = v == PC_V_OK;
+    if (v == PC_V_OK && judge) {
+      struct lost_ctx lc = { c, (int64_t) i };
+      v = pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree, &fl, lost_version, &lc);
+      if (v == -ENOMEM) {
+        pc_findings_clear (&fl);
+        v = PC_V_NOT_CHECKED;
+        ev = "powercut ran out of memory judging the files of this state";
+      }
+      else if (jm.problems[0])
+        ev = jm.problems;
+    }
+    if (ar && fs_ok && v != PC_V_NOT_CHECKED) {
+      /* The application's checker, once per state and list of marks. */
+      size_t nm = 0;
+      while (nm < c->nmarks && c->marks[nm].record <= c->states[i].point)
+        nm++;
+      if (jm.export_error < 0) {
+        ar->nmarks = SIZE_MAX;
+        ar->verdict = PC_V_NOT_CHECKED;
+        snprintf (ar->evidence, sizeof ar->evidence, "powercut could not write the tree for "
+                  "--verify: %s", jm.export_why);
+      }
+      else if (ar->nmarks != nm)
+        run_verify (c, i, xdir, mfile, nm, x, ar);
+      if (ar->verdict != PC_V_OK) {
+        v = ar->verdict;
+        ev = ar->evidence;
+      }
+    }
+    r = put_result (c, o, i, v, jm.fsck_as, ev, &fl);
+    pc_findings_clear (&fl);
+    failed |= v != PC_V_OK && v != PC_V_NOT_CHECKED;
+  }
+  pc_judgement_clear (&jm);
+  free (ar);
+  if (r < 0)
+    return r;
+  if (c->cfg->keep_dir && failed) {
+    char sid[PC_ID_MAX], to[4096];
+    pc_state_id (s, sid, sizeof sid);
+    for (char *p = sid; *p; p++)
+      if (*p == '/' || *p == ':' || *p == ',')
+        *p = '_';
+    snprintf (to, sizeof to, "%s/state-%s.img", c->cfg->keep_dir, sid);
+    r = pc_image_sync (im);
+    if (r < 0)
+      return r;
+    copy_file (img, to);
+  }
+  return 0;
+}
+
+/* Takes the next distinct image to check: chunks in order from the shared
+ * counter, then any image still pending (left by a worker that died). */
+static bool
+claim (struct ctx *c, unsigned id, size_t *u)
+{
+  size_t i = *u + 1;
+
+  if (i % CHUNK == 0 || i >= c->nuniq) {
+    size_t start = __atomic_fetch_add (&c->sh->next, CHUNK, __ATOMIC_SEQ_CST);
+    i = start < c->nuniq ? start : 0;
+  }
+  for (; i < c->nuniq; i++) {
+    int expect = SLOT_PENDING;
+    if (__atomic_compare_exchange_n (&c->sh->status[i], &expect, SLOT_RUNNING, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+      __atomic_fetch_add (&c->sh->tries[i], 1, __ATOMIC_SEQ_CST);
+      __atomic_store_n (&c->sh->current[id], i, __ATOMIC_SEQ_CST);
+      *u = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Adds a worker's counts to the shared sums. */
+static void
+add_stats (struct ctx *c, const struct pc_judge_stats *st)
+{
+  struct pc_judge_stats *t = &c->sh->stats;
+
+  __atomic_fetch_add (&t->states, st->states, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->fsck_runs, st->fsck_runs, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->fsck_reused, st->fsck_reused, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->recover_here, st->recover_here, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->recover_e2fsck, st->recover_e2fsck, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->files_read, st->files_read, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->files_reused, st->files_reused, __ATOMIC_SEQ_CST);
+}
+
+/* Exit statuses of a worker that cannot go on. */
+#define WORKER_SETUP_FAILED 3   /* its image or judge could not be made */
+#define WORKER_OUTPUT_FAILED 4  /* its results could not be stored */
+
+/* A worker process: one image (and its file), brought from state to state. */
+static void
+worker (struct ctx *c, unsigned id)
+{
+  char img[4096], out[4096];
+  struct pc_image *im = NULL;
+  struct pc_judge *jd = NULL;
+  struct pc_judge_stats st;
+  struct pc_judge_config jc = {
+    .image_path = img,
+    .timeout_s = c->cfg->timeout_s,
+    .now = c->now,
+    .hash_limit = c->hash_limit,
+    .read_tree = pc_oracle_manifests (c->oracle) > 0 || c->cfg->verify,
+    .plain = c->cfg->plain,
+  };
+  struct out o = { .id = id };
+  struct pc_export *x = NULL;
+  char xdir[4096], mfile[4096];
+  uint64_t cursor = 0;
+  size_t u = SIZE_MAX;
+  int fd, r;
+
+  snprintf (img, sizeof img, "%s/state-%u.img", c->work, id);
+  snprintf (out, sizeof out, "%s/results-%u", c->work, id);
+  snprintf (xdir, sizeof xdir, "%s/tree-%u", c->work, id);
+  snprintf (mfile, sizeof mfile, "%s/marks-%u", c->work, id);
+  fd = open (img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  o.fd = open (out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (c->cfg->verify && pc_export_new (xdir, &x) < 0)
+    _exit (WORKER_SETUP_FAILED);
+  jc.export = x;
+  if (fd < 0 || o.fd < 0 || check_new_image (c, fd, &im) < 0 || pc_judge_new (&jc, im, &jd) < 0)
+    _exit (WORKER_SETUP_FAILED);
+  while (claim (c, id, &u)) {
+    const struct pc_state *s = &c->states[c->uniq[u]];
+    if (s->base < cursor) {
+      /* Cannot go back: start again from the beginning (the judge's
+       * memory is of this image's blocks, so it starts again too). */
+      pc_judge_get_stats (jd, &st);
+      add_stats (c, &st);
+      pc_judge_free (jd);
+      jd = NULL;
+      pc_image_free (im);
+      cursor = 0;
+      if (check_new_image (c, fd, &im) < 0 || pc_judge_new (&jc, im, &jd) < 0)
+        _exit (WORKER_SETUP_FAILED);
+    }
+    r = pc_state_build (&c->ix, s, im, &cursor);
+    if (r < 0) {
+      /* Nothing is known of a state that could not be rebuilt; the image
+       * is in no known state either: start again for the next one. */
+      char why[256];
+      snprintf (why, sizeof why, "powercut could not rebuild this state: %s", strerror (-r));
+      for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++)
+        if (put_result (c, &o, c->gpoints[k], PC_V_NOT_CHECKED, -1, why, NULL) < 0)
+          _exit (WORKER_OUTPUT_FAILED);
+      cursor = UINT64_MAX;
+    }
+    else {
+      if (check_image (c, u, img, im, jd, &o, x, xdir, mfile) < 0)
+        _exit (WORKER_OUTPUT_FAILED);
+      if (r == 1)
+        pc_image_overlay_end (im);
+    }
+    __atomic_store_n (&c->sh->current[id], SIZE_MAX, __ATOMIC_SEQ_CST);
+    __atomic_store_n (&c->sh->status[u], SLOT_DONE, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
+  }
+  pc_judge_get_stats (jd, &st);
+  add_stats (c, &st);
+  pc_judge_free (jd);
+  pc_image_free (im);
+  pc_export_free (x);
+  unlink (mfile);
+  free (o.buf);
+  close (o.fd);
+  close (fd);
+  unlink (img);
+  _exit (0);
+}
+
+static pid_t
+spawn (struct ctx *c, unsigned id)
+{
+  pid_t pid = fork ();
+
+  if (pid == 0) {
+    signal (SIGINT, SIG_DFL);
+    worker (c, id);
+  }
+  return pid;
+}
+
+/* Gives up on distinct image u: its points are not checked, for why. */
+static int
+fail_image (struct ctx *c, size_t u, const char *why)
+{
+  if (c->failed[u] == NULL && (c->failed[u] = strdup (why)) == NULL)
+    return -ENOMEM;
+  __atomic_store_n (&c->sh->status[u], SLOT_DONE, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&c->sh->done, 1, __ATOMIC_SEQ_CST);
+  return 0;
+}
+
+/* Worker id died (status as waitpid gave it): the image it held is tried
+ * again by another, or given up on once it has been tried TRIES times. */
+static int
+worker_died (struct ctx *c, unsigned id, int status)
+{
+  size_t u = __atomic_load_n (&c->sh->current[id], __ATOMIC_SEQ_CST);
+  char why[256];
+
+  if (u == SIZE_MAX || __atomic_load_n (&c->sh->status[u], __ATOMIC_SEQ_CST) != SLOT_RUNNING)
+    return 0;
+  __atomic_store_n (&c->sh->current[id], SIZE_MAX, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&c->sh->tries[u], __ATOMIC_SEQ_CST) < TRIES) {
+    __atomic_store_n (&c->sh->status[u], SLOT_PENDING, __ATOMIC_SEQ_CST);
+    return 0;
+  }
+  if (WIFSIGNALED (status))
+    snprintf (why, sizeof why, "powercut's checker died on this state %d times "
+              "(killed by signal %d, %s)", TRIES, WTERMSIG (status),
+              strsignal (WTERMSIG (status)));
+  else if (WEXITSTATUS (status) == WORKER_OUTPUT_FAILED)
+    snprintf (why, sizeof why, "powercut's checker could not store its results "
+              "(is the scratch directory %s full?)", c->work);
+  else
+    snprintf (why, sizeof why, "powercut's checker died on this state %d times "
+              "(exit status %d)", TRIES, WEXITSTATUS (status));
+  return fail_image (c, u, why);
+}
+
+static int
+run_workers (struct ctx *c)
+{
+  unsigned jobs = c->cfg->jobs ? c->cfg->jobs : 1;
+  pid_t *pids;
+  unsigned *ids, alive = 0, next_id = 0, idle_deaths = 0;
+  size_t total = c->nuniq;
+  int r = 0;
+
+  if (total == 0)
+    return 0;
+  if (jobs > total)
+    jobs = (unsigned) total;
+  pids = calloc (jobs, sizeof *pids);
+  ids = calloc (jobs, sizeof *ids);
+  if (pids == NULL || ids == NULL) {
+    free (pids);
+    free (ids);
+    return -ENOMEM;
+  }
+  for (unsigned i = 0; i < jobs; i++) {
+    ids[i] = next_id;
+    pids[i] = spawn (c, next_id++);
+    if (pids[i] < 0) {
+      r = -errno;
+      break;
+    }
+    alive++;
+  }
+  while (alive > 0) {
+    int status;
+    pid_t p;
+    if (c->cfg->interrupted && *c->cfg->interrupted) {
+      /* Stopped: the workers go now; the caller removes their files. */
+      for (unsigned i = 0; i < jobs; i++)
+        if (pids[i] > 0) {
+          kill (pids[i], SIGKILL);
+          waitpid (pids[i], NULL, 0);
+          pids[i] = 0;
+        }
+      r = -EINTR;
+      break;
+    }
+    p = waitpid (-1, &status, WNOHANG);
+    if (p == 0) {
+      struct timespec ts = { 0, 50 * 1000 * 1000 };
+      if (c->cfg->progress)
+        c->cfg->progress (c->cfg->progress_ctx, c->sh->done, total);
+      nanosleep (&ts, NULL);
+      continue;
+    }
+    if (p < 0) {
+      if (errno == EINTR)
+        continue;
+      r = -errno;
+      break;
+    }
+    for (unsigned i = 0; i < jobs; i++) {
+      bool held;
+      if (pids[i] != p)
+        continue;
+      alive--;
+      pids[i] = 0;
+      if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+        break;
+      /* A worker died: what it held is tried again or given up on, and
+       * its place is taken (not forever if workers die holding nothing). */
+      held = __atomic_load_n (&c->sh->current[ids[i]], __ATOMIC_SEQ_CST) != SIZE_MAX;
+      r = worker_died (c, ids[i], status);
+      if (r < 0)
+        break;
+      idle_deaths += !held;
+      if (__atomic_load_n (&c->sh->done, __ATOMIC_SEQ_CST) < total && idle_deaths < 4 &&
+          next_id < c->max_workers && !(c->cfg->interrupted && *c->cfg->interrupted)) {
+        pid_t np;
+        ids[i] = next_id;
+        np = spawn (c, next_id++);
+        if (np > 0) {
+          pids[i] = np;
+          alive++;
+        }
+      }
+      break;
+    }
+    if (r < 0)
+      break;
+  }
+  for (unsigned i = 0; r < 0 && i < jobs; i++)
+    if (pids[i] > 0) {
+      kill (pids[i], SIGKILL);
+      waitpid (pids[i], NULL, 0);
+    }
+  for (size_t u = 0; r == 0 && u < total; u++)
+    if (c->sh->status[u] != SLOT_DONE)
+      r = fail_image (c, u, "powercut could not start a checker for this state");
+  if (r == 0 && c->cfg->progress)
+    c->cfg->progress (c->cfg->progress_ctx, total, total);
+  c->spawned = next_id;
+  free (pids);
+  free (ids);
+  return r;
+}
+
+/* Step 3: the worker pool, over the shared result slots. */
+int
+check_states (struct ctx *c, char *why, size_t whylen)
+{
+  size_t nres = c->nstates ? c->nstates : 1, nu = c->nuniq ? c->nuniq : 1, nv;
+  unsigned jobs = c->cfg->jobs ? c->cfg->jobs : 1;
+  int r;
+
+  pc_oracle_versions (c->oracle, &nv);
+
+  /* Room for every worker that may be started: the first ones, one for
+   * each death while holding a state, and a few that die holding none. */
+  c->max_workers = jobs + TRIES * (unsigned) (c->nuniq < 1000000 ? c->nuniq : 1000000) + 4;
+  c->failed = calloc (nu, sizeof *c->failed);
+  if (c->failed == NULL)
+    return -ENOMEM;
+  c->shsize = sizeof *c->sh + nres * sizeof (struct result) + (nv + 1) * sizeof (int64_t) +
+              2 * nu * sizeof (int) + c->max_workers * sizeof (size_t);
+  c->shmem = mmap (NULL, c->shsize, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (c->shmem == MAP_FAILED) {
+    c->shmem = NULL;
+    return -errno;
+  }
+  c->sh = c->shmem;
+  c->sh->results = (struct result *) ((uint8_t *) c->shmem + sizeof *c->sh);
+  c->sh->lost = (int64_t *) (c->sh->results + nres);
+  memset (c->sh->lost, 0xff, nv * sizeof (int64_t));
+  c->sh->current = (size_t *) (c->sh->lost + nv + 1);
+  c->sh->status = (int *) (c->sh->current + c->max_workers);
+  c->sh->tries = c->sh->status + nu;
+  memset (c->sh->current, 0xff, c->max_workers * sizeof (size_t));
+  for (size_t i = 0; i < nres; i++)
+    c->sh->results[i] = (struct result) { .verdict = PC_V_NOT_CHECKED, .fsck_as = -1,
+                                          .file = -1 };
+  r = run_workers (c);
+  if (r < 0)
+    snprintf (why, whylen, r == -EINTR ? "interrupted" : "running checkers: %s", strerror (-r));
+  return r;
+}

@@ -1,0 +1,328 @@
+/* judge.c: judging crash states one after another, reusing e2fsck answers
+ * and file hashes where the bytes they depend on did not change. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check/fstree.h"
+#include "check/judge.h"
+#include "replay/recover.h"
+#include "util/util.h"
+
+#define RECENT 4                /* e2fsck answers kept for reuse */
+
+/* An e2fsck -fn answer and the bytes it rests on. */
+struct answer {
+  bool used;
+  int64_t tag;
+  enum pc_verdict verdict;
+  char evidence[PC_EVIDENCE_MAX];
+  struct pc_blocks read;
+  uint8_t (*hash)[16];        /* of each block read, in order */
+};
+
+struct pc_judge {
+  struct pc_judge_config cfg;
+  struct pc_image *im;
+  struct pc_fstree_cache *cache;
+  struct pc_recover_cache *rcache;
+  struct answer recent[RECENT];
+  unsigned next;              /* the slot the next answer takes */
+  struct pc_judge_stats stats;
+};
+
+int
+pc_judge_new (const struct pc_judge_config *cfg, struct pc_image *im, struct pc_judge **ret)
+{
+  struct pc_judge *j = calloc (1, sizeof *j);
+
+  if (j == NULL)
+    return -ENOMEM;
+  j->cfg = *cfg;
+  j->im = im;
+  if (!cfg->plain && (pc_fstree_cache_new (&j->cache) < 0 ||
+                      pc_recover_cache_new (&j->rcache) < 0)) {
+    pc_fstree_cache_free (j->cache);
+    free (j);
+    return -ENOMEM;
+  }
+  *ret = j;
+  return 0;
+}
+
+static void
+answer_clear (struct answer *a)
+{
+  pc_blocks_free (&a->read);
+  free (a->hash);
+  memset (a, 0, sizeof *a);
+}
+
+void
+pc_judge_free (struct pc_judge *j)
+{
+  if (j == NULL)
+    return;
+  for (unsigned i = 0; i < RECENT; i++)
+    answer_clear (&j->recent[i]);
+  pc_fstree_cache_free (j->cache);
+  pc_recover_cache_free (j->rcache);
+  free (j);
+}
+
+void
+pc_judgement_clear (struct pc_judgement *jm)
+{
+  if (jm->have_tree)
+    pc_mark_free (&jm->tree);
+  jm->have_tree = false;
+}
+
+void
+pc_judge_get_stats (const struct pc_judge *j, struct pc_judge_stats *ret)
+{
+  *ret = j->stats;
+}
+
+/* Does the image hold what answer a's e2fsck read? */
+static bool
+answer_holds (const struct pc_judge *j, const struct answer *a)
+{
+  size_t k = 0;
+
+  for (size_t i = 0; i < a->read.n; i++) {
+    const void *h = pc_image_block_hashes (j->im, a->read.first[i], a->read.count[i]);
+    if (h == NULL || memcmp (h, a->hash[k], 16 * a->read.count[i]) != 0)
+      return false;
+    k += a->read.count[i];
+  }
+  return true;
+}
+
+/* Keeps an e2fsck answer (taking over io's read set). */
+static void
+answer_keep (struct pc_judge *j, int64_t tag, const struct pc_fsck_result *fr,
+             struct pc_fsck_io *io)
+{
+  struct answer *a = &j->recent[j->next];
+  uint64_t total = pc_blocks_total (&io->read), k = 0;
+  uint8_t (*hash)[16];
+
+  if (total == 0 || total > SIZE_MAX / 16 || (hash = malloc (total * 16)) == NULL)
+    return;
+  for (size_t i = 0; i < io->read.n; i++) {
+    const void *h = pc_image_block_hashes (j->im, io->read.first[i], io->read.count[i]);
+    if (h == NULL) {
+      free (hash);          /* it read beyond the image: nothing to reuse */
+      return;
+    }
+    memcpy (hash[k], h, 16 * io->read.count[i]);
+    k += io->read.count[i];
+  }
+  answer_clear (a);
+  a->used = true;
+  a->tag = tag;
+  a->verdict = fr->verdict;
+  memcpy (a->evidence, fr->evidence, sizeof a->evidence);
+  a->read = io->read;
+  memset (&io->read, 0, sizeof io->read);
+  a->hash = hash;
+  j->next = (j->next + 1) % RECENT;
+}
+
+/* Brings what a program changed in the mirror file into the image (in the
+ * open overlay), so memory holds the same and the overlay's end undoes it
+ * in both.  With io not known, the whole file is compared. */
+static int
+read_back (struct pc_judge *j, const struct pc_fsck_io *io)
+{
+  uint64_t size = pc_image_size (j->im);
+  uint8_t *buf = malloc (1 << 20);
+  int fd, r = 0;
+
+  if (buf == NULL)
+    return -ENOMEM;
+  fd = open (j->cfg.image_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    free (buf);
+    return -errno;
+  }
+  if (io->known) {
+    for (size_t i = 0; i < io->written.n && r == 0; i++)
+      for (uint64_t b = io->written.first[i]; b < io->written.first[i] + io->written.count[i]
+           && r == 0; b++) {
+        uint64_t off = b * PC_IMAGE_BLOCK, len = PC_IMAGE_BLOCK;
+        if (off >= size)
+          break;
+        if (len > size - off)
+          len = size - off;
+        r = pc_pread_all (fd, buf, len, off);
+        if (r == 0 && memcmp (buf, pc_image_data (j->im) + off, len) != 0)
+          r = pc_image_write (j->im, off, buf, len);
+      }
+  }
+  else {
+    for (uint64_t off = 0; off < size && r == 0;) {
+      uint64_t len = size - off < (1 << 20) ? size - off : (1 << 20);
+      r = pc_pread_all (fd, buf, len, off);
+      for (uint64_t o = 0; r == 0 && o < len; o += PC_IMAGE_BLOCK) {
+        uint64_t n = len - o < PC_IMAGE_BLOCK ? len - o : PC_IMAGE_BLOCK;
+        if (memcmp (buf + o, pc_image_data (j->im) + off + o, n) != 0)
+          r = pc_image_write (j->im, off + o, buf + o, n);
+      }
+      off += len;
+    }
+  }
+  close (fd);
+  free (buf);
+  return r;
+}
+
+/* Replays the journal, if it needs it, into the open overlay: here, or
+ * by e2fsck where this code does not (the evidence says why).  Sets
+ * jm->verdict to PC_V_UNMOUNTABLE if it cannot be replayed. */
+static int
+recover (struct pc_judge *j, struct pc_judgement *jm)
+{
+  struct pc_fsck_result fr;
+  struct pc_fsck_io io;
+  char why[200];
+  int r;
+
+  if (pc_image_size (j->im) < 2048 || !pc_fs_needs_recovery (pc_image_data (j->im) + 1024))
+    return 0;
+  if (!j->cfg.plain) {
+    r = pc_recover (j->im, j->cfg.now, j->rcache, why, sizeof why);
+    if (r >= 0) {
+      j->stats.recover_here++;
+      return 0;
+    }
+    if (r != -ENOTSUP)
+      return r;
+    snprintf (jm->note, sizeof jm->note, "journal replay left to e2fsck (powercut does not: %s)",
+              why);
+  }
+  r = pc_image_sync (j->im);
+  if (r < 0)
+    return r;
+  r = pc_fsck_recover (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &fr, &io);
+  if (r < 0)
+    return r;
+  j->stats.recover_e2fsck++;
+  r = read_back (j, &io);
+  pc_fsck_io_free (&io);
+  if (r < 0)
+    return r;
+  if (fr.verdict != PC_V_OK) {
+    jm->verdict = fr.verdict;
+    memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
+  }
+  return 0;
+}
+
+/* e2fsck -fn's answer, reused or run. */
+static int
+check_fs (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
+{
+  struct pc_fsck_result fr;
+  struct pc_fsck_io io;
+  int r;
+
+  if (!j->cfg.plain)
+    for (unsigned n = 0; n < RECENT; n++) {
+      const struct answer *a = &j->recent[(j->next + RECENT - 1 - n) % RECENT];
+      if (a->used && answer_holds (j, a)) {
+        jm->verdict = a->verdict;
+        memcpy (jm->evidence, a->evidence, sizeof jm->evidence);
+        jm->fsck_as = a->tag;
+        j->stats.fsck_reused++;
+        return 0;
+      }
+    }
+  r = pc_image_sync (j->im);
+  if (r < 0)
+    return r;
+  r = pc_fsck_check (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &fr,
+                     j->cfg.plain ? NULL : &io);
+  if (r < 0)
+    return r;
+  j->stats.fsck_runs++;
+  jm->verdict = fr.verdict;
+  memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
+  if (!j->cfg.plain) {
+    if (io.known && fr.verdict != PC_V_NOT_CHECKED)
+      answer_keep (j, tag, &fr, &io);
+    pc_fsck_io_free (&io);
+  }
+  return 0;
+}
+
+int
+pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
+{
+  char type[16];
+  int r, r2;
+
+  memset (jm, 0, sizeof *jm);
+  jm->fsck_as = -1;
+  j->stats.states++;
+  r = pc_image_sync (j->im);
+  if (r < 0)
+    return r;
+  r = pc_fs_probe (j->cfg.image_path, type, sizeof type);
+  if (r < 0)
+    return r;
+  if (r == 0) {
+    jm->verdict = PC_V_UNMOUNTABLE;
+    snprintf (jm->evidence, sizeof jm->evidence,
+              type[0] ? "blkid: a %s filesystem, not ext2/3/4" : "blkid: no filesystem found",
+              type);
+    return 0;
+  }
+  r = pc_image_overlay_begin (j->im);
+  if (r < 0)
+    return r;
+  r = recover (j, jm);
+  if (r == 0 && jm->verdict == PC_V_OK)
+    r = check_fs (j, tag, jm);
+  if (r == 0 && jm->verdict == PC_V_OK && j->cfg.read_tree) {
+    jm->tree_error = pc_fstree_read_image (j->im, j->cache, j->cfg.hash_limit, &jm->tree,
+                                           jm->problems, sizeof jm->problems);
+    jm->have_tree = jm->tree_error == 0;
+    if (jm->have_tree && j->cfg.export)
+      jm->export_error = pc_export_update (j->cfg.export, pc_image_data (j->im),
+                                           pc_image_size (j->im), &jm->tree, jm->export_why,
+                                           sizeof jm->export_why);
+    if (j->cache) {
+      size_t rd, ru;
+      pc_fstree_cache_stats (j->cache, &rd, &ru);
+      j->stats.files_read += rd;
+      j->stats.files_reused += ru;
+    }
+  }
+  r2 = pc_image_overlay_end (j->im);
+  if (r == 0)
+    r = r2;
+  if (jm->note[0]) {
+    /* The note first: what was done differently, then what was found. */
+    size_t nl = strlen (jm->note), el = strlen (jm->evidence);
+    if (el > 0) {
+      if (nl + 1 + el >= sizeof jm->evidence)
+        el = sizeof jm->evidence - nl - 2;
+      memmove (jm->evidence + nl + 1, jm->evidence, el);
+      jm->evidence[nl] = '\n';
+      jm->evidence[nl + 1 + el] = '\0';
+    }
+    else
+      jm->evidence[nl] = '\0';
+    memcpy (jm->evidence, jm->note, nl);
+  }
+  if (r < 0)
+    pc_judgement_clear (jm);
+  return r;
+}

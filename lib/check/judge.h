@@ -1,0 +1,81 @@
+/* judge.h: what a reboot would find in one crash state after another.
+ *
+ * A judge works on one image (image.h, with PC_IMAGE_HASH and a mirror
+ * file) that the caller brings from crash state to crash state.  For the
+ * state the image holds, it identifies the filesystem (blkid), replays its
+ * journal into an overlay (undone before it returns), runs `e2fsck -fn`
+ * and reads the file tree (fstree.h), reusing what earlier states of the
+ * same image already established:
+ *
+ *  - e2fsck: a state that holds the same bytes as an earlier checked state
+ *    in every block that state's e2fsck read gets that state's answer
+ *    (fsck.h says why that is sound); the judgement names it (fsck_as);
+ *  - the tree: files whose inode and blocks did not change are not read
+ *    again (fstree.h).
+ *
+ * The image is left as it was given (its mirror file may lag: sync it).
+ */
+#ifndef POWERCUT_JUDGE_H
+#define POWERCUT_JUDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "check/export.h"
+#include "check/fsck.h"
+#include "replay/image.h"
+#include "format/mark.h"
+
+struct pc_judge_config {
+  const char *image_path;     /* the image's mirror file */
+  int timeout_s;              /* per program run */
+  int64_t now;                /* the time e2fsck is told it is */
+  uint64_t hash_limit;        /* fstree.h */
+  bool read_tree;             /* read the tree of states e2fsck passes */
+  bool plain;                 /* the plain method: e2fsck replays every journal and
+                               * checks every state, every file is read */
+  struct pc_export *export;   /* if not NULL, the tree of a state that passes is
+                               * written there (export.h; read_tree must be set) */
+};
+
+/* Counts, for the curious (and the tests). */
+struct pc_judge_stats {
+  uint64_t states;
+  uint64_t fsck_runs;         /* e2fsck -fn run */
+  uint64_t fsck_reused;       /* answers taken from an earlier state */
+  uint64_t recover_here;      /* journals replayed in process (recover.h) */
+  uint64_t recover_e2fsck;    /* journals replayed by e2fsck */
+  uint64_t files_read, files_reused;
+};
+
+struct pc_judgement {
+  enum pc_verdict verdict;    /* PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, or
+                               * PC_V_NOT_CHECKED (e2fsck timed out or crashed) */
+  char evidence[PC_EVIDENCE_MAX];
+  int64_t fsck_as;            /* the tag of the state whose e2fsck answer this is, or -1 */
+  char note[256];             /* how it was judged, if not as usual (also in evidence) */
+  bool have_tree;             /* verdict OK, read_tree, and the tree could be read */
+  int tree_error;             /* if not: the walk's -errno (-ENOMEM: not the state's fault) */
+  int export_error;           /* with export: 0 if the tree is there, else -errno, */
+  char export_why[256];       /* and why */
+  struct pc_mark tree;
+  char problems[512];         /* what the tree walk could not read */
+};
+
+struct pc_judge;
+
+/* Returns 0 or -ENOMEM. */
+int pc_judge_new (const struct pc_judge_config *cfg, struct pc_image *im,
+                  struct pc_judge **ret);
+void pc_judge_free (struct pc_judge *j);
+
+/* Judges the state the image holds now; tag names it (fsck_as of later
+ * states).  Returns 0 with *ret filled (free with pc_judgement_clear), or
+ * -errno if judging could not be done at all (-ENOENT: e2fsck is missing;
+ * the image, memory or the mirror file failed). */
+int pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *ret);
+void pc_judgement_clear (struct pc_judgement *jm);
+
+void pc_judge_get_stats (const struct pc_judge *j, struct pc_judge_stats *ret);
+
+#endif

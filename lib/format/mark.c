@@ -1,0 +1,751 @@
+/* mark.c: building, encoding and decoding marks and their manifests. */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/mark.h"
+#include "util/util.h"
+#include "util/xxh.h"
+
+#define SCAN_MAX_DEPTH 256
+
+const char *
+pc_mark_peek_name (const uint8_t *data, size_t len, size_t *ret_len)
+{
+  size_t n;
+
+  /* magic, version, flags (8 bytes), then the u16-prefixed name */
+  if (len < 10)
+    return NULL;
+  n = pc_get_le16 (data + 8);
+  if (10 + n > len)
+    return NULL;
+  *ret_len = n;
+  return (const char *) data + 10;
+}
+
+bool
+pc_mark_name_valid (const char *name)
+{
+  size_t n = strlen (name);
+
+  if (n == 0 || n > PC_MARK_NAME_MAX)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    char c = name[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+      return false;
+  }
+  return true;
+}
+
+bool
+pc_mark_path_valid (const char *path, size_t len)
+{
+  size_t i = 0;
+
+  if (len == 0 || len > PC_MARK_PATH_MAX || path[0] == '/' || path[len - 1] == '/')
+    return false;
+  if (memchr (path, '\0', len) != NULL)
+    return false;
+  while (i < len) {
+    const char *c = path + i;
+    const char *slash = memchr (c, '/', len - i);
+    size_t clen = slash ? (size_t) (slash - c) : len - i;
+    if (clen == 0 || (clen == 1 && c[0] == '.') ||
+        (clen == 2 && c[0] == '.' && c[1] == '.'))
+      return false;
+    i += clen + 1;
+  }
+  return true;
+}
+
+/* A file's content being hashed: the hash, and the 4 KiB block it is in. */
+struct entry_hash {
+  XXH3_state_t st;
+  uint64_t off;                 /* bytes so far */
+  bool nonzero;                 /* the current block has a byte that is not zero */
+};
+
+static bool
+all_zero (const uint8_t *p, size_t n)
+{
+  return n == 0 || (p[0] == 0 && memcmp (p, p + 1, n - 1) == 0);
+}
+
+void *
+pc_entry_hash_begin (struct pc_entry *e)
+{
+  struct entry_hash *h = malloc (sizeof *h);
+
+  if (h) {
+    XXH3_128bits_reset (&h->st);
+    h->off = 0;
+    h->nonzero = false;
+  }
+  e->headlen = 0;
+  e->zero_blocks = 0;
+  return h;
+}
+
+void
+pc_entry_hash_update (void *hp, struct pc_entry *e, const void *buf, size_t n)
+{
+  struct entry_hash *h = hp;
+  const uint8_t *p = buf;
+
+  if (e->headlen < PC_ENTRY_HEAD) {
+    size_t k = PC_ENTRY_HEAD - e->headlen < n ? PC_ENTRY_HEAD - e->headlen : n;
+    memcpy (e->head + e->headlen, buf, k);
+    e->headlen += (uint8_t) k;
+  }
+  XXH3_128bits_update (&h->st, buf, n);
+  /* Count the blocks that are all zeros, piece by piece up to each
+   * block's end. */
+  while (n > 0) {
+    size_t room = PC_ENTRY_ZERO_BLOCK - (size_t) (h->off % PC_ENTRY_ZERO_BLOCK);
+    size_t k = n < room ? n : room;
+    if (!h->nonzero && !all_zero (p, k))
+      h->nonzero = true;
+    h->off += k;
+    p += k;
+    n -= k;
+    if (k == room) {
+      e->zero_blocks += !h->nonzero;
+      h->nonzero = false;
+    }
+  }
+}
+
+void
+pc_entry_hash_end (void *hp, struct pc_entry *e)
+{
+  struct entry_hash *h = hp;
+
+  if (h->off % PC_ENTRY_ZERO_BLOCK)
+    e->zero_blocks += !h->nonzero;   /* the short last block */
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) e->hash, XXH3_128bits_digest (&h->st));
+  free (h);
+}
+
+static int
+hash_file (int dirfd, const char *name, struct pc_entry *e)
+{
+  static const size_t bufsz = 1 << 20;
+  void *h;
+  char *buf;
+  int fd, r = 0;
+
+  fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return -errno;
+  buf = malloc (bufsz);
+  h = pc_entry_hash_begin (e);
+  if (buf == NULL || h == NULL) {
+    r = -ENOMEM;
+    goto out;
+  }
+  for (;;) {
+    ssize_t n = read (fd, buf, bufsz);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      r = -errno;
+      goto out;
+    }
+    if (n == 0)
+      break;
+    pc_entry_hash_update (h, e, buf, (size_t) n);
+  }
+out:
+  if (h)
+    pc_entry_hash_end (h, e);
+  free (buf);
+  close (fd);
+  return r;
+}
+
+struct scan {
+  struct pc_mark *m;
+  size_t cap;
+  dev_t dev;
+  char path[PC_MARK_PATH_MAX + 1];
+  char *bad;                  /* the path at fault, once one failed */
+};
+
+int
+pc_mark_add_entry (struct pc_mark *m, size_t *cap, const struct pc_entry *e)
+{
+  if (m->nentries == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 64;
+    struct pc_entry *n = realloc (m->entries, ncap * sizeof *n);
+    if (n == NULL)
+      return -ENOMEM;
+    m->entries = n;
+    *cap = ncap;
+  }
+  m->entries[m->nentries++] = *e;
+  return 0;
+}
+
+static int
+scan_dir (struct scan *s, int dirfd, size_t plen, int depth)
+{
+  DIR *d;
+  struct dirent *de;
+  int r = 0;
+
+  if (depth > SCAN_MAX_DEPTH)
+    return -ELOOP;
+  d = fdopendir (dirfd);
+  if (d == NULL) {
+    r = -errno;
+    close (dirfd);
+    return r;
+  }
+  while ((errno = 0, de = readdir (d)) != NULL) {
+    struct pc_entry e;
+    struct stat st;
+    size_t nlen = strlen (de->d_name), elen;
+
+    if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+      continue;
+    elen = plen + (plen ? 1 : 0) + nlen;
+    if (elen > PC_MARK_PATH_MAX) {
+      r = -ENAMETOOLONG;
+      break;
+    }
+    if (plen)
+      s->path[plen] = '/';
+    memcpy (s->path + plen + (plen ? 1 : 0), de->d_name, nlen + 1);
+    if (fstatat (dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+      r = -errno;
+      break;
+    }
+    memset (&e, 0, sizeof e);
+    e.mode = st.st_mode;
+    e.nlink = (uint32_t) st.st_nlink;
+    e.ino = st.st_ino;
+    e.size = (uint64_t) st.st_size;
+    if (S_ISREG (st.st_mode)) {
+      e.type = PC_ENTRY_FILE;
+      r = hash_file (dirfd, de->d_name, &e);
+    }
+    else if (S_ISDIR (st.st_mode)) {
+      e.type = PC_ENTRY_DIR;
+      e.size = 0;
+    }
+    else if (S_ISLNK (st.st_mode)) {
+      char t[PATH_MAX];
+      ssize_t n = readlinkat (dirfd, de->d_name, t, sizeof t - 1);
+      e.type = PC_ENTRY_SYMLINK;
+      if (n < 0)
+        r = -errno;
+      else {
+        t[n] = '\0';
+        e.target = strdup (t);
+        if (e.target == NULL)
+          r = -ENOMEM;
+      }
+    }
+    else {
+      e.type = PC_ENTRY_OTHER;
+      e.size = 0;
+    }
+    if (r == 0) {
+      e.path = strdup (s->path);
+      if (e.path == NULL)
+        r = -ENOMEM;
+    }
+    if (r == 0)
+      r = pc_mark_add_entry (s->m, &s->cap, &e);
+    if (r < 0) {
+      free (e.path);
+      free (e.target);
+      break;
+    }
+    if (S_ISDIR (st.st_mode) && st.st_dev == s->dev) {
+      int fd = openat (dirfd, de->d_name,
+                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) {
+        r = -errno;
+        break;
+      }
+      r = scan_dir (s, fd, elen, depth + 1);
+      if (r < 0)
+        break;
+    }
+    s->path[plen] = '\0';
+  }
+  if (r == 0 && errno != 0)
+    r = -errno;
+  if (r < 0 && s->bad == NULL)
+    s->bad = strdup (s->path);
+  s->path[plen] = '\0';
+  closedir (d);
+  return r;
+}
+
+static int
+entry_cmp (const void *a, const void *b)
+{
+  return strcmp (((const struct pc_entry *) a)->path,
+                 ((const struct pc_entry *) b)->path);
+}
+
+int
+pc_mark_scan (struct pc_mark *m, const char *dir, char *why, size_t whylen)
+{
+  struct scan s;
+  struct stat st;
+  int fd, r;
+
+  if (why == NULL)
+    whylen = 0;
+  memset (&s, 0, sizeof s);
+  s.m = m;
+  s.cap = m->nentries;
+  fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0) {
+    r = -errno;
+    if (fd >= 0)
+      close (fd);
+    snprintf (why, whylen, "%s: %s", dir, strerror (-r));
+    return r;
+  }
+  s.dev = st.st_dev;
+  r = scan_dir (&s, fd, 0, 0);
+  if (r < 0) {
+    snprintf (why, whylen, "%s%s%s: %s", dir, s.bad && *s.bad ? "/" : "",
+              s.bad ? s.bad : "", strerror (-r));
+    free (s.bad);
+    return r;
+  }
+  if (m->nentries > 0)
+    qsort (m->entries, m->nentries, sizeof *m->entries, entry_cmp);
+  m->flags |= PC_MARK_F_MANIFEST;
+  return 0;
+}
+
+/* Lexically normalises an absolute path in place ("a/./b/../c" -> "a/c"). */
+static void
+normalise (char *p)
+{
+  char *out = p, *in = p;
+
+  while (*in) {
+    while (*in == '/')
+      in++;
+    if (*in == '\0')
+      break;
+    char *seg = in;
+    while (*in && *in != '/')
+      in++;
+    size_t len = (size_t) (in - seg);
+    if (len == 1 && seg[0] == '.')
+      continue;
+    if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+      while (out > p && *--out != '/')
+        ;
+      continue;
+    }
+    *out++ = '/';
+    memmove (out, seg, len);
+    out += len;
+  }
+  if (out == p)
+    *out++ = '/';
+  *out = '\0';
+}
+
+int
+pc_mark_relpath (const char *dir, const char *path, char **ret_rel)
+{
+  char root[PATH_MAX], parent[PATH_MAX], abs[2 * PATH_MAX + 2];
+  char *slash, *rel;
+  size_t rlen;
+
+  if (realpath (dir, root) == NULL)
+    return -errno;
+  if (path[0] == '/')
+    snprintf (abs, sizeof abs, "%s", path);
+  else {
+    char cwd[PATH_MAX];
+    if (getcwd (cwd, sizeof cwd) == NULL)
+      return -errno;
+    snprintf (abs, sizeof abs, "%s/%s", cwd, path);
+  }
+  normalise (abs);
+  slash = strrchr (abs, '/');
+  if (slash == abs || slash[1] == '\0')
+    return -EXDEV;
+  *slash = '\0';
+  if (realpath (abs, parent) == NULL)
+    return -errno;
+  rlen = strlen (root);
+  if (strcmp (parent, root) == 0)
+    rel = strdup (slash + 1);
+  else if (strncmp (parent, root, rlen) == 0 &&
+           (parent[rlen] == '/' || rlen == 1)) {
+    size_t n = strlen (parent + rlen + (rlen == 1 ? 0 : 1)) + strlen (slash + 1) + 2;
+    rel = malloc (n);
+    if (rel)
+      snprintf (rel, n, "%s/%s", parent + rlen + (rlen == 1 ? 0 : 1), slash + 1);
+  }
+  else
+    return -EXDEV;
+  if (rel == NULL)
+    return -ENOMEM;
+  if (!pc_mark_path_valid (rel, strlen (rel))) {
+    free (rel);
+    return -EINVAL;
+  }
+  *ret_rel = rel;
+  return 0;
+}
+
+int
+pc_mark_add_durable (struct pc_mark *m, const char *rel)
+{
+  char **n = realloc (m->durable, (m->ndurable + 1) * sizeof *n);
+
+  if (n == NULL)
+    return -ENOMEM;
+  m->durable = n;
+  n[m->ndurable] = strdup (rel);
+  if (n[m->ndurable] == NULL)
+    return -ENOMEM;
+  m->ndurable++;
+  return 0;
+}
+
+/* A growable byte buffer for encoding. */
+struct obuf {
+  uint8_t *p;
+  size_t len, cap;
+  int err;
+};
+
+static uint8_t *
+ob_room (struct obuf *b, size_t n)
+{
+  if (b->err)
+    return NULL;
+  if (b->len + n > b->cap) {
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap < b->len + n)
+      ncap *= 2;
+    uint8_t *np = realloc (b->p, ncap);
+    if (np == NULL) {
+      b->err = -ENOMEM;
+      return NULL;
+    }
+    b->p = np;
+    b->cap = ncap;
+  }
+  b->len += n;
+  return b->p + b->len - n;
+}
+
+static void ob_u8 (struct obuf *b, uint8_t v) { uint8_t *p = ob_room (b, 1); if (p) *p = v; }
+static void ob_u16 (struct obuf *b, uint16_t v) { uint8_t *p = ob_room (b, 2); if (p) pc_put_le16 (p, v); }
+static void ob_u32 (struct obuf *b, uint32_t v) { uint8_t *p = ob_room (b, 4); if (p) pc_put_le32 (p, v); }
+static void ob_u64 (struct obuf *b, uint64_t v) { uint8_t *p = ob_room (b, 8); if (p) pc_put_le64 (p, v); }
+static void ob_bytes (struct obuf *b, const void *s, size_t n) { uint8_t *p = ob_room (b, n); if (p && n) memcpy (p, s, n); }
+
+static void
+ob_str16 (struct obuf *b, const char *s)
+{
+  size_t n = s ? strlen (s) : 0;
+
+  if (n > UINT16_MAX) {
+    b->err = -ENAMETOOLONG;
+    return;
+  }
+  ob_u16 (b, (uint16_t) n);
+  ob_bytes (b, s, n);
+}
+
+int
+pc_mark_encode (const struct pc_mark *m, uint8_t **ret_buf, size_t *ret_len)
+{
+  struct obuf b = { 0 };
+
+  if (!pc_mark_name_valid (m->name))
+    return -EINVAL;
+  ob_u32 (&b, PC_MARK_MAGIC);
+  ob_u16 (&b, PC_MARK_VERSION);
+  ob_u16 (&b, m->flags);
+  ob_str16 (&b, m->name);
+  ob_u32 (&b, (uint32_t) m->ndurable);
+  for (size_t i = 0; i < m->ndurable; i++)
+    ob_str16 (&b, m->durable[i]);
+  ob_u32 (&b, (uint32_t) m->nentries);
+  for (size_t i = 0; i < m->nentries; i++) {
+    const struct pc_entry *e = &m->entries[i];
+    ob_str16 (&b, e->path);
+    ob_u8 (&b, e->type);
+    ob_u8 (&b, 0);
+    ob_u32 (&b, e->mode);
+    ob_u32 (&b, e->nlink);
+    ob_u64 (&b, e->ino);
+    ob_u64 (&b, e->size);
+    ob_bytes (&b, e->hash, 16);
+    ob_u8 (&b, e->headlen);
+    ob_bytes (&b, e->head, e->headlen);
+    ob_str16 (&b, e->target);
+  }
+  if (b.err) {
+    free (b.p);
+    return b.err;
+  }
+  *ret_buf = b.p;
+  *ret_len = b.len;
+  return 0;
+}
+
+/* A bounds-checked cursor for decoding. */
+struct ibuf {
+  const uint8_t *p;
+  size_t len, pos;
+  bool bad;
+  const char *fault;        /* what is wrong, once bad */
+};
+
+static const uint8_t *
+ib_take (struct ibuf *b, size_t n)
+{
+  if (b->bad || b->len - b->pos < n) {
+    if (!b->bad)
+      b->fault = "cut short";
+    b->bad = true;
+    return NULL;
+  }
+  b->pos += n;
+  return b->p + b->pos - n;
+}
+
+static uint8_t ib_u8 (struct ibuf *b) { const uint8_t *p = ib_take (b, 1); return p ? *p : 0; }
+static uint16_t ib_u16 (struct ibuf *b) { const uint8_t *p = ib_take (b, 2); return p ? pc_get_le16 (p) : 0; }
+static uint32_t ib_u32 (struct ibuf *b) { const uint8_t *p = ib_take (b, 4); return p ? pc_get_le32 (p) : 0; }
+static uint64_t ib_u64 (struct ibuf *b) { const uint8_t *p = ib_take (b, 8); return p ? pc_get_le64 (p) : 0; }
+
+/* Reads a u16-length string; path says whether it must be a valid path. */
+static char *
+ib_str16 (struct ibuf *b, bool path, int *err)
+{
+  uint16_t n = ib_u16 (b);
+  const uint8_t *p = ib_take (b, n);
+  char *s;
+
+  if (p == NULL)
+    return NULL;
+  if (path && !pc_mark_path_valid ((const char *) p, n)) {
+    b->fault = memchr (p, '\0', n) ? "a path with a NUL byte"
+               : "not a relative path of names (empty, absolute, '.' or '..')";
+    b->bad = true;
+    return NULL;
+  }
+  if (!path && memchr (p, '\0', n) != NULL) {
+    b->fault = "a NUL byte inside a string";
+    b->bad = true;
+    return NULL;
+  }
+  s = malloc ((size_t) n + 1);
+  if (s == NULL) {
+    *err = -ENOMEM;
+    b->fault = "out of memory";
+    b->bad = true;
+    return NULL;
+  }
+  memcpy (s, p, n);
+  s[n] = '\0';
+  return s;
+}
+
+/* Sets b's fault (if none yet) and says where: part, and entry i or -1. */
+static void
+fault (struct ibuf *b, const char *what)
+{
+  if (b->fault == NULL)
+    b->fault = what;
+  b->bad = true;
+}
+
+/* Reads a u32 count of items that take at least min bytes each of what is
+ * left, and allocates room for them (size bytes each).  NULL: b is bad,
+ * or *err says out of memory. */
+static void *
+ib_array (struct ibuf *b, size_t min, size_t size, uint32_t *ret_n, int *err)
+{
+  uint32_t n = ib_u32 (b);
+  void *a;
+
+  if (b->bad)
+    return NULL;
+  if (n > (b->len - b->pos) / min) {
+    fault (b, "more than the payload can hold");
+    return NULL;
+  }
+  a = calloc (n ? n : 1, size);
+  if (a == NULL) {
+    *err = -ENOMEM;
+    fault (b, "out of memory");
+    return NULL;
+  }
+  *ret_n = n;
+  return a;
+}
+
+int
+pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
+                char *why, size_t whylen)
+{
+  struct ibuf b = { buf, len, 0, false, NULL };
+  struct pc_mark m;
+  const char *part = "header";
+  int64_t at = -1;
+  uint32_t n;
+  int err = 0;
+
+  memset (&m, 0, sizeof m);
+  if (ib_u32 (&b) != PC_MARK_MAGIC || ib_u16 (&b) != PC_MARK_VERSION) {
+    fault (&b, "not a mark (magic or version)");
+    goto bad;
+  }
+  m.flags = ib_u16 (&b);
+  part = "name";
+  m.name = ib_str16 (&b, false, &err);
+  if (m.name == NULL)
+    goto bad;
+  if (!pc_mark_name_valid (m.name)) {
+    fault (&b, "not a valid mark name");
+    goto bad;
+  }
+  part = "durable paths";
+  m.durable = ib_array (&b, 2, sizeof *m.durable, &n, &err);
+  if (m.durable == NULL)
+    goto bad;
+  part = "durable path";
+  for (uint32_t i = 0; i < n; i++) {
+    at = i;
+    m.durable[i] = ib_str16 (&b, true, &err);
+    if (m.durable[i] == NULL)
+      goto bad;
+    m.ndurable++;
+  }
+  part = "entries";
+  at = -1;
+  m.entries = ib_array (&b, 47, sizeof *m.entries, &n, &err);
+  if (m.entries == NULL)
+    goto bad;
+  part = "entry";
+  for (uint32_t i = 0; i < n; i++) {
+    struct pc_entry *e = &m.entries[i];
+    const uint8_t *h;
+    at = i;
+    e->path = ib_str16 (&b, true, &err);
+    if (e->path == NULL)
+      goto bad;
+    m.nentries++;
+    e->type = ib_u8 (&b);
+    if (ib_u8 (&b) != 0) {
+      fault (&b, "reserved byte not zero");
+      goto bad;
+    }
+    e->mode = ib_u32 (&b);
+    e->nlink = ib_u32 (&b);
+    e->ino = ib_u64 (&b);
+    e->size = ib_u64 (&b);
+    h = ib_take (&b, 16);
+    if (h)
+      memcpy (e->hash, h, 16);
+    e->headlen = ib_u8 (&b);
+    if (e->headlen > PC_ENTRY_HEAD) {
+      fault (&b, "first bytes longer than kept");
+      goto bad;
+    }
+    h = ib_take (&b, e->headlen);
+    if (h && e->headlen)
+      memcpy (e->head, h, e->headlen);
+    e->target = ib_str16 (&b, false, &err);
+    if (e->target == NULL)
+      goto bad;
+    if (e->target[0] == '\0' && e->type != PC_ENTRY_SYMLINK) {
+      free (e->target);
+      e->target = NULL;
+    }
+    if (b.bad)
+      goto bad;
+    if (e->type != PC_ENTRY_FILE && e->type != PC_ENTRY_DIR &&
+        e->type != PC_ENTRY_SYMLINK && e->type != PC_ENTRY_OTHER) {
+      fault (&b, "unknown type");
+      goto bad;
+    }
+    if (i > 0 && strcmp (m.entries[i - 1].path, e->path) >= 0) {
+      fault (&b, "not sorted after the entry before it");
+      goto bad;
+    }
+  }
+  part = "payload";
+  at = -1;
+  if (b.bad)
+    goto bad;
+  if (b.pos != len) {
+    fault (&b, "bytes after the last entry");
+    goto bad;
+  }
+  *ret = m;
+  return 0;
+
+bad:
+  if (why && whylen) {
+    if (at >= 0)
+      snprintf (why, whylen, "%s %" PRId64 ": %s", part, at, b.fault ? b.fault : "malformed");
+    else
+      snprintf (why, whylen, "%s: %s", part, b.fault ? b.fault : "malformed");
+  }
+  pc_mark_free (&m);
+  return err ? err : -EBADMSG;
+}
+
+static int
+find_cmp (const void *key, const void *elem)
+{
+  return strcmp (key, ((const struct pc_entry *) elem)->path);
+}
+
+const struct pc_entry *
+pc_mark_find (const struct pc_mark *m, const char *path)
+{
+  if (m->nentries == 0)
+    return NULL;
+  return bsearch (path, m->entries, m->nentries, sizeof *m->entries, find_cmp);
+}
+
+void
+pc_mark_free (struct pc_mark *m)
+{
+  if (m == NULL)
+    return;
+  free (m->name);
+  for (size_t i = 0; i < m->ndurable; i++)
+    free (m->durable[i]);
+  free (m->durable);
+  for (size_t i = 0; i < m->nentries; i++) {
+    free (m->entries[i].path);
+    free (m->entries[i].target);
+  }
+  free (m->entries);
+  memset (m, 0, sizeof *m);
+}

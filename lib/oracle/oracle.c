@@ -1,0 +1,534 @@
+/* oracle.c: judging crash states against the versions marks recorded. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle/oracle.h"
+#include "util/xxh.h"
+
+struct omark {
+  uint64_t record;
+  struct pc_mark m;
+};
+
+struct pc_oracle {
+  struct omark *marks;        /* marks with a manifest, in log order */
+  size_t n;
+  char **known;               /* every path any manifest names, sorted */
+  size_t *first;              /* the first mark (index in marks) naming each */
+  bool *changed;              /* ... changed after the last mark (pc_oracle_set_end) */
+  size_t nknown, nchanged;
+  struct pc_oracle_version *versions;   /* by path (known order), then mark */
+  size_t *vmark;              /* each version's mark (index in marks) */
+  const struct pc_entry **ventry;       /* ... and what it is */
+  size_t *vstart;             /* known[k]'s versions: vstart[k] .. vstart[k + 1] - 1 */
+  size_t nversions;
+};
+
+struct named {
+  char *path;
+  size_t mark;
+};
+
+static int
+named_cmp (const void *a, const void *b)
+{
+  const struct named *x = a, *y = b;
+  int c = strcmp (x->path, y->path);
+
+  return c ? c : x->mark < y->mark ? -1 : x->mark > y->mark;
+}
+
+static bool same_version (const struct pc_entry *a, const struct pc_entry *b);
+static bool durable_at (const struct omark *m, const char *path);
+
+/* Is e a version windows follow (a file or a symlink)? */
+static bool
+followed (const struct pc_entry *e)
+{
+  return e && (e->type == PC_ENTRY_FILE || e->type == PC_ENTRY_SYMLINK);
+}
+
+/* Lists the versions of every known path.  Returns 0 or -ENOMEM. */
+static int
+versions_new (struct pc_oracle *o)
+{
+  size_t cap = 0, n = 0;
+
+  o->vstart = malloc ((o->nknown + 1) * sizeof *o->vstart);
+  if (o->vstart == NULL)
+    return -ENOMEM;
+  for (size_t k = 0; k < o->nknown; k++) {
+    const struct pc_entry *prev = NULL;
+    o->vstart[k] = n;
+    for (size_t i = o->first[k]; i < o->n; i++) {
+      const struct pc_entry *e = pc_mark_find (&o->marks[i].m, o->known[k]);
+      bool is_new = followed (e) && (prev == NULL || !same_version (e, prev));
+      prev = e;
+      if (!is_new)
+        continue;
+      if (n == cap) {
+        size_t nc = cap ? 2 * cap : 64;
+        void *a = realloc (o->versions, nc * sizeof *o->versions);
+        if (a == NULL)
+          return -ENOMEM;
+        o->versions = a;
+        if ((a = realloc (o->vmark, nc * sizeof *o->vmark)) == NULL)
+          return -ENOMEM;
+        o->vmark = a;
+        if ((a = realloc (o->ventry, nc * sizeof *o->ventry)) == NULL)
+          return -ENOMEM;
+        o->ventry = a;
+        cap = nc;
+      }
+      o->versions[n] = (struct pc_oracle_version) {
+        .path = o->known[k], .mark = o->marks[i].m.name, .record = o->marks[i].record,
+      };
+      /* Acknowledged by the first durable mark while it is still this version. */
+      for (size_t j = i; j < o->n; j++) {
+        const struct pc_entry *ej = j == i ? e : pc_mark_find (&o->marks[j].m, o->known[k]);
+        if (!same_version (e, ej))
+          break;
+        if (durable_at (&o->marks[j], o->known[k])) {
+          o->versions[n].ack = o->marks[j].m.name;
+          o->versions[n].ack_record = o->marks[j].record;
+          break;
+        }
+      }
+      o->vmark[n] = i;
+      o->ventry[n++] = e;
+    }
+  }
+  o->vstart[o->nknown] = n;
+  o->nversions = n;
+  return 0;
+}
+
+const struct pc_oracle_version *
+pc_oracle_versions (const struct pc_oracle *o, size_t *ret_n)
+{
+  *ret_n = o->nversions;
+  return o->versions;
+}
+
+/* Reports the versions of known[k] the state lost that has f there, the
+ * marks up to last considered: those recorded after the newest mark that
+ * had what the state has (absence too: a path deleted later is not lost). */
+static void
+note_lost (const struct pc_oracle *o, size_t k, size_t last, const struct pc_entry *f,
+           pc_oracle_lost_fn *lost, void *ctx)
+{
+  size_t a = o->vstart[k], b = o->vstart[k + 1], held = SIZE_MAX;
+
+  if (a == b)
+    return;
+  for (size_t i = last + 1; i-- > o->first[k];)
+    if (same_version (f, pc_mark_find (&o->marks[i].m, o->known[k]))) {
+      held = i;
+      break;
+    }
+  for (size_t v = a; v < b && o->vmark[v] <= last; v++)
+    if (held == SIZE_MAX || o->vmark[v] > held)
+      lost (ctx, v);
+}
+
+int
+pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, size_t len)
+{
+  struct pc_oracle *o = calloc (1, sizeof *o);
+  size_t total = 0, k = 0;
+
+  if (o == NULL)
+    return -ENOMEM;
+  for (uint64_t i = 0; i < ix->n; i++) {
+    const struct pc_record *r = &ix->recs[i];
+    struct pc_mark m;
+    struct omark *nm;
+    int e;
+    if (r->type != PC_REC_MARK)
+      continue;
+    char mwhy[160];
+    e = pc_mark_decode (r->data, r->datalen, &m, mwhy, sizeof mwhy);
+    if (e < 0) {
+      snprintf (why, len, "record %" PRIu64 ": the mark cannot be decoded: %s", i, mwhy);
+      pc_oracle_free (o);
+      return e;
+    }
+    if (!(m.flags & PC_MARK_F_MANIFEST)) {
+      pc_mark_free (&m);
+      continue;
+    }
+    nm = realloc (o->marks, (o->n + 1) * sizeof *nm);
+    if (nm == NULL) {
+      pc_mark_free (&m);
+      pc_oracle_free (o);
+      return -ENOMEM;
+    }
+    o->marks = nm;
+    o->marks[o->n].record = i;
+    o->marks[o->n++].m = m;
+    total += m.nentries;
+  }
+  {
+    struct named *all = malloc ((total ? total : 1) * sizeof *all);
+    o->known = malloc ((total ? total : 1) * sizeof *o->known);
+    o->first = malloc ((total ? total : 1) * sizeof *o->first);
+    o->changed = calloc (total ? total : 1, sizeof *o->changed);
+    if (all == NULL || o->known == NULL || o->first == NULL || o->changed == NULL) {
+      free (all);
+      pc_oracle_free (o);
+      return -ENOMEM;
+    }
+    for (size_t i = 0; i < o->n; i++)
+      for (size_t j = 0; j < o->marks[i].m.nentries; j++)
+        all[k++] = (struct named) { o->marks[i].m.entries[j].path, i };
+    if (k > 1)
+      qsort (all, k, sizeof *all, named_cmp);
+    for (size_t i = 0; i < k; i++)
+      if (o->nknown == 0 || strcmp (o->known[o->nknown - 1], all[i].path) != 0) {
+        o->known[o->nknown] = all[i].path;
+        o->first[o->nknown++] = all[i].mark;
+      }
+    free (all);
+  }
+  if (versions_new (o) < 0) {
+    pc_oracle_free (o);
+    return -ENOMEM;
+  }
+  *ret = o;
+  return 0;
+}
+
+void
+pc_oracle_free (struct pc_oracle *o)
+{
+  if (o == NULL)
+    return;
+  for (size_t i = 0; i < o->n; i++)
+    pc_mark_free (&o->marks[i].m);
+  free (o->marks);
+  free (o->known);
+  free (o->first);
+  free (o->changed);
+  free (o->versions);
+  free (o->vmark);
+  free (o->ventry);
+  free (o->vstart);
+  free (o);
+}
+
+size_t
+pc_oracle_manifests (const struct pc_oracle *o)
+{
+  return o->n;
+}
+
+uint64_t
+pc_oracle_max_size (const struct pc_oracle *o)
+{
+  uint64_t max = 0;
+
+  for (size_t i = 0; i < o->n; i++)
+    for (size_t j = 0; j < o->marks[i].m.nentries; j++) {
+      const struct pc_entry *e = &o->marks[i].m.entries[j];
+      if (e->type == PC_ENTRY_FILE && e->size > max)
+        max = e->size;
+    }
+  return max;
+}
+
+static bool
+same_version (const struct pc_entry *a, const struct pc_entry *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (a->type != b->type || (a->mode & 07777) != (b->mode & 07777))
+    return false;
+  switch (a->type) {
+  case PC_ENTRY_FILE:
+    return a->size == b->size && memcmp (a->hash, b->hash, 16) == 0;
+  case PC_ENTRY_SYMLINK:
+    return strcmp (a->target ? a->target : "", b->target ? b->target : "") == 0;
+  default:
+    return true;
+  }
+}
+
+/* Does a file entry (found in a state, or in a manifest) hold only zeros?
+ * A state's tree counts its zero blocks; a manifest keeps the first bytes
+ * and the hash, so its hash is compared with that of as many zeros. */
+static bool
+file_all_zeros (const struct pc_entry *e, bool found)
+{
+  static const uint8_t zeros[1 << 16];
+  uint8_t h[16];
+  XXH3_state_t st;
+
+  if (e->type != PC_ENTRY_FILE || e->size == 0)
+    return false;
+  if (found)
+    return e->zero_blocks == (e->size + PC_ENTRY_ZERO_BLOCK - 1) / PC_ENTRY_ZERO_BLOCK;
+  if (memcmp (e->head, zeros, e->headlen) != 0)
+    return false;
+  XXH3_128bits_reset (&st);
+  for (uint64_t left = e->size; left > 0;) {
+    size_t k = left < sizeof zeros ? (size_t) left : sizeof zeros;
+    XXH3_128bits_update (&st, zeros, k);
+    left -= k;
+  }
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) h, XXH3_128bits_digest (&st));
+  return memcmp (h, e->hash, 16) == 0;
+}
+
+/* Writes what e is (NULL: absent) for people; a file found in a crash
+ * state also says how many of its blocks are all zeros. */
+static void
+describe (FILE *f, const struct pc_entry *e, bool found)
+{
+  uint64_t nblocks = e ? (e->size + PC_ENTRY_ZERO_BLOCK - 1) / PC_ENTRY_ZERO_BLOCK : 0;
+
+  if (e == NULL)
+    fputs ("absent", f);
+  else if (e->type == PC_ENTRY_FILE && e->size == 0)
+    fputs ("empty file", f);
+  else if (found && file_all_zeros (e, true))
+    fprintf (f, "file %" PRIu64 " B all zeros (%" PRIu64 " of %" PRIu64 " blocks)",
+             e->size, nblocks, nblocks);
+  else if (e->type == PC_ENTRY_FILE) {
+    /* Size, first bytes (escaped) and hash. */
+    fprintf (f, "file %" PRIu64 " B \"", e->size);
+    for (unsigned i = 0; i < e->headlen; i++) {
+      uint8_t ch = e->head[i];
+      if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\')
+        fputc (ch, f);
+      else
+        fprintf (f, "\\x%02x", ch);
+    }
+    fprintf (f, "\"%s xxh128:", e->size > e->headlen ? "..." : "");
+    for (int i = 0; i < 8; i++)
+      fprintf (f, "%02x", e->hash[i]);
+  }
+  else if (e->type == PC_ENTRY_DIR)
+    fputs ("directory", f);
+  else if (e->type == PC_ENTRY_SYMLINK)
+    fprintf (f, "symlink to %s", e->target ? e->target : "");
+  else
+    fputs ("special file", f);
+  if (e && (e->mode & 07777) != 0 && e->type != PC_ENTRY_SYMLINK)
+    fprintf (f, " mode %04o", e->mode & 07777);
+  if (found && e && e->type == PC_ENTRY_FILE && e->zero_blocks > 0 && e->zero_blocks < nblocks)
+    fprintf (f, ", %" PRIu64 " of %" PRIu64 " blocks all zeros", e->zero_blocks, nblocks);
+}
+
+static bool
+durable_at (const struct omark *m, const char *path)
+{
+  if (m->m.flags & PC_MARK_F_SYNC)
+    return true;
+  for (size_t i = 0; i < m->m.ndurable; i++)
+    if (strcmp (m->m.durable[i], path) == 0)
+      return true;
+  return false;
+}
+
+/* Appends one finding: found is f described, allowed what describe_allowed
+ * wrote (or "-").  Returns 0 or -ENOMEM. */
+static int
+finding (struct pc_findings *out, int kind, const char *path, const struct pc_entry *f,
+         const char *allowed)
+{
+  char *found = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream (&found, &len);
+  int r;
+
+  if (m == NULL)
+    return -ENOMEM;
+  describe (m, f, true);
+  if (fclose (m) == EOF) {
+    free (found);
+    return -ENOMEM;
+  }
+  r = pc_findings_add (out, kind, path, found, allowed);
+  free (found);
+  return r;
+}
+
+/* Each distinct allowed version of path once, with the marks that had it:
+ * marks start..last, and absence first if absent_ok.  A malloc'd string,
+ * or NULL (no memory). */
+static char *
+describe_allowed (const struct pc_oracle *o, size_t start, size_t last, bool absent_ok,
+                  const char *path)
+{
+  char *s = NULL;
+  size_t len = 0, n = 0;
+  FILE *f = open_memstream (&s, &len);
+
+  if (f == NULL)
+    return NULL;
+  if (absent_ok)
+    fputs ("absent before the first durable mark", f), n++;
+  for (size_t i = start; i <= last && i < o->n; i++) {
+    const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
+    size_t j;
+    for (j = start; j < i; j++)
+      if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
+        break;
+    if (j < i)
+      continue;
+    if (n++)
+      fputs ("; ", f);
+    describe (f, e, false);
+    fprintf (f, " at %s", o->marks[i].m.name);
+    for (j = i + 1; j <= last && j < o->n; j++)
+      if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
+        fprintf (f, ", %s", o->marks[j].m.name);
+  }
+  if (fclose (f) == EOF) {
+    free (s);
+    return NULL;
+  }
+  return s;
+}
+
+/* Judges one path (known[k]); returns its verdict, or -ENOMEM. */
+static int
+judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
+            const struct pc_entry *f, struct pc_findings *out)
+{
+  const char *path = o->known[k];
+  size_t d = SIZE_MAX, start, nfiles = 0;
+  bool absent_ok, all_present = true, all_data = true, all_nonzero = true;
+  char *allowed;
+  int kind, r;
+
+  for (size_t i = nbefore; i-- > 0;)
+    if (durable_at (&o->marks[i], path)) {
+      d = i;
+      break;
+    }
+  start = d == SIZE_MAX ? 0 : d;
+  absent_ok = d == SIZE_MAX;
+  if (absent_ok && f == NULL)
+    return PC_V_OK;
+  if (absent_ok)
+    all_present = false;
+  for (size_t i = start; i <= last && i < o->n; i++) {
+    const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
+    if (same_version (f, e))
+      return PC_V_OK;
+    if (e == NULL)
+      all_present = false;
+    else if (e->type != PC_ENTRY_FILE || e->size == 0)
+      all_data = false;
+    else
+      nfiles++;
+  }
+  /* Only then worth asking: did every allowed file version have a byte
+   * that is not zero? */
+  if (f && all_data && nfiles > 0 && file_all_zeros (f, true))
+    for (size_t i = start; i <= last && i < o->n && all_nonzero; i++) {
+      const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
+      all_nonzero = e == NULL || !file_all_zeros (e, false);
+    }
+
+  /* Not allowed: say what was found and what would have been. */
+  if (nbefore == o->n && o->changed[k])
+    kind = PC_F_NOT_JUDGED;     /* the workload changed it after its last mark */
+  else if (f == NULL && all_present)
+    kind = PC_F_MISSING;
+  else if (f && f->type == PC_ENTRY_FILE && f->size == 0 && all_data && nfiles > 0)
+    kind = PC_F_ZERO_LENGTH;    /* every allowed file version has data */
+  else if (f && all_data && nfiles > 0 && all_nonzero && file_all_zeros (f, true))
+    kind = PC_F_ZERO_FILLED;    /* and it was not zeros */
+  else {
+    kind = PC_F_MISMATCH;
+    /* A version from before the durable mark: rolled back. */
+    for (size_t i = 0; d != SIZE_MAX && f && i < d; i++)
+      if (same_version (f, pc_mark_find (&o->marks[i].m, path))) {
+        kind = PC_F_DURABLE_LOST;
+        break;
+      }
+  }
+  allowed = describe_allowed (o, start, last, absent_ok, path);
+  if (allowed == NULL)
+    return -ENOMEM;
+  r = finding (out, kind, path, f, allowed);
+  free (allowed);
+  return r < 0 ? r : (int) pc_finding_verdict (kind);
+}
+
+int
+pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end)
+{
+  const struct omark *last = o->n ? &o->marks[o->n - 1] : NULL;
+
+  o->nchanged = 0;
+  for (size_t k = 0; k < o->nknown; k++) {
+    const char *path = o->known[k];
+    o->changed[k] = end == NULL ||
+                    !same_version (pc_mark_find (&last->m, path), pc_mark_find (end, path));
+    o->nchanged += o->changed[k];
+  }
+  return 0;
+}
+
+size_t
+pc_oracle_changed_after (const struct pc_oracle *o)
+{
+  return o->nchanged;
+}
+
+const char *
+pc_oracle_last_mark (const struct pc_oracle *o)
+{
+  return o->n ? o->marks[o->n - 1].m.name : NULL;
+}
+
+int
+pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
+                 struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx)
+{
+  size_t nbefore = 0, last, i = 0, j = 0;
+  int worst = PC_V_OK;
+
+  if (o->n == 0)
+    return PC_V_OK;
+  while (nbefore < o->n && o->marks[nbefore].record <= point)
+    nbefore++;
+  last = nbefore < o->n ? nbefore : o->n - 1;
+
+  /* Every path the window's marks or the image name, once, in order: the
+   * known paths and the image's, both sorted, merged. */
+  while (i < o->nknown || j < found->nentries) {
+    int c = i == o->nknown ? 1 : j == found->nentries ? -1
+            : strcmp (o->known[i], found->entries[j].path);
+    const struct pc_entry *f = c >= 0 ? &found->entries[j] : NULL;
+    int v;
+    if (c > 0) {
+      /* No manifest names it. */
+      if (finding (out, PC_F_UNMENTIONED, f->path, f, "-") < 0)
+        return -ENOMEM;
+      j++;
+      continue;
+    }
+    if (c < 0 && o->first[i] > last) {
+      i++;                      /* named only by later marks, and not here */
+      continue;
+    }
+    if (lost && !(nbefore == o->n && o->changed[i]))
+      note_lost (o, i, last, f, lost, lost_ctx);
+    v = judge_path (o, nbefore, last, i, f, out);
+    if (v < 0)
+      return v;
+    worst = pc_verdict_worse (worst, v);
+    i++;
+    j += c == 0;
+  }
+  return worst;
+}

@@ -1,0 +1,95 @@
+/* oracle.h: what the workload expected, and whether a crash state has it.
+ *
+ * The oracle is built from a log's marks.  For a crash point c and a path P:
+ * D is the last mark at or before c that made P durable (a synced mark, or
+ * one naming P with --durable); N is the first mark after c (none: the last
+ * mark).  P's allowed versions are the versions it had at the marks with a
+ * manifest from D to N, absence counting as a version where P was absent;
+ * with no D, P may also be absent (as before the first mark).  What the
+ * image holds at P must be one of them, else (first that applies):
+ *   not-judged    c is after the last manifest mark and P differs there
+ *                 from what the end of the recording holds: the workload
+ *                 changed P after its last mark and never said what P
+ *                 should hold; listed, not failed (pc_oracle_set_end)
+ *   missing       absent where every allowed version exists
+ *   zero-length   an empty file where every allowed version that is a
+ *                 file has data (absence may be allowed too)
+ *   zero-filled   a file that is not empty and holds only zeros where
+ *                 every allowed version that is a file has data that is
+ *                 not all zeros (absence may be allowed too); a file only
+ *                 partly zeros is a mismatch whose found says how many of
+ *                 its blocks are all zeros (pc_entry.zero_blocks)
+ *   durable-lost  a version from before D: rolled back
+ *   mismatch      anything else (torn, stale, garbage)
+ * Paths no manifest in the log mentions are listed ("unmentioned"), not
+ * failed.  Versions compare by type, permission bits, size and content
+ * hash (files) or target (symlinks).
+ *
+ * Durability windows (window.h) follow each version of a file or symlink:
+ * a path's content at a manifest mark that differs from its content at
+ * the mark before (or that was absent there).  A crash state at point c
+ * holds version v of P when the newest mark up to N (c's first later mark,
+ * or the last) whose P matches what the state has there (absence too) is
+ * v's mark or later; otherwise it lost v (if v's mark is also up to N: a
+ * version recorded later is not yet expected).  A path changed after the
+ * last mark is not followed in the states after it.
+ */
+#ifndef POWERCUT_ORACLE_H
+#define POWERCUT_ORACLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/crash.h"
+#include "result/finding.h"
+#include "check/fsck.h"
+#include "format/mark.h"
+
+struct pc_oracle;
+
+/* Decodes the marks of ix.  Returns 0, or -EBADMSG with the record at fault
+ * in why, or -ENOMEM. */
+int pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, size_t len);
+void pc_oracle_free (struct pc_oracle *o);
+
+/* How many marks carry a manifest (none: the oracle judges nothing). */
+size_t pc_oracle_manifests (const struct pc_oracle *o);
+
+/* The largest size of a regular file in any manifest (0 if none). */
+uint64_t pc_oracle_max_size (const struct pc_oracle *o);
+
+/* Tells the oracle what the end of the recording holds (the tree of its
+ * last state), or NULL if that could not be read: then every path counts
+ * as changed after the last mark.  Until it is called, none does. */
+int pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end);
+/* How many paths the manifests name changed after the last mark. */
+size_t pc_oracle_changed_after (const struct pc_oracle *o);
+/* The name of the last mark with a manifest, or NULL. */
+const char *pc_oracle_last_mark (const struct pc_oracle *o);
+
+/* A version of a file or symlink, as a manifest mark first recorded it. */
+struct pc_oracle_version {
+  const char *path;
+  const char *mark;             /* the name of the mark that recorded it */
+  uint64_t record;              /* that mark's record */
+  const char *ack;              /* the first mark from that one on, while the path
+                                 * still had this version, that made it durable
+                                 * (synced, or naming it with --durable), or NULL */
+  uint64_t ack_record;          /* that mark's record (if ack) */
+};
+
+/* Every version, by path, then in mark order (*ret_n of them). */
+const struct pc_oracle_version *pc_oracle_versions (const struct pc_oracle *o, size_t *ret_n);
+
+/* Called for every version (an index into pc_oracle_versions) a state
+ * does not hold. */
+typedef void pc_oracle_lost_fn (void *ctx, size_t version);
+
+/* Judges found (the tree of the crash state at point): appends a finding
+ * for every path that is not allowed and for every path no manifest names
+ * (finding.h), and returns the worst verdict (verdict.h's rank), PC_V_OK if every path is
+ * allowed, or -ENOMEM.  With lost, reports the versions the state lost. */
+int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
+                     struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx);
+
+#endif

@@ -1,0 +1,692 @@
+/* crash.c: crash models: enumerating crash states, their ids, and building
+ * them into images. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/crash.h"
+#include "util/disk.h"
+#include "format/mark.h"
+#include "util/util.h"
+
+int
+pc_model_parse (const char *s, struct pc_model *ret_model)
+{
+  struct pc_model m = { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
+  const char *colon = strchr (s, ':');
+  size_t n = colon ? (size_t) (colon - s) : strlen (s);
+
+  if (n == 5 && strncmp (s, "flush", 5) == 0)
+    m.kind = PC_MODEL_FLUSH;
+  else if (n == 5 && strncmp (s, "write", 5) == 0)
+    m.kind = PC_MODEL_WRITE;
+  else if (n == 7 && strncmp (s, "reorder", 7) == 0)
+    m.kind = PC_MODEL_REORDER;
+  else if (n == 4 && strncmp (s, "torn", 4) == 0)
+    m.kind = PC_MODEL_TORN;
+  else
+    return -EINVAL;
+  if (colon) {
+    char *end;
+    unsigned long k;
+    if (m.kind == PC_MODEL_FLUSH || m.kind == PC_MODEL_WRITE || colon[1] < '0' ||
+        colon[1] > '9')
+      return -EINVAL;
+    k = strtoul (colon + 1, &end, 10);
+    if (*end != '\0' || k > PC_MODEL_MAX_K)
+      return -EINVAL;
+    m.k = (unsigned) k;
+  }
+  *ret_model = m;
+  return 0;
+}
+
+const char *
+pc_model_name (enum pc_model_kind kind)
+{
+  switch (kind) {
+  case PC_MODEL_FLUSH: return "flush";
+  case PC_MODEL_WRITE: return "write";
+  case PC_MODEL_REORDER: return "reorder";
+  case PC_MODEL_TORN: return "torn";
+  }
+  return "unknown";
+}
+
+int
+pc_index_load (const char *path, struct pc_index *ret_ix)
+{
+  struct pc_index ix;
+  struct pc_record r;
+  size_t cap = 0;
+  int rc;
+
+  memset (&ix, 0, sizeof ix);
+  rc = pc_log_open (path, &ix.log);
+  if (rc < 0)
+    return rc;
+  ix.hdr = *pc_log_get_header (ix.log);
+  while (pc_log_next (ix.log, &r) == 1) {
+    if (ix.n == cap) {
+      size_t ncap = cap ? cap * 2 : 1024;
+      struct pc_record *n = realloc (ix.recs, ncap * sizeof *n);
+      if (n == NULL) {
+        pc_index_free (&ix);
+        return -ENOMEM;
+      }
+      ix.recs = n;
+      cap = ncap;
+    }
+    ix.recs[ix.n++] = r;
+  }
+  ix.end = pc_log_end_state (ix.log, NULL, NULL, NULL);
+  *ret_ix = ix;
+  return 0;
+}
+
+void
+pc_index_free (struct pc_index *ix)
+{
+  free (ix->recs);
+  pc_log_close (ix->log);
+  memset (ix, 0, sizeof *ix);
+}
+
+bool
+pc_rec_is_data (const struct pc_record *r)
+{
+  return r->type == PC_REC_WRITE || r->type == PC_REC_TRIM ||
+         r->type == PC_REC_WRITE_ZEROES;
+}
+
+int
+pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
+                    uint64_t *ret_size, char *why, size_t len)
+{
+  uint8_t h[16];
+  int r;
+
+  *ret_mem = NULL;
+  *ret_size = 0;
+  if (!(ix->hdr.flags & PC_LOG_F_BASE)) {
+    if (path == NULL)
+      return 0;
+    snprintf (why, len, "%s: the recording started from zeros, not a base image", path);
+    return -EINVAL;
+  }
+  if (path == NULL) {
+    snprintf (why, len, "the recording started from base image %s: give --base IMAGE",
+              ix->hdr.basename);
+    return -EINVAL;
+  }
+  r = pc_image_read (path, ix->hdr.devsize, 0, ret_mem, ret_size, h);
+  if (r < 0) {
+    snprintf (why, len, "%s: %s", path, r == -EINVAL ? "not the size of the recorded device"
+                                                       : strerror (-r));
+    return r;
+  }
+  if (memcmp (h, ix->hdr.basehash, 16) != 0) {
+    snprintf (why, len, "%s: not the base image the recording started from (hash differs)",
+              path);
+    pc_image_unmap (*ret_mem, *ret_size);
+    *ret_mem = NULL;
+    return -EINVAL;
+  }
+  return 0;
+}
+
+int64_t
+pc_index_find_mark (const struct pc_index *ix, const char *name)
+{
+  size_t nlen = strlen (name), n;
+
+  for (uint64_t i = 0; i < ix->n; i++) {
+    const struct pc_record *r = &ix->recs[i];
+    const char *got = r->type == PC_REC_MARK ? pc_mark_peek_name (r->data, r->datalen, &n) : NULL;
+    if (got && n == nlen && memcmp (got, name, nlen) == 0)
+      return (int64_t) i;
+  }
+  return -1;
+}
+
+void
+pc_state_clear (struct pc_state *s)
+{
+  free (s->drop);
+  free (s->sectors);
+  memset (s, 0, sizeof *s);
+}
+
+void
+pc_states_free (struct pc_state *states, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    pc_state_clear (&states[i]);
+  free (states);
+}
+
+/* A growable list of states. */
+struct slist {
+  struct pc_state *v;
+  size_t n, cap;
+};
+
+static struct pc_state *
+slist_add (struct slist *l, uint64_t point, uint64_t base)
+{
+  if (l->n == l->cap) {
+    size_t ncap = l->cap ? l->cap * 2 : 256;
+    struct pc_state *n = realloc (l->v, ncap * sizeof *n);
+    if (n == NULL)
+      return NULL;
+    l->v = n;
+    l->cap = ncap;
+  }
+  memset (&l->v[l->n], 0, sizeof l->v[0]);
+  l->v[l->n].point = point;
+  l->v[l->n].base = base;
+  return &l->v[l->n++];
+}
+
+/* Fills a flag array of n entries from a mask (n <= 64) or at random. */
+static void
+random_flags (uint8_t *f, size_t n, uint64_t *rng)
+{
+  for (size_t i = 0; i < n; i++)
+    f[i] = pc_splitmix64 (rng) & 1;
+}
+
+static bool
+flags_all (const uint8_t *f, size_t n, uint8_t v)
+{
+  for (size_t i = 0; i < n; i++)
+    if (f[i] != v)
+      return false;
+  return true;
+}
+
+/* Adds a state at point with base; drop flags over w (nw entries). */
+static int
+add_reorder (struct slist *l, uint64_t point, uint64_t base, const uint64_t *w,
+             size_t nw, const uint8_t *dropf)
+{
+  struct pc_state *s = slist_add (l, point, base);
+  size_t nd = 0;
+
+  if (s == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < nw; i++)
+    nd += dropf[i] != 0;
+  if (nd > 0) {
+    s->drop = malloc (nd * sizeof *s->drop);
+    if (s->drop == NULL)
+      return -ENOMEM;
+    for (size_t i = 0; i < nw; i++)
+      if (dropf[i])
+        s->drop[s->ndrop++] = w[i];
+  }
+  return 0;
+}
+
+static int
+add_torn (struct slist *l, uint64_t point, uint64_t base, const uint8_t *keep, uint32_t n)
+{
+  struct pc_state *s = slist_add (l, point, base);
+
+  if (s == NULL || (s->sectors = malloc (n)) == NULL)
+    return -ENOMEM;
+  memcpy (s->sectors, keep, n);
+  s->nsect = n;
+  return 0;
+}
+
+/* Has a pattern of n flags been seen (linear: the lists are small)? */
+static bool
+seen (uint8_t *const *pats, size_t np, const uint8_t *p, size_t n)
+{
+  for (size_t i = 0; i < np; i++)
+    if (memcmp (pats[i], p, n) == 0)
+      return true;
+  return false;
+}
+
+static int
+enum_reorder_point (struct slist *l, const struct pc_model *m, uint64_t c,
+                    uint64_t base, const uint64_t *w, size_t nw)
+{
+  size_t want = (size_t) 1 << m->k;
+  uint8_t *f = calloc (nw ? nw : 1, 1), **pats = NULL;
+  size_t np = 0;
+  uint64_t rng = m->seed ^ (c * UINT64_C(0x9e3779b97f4a7c15));
+  int r = 0;
+
+  if (f == NULL)
+    return -ENOMEM;
+  if (nw <= m->k) {
+    for (uint64_t mask = 0; mask < (UINT64_C(1) << nw) && r == 0; mask++) {
+      for (size_t i = 0; i < nw; i++)
+        f[i] = (mask >> i) & 1;
+      r = add_reorder (l, c, base, w, nw, f);
+    }
+    free (f);
+    return r;
+  }
+  /* Sampled: keep all, drop all, then distinct random subsets. */
+  pats = calloc (want, sizeof *pats);
+  if (pats == NULL) {
+    free (f);
+    return -ENOMEM;
+  }
+  for (size_t attempt = 0; np < want && attempt < want * 8 && r == 0; attempt++) {
+    if (np == 0)
+      memset (f, 0, nw);
+    else if (np == 1)
+      memset (f, 1, nw);
+    else
+      random_flags (f, nw, &rng);
+    if (seen (pats, np, f, nw))
+      continue;
+    pats[np] = malloc (nw);
+    if (pats[np] == NULL) {
+      r = -ENOMEM;
+      break;
+    }
+    memcpy (pats[np++], f, nw);
+    r = add_reorder (l, c, base, w, nw, f);
+  }
+  for (size_t i = 0; i < np; i++)
+    free (pats[i]);
+  free (pats);
+  free (f);
+  return r;
+}
+
+static int
+enum_torn_point (struct slist *l, const struct pc_model *m, uint64_t c,
+                 uint64_t base, uint32_t n)
+{
+  unsigned k = m->k;
+  size_t maxp = 3 * (size_t) k + 2, np = 0;
+  uint8_t *f = malloc (n), **pats;
+  uint64_t rng = m->seed ^ (c * UINT64_C(0xd1b54a32d192ed03));
+  int r = 0;
+
+  if (f == NULL)
+    return -ENOMEM;
+  if (n <= k) {
+    for (uint64_t mask = 1; mask + 1 < (UINT64_C(1) << n) && r == 0; mask++) {
+      for (uint32_t i = 0; i < n; i++)
+        f[i] = (mask >> i) & 1;
+      r = add_torn (l, c, base, f, n);
+    }
+    free (f);
+    return r;
+  }
+  pats = calloc (maxp, sizeof *pats);
+  if (pats == NULL) {
+    free (f);
+    return -ENOMEM;
+  }
+  for (unsigned phase = 0; phase < 3 && r == 0; phase++)
+    for (unsigned i = 1; i <= k && r == 0; i++) {
+      uint32_t len = (uint32_t) (((uint64_t) i * n + (k + 1) / 2) / (k + 1));
+      if (len == 0)
+        len = 1;
+      if (len >= n)
+        len = n - 1;
+      if (phase == 0) {             /* prefixes */
+        memset (f, 0, n);
+        memset (f, 1, len);
+      }
+      else if (phase == 1) {        /* suffixes */
+        memset (f, 0, n);
+        memset (f + n - len, 1, len);
+      }
+      else {                        /* random proper subsets */
+        do
+          random_flags (f, n, &rng);
+        while (flags_all (f, n, 0) || flags_all (f, n, 1));
+      }
+      if (seen (pats, np, f, n))
+        continue;
+      pats[np] = malloc (n);
+      if (pats[np] == NULL) {
+        r = -ENOMEM;
+        break;
+      }
+      memcpy (pats[np++], f, n);
+      r = add_torn (l, c, base, f, n);
+    }
+  for (size_t i = 0; i < np; i++)
+    free (pats[i]);
+  free (pats);
+  free (f);
+  return r;
+}
+
+int
+pc_states_enumerate (const struct pc_index *ix, const struct pc_model *model,
+                     uint64_t from, struct pc_state **ret_states, size_t *ret_n)
+{
+  struct slist l = { 0 };
+  uint64_t *w = NULL, base = 0;
+  size_t nw = 0, capw = 0;
+  int r = 0;
+
+  for (uint64_t c = 0; c < ix->n && r == 0; c++) {
+    const struct pc_record *rec = &ix->recs[c];
+    bool data = pc_rec_is_data (rec), fua = rec->flags & PC_REC_F_FUA;
+
+    switch (model->kind) {
+    case PC_MODEL_FLUSH:
+      if (c >= from && (rec->type == PC_REC_FLUSH || (data && fua)))
+        r = slist_add (&l, c, c + 1) ? 0 : -ENOMEM;
+      break;
+    case PC_MODEL_WRITE:
+      if (c >= from)
+        r = slist_add (&l, c, c + 1) ? 0 : -ENOMEM;
+      break;
+    case PC_MODEL_REORDER:
+    case PC_MODEL_TORN:
+      if (rec->type == PC_REC_FLUSH) {
+        if (c >= from)
+          r = slist_add (&l, c, c + 1) ? 0 : -ENOMEM;
+        nw = 0;
+        base = c + 1;
+        break;
+      }
+      if (!data)
+        break;
+      if (c >= from) {
+        r = enum_reorder_point (&l, model, c, base, w, nw);
+        if (r == 0 && model->kind == PC_MODEL_TORN && rec->type == PC_REC_WRITE &&
+            rec->length / ix->hdr.sector > 1)
+          r = enum_torn_point (&l, model, c, base, rec->length / ix->hdr.sector);
+      }
+      if (!fua) {
+        if (nw == capw) {
+          size_t ncap = capw ? capw * 2 : 64;
+          uint64_t *nwp = realloc (w, ncap * sizeof *nwp);
+          if (nwp == NULL) {
+            r = -ENOMEM;
+            break;
+          }
+          w = nwp;
+          capw = ncap;
+        }
+        w[nw++] = c;
+      }
+      break;
+    }
+  }
+  free (w);
+  if (r < 0) {
+    pc_states_free (l.v, l.n);
+    return r;
+  }
+  *ret_states = l.v;
+  *ret_n = l.n;
+  return 0;
+}
+
+/* Appends "a,b-c,..." for a sorted list given by an accessor. */
+static size_t
+fmt_list (char *buf, size_t len, size_t pos, size_t n, uint64_t (*get) (const void *, size_t),
+          const void *ctx)
+{
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    uint64_t a = get (ctx, i);
+    while (j + 1 < n && get (ctx, j + 1) == get (ctx, j) + 1)
+      j++;
+    if (pos < len)
+      pos += (size_t) snprintf (buf + pos, len - pos, "%s%" PRIu64, i ? "," : "", a);
+    if (j > i && pos < len)
+      pos += (size_t) snprintf (buf + pos, len - pos, "-%" PRIu64, get (ctx, j));
+    i = j + 1;
+  }
+  return pos;
+}
+
+static uint64_t get_drop (const void *ctx, size_t i) { return ((const uint64_t *) ctx)[i]; }
+
+struct sect_ctx { const uint8_t *f; size_t *idx; };
+static uint64_t get_sect (const void *ctx, size_t i)
+{
+  return ((const struct sect_ctx *) ctx)->idx[i];
+}
+
+char *
+pc_state_id (const struct pc_state *s, char *buf, size_t len)
+{
+  size_t pos = (size_t) snprintf (buf, len, "%" PRIu64, s->point);
+
+  if (s->ndrop > 0 && pos < len) {
+    pos += (size_t) snprintf (buf + pos, len - pos, "/drop:");
+    pos = fmt_list (buf, len, pos, s->ndrop, get_drop, s->drop);
+  }
+  if (s->nsect > 0 && pos < len) {
+    size_t *idx = malloc (s->nsect * sizeof *idx), k = 0;
+    if (idx) {
+      for (uint32_t i = 0; i < s->nsect; i++)
+        if (s->sectors[i])
+          idx[k++] = i;
+      struct sect_ctx ctx = { s->sectors, idx };
+      pos += (size_t) snprintf (buf + pos, len - pos, "/torn:");
+      pos = fmt_list (buf, len, pos, k, get_sect, &ctx);
+      free (idx);
+    }
+  }
+  if (pos >= len && len > 4)
+    strcpy (buf + len - 4, "...");
+  return buf;
+}
+
+/* Parses LIST into a malloc'd ascending array. */
+static int
+parse_list (const char *s, const char *end, uint64_t **ret, uint32_t *ret_n)
+{
+  uint64_t *v = NULL;
+  size_t n = 0, cap = 0;
+
+  while (s < end) {
+    char *e;
+    uint64_t a, b;
+    if (*s < '0' || *s > '9')
+      goto bad;
+    a = strtoull (s, &e, 10);
+    b = a;
+    if (e < end && *e == '-') {
+      if (e[1] < '0' || e[1] > '9')
+        goto bad;
+      b = strtoull (e + 1, &e, 10);
+    }
+    if (b < a || b - a > (1u << 20) || (n > 0 && a <= v[n - 1]))
+      goto bad;
+    for (uint64_t x = a; x <= b; x++) {
+      if (n == cap) {
+        size_t ncap = cap ? cap * 2 : 16;
+        uint64_t *nv = realloc (v, ncap * sizeof *nv);
+        if (nv == NULL)
+          goto bad;
+        v = nv;
+        cap = ncap;
+      }
+      v[n++] = x;
+    }
+    s = e;
+    if (s < end) {
+      if (*s != ',')
+        goto bad;
+      s++;
+      if (s == end)
+        goto bad;
+    }
+  }
+  if (n == 0)
+    goto bad;
+  *ret = v;
+  *ret_n = (uint32_t) n;
+  return 0;
+bad:
+  free (v);
+  return -EINVAL;
+}
+
+static int
+parse_state (const struct pc_index *ix, const char *id,
+             struct pc_state *ret_state, const char **ret_why)
+{
+  struct pc_state s;
+  const char *p;
+  char *e;
+  uint64_t base = 0;
+
+  memset (&s, 0, sizeof s);
+  *ret_why = "not a crash point (a record number, end, mark:NAME or a report's id)";
+  if (ix->n == 0) {
+    *ret_why = "the log holds no records";
+    return -EINVAL;
+  }
+  if (strcmp (id, "end") == 0) {
+    s.point = ix->n - 1;
+    s.base = ix->n;
+    *ret_state = s;
+    return 0;
+  }
+  if (strncmp (id, "mark:", 5) == 0) {
+    int64_t m = pc_index_find_mark (ix, id + 5);
+    if (m < 0) {
+      *ret_why = "no mark of that name in the log";
+      return -EINVAL;
+    }
+    s.point = (uint64_t) m;
+    s.base = s.point + 1;
+    *ret_state = s;
+    return 0;
+  }
+  if (*id < '0' || *id > '9')
+    return -EINVAL;
+  s.point = strtoull (id, &e, 10);
+  if (s.point >= ix->n) {
+    *ret_why = "beyond the last record of the log";
+    return -EINVAL;
+  }
+  p = e;
+  if (strncmp (p, "/drop:", 6) == 0) {
+    const char *end = strchr (p + 6, '/');
+    if (end == NULL)
+      end = p + strlen (p);
+    if (parse_list (p + 6, end, &s.drop, &s.ndrop) < 0)
+      goto bad;
+    p = end;
+  }
+  if (strncmp (p, "/torn:", 6) == 0) {
+    uint64_t *v;
+    uint32_t nv;
+    const struct pc_record *r = &ix->recs[s.point];
+    if (r->type != PC_REC_WRITE) {
+      *ret_why = "only a write can be torn";
+      goto bad;
+    }
+    if (parse_list (p + 6, p + strlen (p), &v, &nv) < 0)
+      goto bad;
+    s.nsect = r->length / ix->hdr.sector;
+    s.sectors = calloc (s.nsect, 1);
+    if (s.sectors == NULL || v[nv - 1] >= s.nsect) {
+      free (v);
+      *ret_why = "sector beyond the torn write";
+      goto bad;
+    }
+    for (uint32_t i = 0; i < nv; i++)
+      s.sectors[v[i]] = 1;
+    free (v);
+    p += strlen (p);
+  }
+  if (*p != '\0')
+    goto bad;
+  if (s.ndrop == 0 && s.nsect == 0) {
+    s.base = s.point + 1;
+    *ret_state = s;
+    return 0;
+  }
+  if (s.ndrop > 0 && !pc_rec_is_data (&ix->recs[s.point])) {
+    *ret_why = "nothing is in flight at that point (it is not a write, trim or write-zeroes)";
+    goto bad;
+  }
+  /* Reorder and torn states rest on the last flush before the point. */
+  for (uint64_t i = s.point; i-- > 0;)
+    if (ix->recs[i].type == PC_REC_FLUSH) {
+      base = i + 1;
+      break;
+    }
+  for (uint32_t i = 0; i < s.ndrop; i++) {
+    const struct pc_record *r;
+    if (s.drop[i] < base || s.drop[i] >= s.point) {
+      *ret_why = "a dropped record is not in flight at that point";
+      goto bad;
+    }
+    r = &ix->recs[s.drop[i]];
+    if (!pc_rec_is_data (r) || (r->flags & PC_REC_F_FUA)) {
+      *ret_why = "a dropped record is not a cached data record";
+      goto bad;
+    }
+  }
+  s.base = base;
+  *ret_state = s;
+  return 0;
+bad:
+  pc_state_clear (&s);
+  return -EINVAL;
+}
+
+int
+pc_state_parse (const struct pc_index *ix, const char *id,
+                struct pc_state *ret_state, char *why, size_t whylen)
+{
+  const char *w = NULL;
+  int r = parse_state (ix, id, ret_state, &w);
+
+  if (r < 0 && why)
+    snprintf (why, whylen, "%s", w);
+  return r;
+}
+
+int
+pc_state_build (const struct pc_index *ix, const struct pc_state *s,
+                struct pc_image *im, uint64_t *cursor)
+{
+  uint32_t sector = ix->hdr.sector;
+  uint32_t di = 0;
+  int r;
+
+  if (*cursor > s->base || s->base > s->point + 1)
+    return -ERANGE;
+  for (; *cursor < s->base; (*cursor)++) {
+    r = pc_image_apply (im, &ix->recs[*cursor], sector, NULL);
+    if (r < 0)
+      return r;
+  }
+  if (s->base == s->point + 1)
+    return 0;
+  r = pc_image_overlay_begin (im);
+  if (r < 0)
+    return r;
+  for (uint64_t i = s->base; i <= s->point; i++) {
+    if (di < s->ndrop && s->drop[di] == i) {
+      di++;
+      continue;
+    }
+    r = pc_image_apply (im, &ix->recs[i], sector,
+                        i == s->point && s->nsect ? s->sectors : NULL);
+    if (r < 0) {
+      pc_image_overlay_end (im);
+      return r;
+    }
+  }
+  return 1;
+}

@@ -1,0 +1,117 @@
+/* crash.h: crash models and crash states.
+ *
+ * A crash point is a record number c of the completion-ordered log: power is
+ * cut right after record c completed.  A crash state is what the disk holds
+ * then.  Models (powercut-check(1) is the reference):
+ *
+ *  flush      one state after each FLUSH and each FUA data record: records
+ *             0..c applied.
+ *  write      one state after every record: records 0..c applied.
+ *  reorder:K  at each FLUSH c: records 0..c.  At each data record c (WRITE,
+ *             TRIM, WRITE_ZEROES): let F be the last FLUSH before c.  Records
+ *             0..F are durable, so are FUA data records in (F, c], and c
+ *             itself; the other data records of (F, c) are in flight, W.
+ *             States: durable plus any subset of W, applied in completion
+ *             order.  |W| <= K: all 2^|W| subsets; else 2^K: keep all,
+ *             drop all, and 2^K - 2 distinct random subsets (seeded).
+ *  torn:K     the reorder:K states, and at each WRITE c of n > 1 sectors,
+ *             with all of W kept, c persisted only partly: n <= K: every
+ *             non-empty proper subset of its sectors; else the K prefixes and
+ *             K suffixes of lengths round(i*n/(K+1)), i = 1..K, and K random
+ *             proper subsets (seeded).
+ *
+ * State ids (what reports print and `replay --at` takes):
+ *   C                    records 0..C
+ *   C/drop:LIST          reorder: in-flight records LIST lost
+ *   C[/drop:LIST]/torn:LIST  torn: only the sectors LIST of record C persisted
+ * LIST: comma-separated numbers and ranges a-b, ascending.
+ */
+#ifndef POWERCUT_CRASH_H
+#define POWERCUT_CRASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/image.h"
+#include "format/log.h"
+
+enum pc_model_kind { PC_MODEL_FLUSH, PC_MODEL_WRITE, PC_MODEL_REORDER, PC_MODEL_TORN };
+
+#define PC_ID_MAX           256     /* room for a state id */
+#define PC_MODEL_DEFAULT_K  4
+#define PC_MODEL_MAX_K      16
+
+struct pc_model {
+  enum pc_model_kind kind;
+  unsigned k;
+  uint64_t seed;
+};
+
+/* Parses "flush", "write", "reorder[:K]" or "torn[:K]". Returns 0 or -EINVAL. */
+int pc_model_parse (const char *s, struct pc_model *ret_model);
+const char *pc_model_name (enum pc_model_kind kind);
+
+/* All records of a log, in memory (the data stays in the log's mapping). */
+struct pc_index {
+  struct pc_log *log;
+  struct pc_log_header hdr;
+  struct pc_record *recs;
+  uint64_t n;
+  enum pc_log_end end;
+};
+
+/* Reads every valid record.  Returns 0, or -errno from pc_log_open; a log
+ * whose end is CORRUPT is returned too (the caller decides). */
+int pc_index_load (const char *path, struct pc_index *ret_ix);
+void pc_index_free (struct pc_index *ix);
+
+/* Reads the base image the log started from, if it did: path must be given
+ * exactly then, be the recorded device's size and have the recorded hash.
+ * Returns 0 with *ret_mem (NULL without a base; free it with
+ * pc_image_unmap (mem, *ret_size)), or -errno with a one-line reason in
+ * why. */
+int pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
+                        uint64_t *ret_size, char *why, size_t len);
+
+/* Record number of the first MARK named name, or -1. */
+int64_t pc_index_find_mark (const struct pc_index *ix, const char *name);
+
+/* Is record r a data record (WRITE, TRIM, WRITE_ZEROES)? */
+bool pc_rec_is_data (const struct pc_record *r);
+
+struct pc_state {
+  uint64_t point;         /* crash after this record */
+  uint64_t base;          /* records [0, base) are applied outright */
+  uint32_t ndrop;
+  uint64_t *drop;         /* ascending record numbers not persisted */
+  uint32_t nsect;         /* > 0: record point is torn; sectors it has */
+  uint8_t *sectors;       /* nsect flags: 1 = this sector persisted */
+};
+
+void pc_state_clear (struct pc_state *s);
+
+/* Enumerates the states of model for points >= from, in an order whose
+ * base never decreases.  Returns 0 or -ENOMEM. */
+int pc_states_enumerate (const struct pc_index *ix, const struct pc_model *model,
+                         uint64_t from, struct pc_state **ret_states, size_t *ret_n);
+void pc_states_free (struct pc_state *states, size_t n);
+
+/* Formats a state id into buf (always NUL-terminated; truncated ids end
+ * in "..."). Returns buf. */
+char *pc_state_id (const struct pc_state *s, char *buf, size_t len);
+
+/* Parses an id (or "end", or "mark:NAME") against ix.  Returns 0, or
+ * -EINVAL with what is wrong in why (may be NULL). */
+int pc_state_parse (const struct pc_index *ix, const char *id,
+                    struct pc_state *ret_state, char *why, size_t whylen);
+
+/* Brings im to state s.  *cursor is how many records im holds outright;
+ * it must be <= s->base.  If the state needs an overlay (drops, a torn
+ * write, or in-flight records), it is begun and left open: the caller ends
+ * it with pc_image_overlay_end() once done with the state.  Returns 1 if an
+ * overlay is open, 0 if not, -errno on error. */
+int pc_state_build (const struct pc_index *ix, const struct pc_state *s,
+                    struct pc_image *im, uint64_t *cursor);
+
+#endif

@@ -1,0 +1,71 @@
+/* report.h: check reports: text for people, JSON for programs, and merging
+ * shard reports.
+ *
+ * JSON schema (version 1), one object:
+ *   { "powercut": VERSION, "schema": 1, "log": PATH, "log_start_ns": N,
+ *     "base": PATH or null, "keep_trimmed": BOOL, "model": "flush",
+ *     "k": K, "seed": SEED, "from": MARK, "from_record": N,
+ *     "records": N, "device_size": BYTES, "log_torn": BOOL,
+ *     "shard": I, "shards": N, "seconds": S, "manifests": N,
+ *     "last_mark": NAME or null, "work": { ... },
+ *     "windows": { "versions": N, "longest": S, "median": S, ...,
+ *                  "list": [ { "path": P, "mark": M, "written": S,
+ *                              "durable": S, "window": S, ...,
+ *                              "lost_until": ID or null } ... ] },
+ *     "totals": { "points": N, "unique": N, "ok": N, "fs-corrupt": N, ...,
+ *                 "not-checked": N },
+ *     "points": [ { "id": ID, "record": N, "time": S, "dropped": N, "torn": BOOL,
+ *                   "verdict": V, "same_as": ID or null,
+ *                   "fsck_same_as": ID or null, "evidence": [LINE...],
+ *                   "findings": [ { "verdict": KIND, "path": P, "found": S,
+ *                                   "allowed": S } ... ],
+ *                   "replay": COMMAND } ... ] }
+ * Points are in crash-point order.  A string that is not UTF-8 (a path,
+ * found, allowed, log, base, the evidence) is written for people, and its
+ * exact bytes go in hex under the same key with "_hex" appended, which
+ * pc_report_read_json() reads back.  powercut-check(1) documents it.
+ */
+#ifndef POWERCUT_REPORT_H
+#define POWERCUT_REPORT_H
+
+#include <stdio.h>
+
+#include "check/checker.h"
+
+/* Writes the text report. */
+void pc_report_text (FILE *f, const struct pc_check_result *res);
+
+/* Writes the JSON report to path ("-" for stdout).  Returns 0 or -errno. */
+int pc_report_json (const char *path, const struct pc_check_result *res);
+
+/* Reads a JSON report.  Returns 0, -errno, or -EBADMSG (with a reason in why). */
+int pc_report_read_json (const char *path, struct pc_check_result **ret,
+                         char *why, size_t whylen);
+
+/* Joins shard reports of one log and model into the report one unsharded
+ * run gives.  Returns 0 or -EINVAL with a reason in why. */
+int pc_report_merge (struct pc_check_result **parts, size_t n,
+                     struct pc_check_result **ret, char *why, size_t whylen);
+
+/* The command that rebuilds a point's image. */
+void pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *p,
+                           char *buf, size_t len);
+
+/* A path of the findings: the first finding of it (in crash-point order),
+ * at how many points it was found, the first and the last. */
+struct pc_path_sum {
+  const struct pc_finding *first;
+  size_t npoints;
+  const char *first_id, *last_id;
+};
+
+/* The distinct paths of res's findings of kind (a finding kind, or -1:
+ * every kind that fails a point), sorted by path, in a malloc'd array
+ * (*ret_n of them; NULL if none or without memory).  It points into res. */
+struct pc_path_sum *pc_report_paths (const struct pc_check_result *res, int kind,
+                                     size_t *ret_n);
+
+/* Does any point fail? */
+int pc_report_failed (const struct pc_check_result *res);
+
+#endif

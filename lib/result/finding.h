@@ -1,0 +1,79 @@
+/* finding.h: what the oracle found at one path of one crash state, as data.
+ *
+ * A finding names a path (any bytes but NUL, as Linux allows), what the
+ * crash state holds there and what the marks allowed.  The descriptions
+ * may quote file contents, symlink targets and mark names, so they too are
+ * any bytes but NUL.  Findings travel as these records from the oracle to
+ * every report; nothing is parsed back out of text.  A list of findings
+ * has no size limit.
+ *
+ * For people, names and texts are shown through pc_display_name() and
+ * pc_display_text(), which make control characters and bytes that are not
+ * UTF-8 visible; JSON keeps the exact bytes (report.h).
+ */
+#ifndef POWERCUT_FINDING_H
+#define POWERCUT_FINDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "check/fsck.h"
+
+/* What a finding says: a failing verdict, or a note that fails nothing. */
+enum pc_finding_kind {
+  PC_F_ZERO_LENGTH = PC_V_ZERO_LENGTH,
+  PC_F_ZERO_FILLED = PC_V_ZERO_FILLED,
+  PC_F_MISSING = PC_V_MISSING,
+  PC_F_MISMATCH = PC_V_MISMATCH,
+  PC_F_DURABLE_LOST = PC_V_DURABLE_LOST,
+  PC_F_UNMENTIONED = PC_V_COUNT,  /* no manifest names the path: listed */
+  PC_F_NOT_JUDGED,                /* changed after the last mark: not judged */
+  PC_F_COUNT
+};
+
+struct pc_finding {
+  int kind;                       /* enum pc_finding_kind */
+  char *path, *found, *allowed;
+};
+
+struct pc_findings {
+  struct pc_finding *v;
+  size_t n, cap;
+};
+
+/* "zero-length", ..., "unmentioned", "not-judged"; "unknown" otherwise. */
+const char *pc_finding_name (int kind);
+/* Inverse of pc_finding_name; -1 if unknown. */
+int pc_finding_parse (const char *name);
+/* The verdict a finding gives its crash point: its kind, or PC_V_OK for a note. */
+enum pc_verdict pc_finding_verdict (int kind);
+
+/* Appends a finding (the strings are copied).  Returns 0 or -ENOMEM. */
+int pc_findings_add (struct pc_findings *l, int kind, const char *path,
+                     const char *found, const char *allowed);
+void pc_findings_clear (struct pc_findings *l);
+
+/* Appends l to the byte buffer *buf (*len used, *cap allocated) in a form
+ * pc_findings_unpack() reads back exactly.  Returns 0 or -ENOMEM. */
+int pc_findings_pack (const struct pc_findings *l, uint8_t **buf, size_t *len, size_t *cap);
+/* Reads what pc_findings_pack() wrote at p (len bytes available) into the
+ * empty list l; *used gets the bytes read.  Returns 0, -EBADMSG if the
+ * bytes are not such a list, or -ENOMEM. */
+int pc_findings_unpack (const uint8_t *p, size_t len, size_t *used, struct pc_findings *l);
+
+/* Is s (len bytes) valid UTF-8? */
+bool pc_utf8_valid (const char *s, size_t len);
+
+/* A path for people: as it is when it holds only printable UTF-8 and no
+ * '"' or '\', else in double quotes with C escapes (\t, \n, \", \\, \xNN
+ * for other control bytes and bytes that are not UTF-8), as git quotes
+ * names.  Returns a malloc'd string, or NULL (no memory). */
+char *pc_display_name (const char *s);
+/* Evidence for people: control bytes (but newlines) and bytes that are
+ * not UTF-8 as \xNN, the rest as it is.  Returns a malloc'd string, or NULL. */
+char *pc_display_text (const char *s);
+/* A description (one line) for people: the same, newlines as \x0a too. */
+char *pc_display_line (const char *s);
+
+#endif

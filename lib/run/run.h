@@ -1,0 +1,62 @@
+/* run.h: recording a workload on a freshly made filesystem, end to end.
+ *
+ * pc_run_record() starts a recorder on private sockets, attaches it as a
+ * block device (nbd-client and /dev/nbdX where the kernel has nbd; else
+ * nbdfuse and a loop device), makes the filesystem, mounts it, places the
+ * durable mark "mkfs", runs the workload (a built-in one, or a command with
+ * POWERCUT_MNT, POWERCUT_CONTROL and POWERCUT in its environment and the
+ * mount point as its directory), places the durable mark "end" after a
+ * command, and tears everything down again, in reverse, whatever happened
+ * (failure, time-out, interruption through pc_proc_interrupted).
+ * With PC_ATTACH_VM all of that between starting and stopping the recorder
+ * happens in a qemu guest instead (vm.h).
+ */
+#ifndef POWERCUT_RUN_H
+#define POWERCUT_RUN_H
+
+#include <stdint.h>
+
+#include "run/sysctl.h"
+#include "run/workload.h"
+
+enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
+
+struct pc_run_config {
+  const char *self;             /* the powercut program (for record, and for commands) */
+  const char *fs;               /* "ext2", "ext3" or "ext4" */
+  const char *mkfs_opts;        /* NULL: -b 4096 and eager inode table init */
+  const char *mount_opts;       /* "" for defaults; a built-in workload's commit= is added if absent */
+  uint64_t size;                /* device size */
+  enum pc_attach attach;
+  const char *kernel, *modules;         /* PC_ATTACH_VM: the guest's kernel (vm.h) */
+  unsigned connections;                 /* PC_ATTACH_VM: nbd-client -C */
+  const struct pc_workload *workload;   /* or ... */
+  char *const *command;         /* ... a command (argv, NULL-terminated) */
+  uint64_t seed;
+  unsigned files;
+  unsigned seconds;             /* how long a timed workload writes (0: its default) */
+  struct pc_sysctl *sysctls;    /* writeback knobs set while recording (sysctl.h): */
+  size_t nsysctls;              /* in the guest with PC_ATTACH_VM, else on this host, */
+  struct pc_sysctl_host sysctl_host;    /* shared with other runs through this record */
+  /* Told that a knob is held by another run with another value, and
+   * that the recording waits for it (once a holder; may be NULL). */
+  void (*sysctl_waiting) (void *ctx, const char *name, long pid);
+  void *sysctl_waiting_ctx;
+  int timeout_s;                /* the workload's time limit */
+  const char *log_path;         /* the log to write */
+  const char *trace_path;       /* what the workload did, or NULL */
+  const char *console_path;     /* PC_ATTACH_VM: the guest's console, or NULL */
+  void (*status) (void *ctx, const char *line);   /* progress lines, or NULL */
+  void *status_ctx;
+};
+
+/* Records one configuration.  Returns 0 or -errno with a one-line reason
+ * in why.  Nothing it started is left running or mounted when it returns.
+ * A guest (PC_ATTACH_VM) that dies without reporting is recorded again,
+ * once, from scratch. */
+int pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen);
+
+/* "nbd" or "fuse": what auto picks on this machine. */
+enum pc_attach pc_run_pick_attach (void);
+
+#endif

@@ -1,0 +1,51 @@
+/* vm.h: running a workload in a qemu guest whose disk is the recorder,
+ * attached through the guest kernel's own NBD client (/dev/nbd0).
+ *
+ * The guest boots the given kernel with a small initramfs that powercut
+ * builds from the kernel's modules (e1000, nbd, ext4 and what they need),
+ * busybox, nbd-client, mke2fs and powercut itself (with the shared
+ * libraries each needs); the part that does not change is cached.  qemu's
+ * user network forwards two addresses that exist only inside the guest to
+ * the recorder's Unix sockets: 10.0.2.100:10809 (NBD) and 10.0.2.100:10810
+ * (control).  The guest attaches /dev/nbd0 (nbd-client -C connections),
+ * makes and mounts the filesystem, places the durable mark "mkfs", runs the
+ * workload (a built-in one through `powercut workload`, or a script copied
+ * in), places "end" after a script, unmounts, detaches, prints its status
+ * on the console and powers off.  KVM is used when it works, else TCG.
+ */
+#ifndef POWERCUT_VM_H
+#define POWERCUT_VM_H
+
+#include "run/sysctl.h"
+
+#include <stdint.h>
+
+struct pc_vm_config {
+  const char *self;             /* the powercut program (copied into the guest) */
+  const char *kernel;           /* vmlinuz; NULL: the newest /boot/vmlinuz-* */
+  const char *modules;          /* its /lib/modules/VERSION; NULL: derived */
+  const char *nbd_sock, *ctl_sock;
+  const char *fs, *mkfs_opts, *mount_opts;
+  const char *workload;         /* a built-in workload's name, or ... */
+  const char *script;           /* ... a script to run in the mount point */
+  char *const *script_args;     /* its arguments (NULL-terminated), or NULL */
+  uint64_t seed;
+  unsigned files, commit_s, connections;
+  unsigned seconds;                     /* a timed workload's length (0: default) */
+  const struct pc_sysctl *sysctls;      /* writeback knobs to set in the guest */
+  size_t nsysctls;
+  int timeout_s;
+  const char *work_dir;         /* for the initramfs of this run */
+  const char *console_path;     /* the guest's console goes here */
+};
+
+/* Boots the guest and waits for it.  Returns 0 when the workload ran and
+ * reported success, -ECHILD when the guest stopped without reporting at
+ * all (it crashed: the recording is incomplete), or -errno; with a
+ * one-line reason in why. */
+int pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen);
+
+/* The newest installed kernel image, or NULL. (malloc'd) */
+char *pc_vm_default_kernel (void);
+
+#endif

@@ -1,0 +1,356 @@
+/* disk.c: in-memory device images for the recorder, over a base image read
+ * on demand, with what is in the log read back from the log. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/disk.h"
+#include "util/util.h"
+#include "util/xxh.h"
+
+int
+pc_disk_open_zero (struct pc_disk *d, uint64_t size)
+{
+  void *m;
+
+  memset (d, 0, sizeof *d);
+  d->base_fd = -1;
+  d->log_fd = -1;
+  if (size == 0 || size > PC_DISK_MAX_SIZE)
+    return -EINVAL;
+  m = mmap (NULL, size, PROT_READ | PROT_WRITE,
+            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED)
+    return -errno;
+  d->mem = m;
+  d->size = size;
+  d->base_fd = -1;
+  d->log_fd = -1;
+  return 0;
+}
+
+int
+pc_disk_use_log (struct pc_disk *d, int fd)
+{
+  void *m = mmap (NULL, d->size / PC_DISK_SECTOR * sizeof *d->logged, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+  if (m == MAP_FAILED)
+    return -ENOMEM;
+  d->logged = m;
+  d->log_fd = fd;
+  return 0;
+}
+
+/* The sectors of [off, off + len) are no longer in the log. */
+static void
+unlog (struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  if (d->logged)
+    memset (d->logged + off / PC_DISK_SECTOR, 0, len / PC_DISK_SECTOR * sizeof *d->logged);
+}
+
+static bool
+loaded (const struct pc_disk *d, uint64_t s)
+{
+  return d->loaded[s / 64] & (UINT64_C(1) << (s % 64));
+}
+
+/* Marks the sectors of [off, off + len) as held in mem. */
+static void
+mark_loaded (struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  uint64_t s = off / PC_DISK_SECTOR, e = (off + len) / PC_DISK_SECTOR;
+
+  if (d->loaded == NULL)
+    return;
+  for (; s < e && s % 64 != 0; s++)
+    d->loaded[s / 64] |= UINT64_C(1) << (s % 64);
+  for (; s + 64 <= e; s += 64)
+    d->loaded[s / 64] = UINT64_MAX;
+  for (; s < e; s++)
+    d->loaded[s / 64] |= UINT64_C(1) << (s % 64);
+}
+
+/* Opens the image at path and checks it is a regular file of a size that
+ * is not 0, a multiple of sector (if not 0) and expect_size (if not 0).
+ * Returns the descriptor, with *sb filled, or -errno. */
+static int
+image_open (const char *path, uint64_t expect_size, uint32_t sector, struct stat *sb)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC), r;
+
+  if (fd < 0)
+    return -errno;
+  if (fstat (fd, sb) < 0)
+    r = -errno;
+  else if (!S_ISREG (sb->st_mode) || sb->st_size == 0 ||
+           (sector && sb->st_size % sector != 0) ||
+           (expect_size && (uint64_t) sb->st_size != expect_size))
+    r = S_ISDIR (sb->st_mode) ? -EISDIR : -EINVAL;
+  else
+    return fd;
+  close (fd);
+  return r;
+}
+
+/* Reads size bytes of fd once through, into hash (XXH128), calling
+ * chunk (ctx, off, buf, len, zero) for each piece read.  Returns 0 or
+ * -errno (an I/O error, -EIO if the file was shorter than it said). */
+static int
+image_scan (int fd, uint64_t size, uint8_t hash[16],
+            void (*chunk) (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero),
+            void *ctx)
+{
+  static const uint8_t zero[1 << 16];
+  XXH3_state_t *st = XXH3_createState ();
+  uint8_t *buf = malloc (sizeof zero);
+  int r = 0;
+
+  if (st == NULL || buf == NULL)
+    r = -ENOMEM;
+  else
+    XXH3_128bits_reset (st);
+  for (uint64_t off = 0; r == 0 && off < size;) {
+    size_t want = size - off < sizeof zero ? (size_t) (size - off) : sizeof zero;
+    r = pc_pread_all (fd, buf, want, off);
+    if (r == 0) {
+      chunk (ctx, off, buf, want, memcmp (buf, zero, want) == 0);
+      XXH3_128bits_update (st, buf, want);
+      off += want;
+    }
+  }
+  if (r == 0)
+    XXH128_canonicalFromHash ((XXH128_canonical_t *) hash, XXH3_128bits_digest (st));
+  XXH3_freeState (st);
+  free (buf);
+  return r;
+}
+
+static void
+copy_chunk (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero)
+{
+  if (!zero)                    /* the anonymous memory is zeros already */
+    memcpy ((uint8_t *) ctx + off, buf, len);
+}
+
+int
+pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
+               uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16])
+{
+  struct stat sb;
+  uint64_t size;
+  uint8_t *mem;
+  int fd, r;
+
+  fd = image_open (path, expect_size, sector, &sb);
+  if (fd < 0)
+    return fd;
+  size = (uint64_t) sb.st_size;
+  mem = mmap (NULL, size, PROT_READ | PROT_WRITE,
+              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED)
+    r = -ENOMEM;
+  else if ((r = image_scan (fd, size, hash, copy_chunk, mem)) < 0)
+    munmap (mem, size);
+  else {
+    *ret_mem = mem;
+    *ret_size = size;
+  }
+  close (fd);
+  return r;
+}
+
+void
+pc_image_unmap (uint8_t *mem, uint64_t size)
+{
+  if (mem)
+    munmap (mem, size);
+}
+
+static void
+mark_zero_chunk (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero)
+{
+  (void) buf;
+  if (zero)                     /* already so in mem: never read again */
+    mark_loaded (ctx, off, len);
+}
+
+int
+pc_disk_open_base (struct pc_disk *d, const char *path)
+{
+  struct stat sb;
+  int fd, r;
+
+  memset (d, 0, sizeof *d);
+  d->base_fd = -1;
+  d->log_fd = -1;
+  fd = image_open (path, 0, PC_DISK_SECTOR, &sb);
+  if (fd < 0)
+    return fd;
+  r = pc_disk_open_zero (d, (uint64_t) sb.st_size);
+  if (r == 0) {
+    d->loaded = calloc ((d->size / PC_DISK_SECTOR + 63) / 64, sizeof *d->loaded);
+    r = d->loaded ? 0 : -ENOMEM;
+  }
+  /* One pass for the hash; what is not zeros is left to pc_disk_load,
+   * and out of the page cache. */
+  if (r == 0)
+    r = image_scan (fd, d->size, d->basehash, mark_zero_chunk, d);
+  if (r < 0) {
+    close (fd);
+    pc_disk_close (d);
+    return r;
+  }
+  posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+  d->base_mtime = sb.st_mtim;
+  d->base_ctime = sb.st_ctim;
+  d->has_base = true;
+  d->base_fd = fd;
+  return 0;
+}
+
+/* Is the base image still as it was hashed? (Checked after each read, so
+ * that what was read is known to be from the hashed image.) */
+static bool
+base_unchanged (const struct pc_disk *d)
+{
+  struct stat sb;
+
+  return fstat (d->base_fd, &sb) == 0 && (uint64_t) sb.st_size == d->size &&
+         sb.st_mtim.tv_sec == d->base_mtime.tv_sec &&
+         sb.st_mtim.tv_nsec == d->base_mtime.tv_nsec &&
+         sb.st_ctim.tv_sec == d->base_ctime.tv_sec &&
+         sb.st_ctim.tv_nsec == d->base_ctime.tv_nsec;
+}
+
+int
+pc_disk_load (struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  uint64_t s = off / PC_DISK_SECTOR, e = (off + len) / PC_DISK_SECTOR;
+
+  if (d->loaded == NULL)
+    return 0;
+  while (s < e) {
+    uint64_t t;
+    int r;
+
+    if (loaded (d, s)) {
+      s++;
+      continue;
+    }
+    for (t = s + 1; t < e && !loaded (d, t); t++)
+      ;
+    r = pc_pread_all (d->base_fd, d->mem + s * PC_DISK_SECTOR,
+                   (t - s) * PC_DISK_SECTOR, s * PC_DISK_SECTOR);
+    if (r < 0)
+      return r;                 /* the range stays unread: tried again */
+    if (!base_unchanged (d))
+      return -ESTALE;
+    mark_loaded (d, s * PC_DISK_SECTOR, (t - s) * PC_DISK_SECTOR);
+    s = t;
+  }
+  return 0;
+}
+
+void
+pc_disk_write (struct pc_disk *d, uint64_t off, const void *buf, uint64_t len)
+{
+  memcpy (d->mem + off, buf, len);
+  mark_loaded (d, off, len);
+  unlog (d, off, len);
+}
+
+void
+pc_disk_write_logged (struct pc_disk *d, uint64_t off, uint64_t len, uint64_t log_off)
+{
+  uint64_t *e = d->logged + off / PC_DISK_SECTOR;
+
+  for (uint64_t i = 0; i < len / PC_DISK_SECTOR; i++)
+    e[i] = 1 + log_off + i * PC_DISK_SECTOR;
+  mark_loaded (d, off, len);     /* the base is never read for it again */
+}
+
+void
+pc_disk_zero (struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  const uint64_t page = 4096;
+  uint64_t a = (off + page - 1) & ~(page - 1), b = (off + len) & ~(page - 1);
+
+  /* Whole pages are handed back to the kernel and read as zeros (what came
+   * from the base image, too, is a copy in anonymous memory). */
+  if (b > a + page) {
+    memset (d->mem + off, 0, a - off);
+    madvise (d->mem + a, b - a, MADV_DONTNEED);
+    memset (d->mem + b, 0, off + len - b);
+  }
+  else
+    memset (d->mem + off, 0, len);
+  mark_loaded (d, off, len);
+  unlog (d, off, len);
+}
+
+const uint8_t *
+pc_disk_mem (const struct pc_disk *d, uint64_t off, uint64_t len)
+{
+  if (d->logged)
+    for (uint64_t s = off / PC_DISK_SECTOR; s < (off + len) / PC_DISK_SECTOR; s++)
+      if (d->logged[s])
+        return NULL;
+  return d->mem + off;
+}
+
+int
+pc_disk_read (struct pc_disk *d, uint64_t off, uint64_t len, void *buf)
+{
+  uint64_t s = off / PC_DISK_SECTOR, e = (off + len) / PC_DISK_SECTOR;
+  uint8_t *out = buf;
+
+  while (s < e) {
+    uint64_t first = d->logged ? d->logged[s] : 0, t = s + 1, n;
+    int r;
+
+    /* A run from mem, or from one stretch of the log. */
+    if (first == 0)
+      while (t < e && (d->logged == NULL || d->logged[t] == 0))
+        t++;
+    else
+      while (t < e && d->logged[t] == first + (t - s) * PC_DISK_SECTOR)
+        t++;
+    n = (t - s) * PC_DISK_SECTOR;
+    if (first == 0) {
+      r = pc_disk_load (d, s * PC_DISK_SECTOR, n);
+      if (r == 0)
+        memcpy (out, d->mem + s * PC_DISK_SECTOR, n);
+    }
+    else
+      r = pc_pread_all (d->log_fd, out, n, first - 1);
+    if (r < 0)
+      return r;
+    out += n;
+    s = t;
+  }
+  return 0;
+}
+
+void
+pc_disk_close (struct pc_disk *d)
+{
+  if (d->mem)
+    munmap (d->mem, d->size);
+  if (d->has_base && d->base_fd >= 0)
+    close (d->base_fd);
+  free (d->loaded);
+  if (d->logged)
+    munmap (d->logged, d->size / PC_DISK_SECTOR * sizeof *d->logged);
+  memset (d, 0, sizeof *d);
+  d->base_fd = -1;
+  d->log_fd = -1;
+}
