@@ -20,31 +20,8 @@
 #include "format/mark.h"
 #include "oracle/oracle.h"
 #include "util/util.h"
-#include "oracle/window.h"
+#include "result/result.h"
 
-void
-pc_check_result_recount (struct pc_check_result *res)
-{
-  memset (res->count, 0, sizeof res->count);
-  for (size_t i = 0; i < res->npoints; i++)
-    if ((unsigned) res->points[i].verdict < PC_V_COUNT)
-      res->count[res->points[i].verdict]++;
-}
-
-void
-pc_check_result_free (struct pc_check_result *res)
-{
-  if (res == NULL)
-    return;
-  free (res->log_path);
-  free (res->base_path);
-  free (res->verify);
-  for (size_t i = 0; i < res->npoints; i++)
-    pc_findings_clear (&res->points[i].findings);
-  free (res->points);
-  pc_windows_free (res);
-  free (res);
-}
 
 /* An open-addressing table from signature to first state index. */
 struct sigtab {

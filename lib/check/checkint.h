@@ -43,7 +43,7 @@ struct shared {
   size_t *current;              /* per worker id: the image it works on, or SIZE_MAX */
   struct result *results;       /* per crash point */
   int64_t *lost;                /* per version (oracle.h): the last state that lost it */
-  struct pc_judge_stats stats;  /* the workers' sums */
+  struct pc_check_work stats;  /* the workers' sums */
 };
 
 struct ctx {

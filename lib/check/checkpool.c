@@ -337,9 +337,9 @@ claim (struct ctx *c, unsigned id, size_t *u)
 
 /* Adds a worker's counts to the shared sums. */
 static void
-add_stats (struct ctx *c, const struct pc_judge_stats *st)
+add_stats (struct ctx *c, const struct pc_check_work *st)
 {
-  struct pc_judge_stats *t = &c->sh->stats;
+  struct pc_check_work *t = &c->sh->stats;
 
   __atomic_fetch_add (&t->states, st->states, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->fsck_runs, st->fsck_runs, __ATOMIC_SEQ_CST);
@@ -361,7 +361,7 @@ worker (struct ctx *c, unsigned id)
   char img[4096], out[4096];
   struct pc_image *im = NULL;
   struct pc_judge *jd = NULL;
-  struct pc_judge_stats st;
+  struct pc_check_work st;
   struct pc_judge_config jc = {
     .image_path = img,
     .timeout_s = c->cfg->timeout_s,

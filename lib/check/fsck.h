@@ -21,9 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result/verdict.h"
-
-#define PC_EVIDENCE_MAX 1024
+#include "result/result.h"
 
 /* e2fsck's exit statuses (e2fsck(8)), as flags. */
 #define PC_E2FSCK_CORRECTED    1

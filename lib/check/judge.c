@@ -33,7 +33,7 @@ struct pc_judge {
   struct pc_recover_cache *rcache;
   struct answer recent[RECENT];
   unsigned next;              /* the slot the next answer takes */
-  struct pc_judge_stats stats;
+  struct pc_check_work stats;
 };
 
 int
@@ -84,7 +84,7 @@ pc_judgement_clear (struct pc_judgement *jm)
 }
 
 void
-pc_judge_get_stats (const struct pc_judge *j, struct pc_judge_stats *ret)
+pc_judge_get_stats (const struct pc_judge *j, struct pc_check_work *ret)
 {
   *ret = j->stats;
 }

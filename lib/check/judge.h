@@ -39,15 +39,6 @@ struct pc_judge_config {
 };
 
 /* Counts, for the curious (and the tests). */
-struct pc_judge_stats {
-  uint64_t states;
-  uint64_t fsck_runs;         /* e2fsck -fn run */
-  uint64_t fsck_reused;       /* answers taken from an earlier state */
-  uint64_t recover_here;      /* journals replayed in process (recover.h) */
-  uint64_t recover_e2fsck;    /* journals replayed by e2fsck */
-  uint64_t files_read, files_reused;
-};
-
 struct pc_judgement {
   enum pc_verdict verdict;    /* PC_V_OK, PC_V_FS_CORRUPT, PC_V_UNMOUNTABLE, or
                                * PC_V_NOT_CHECKED (e2fsck timed out or crashed) */
@@ -76,6 +67,6 @@ void pc_judge_free (struct pc_judge *j);
 int pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *ret);
 void pc_judgement_clear (struct pc_judgement *jm);
 
-void pc_judge_get_stats (const struct pc_judge *j, struct pc_judge_stats *ret);
+void pc_judge_get_stats (const struct pc_judge *j, struct pc_check_work *ret);
 
 #endif

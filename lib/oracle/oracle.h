@@ -42,7 +42,7 @@
 
 #include "replay/crash.h"
 #include "result/finding.h"
-#include "check/fsck.h"
+#include "result/verdict.h"
 #include "format/mark.h"
 
 struct pc_oracle;

@@ -16,7 +16,7 @@
 #include "check/checker.h"
 #include "run/run.h"
 #include "run/sysctl.h"
-#include "oracle/window.h"
+#include "result/result.h"
 
 #define PC_MAX_CONFIGS 32
 #define PC_MAX_SYSCTLS 8

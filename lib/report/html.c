@@ -14,7 +14,7 @@
 #include "format/mark.h"
 #include "report/report.h"
 #include "util/util.h"
-#include "oracle/window.h"
+#include "result/result.h"
 
 #define MAX_FAILING_LISTED 2000
 

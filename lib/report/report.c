@@ -14,7 +14,7 @@
 #include "report/jsonio.h"
 #include "report/report.h"
 #include "util/util.h"
-#include "oracle/window.h"
+#include "result/result.h"
 
 #define MAX_LISTED 20
 

@@ -30,7 +30,9 @@
 
 #include <stdio.h>
 
-#include "check/checker.h"
+#include <json-c/json.h>
+
+#include "result/result.h"
 
 /* Writes the text report. */
 void pc_report_text (FILE *f, const struct pc_check_result *res);
@@ -67,5 +69,29 @@ struct pc_path_sum *pc_report_paths (const struct pc_check_result *res, int kind
 
 /* Does any point fail? */
 int pc_report_failed (const struct pc_check_result *res);
+
+/* Durability windows (result.h) in the reports. */
+
+/* The text report's section (nothing if there are no versions). */
+void pc_windows_text (FILE *f, const struct pc_check_result *res);
+
+/* The summary as JSON: versions, longest, median, not_durable, open,
+ * exposed_versions, acknowledged_lost and acknowledged_exposed (seconds;
+ * null where there is none), or NULL without memory. */
+json_object *pc_windows_summary_json (const struct pc_window_summary *s);
+
+/* The JSON report's "windows" object: the summary and the "list" of every
+ * version, or NULL without memory. */
+json_object *pc_windows_json (const struct pc_check_result *res);
+
+/* Reads o (a "windows" object) into res, whose points are read.  Returns
+ * 0, -ENOMEM, or -EBADMSG with a reason in why. */
+int pc_windows_read_json (json_object *o, struct pc_check_result *res, char *why, size_t len);
+
+/* Joins the shards' windows into res, whose points are the shards' in
+ * order.  Returns 0, -ENOMEM, or -EINVAL (the shards follow different
+ * versions) with a reason in why. */
+int pc_windows_merge (struct pc_check_result **parts, size_t n, struct pc_check_result *res,
+                      char *why, size_t len);
 
 #endif

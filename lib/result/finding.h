@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "check/fsck.h"
+#include "result/verdict.h"
 
 /* What a finding says: a failing verdict, or a note that fails nothing. */
 enum pc_finding_kind {

@@ -122,7 +122,7 @@ scribble (uint64_t blk, size_t off, uint8_t b, size_t len)
 
 START_TEST (same_bytes_same_answer)
 {
-  struct pc_judge_stats st;
+  struct pc_check_work st;
   struct pc_judgement a = judge (10), b = judge (11);
 
   ck_assert_int_eq (a.verdict, PC_V_OK);
@@ -153,7 +153,7 @@ END_TEST
 
 START_TEST (damaged_metadata_is_checked)
 {
-  struct pc_judge_stats st;
+  struct pc_check_work st;
   struct pc_judgement a = judge (1), b, c;
 
   /* the root directory's block, which e2fsck read: damaged, the state is
@@ -209,7 +209,7 @@ START_TEST (cached_tree_is_the_tree)
   struct pc_mark plain;
   char problems[512];
   uint8_t ha[16], hb[16];
-  struct pc_judge_stats st;
+  struct pc_check_work st;
 
   ck_assert_int_eq (pc_judge_state (jd, 1, &a), 0);
   ck_assert (a.have_tree);

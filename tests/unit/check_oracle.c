@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "oracle/oracle.h"
+#include "report/report.h"
 #include "unit.h"
-#include "oracle/window.h"
+#include "result/result.h"
 
 /* The marks (record numbers):
  *   0 mkfs (synced):  lost+found/

@@ -1,0 +1,117 @@
+/* result.c: a check's result: counting, freeing, durability windows. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "result/result.h"
+
+void
+pc_check_result_recount (struct pc_check_result *res)
+{
+  memset (res->count, 0, sizeof res->count);
+  for (size_t i = 0; i < res->npoints; i++)
+    if ((unsigned) res->points[i].verdict < PC_V_COUNT)
+      res->count[res->points[i].verdict]++;
+}
+
+void
+pc_check_result_free (struct pc_check_result *res)
+{
+  if (res == NULL)
+    return;
+  free (res->log_path);
+  free (res->base_path);
+  free (res->verify);
+  for (size_t i = 0; i < res->npoints; i++)
+    pc_findings_clear (&res->points[i].findings);
+  free (res->points);
+  pc_windows_free (res);
+  free (res);
+}
+
+static uint64_t
+since (uint64_t t, uint64_t from)
+{
+  return t > from ? t - from : 0;
+}
+
+void
+pc_windows_compute (struct pc_check_result *res)
+{
+  for (size_t i = 0; i < res->nwindows; i++) {
+    struct pc_window *w = &res->windows[i];
+    size_t next = (size_t) (w->lost_until + 1);
+    const struct pc_point *lost = w->lost_until >= 0 ? &res->points[w->lost_until] : NULL;
+
+    if (next < res->npoints) {
+      w->durable_ns = (int64_t) res->points[next].time_ns;
+      w->window_ns = since ((uint64_t) w->durable_ns, w->written_ns);
+    }
+    else {
+      w->durable_ns = -1;
+      w->window_ns = 0;
+    }
+    w->exposed_ns = lost && lost->record >= w->mark_record ? since (lost->time_ns, w->written_ns) : 0;
+    w->ack_exposed_ns = lost && w->ack[0] && lost->record >= w->ack_record
+                        ? since (lost->time_ns, w->ack_ns) : 0;
+  }
+}
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+void
+pc_windows_summary (const struct pc_check_result *res, struct pc_window_summary *ret)
+{
+  uint64_t *win = malloc ((res->nwindows ? res->nwindows : 1) * sizeof *win);
+  uint64_t end = res->npoints ? res->points[res->npoints - 1].time_ns : 0;
+  size_t nd = 0;
+
+  memset (ret, 0, sizeof *ret);
+  ret->longest = ret->ack_exposed = SIZE_MAX;
+  ret->n = res->nwindows;
+  for (size_t i = 0; i < res->nwindows; i++) {
+    const struct pc_window *w = &res->windows[i];
+    const struct pc_point *lost = w->lost_until >= 0 ? &res->points[w->lost_until] : NULL;
+    if (lost && lost->record >= w->mark_record)
+      ret->exposed++;
+    if (w->ack_exposed_ns > ret->ack_exposed_ns ||
+        (ret->ack_exposed == SIZE_MAX && lost && w->ack[0] && lost->record >= w->ack_record)) {
+      ret->ack_exposed_ns = w->ack_exposed_ns;
+      ret->ack_exposed = i;
+    }
+    if (w->durable_ns < 0) {
+      ret->never++;
+      if (since (end, w->written_ns) > ret->open_ns)
+        ret->open_ns = since (end, w->written_ns);
+      continue;
+    }
+    if (ret->longest == SIZE_MAX || w->window_ns > ret->longest_ns) {
+      ret->longest_ns = w->window_ns;
+      ret->longest = i;
+    }
+    if (win)
+      win[nd++] = w->window_ns;
+  }
+  if (nd > 0) {
+    qsort (win, nd, sizeof *win, cmp_u64);
+    ret->median_ns = nd % 2 ? win[nd / 2] : (win[nd / 2 - 1] + win[nd / 2]) / 2;
+  }
+  free (win);
+}
+
+void
+pc_windows_free (struct pc_check_result *res)
+{
+  for (size_t i = 0; i < res->nwindows; i++)
+    free (res->windows[i].path);
+  free (res->windows);
+  res->windows = NULL;
+  res->nwindows = 0;
+}

@@ -1,0 +1,136 @@
+/* result.h: what a check found, as data: its crash points with their
+ * verdicts (verdict.h) and findings (finding.h), and the durability
+ * windows of the versions its marks recorded.  The checker fills it,
+ * reports read it (report/), a merge joins several; nothing here prints.
+ *
+ * Durability windows: for every version of a file or symlink that a
+ * manifest mark recorded (oracle.h says which versions a crash state
+ * holds), in seconds since the recording started:
+ *   written   the time of the mark that recorded it;
+ *   durable   the time of the first crash state from which every later
+ *             crash state holds it or a later version of its path (none:
+ *             some state lost it up to the last crash state checked);
+ *   window    durable - written, 0 if it was durable by its mark;
+ *   exposed   how long after written crash states still lost it: the time
+ *             of the last crash state at or after its mark that did not
+ *             hold it, minus written (0: none did);
+ *   acknowledged_exposed   the same after the mark that made it durable
+ *             (a synced mark, or --durable naming it): acknowledged data
+ *             a crash still lost (0 on a filesystem that keeps its word).
+ * Crash states whose files could not be read (fs-corrupt, unmountable, not
+ * checked) hold no opinion: they are left out.  A version checked in
+ * shards is joined by pc_windows_merge from each shard's last state that
+ * lost it.
+ */
+#ifndef POWERCUT_RESULT_H
+#define POWERCUT_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/crash.h"
+#include "result/finding.h"
+#include "result/verdict.h"
+
+#define PC_EVIDENCE_MAX 1024    /* room for a point's evidence */
+
+/* What checking took: programs run and work shared. */
+struct pc_check_work {
+  uint64_t states;
+  uint64_t fsck_runs;         /* e2fsck -fn run */
+  uint64_t fsck_reused;       /* answers taken from an earlier state */
+  uint64_t recover_here;      /* journals replayed in process (recover.h) */
+  uint64_t recover_e2fsck;    /* journals replayed by e2fsck */
+  uint64_t files_read, files_reused;
+};
+
+struct pc_point {
+  char id[PC_ID_MAX];
+  uint64_t record;              /* crash point (record number) */
+  uint64_t time_ns;             /* its time, since the recording started */
+  uint32_t ndrop;               /* reorder: in-flight records lost */
+  bool torn;
+  enum pc_verdict verdict;
+  int64_t same_as;              /* index of the point whose identical image was checked, or -1 */
+  int64_t fsck_as;              /* index of the point whose e2fsck answer it took, or -1 */
+  char evidence[PC_EVIDENCE_MAX];
+  struct pc_findings findings;  /* the oracle's (oracle.h), in path order */
+};
+
+struct pc_check_result {
+  char *log_path;
+  char *base_path;              /* --base given to the check, or NULL */
+  bool keep_trimmed;
+  uint64_t log_start_ns;        /* the log's identity: its start time ... */
+  struct pc_model model;
+  char from[PC_ID_MAX];         /* the mark checking started at ("" for record 0) */
+  uint64_t from_record;
+  uint64_t records;             /* records in the log */
+  uint64_t device_size;
+  bool log_torn;                /* the log did not end cleanly */
+  unsigned shard, nshards;
+  size_t npoints;
+  struct pc_point *points;
+  size_t unique;                /* distinct images checked */
+  size_t manifests;             /* marks with a manifest (0: no oracle) */
+  char *verify;                 /* the application's checker given, or NULL */
+  char last_mark[PC_ID_MAX];    /* the last of them ("" if none) */
+  size_t count[PC_V_COUNT];
+  struct pc_check_work work;    /* what checking took (zero in a merged report) */
+  struct pc_window *windows;    /* every version a mark recorded (below) */
+  size_t nwindows;
+  double seconds;
+};
+
+struct pc_window {
+  char *path;
+  char mark[PC_ID_MAX];         /* the mark that recorded it */
+  uint64_t mark_record;
+  uint64_t written_ns;          /* that mark's time */
+  char ack[PC_ID_MAX];          /* the mark that made it durable, or "" */
+  uint64_t ack_record;
+  uint64_t ack_ns;
+  int64_t lost_until;           /* the index of the last point that lost it, or -1 */
+  /* pc_windows_compute */
+  int64_t durable_ns;           /* -1: not durable at the last point */
+  uint64_t window_ns, exposed_ns, ack_exposed_ns;
+};
+
+/* What a configuration's windows come to. */
+struct pc_window_summary {
+  size_t n;                     /* versions */
+  size_t never;                 /* ... not durable at the last point */
+  size_t exposed;               /* ... that crash states lost after their mark */
+  uint64_t longest_ns;          /* the longest window of a version made durable, */
+  size_t longest;               /* whose index (SIZE_MAX if none) */
+  uint64_t median_ns;           /* the median window of those */
+  uint64_t ack_exposed_ns;      /* the longest acknowledged exposure, */
+  size_t ack_exposed;           /* whose index (SIZE_MAX if none) */
+  uint64_t open_ns;             /* the longest time a version not durable at
+                                 * the last point had been at risk by then */
+};
+
+/* A record's time as reports keep it: to the microsecond, so that windows
+ * computed again from a JSON report (merge) are the same to the last digit. */
+static inline uint64_t
+pc_window_time (uint64_t ns)
+{
+  return (ns + 500) / 1000 * 1000;
+}
+
+void pc_check_result_free (struct pc_check_result *res);
+
+/* Recounts res->count from the points. */
+void pc_check_result_recount (struct pc_check_result *res);
+
+/* Fills the derived fields of res->windows from lost_until and the
+ * points' times. */
+void pc_windows_compute (struct pc_check_result *res);
+
+/* Sums up res->windows. */
+void pc_windows_summary (const struct pc_check_result *res, struct pc_window_summary *ret);
+
+void pc_windows_free (struct pc_check_result *res);
+
+#endif
