@@ -163,7 +163,7 @@ static int
 exit_status (const char *cmd, const struct pc_check_result *res)
 {
   if (res->count[PC_V_NOT_CHECKED] > 0) {
-    pc_err (cmd, "%zu of %zu crash points could not be checked (see the report)",
+    cmd_err (cmd, "%zu of %zu crash points could not be checked (see the report)",
             res->count[PC_V_NOT_CHECKED], res->npoints);
     return EXIT_ERROR;
   }
@@ -214,7 +214,7 @@ cmd_check (int argc, char **argv)
     case 'm': {
       uint64_t seed = cfg.model.seed;
       if (pc_model_parse (optarg, &cfg.model) < 0) {
-        pc_err ("check", "--model %s: not flush, write, reorder[:K] or torn[:K] (K <= %d)",
+        cmd_err ("check", "--model %s: not flush, write, reorder[:K] or torn[:K] (K <= %d)",
                 optarg, PC_MODEL_MAX_K);
         return EXIT_ERROR;
       }
@@ -223,7 +223,7 @@ cmd_check (int argc, char **argv)
     }
     case OPT_SEED:
       if (parse_uint (optarg, ~0ul, &v) < 0) {
-        pc_err ("check", "--seed %s: not a number", optarg);
+        cmd_err ("check", "--seed %s: not a number", optarg);
         return EXIT_ERROR;
       }
       cfg.model.seed = v;
@@ -231,7 +231,7 @@ cmd_check (int argc, char **argv)
     case 'F': cfg.from_mark = optarg; break;
     case 'j':
       if (parse_uint (optarg, 1024, &v) < 0 || v == 0) {
-        pc_err ("check", "--jobs %s: not a number from 1 to 1024", optarg);
+        cmd_err ("check", "--jobs %s: not a number from 1 to 1024", optarg);
         return EXIT_ERROR;
       }
       cfg.jobs = (unsigned) v;
@@ -240,7 +240,7 @@ cmd_check (int argc, char **argv)
     case OPT_HTML: html = optarg; break;
     case OPT_SHARD:
       if (parse_shard (optarg, &cfg.shard, &cfg.nshards) < 0) {
-        pc_err ("check", "--shard %s: not I/N with 0 <= I < N", optarg);
+        cmd_err ("check", "--shard %s: not I/N with 0 <= I < N", optarg);
         return EXIT_ERROR;
       }
       shard_given = true;
@@ -248,7 +248,7 @@ cmd_check (int argc, char **argv)
     case 'k': cfg.keep_dir = optarg; break;
     case OPT_VERIFY:
       if (*optarg == '\0') {
-        pc_err ("check", "--verify: an empty command");
+        cmd_err ("check", "--verify: an empty command");
         return EXIT_ERROR;
       }
       cfg.verify = optarg;
@@ -257,7 +257,7 @@ cmd_check (int argc, char **argv)
     case OPT_KEEP_TRIMMED: cfg.keep_trimmed = true; break;
     case OPT_TIMEOUT:
       if (parse_uint (optarg, 86400, &v) < 0 || v == 0) {
-        pc_err ("check", "--timeout %s: not a number of seconds", optarg);
+        cmd_err ("check", "--timeout %s: not a number of seconds", optarg);
         return EXIT_ERROR;
       }
       cfg.timeout_s = (int) v;
@@ -270,22 +270,22 @@ cmd_check (int argc, char **argv)
     }
   }
   if (optind + 1 != argc) {
-    pc_err ("check", optind == argc ? "a LOG is required" : "only one LOG, please");
+    cmd_err ("check", optind == argc ? "a LOG is required" : "only one LOG, please");
     return pc_usage_error ("check");
   }
   cfg.log_path = argv[optind];
   if (!shard_given && env_shard (&cfg.shard, &cfg.nshards) < 0) {
-    pc_err ("check", "the shard in the environment is not a valid index and count");
+    cmd_err ("check", "the shard in the environment is not a valid index and count");
     return EXIT_ERROR;
   }
   if (cfg.keep_dir) {
     struct stat st;
     if (mkdir (cfg.keep_dir, 0755) < 0 && errno != EEXIST) {
-      pc_err ("check", "%s: %s", cfg.keep_dir, strerror (errno));
+      cmd_err ("check", "%s: %s", cfg.keep_dir, strerror (errno));
       return EXIT_ERROR;
     }
     if (stat (cfg.keep_dir, &st) < 0 || !S_ISDIR (st.st_mode)) {
-      pc_err ("check", "%s: not a directory", cfg.keep_dir);
+      cmd_err ("check", "%s: not a directory", cfg.keep_dir);
       return EXIT_ERROR;
     }
   }
@@ -298,18 +298,18 @@ cmd_check (int argc, char **argv)
   cfg.interrupted = &pc_stop_requested;
   r = pc_check_run (&cfg, &res, why, sizeof why);
   if (r < 0) {
-    pc_err ("check", "%s", why);
+    cmd_err ("check", "%s", why);
     return EXIT_ERROR;
   }
   if (!quiet)
     pc_report_text (stdout, res);
   if (json && (r = pc_report_json (json, res)) < 0) {
-    pc_err ("check", "%s: %s", json, strerror (-r));
+    cmd_err ("check", "%s: %s", json, strerror (-r));
     pc_check_result_free (res);
     return EXIT_ERROR;
   }
   if (html && (r = write_html (html, res)) < 0) {
-    pc_err ("check", "%s: %s", html, strerror (-r));
+    cmd_err ("check", "%s: %s", html, strerror (-r));
     pc_check_result_free (res);
     return EXIT_ERROR;
   }
@@ -353,7 +353,7 @@ cmd_merge (int argc, char **argv)
   }
   n = argc - optind;
   if (n < 1) {
-    pc_err ("merge", "at least one REPORT.json is required");
+    cmd_err ("merge", "at least one REPORT.json is required");
     return pc_usage_error ("merge");
   }
   parts = calloc ((size_t) n, sizeof *parts);
@@ -362,23 +362,23 @@ cmd_merge (int argc, char **argv)
   for (int i = 0; i < n; i++) {
     r = pc_report_read_json (argv[optind + i], &parts[i], why, sizeof why);
     if (r < 0) {
-      pc_err ("merge", "%s", why);
+      cmd_err ("merge", "%s", why);
       goto out;
     }
   }
   r = pc_report_merge (parts, (size_t) n, &m, why, sizeof why);
   if (r < 0) {
-    pc_err ("merge", "%s", why);
+    cmd_err ("merge", "%s", why);
     goto out;
   }
   if (!quiet)
     pc_report_text (stdout, m);
   if (json && (r = pc_report_json (json, m)) < 0) {
-    pc_err ("merge", "%s: %s", json, strerror (-r));
+    cmd_err ("merge", "%s: %s", json, strerror (-r));
     goto out;
   }
   if (html && (r = write_html (html, m)) < 0) {
-    pc_err ("merge", "%s: %s", html, strerror (-r));
+    cmd_err ("merge", "%s: %s", html, strerror (-r));
     goto out;
   }
   ret = exit_status ("merge", m);

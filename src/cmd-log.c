@@ -173,7 +173,7 @@ cmd_log (int argc, char **argv)
     case 'i': import_fmt = optarg; break;
     case 's':
       if (pc_parse_size (optarg, &size) < 0 || size == 0) {
-        pc_err ("log", "--size %s: not a size", optarg);
+        cmd_err ("log", "--size %s: not a size", optarg);
         return EXIT_ERROR;
       }
       break;
@@ -185,33 +185,33 @@ cmd_log (int argc, char **argv)
     const char *fmt = export_fmt ? export_fmt : import_fmt;
     char why[1024];
     if (export_fmt && import_fmt) {
-      pc_err ("log", "--export and --import exclude each other");
+      cmd_err ("log", "--export and --import exclude each other");
       return pc_usage_error ("log");
     }
     if (strcmp (fmt, "dm-log-writes") != 0) {
-      pc_err ("log", "%s: unknown format (dm-log-writes is the one)", fmt);
+      cmd_err ("log", "%s: unknown format (dm-log-writes is the one)", fmt);
       return EXIT_ERROR;
     }
     if (optind + 2 != argc) {
-      pc_err ("log", export_fmt ? "--export needs FILE and OUT" : "--import needs IN and FILE");
+      cmd_err ("log", export_fmt ? "--export needs FILE and OUT" : "--import needs IN and FILE");
       return pc_usage_error ("log");
     }
     ret = export_fmt ? pc_dmlog_export (argv[optind], argv[optind + 1], why, sizeof why)
                      : pc_dmlog_import (argv[optind], argv[optind + 1], size, why, sizeof why);
     if (ret < 0) {
-      pc_err ("log", "%s", why);
+      cmd_err ("log", "%s", why);
       return EXIT_ERROR;
     }
     return EXIT_OK;
   }
   if (optind + 1 != argc) {
-    pc_err ("log", optind == argc ? "a log FILE is required" : "only one log FILE, please");
+    cmd_err ("log", optind == argc ? "a log FILE is required" : "only one log FILE, please");
     return pc_usage_error ("log");
   }
   path = argv[optind];
   ret = pc_log_open (path, &log);
   if (ret < 0) {
-    pc_err ("log", "%s: %s", path, pc_log_strerror (ret));
+    cmd_err ("log", "%s: %s", path, pc_log_strerror (ret));
     return EXIT_ERROR;
   }
   const struct pc_log_header *h = pc_log_get_header (log);
@@ -318,16 +318,16 @@ cmd_log (int argc, char **argv)
   if (out_errno == 0 && fflush (stdout) != 0)
     out_errno = errno ? errno : EIO;
   if (out_errno) {
-    pc_err ("log", "standard output: %s", strerror (out_errno));
+    cmd_err ("log", "standard output: %s", strerror (out_errno));
     ret = EXIT_ERROR;
   }
   else if (pc_log_end_state (log, NULL, NULL, NULL) == PC_END_CORRUPT) {
     char m[256];
-    pc_err ("log", "%s: %s", path, pc_log_corrupt_message (log, m, sizeof m));
+    cmd_err ("log", "%s: %s", path, pc_log_corrupt_message (log, m, sizeof m));
     ret = EXIT_ERROR;
   }
   else if (bad_mark.have) {
-    pc_err ("log", "%s: record %" PRIu64 ": the mark cannot be decoded: %s", path,
+    cmd_err ("log", "%s: record %" PRIu64 ": the mark cannot be decoded: %s", path,
             bad_mark.seq, bad_mark.why);
     ret = EXIT_ERROR;
   }

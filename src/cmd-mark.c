@@ -78,22 +78,22 @@ cmd_mark (int argc, char **argv)
     }
   }
   if (optind < argc) {
-    pc_err ("mark", "unexpected argument '%s'", argv[optind]);
+    cmd_err ("mark", "unexpected argument '%s'", argv[optind]);
     ret = pc_usage_error ("mark");
     goto out;
   }
   if (name == NULL) {
-    pc_err ("mark", "a mark NAME is required");
+    cmd_err ("mark", "a mark NAME is required");
     ret = pc_usage_error ("mark");
     goto out;
   }
   if (!pc_mark_name_valid (name)) {
-    pc_err ("mark", "'%s': not a valid mark name (1 to %d characters of A-Z a-z 0-9 . _ -)",
+    cmd_err ("mark", "'%s': not a valid mark name (1 to %d characters of A-Z a-z 0-9 . _ -)",
             name, PC_MARK_NAME_MAX);
     goto out;
   }
   if ((sync || ndurable) && dir == NULL) {
-    pc_err ("mark", "%s needs --manifest DIR", sync ? "--sync" : "--durable");
+    cmd_err ("mark", "%s needs --manifest DIR", sync ? "--sync" : "--durable");
     ret = pc_usage_error ("mark");
     goto out;
   }
@@ -101,7 +101,7 @@ cmd_mark (int argc, char **argv)
   r = pc_control_mark (control, name, dir, sync, durable, ndurable, CALL_TIMEOUT_MS,
                        why, sizeof why);
   if (r < 0) {
-    pc_err ("mark", "%s", why);
+    cmd_err ("mark", "%s", why);
     goto out;
   }
   ret = EXIT_OK;
@@ -138,13 +138,13 @@ cmd_stop (int argc, char **argv)
     }
   }
   if (optind < argc) {
-    pc_err ("stop", "unexpected argument '%s'", argv[optind]);
+    cmd_err ("stop", "unexpected argument '%s'", argv[optind]);
     return pc_usage_error ("stop");
   }
   control = pc_control_path (control);
   r = pc_control_call (control, PC_CTL_STOP, NULL, 0, CALL_TIMEOUT_MS, NULL);
   if (r < 0) {
-    pc_err ("stop", "%s: %s", control, pc_control_strerror (r));
+    cmd_err ("stop", "%s: %s", control, pc_control_strerror (r));
     return EXIT_ERROR;
   }
   /* The log is complete now; wait (briefly) for the recorder to let go of

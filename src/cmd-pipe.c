@@ -33,13 +33,13 @@ cmd_pipe (int argc, char **argv)
   memset (&sun, 0, sizeof sun);
   sun.sun_family = AF_UNIX;
   if (strlen (argv[1]) >= sizeof sun.sun_path) {
-    pc_err ("pipe", "%s: path too long", argv[1]);
+    cmd_err ("pipe", "%s: path too long", argv[1]);
     return EXIT_ERROR;
   }
   strcpy (sun.sun_path, argv[1]);
   fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0 || connect (fd, (struct sockaddr *) &sun, sizeof sun) < 0) {
-    pc_err ("pipe", "%s: %s", argv[1], strerror (errno));
+    cmd_err ("pipe", "%s: %s", argv[1], strerror (errno));
     return EXIT_ERROR;
   }
   for (;;) {

@@ -102,26 +102,26 @@ cmd_record (int argc, char **argv)
     }
   }
   if (optind < argc) {
-    pc_err ("record", "unexpected argument '%s'", argv[optind]);
+    cmd_err ("record", "unexpected argument '%s'", argv[optind]);
     return pc_usage_error ("record");
   }
   if (cfg.log_path == NULL) {
-    pc_err ("record", "--log FILE is required");
+    cmd_err ("record", "--log FILE is required");
     return pc_usage_error ("record");
   }
   if ((size_arg == NULL) == (cfg.base_path == NULL)) {
-    pc_err ("record", "give exactly one of --size SIZE and --base IMAGE");
+    cmd_err ("record", "give exactly one of --size SIZE and --base IMAGE");
     return pc_usage_error ("record");
   }
   if (cfg.socket_path && cfg.listen_addr) {
-    pc_err ("record", "--socket and --listen exclude each other");
+    cmd_err ("record", "--socket and --listen exclude each other");
     return pc_usage_error ("record");
   }
   if (cfg.listen_addr) {
     char host[256], port[8];
     if (pc_parse_host_port (cfg.listen_addr, "127.0.0.1", host, sizeof host, port,
                             sizeof port) < 0) {
-      pc_err ("record", "--listen %s: not [HOST:]PORT with a port from 1 to 65535",
+      cmd_err ("record", "--listen %s: not [HOST:]PORT with a port from 1 to 65535",
               cfg.listen_addr);
       return pc_usage_error ("record");
     }
@@ -130,7 +130,7 @@ cmd_record (int argc, char **argv)
     r = pc_parse_size (size_arg, &cfg.size);
     if (r < 0 || cfg.size == 0 || cfg.size % PC_NBD_MIN_BLOCK != 0 ||
         cfg.size > PC_DISK_MAX_SIZE) {
-      pc_err ("record", "--size %s: not a multiple of %u bytes from %u bytes to 64 TiB",
+      cmd_err ("record", "--size %s: not a multiple of %u bytes from %u bytes to 64 TiB",
               size_arg, PC_NBD_MIN_BLOCK, PC_NBD_MIN_BLOCK);
       return EXIT_ERROR;
     }
@@ -155,19 +155,19 @@ cmd_record (int argc, char **argv)
 
   r = pc_recorder_new (&cfg, &rec, why, sizeof why);
   if (r < 0) {
-    pc_err ("record", "%s", why);
+    cmd_err ("record", "%s", why);
     free (control);
     return EXIT_ERROR;
   }
 
   if (!foreground) {
     if (pipe2 (ready, O_CLOEXEC) < 0) {
-      pc_err ("record", "pipe: %s", strerror (errno));
+      cmd_err ("record", "pipe: %s", strerror (errno));
       goto fail;
     }
     pid = fork ();
     if (pid < 0) {
-      pc_err ("record", "fork: %s", strerror (errno));
+      cmd_err ("record", "fork: %s", strerror (errno));
       goto fail;
     }
     if (pid > 0) {
@@ -189,12 +189,12 @@ cmd_record (int argc, char **argv)
     }
   }
   if (pidfile && (r = write_pidfile (pidfile)) < 0) {
-    pc_err ("record", "%s: %s", pidfile, strerror (-r));
+    cmd_err ("record", "%s: %s", pidfile, strerror (-r));
     goto fail;
   }
   r = pc_recorder_start (rec);
   if (r < 0) {
-    pc_err ("record", "io_uring: %s", strerror (-r));
+    cmd_err ("record", "io_uring: %s", strerror (-r));
     if (pidfile)
       unlink (pidfile);
     goto fail;
@@ -212,7 +212,7 @@ cmd_record (int argc, char **argv)
   }
   r = pc_recorder_run (rec);
   if (r < 0)
-    pc_err ("record", "%s: %s", cfg.log_path, strerror (-r));
+    cmd_err ("record", "%s: %s", cfg.log_path, strerror (-r));
   pc_recorder_free (rec);
   if (pidfile)
     unlink (pidfile);

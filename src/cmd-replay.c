@@ -71,38 +71,38 @@ cmd_replay (int argc, char **argv)
     }
   }
   if (optind + 1 != argc || at == NULL || out == NULL) {
-    pc_err ("replay", optind + 1 != argc ? "one LOG is required"
+    cmd_err ("replay", optind + 1 != argc ? "one LOG is required"
             : at == NULL ? "--at POINT is required" : "-o IMAGE is required");
     return pc_usage_error ("replay");
   }
   log_path = argv[optind];
   r = pc_index_load (log_path, &ix);
   if (r < 0) {
-    pc_err ("replay", "%s: %s", log_path, pc_log_strerror (r));
+    cmd_err ("replay", "%s: %s", log_path, pc_log_strerror (r));
     return EXIT_ERROR;
   }
   if (ix.end == PC_END_CORRUPT) {
     char m[256];
-    pc_err ("replay", "%s: %s", log_path, pc_log_corrupt_message (ix.log, m, sizeof m));
+    cmd_err ("replay", "%s: %s", log_path, pc_log_corrupt_message (ix.log, m, sizeof m));
     pc_index_free (&ix);
     return EXIT_ERROR;
   }
   if (pc_state_parse (&ix, at, &s, why, sizeof why) < 0) {
-    pc_err ("replay", "--at %s: %s", at, why);
+    cmd_err ("replay", "--at %s: %s", at, why);
     pc_index_free (&ix);
     return EXIT_ERROR;
   }
   if (pc_index_read_base (&ix, base_path, &base, &base_size, why, sizeof why) < 0) {
-    pc_err ("replay", "%s", why);
+    cmd_err ("replay", "%s", why);
     goto out;
   }
   if (stat (out, &st) == 0 && !S_ISREG (st.st_mode)) {
-    pc_err ("replay", "%s: not a regular file", out);
+    cmd_err ("replay", "%s: not a regular file", out);
     goto out;
   }
   fd = open (out, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    pc_err ("replay", "%s: %s", out, strerror (errno));
+    cmd_err ("replay", "%s: %s", out, strerror (errno));
     goto out;
   }
   r = pc_image_new (ix.hdr.devsize, base, fd, flags, &im);
@@ -113,7 +113,7 @@ cmd_replay (int argc, char **argv)
   if (r >= 0 && fsync (fd) < 0)
     r = -errno;
   if (r < 0) {
-    pc_err ("replay", "%s: %s", out, strerror (-r));
+    cmd_err ("replay", "%s: %s", out, strerror (-r));
     goto out;
   }
   ret = EXIT_OK;

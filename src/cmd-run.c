@@ -107,7 +107,7 @@ static void
 sysctl_waiting (void *ctx, const char *name, long pid)
 {
   (void) ctx;
-  pc_err ("run", "%s is held by another run (pid %ld) with another value: waiting", name, pid);
+  cmd_err ("run", "%s is held by another run (pid %ld) with another value: waiting", name, pid);
 }
 
 /* compare.h's problem callback: one line on stderr. */
@@ -115,7 +115,7 @@ static void
 problem_line (void *ctx, const char *line)
 {
   (void) ctx;
-  pc_err ("run", "%s", line);
+  cmd_err ("run", "%s", line);
 }
 
 int
@@ -179,7 +179,7 @@ cmd_run (int argc, char **argv)
     }
     case 't':
       if (strcmp (optarg, "ext2") && strcmp (optarg, "ext3") && strcmp (optarg, "ext4")) {
-        pc_err ("run", "--fs %s: not ext2, ext3 or ext4", optarg);
+        cmd_err ("run", "--fs %s: not ext2, ext3 or ext4", optarg);
         return EXIT_ERROR;
       }
       if (nfs == PC_MAX_CONFIGS)
@@ -191,7 +191,7 @@ cmd_run (int argc, char **argv)
       if (nspec == PC_MAX_CONFIGS)
         goto too_many;
       if (pc_config_parse (optarg, &specs[nspec], why, sizeof why) < 0) {
-        pc_err ("run", "%s", why);
+        cmd_err ("run", "%s", why);
         return EXIT_ERROR;
       }
       nspec++;
@@ -200,7 +200,7 @@ cmd_run (int argc, char **argv)
       if (nmo == PC_MAX_CONFIGS)
         goto too_many;
       if (strchr (optarg, ' ') || strchr (optarg, '\t')) {
-        pc_err ("run", "--mount-opts '%s': options are separated by commas, not blanks", optarg);
+        cmd_err ("run", "--mount-opts '%s': options are separated by commas, not blanks", optarg);
         return EXIT_ERROR;
       }
       mos[nmo++] = optarg;
@@ -210,7 +210,7 @@ cmd_run (int argc, char **argv)
        * past 1 TiB that is more than a machine is likely to have. */
       if (pc_parse_size (optarg, &rc.size) < 0 || rc.size < (UINT64_C(16) << 20) ||
           rc.size > (UINT64_C(1) << 40) || rc.size % 4096) {
-        pc_err ("run", "--size %s: not a size from 16M to 1T in whole 4K blocks", optarg);
+        cmd_err ("run", "--size %s: not a size from 16M to 1T in whole 4K blocks", optarg);
         return EXIT_ERROR;
       }
       break;
@@ -224,14 +224,14 @@ cmd_run (int argc, char **argv)
       else if (strcmp (optarg, "vm") == 0)
         rc.attach = PC_ATTACH_VM;
       else {
-        pc_err ("run", "--attach %s: not auto, nbd, fuse or vm", optarg);
+        cmd_err ("run", "--attach %s: not auto, nbd, fuse or vm", optarg);
         return EXIT_ERROR;
       }
       break;
     case OPT_KERNEL: rc.kernel = optarg; break;
     case OPT_VERIFY:
       if (*optarg == '\0') {
-        pc_err ("run", "--verify: an empty command");
+        cmd_err ("run", "--verify: an empty command");
         return EXIT_ERROR;
       }
       verify = optarg;
@@ -240,13 +240,13 @@ cmd_run (int argc, char **argv)
     case OPT_CONNS:
       rc.connections = (unsigned) strtoul (optarg, &end, 10);
       if (*end || rc.connections < 1 || rc.connections > 16) {
-        pc_err ("run", "--connections %s: not a number from 1 to 16", optarg);
+        cmd_err ("run", "--connections %s: not a number from 1 to 16", optarg);
         return EXIT_ERROR;
       }
       break;
     case 'm':
       if (pc_model_parse (optarg, &model) < 0) {
-        pc_err ("run", "--model %s: not flush, write, reorder[:K] or torn[:K]", optarg);
+        cmd_err ("run", "--model %s: not flush, write, reorder[:K] or torn[:K]", optarg);
         return EXIT_ERROR;
       }
       break;
@@ -259,7 +259,7 @@ cmd_run (int argc, char **argv)
       v = strtoul (optarg, &end, 10);
       if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
           (c != OPT_SEED && (v == 0 || v > 100000))) {
-        pc_err ("run", "%s: not a %snumber", optarg, c == OPT_SEED ? "" : "positive ");
+        cmd_err ("run", "%s: not a %snumber", optarg, c == OPT_SEED ? "" : "positive ");
         return EXIT_ERROR;
       }
       if (c == OPT_SEED)
@@ -282,7 +282,7 @@ cmd_run (int argc, char **argv)
   model.seed = rc.seed;
   if (optind < argc) {
     if (wname) {
-      pc_err ("run", "give either --workload or a command, not both");
+      cmd_err ("run", "give either --workload or a command, not both");
       return pc_usage_error ("run");
     }
     rc.command = argv + optind;
@@ -290,7 +290,7 @@ cmd_run (int argc, char **argv)
   else if (wname) {
     rc.workload = pc_workload_find (wname);
     if (rc.workload == NULL) {
-      pc_err ("run", "--workload %s: no such workload (see --list-workloads)", wname);
+      cmd_err ("run", "--workload %s: no such workload (see --list-workloads)", wname);
       return EXIT_ERROR;
     }
   }
@@ -340,18 +340,18 @@ cmd_run (int argc, char **argv)
   }
 
   if (geteuid () != 0 && rc.attach != PC_ATTACH_VM) {
-    pc_err ("run", "needs root (to attach a block device, make and mount a filesystem)");
+    cmd_err ("run", "needs root (to attach a block device, make and mount a filesystem)");
     return EXIT_ERROR;
   }
   n = readlink ("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) {
-    pc_err ("run", "/proc/self/exe: %s", strerror (errno));
+    cmd_err ("run", "/proc/self/exe: %s", strerror (errno));
     return EXIT_ERROR;
   }
   self[n] = '\0';
   rc.self = self;
   if (pc_mkdir_p (out) < 0) {
-    pc_err ("run", "%s: %s", out, strerror (errno));
+    cmd_err ("run", "%s: %s", out, strerror (errno));
     return EXIT_ERROR;
   }
   /* Two runs at once must not write over each other's output. */
@@ -361,7 +361,7 @@ cmd_run (int argc, char **argv)
     snprintf (lockp, sizeof lockp, "%s/.lock", out);
     lfd = open (lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lfd < 0 || flock (lfd, LOCK_EX | LOCK_NB) < 0) {
-      pc_err ("run", "%s: %s", out, lfd < 0 ? strerror (errno)
+      cmd_err ("run", "%s: %s", out, lfd < 0 ? strerror (errno)
               : "another run is writing there (choose another --out)");
       return EXIT_ERROR;
     }
@@ -384,11 +384,11 @@ cmd_run (int argc, char **argv)
     if (geteuid () == 0) {
       r = pc_sysctl_recover (&rc.sysctl_host, done, sizeof done, why, sizeof why);
       if (r < 0) {
-        pc_err ("run", "%s", why);
+        cmd_err ("run", "%s", why);
         return EXIT_ERROR;
       }
       if (r > 0)
-        pc_err ("run", "put back what an earlier run that did not finish had set: %s", done);
+        cmd_err ("run", "put back what an earlier run that did not finish had set: %s", done);
     }
   }
   pc_catch_stop_signals ();
@@ -422,7 +422,7 @@ cmd_run (int argc, char **argv)
     }
   }
   if (pc_stop_requested) {
-    pc_err ("run", "interrupted: everything it started is torn down");
+    cmd_err ("run", "interrupted: everything it started is torn down");
     return EXIT_ERROR;
   }
   if (ncf > 1) {
@@ -442,7 +442,7 @@ cmd_run (int argc, char **argv)
     snprintf (path, sizeof path, "%s/report.json", out);
     if (pc_compare_json (path, rc.workload ? rc.workload->name : rc.command[0], cf, ncf) < 0 ||
         pc_compare_html (out, rc.workload ? rc.workload->name : rc.command[0], cf, ncf) < 0) {
-      pc_err ("run", "%s: cannot write the comparison", out);
+      cmd_err ("run", "%s: cannot write the comparison", out);
       error = true;
     }
   }
@@ -451,6 +451,6 @@ cmd_run (int argc, char **argv)
   return error ? EXIT_ERROR : failed ? EXIT_PROBLEMS : EXIT_OK;
 
 too_many:
-  pc_err ("run", "at most %d configurations", PC_MAX_CONFIGS);
+  cmd_err ("run", "at most %d configurations", PC_MAX_CONFIGS);
   return EXIT_ERROR;
 }

@@ -54,7 +54,7 @@ cmd_workload (int argc, char **argv)
       v = strtoul (optarg, &end, 10);
       if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
           (c != OPT_SEED && v > 100000)) {
-        pc_err ("workload", "%s: not a number", optarg);
+        cmd_err ("workload", "%s: not a number", optarg);
         return EXIT_ERROR;
       }
       if (c == OPT_SEED)
@@ -83,17 +83,17 @@ cmd_workload (int argc, char **argv)
     }
   }
   if (optind + 1 != argc) {
-    pc_err ("workload", "one workload NAME is required");
+    cmd_err ("workload", "one workload NAME is required");
     return pc_usage_error ("workload");
   }
   w = pc_workload_find (argv[optind]);
   if (w == NULL) {
-    pc_err ("workload", "%s: no such workload (see 'powercut run --list-workloads')",
+    cmd_err ("workload", "%s: no such workload (see 'powercut run --list-workloads')",
             argv[optind]);
     return EXIT_ERROR;
   }
   if (dir && chdir (dir) < 0) {
-    pc_err ("workload", "%s: %s", dir, strerror (errno));
+    cmd_err ("workload", "%s: %s", dir, strerror (errno));
     return EXIT_ERROR;
   }
   env.control = pc_control_path (control);
@@ -103,7 +103,7 @@ cmd_workload (int argc, char **argv)
   env.trace = trace_line;
   r = w->run (&env);
   if (r < 0) {
-    pc_err ("workload", "%s: %s", w->name, strerror (-r));
+    cmd_err ("workload", "%s: %s", w->name, strerror (-r));
     return EXIT_ERROR;
   }
   return EXIT_OK;

@@ -24,7 +24,7 @@ int cmd_pipe (int argc, char **argv);
 
 struct pc_index;
 /* Prints "powercut SUB: message" to stderr (printf-style). */
-void pc_err (const char *sub, const char *fmt, ...)
+void cmd_err (const char *sub, const char *fmt, ...)
   __attribute__ ((format (printf, 2, 3)));
 
 /* Prints the usage hint for a bad command line and returns EXIT_ERROR. */

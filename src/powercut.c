@@ -27,7 +27,7 @@ static const struct {
 };
 
 void
-pc_err (const char *sub, const char *fmt, ...)
+cmd_err (const char *sub, const char *fmt, ...)
 {
   va_list ap;
 
@@ -122,7 +122,7 @@ main (int argc, char **argv)
     argv[1] = prog;
     return commands[i].fn (argc - 1, argv + 1);
   }
-  pc_err (NULL, "unknown command '%s'", argv[1]);
+  cmd_err (NULL, "unknown command '%s'", argv[1]);
   fprintf (stderr, "try 'powercut --help'\n");
   return EXIT_ERROR;
 }

@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "format/control.h"
+#include "util/err.h"
 #include "util/util.h"
 #include "unit.h"
 
@@ -124,6 +126,40 @@ START_TEST (test_ctl_wire)
 }
 END_TEST
 
+START_TEST (test_err)
+{
+  struct pc_err err = { "" };
+  static char big[3000];
+  volatile sig_atomic_t flag = 0;
+
+  /* a reason, and the errno returned */
+  ck_assert_int_eq (pc_err_set (&err, ENOENT, "%s: %s", "app.log", "no such file"), -ENOENT);
+  ck_assert_str_eq (err.msg, "app.log: no such file");
+  ck_assert_int_eq (pc_err_prefix (&err, ENOENT, "record %d", 3), -ENOENT);
+  ck_assert_str_eq (err.msg, "record 3: app.log: no such file");
+  /* no err: only the errno */
+  ck_assert_int_eq (pc_err_set (NULL, EIO, "x"), -EIO);
+  ck_assert_int_eq (pc_err_prefix (NULL, EIO, "x"), -EIO);
+  /* whatever the lengths, a string that fits */
+  memset (big, 'a', sizeof big - 1);
+  pc_err_set (&err, EINVAL, "%s", big);
+  ck_assert_uint_eq (strlen (err.msg), PC_ERR_MAX - 1);
+  pc_err_prefix (&err, EINVAL, "%s", big);
+  ck_assert_uint_lt (strlen (err.msg), PC_ERR_MAX);
+  pc_err_set (&err, EINVAL, "tail");
+  pc_err_prefix (&err, EINVAL, "%s", big);
+  ck_assert_uint_lt (strlen (err.msg), PC_ERR_MAX);
+  /* interruption: one flag, set by the program */
+  ck_assert (!pc_interrupted ());
+  pc_interrupt_flag (&flag);
+  ck_assert (!pc_interrupted ());
+  flag = 1;
+  ck_assert (pc_interrupted ());
+  pc_interrupt_flag (NULL);
+  ck_assert (!pc_interrupted ());
+}
+END_TEST
+
 int
 main (void)
 {
@@ -135,6 +171,7 @@ main (void)
   tcase_add_test (tc, test_byte_order);
   tcase_add_test (tc, test_host_port);
   tcase_add_test (tc, test_ctl_wire);
+  tcase_add_test (tc, test_err);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
