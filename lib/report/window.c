@@ -10,6 +10,7 @@
 
 #include "report/jsonio.h"
 #include "report/report.h"
+#include "report/reportint.h"
 #include "result/result.h"
 
 static int
@@ -155,15 +156,6 @@ pc_windows_text (FILE *f, const struct pc_check_result *res)
 }
 
 /* Seconds, to the microsecond. */
-static json_object *
-seconds_json (uint64_t ns)
-{
-  char buf[32];
-
-  snprintf (buf, sizeof buf, "%.6f", SEC (ns));
-  return json_object_new_double_s (SEC (ns), buf);
-}
-
 json_object *
 pc_windows_summary_json (const struct pc_window_summary *s)
 {
@@ -172,13 +164,13 @@ pc_windows_summary_json (const struct pc_window_summary *s)
   if (o == NULL)
     return NULL;
   json_object_object_add (o, "versions", json_object_new_int64 ((int64_t) s->n));
-  json_object_object_add (o, "longest", s->longest != SIZE_MAX ? seconds_json (s->longest_ns) : NULL);
-  json_object_object_add (o, "median", s->longest != SIZE_MAX ? seconds_json (s->median_ns) : NULL);
+  json_object_object_add (o, "longest", s->longest != SIZE_MAX ? pc_json_seconds (s->longest_ns) : NULL);
+  json_object_object_add (o, "median", s->longest != SIZE_MAX ? pc_json_seconds (s->median_ns) : NULL);
   json_object_object_add (o, "not_durable", json_object_new_int64 ((int64_t) s->never));
-  json_object_object_add (o, "open", seconds_json (s->open_ns));
+  json_object_object_add (o, "open", pc_json_seconds (s->open_ns));
   json_object_object_add (o, "exposed_versions", json_object_new_int64 ((int64_t) s->exposed));
   json_object_object_add (o, "acknowledged_lost", json_object_new_boolean (s->ack_exposed != SIZE_MAX));
-  json_object_object_add (o, "acknowledged_exposed", seconds_json (s->ack_exposed_ns));
+  json_object_object_add (o, "acknowledged_exposed", pc_json_seconds (s->ack_exposed_ns));
   return o;
 }
 
@@ -201,16 +193,16 @@ pc_windows_json (const struct pc_check_result *res)
     pc_json_add_bytes (v, "path", w->path);
     json_object_object_add (v, "mark", json_object_new_string (w->mark));
     json_object_object_add (v, "mark_record", json_object_new_int64 ((int64_t) w->mark_record));
-    json_object_object_add (v, "written", seconds_json (w->written_ns));
+    json_object_object_add (v, "written", pc_json_seconds (w->written_ns));
     json_object_object_add (v, "durable", w->durable_ns >= 0
-                            ? seconds_json ((uint64_t) w->durable_ns) : NULL);
-    json_object_object_add (v, "window", w->durable_ns >= 0 ? seconds_json (w->window_ns) : NULL);
-    json_object_object_add (v, "exposed", seconds_json (w->exposed_ns));
+                            ? pc_json_seconds ((uint64_t) w->durable_ns) : NULL);
+    json_object_object_add (v, "window", w->durable_ns >= 0 ? pc_json_seconds (w->window_ns) : NULL);
+    json_object_object_add (v, "exposed", pc_json_seconds (w->exposed_ns));
     json_object_object_add (v, "acknowledged", w->ack[0] ? json_object_new_string (w->ack) : NULL);
     if (w->ack[0]) {
       json_object_object_add (v, "acknowledged_record", json_object_new_int64 ((int64_t) w->ack_record));
-      json_object_object_add (v, "acknowledged_at", seconds_json (w->ack_ns));
-      json_object_object_add (v, "acknowledged_exposed", seconds_json (w->ack_exposed_ns));
+      json_object_object_add (v, "acknowledged_at", pc_json_seconds (w->ack_ns));
+      json_object_object_add (v, "acknowledged_exposed", pc_json_seconds (w->ack_exposed_ns));
     }
     json_object_object_add (v, "lost_until", w->lost_until >= 0
                             ? json_object_new_string (res->points[w->lost_until].id) : NULL);

@@ -1,0 +1,42 @@
+/* reportint.h: what the report writers share inside report/: one JSON
+ * writer per object, so that the JSON report, the HTML page and run's
+ * comparison say the same thing the same way.
+ *
+ * Objects are written in one of two forms.  PC_JSON_EXACT is the JSON
+ * report's: every path and text as its exact bytes (jsonio.h: UTF-8 as it
+ * is, else a display form with the bytes in hex beside it), every finding
+ * of a point.  PC_JSON_SHOWN is the page's: paths and texts as people see
+ * them (finding.h's display forms), and only the findings that fail.
+ * Every writer returns NULL only when out of memory.
+ */
+#ifndef POWERCUT_REPORTINT_H
+#define POWERCUT_REPORTINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "result/result.h"
+
+enum pc_json_form { PC_JSON_EXACT, PC_JSON_SHOWN };
+
+/* Seconds to the microsecond, written with six decimals. */
+json_object *pc_json_seconds (uint64_t ns);
+
+/* {"points": ..., "unique": ..., and a count per verdict, by name}. */
+json_object *pc_json_totals (const size_t count[PC_V_COUNT], size_t points, size_t unique);
+
+/* {"verdict", "path", "found", "allowed"}. */
+json_object *pc_json_finding (const struct pc_finding *fd, enum pc_json_form form);
+
+/* A point: id, record, time, dropped, torn, verdict, same_as,
+ * fsck_same_as, evidence (its lines), findings and the replay command. */
+json_object *pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
+                            enum pc_json_form form);
+
+/* Adds key: s in form (a path if path, else a line of text). */
+void pc_json_add_text (json_object *o, const char *key, const char *s, bool path,
+                       enum pc_json_form form);
+
+#endif
