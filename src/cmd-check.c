@@ -27,7 +27,10 @@ usage (FILE *f)
 "reboot would, check it with e2fsck, and report the points where the\n"
 "filesystem did not survive.\n"
 "\n"
-"  -m, --model MODEL     flush (default), write, reorder[:K] or torn[:K]\n"
+"  -m, --model MODEL     the crash model (default %s; K <= %d, default %d):\n",
+           pc_model_name (PC_MODEL_FLUSH), PC_MODEL_MAX_K, PC_MODEL_DEFAULT_K);
+  pc_model_help (f, "                          ");
+  fprintf (f,
 "      --seed N          seed of the sampled reorder/torn states (default 0)\n"
 "  -F, --from MARK       check from this mark on (default: the first mark)\n"
 "  -j, --jobs N          checking processes (default: the number of CPUs)\n"
@@ -201,6 +204,7 @@ cmd_check (int argc, char **argv)
   bool quiet = false, shard_given = false;
   unsigned long v;
   char why[1024];
+  struct pc_err err;
   long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
   int c, r;
 
@@ -213,9 +217,8 @@ cmd_check (int argc, char **argv)
     switch (c) {
     case 'm': {
       uint64_t seed = cfg.model.seed;
-      if (pc_model_parse (optarg, &cfg.model) < 0) {
-        cmd_err ("check", "--model %s: not flush, write, reorder[:K] or torn[:K] (K <= %d)",
-                optarg, PC_MODEL_MAX_K);
+      if (pc_model_spec_parse (optarg, &cfg.model, &err) < 0) {
+        cmd_err ("check", "--model %s: %s", optarg, err.msg);
         return EXIT_ERROR;
       }
       cfg.model.seed = seed;

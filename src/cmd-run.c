@@ -245,8 +245,9 @@ cmd_run (int argc, char **argv)
       }
       break;
     case 'm':
-      if (pc_model_parse (optarg, &model) < 0) {
-        cmd_err ("run", "--model %s: not flush, write, reorder[:K] or torn[:K]", optarg);
+      if (pc_model_spec_parse (optarg, &model, NULL) < 0) {
+        char names[256];
+        cmd_err ("run", "--model %s: not %s", optarg, pc_model_names (names, sizeof names));
         return EXIT_ERROR;
       }
       break;

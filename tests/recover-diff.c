@@ -88,7 +88,7 @@ main (int argc, char **argv)
   char path[4096];
   int fd, r;
 
-  if (log == NULL || (argc > 2 && pc_model_parse (argv[2], &model) < 0)) {
+  if (log == NULL || (argc > 2 && pc_model_spec_parse (argv[2], &model, NULL) < 0)) {
     fprintf (stderr, "usage: recover-diff LOG [MODEL] [TMPDIR]\n");
     return 2;
   }

@@ -13,48 +13,119 @@
 #include "format/mark.h"
 #include "util/util.h"
 
+/* The crash models, in the order --help lists them.  Adding one: an entry
+ * here (its name, whether it takes :K, its line for --help, and the
+ * function that enumerates its states at each record), its kind in
+ * crash.h's enum pc_model_kind, that function below (beside the others),
+ * its paragraph under "Crash models" in man/powercut-check.1, and its name
+ * in the --model lists of powercut-check.1 and powercut-run.1.  The
+ * commands take their help and their messages from this table. */
+struct walk;
+static int step_flush (struct walk *wk, uint64_t c, const struct pc_record *rec);
+static int step_write (struct walk *wk, uint64_t c, const struct pc_record *rec);
+static int step_reorder (struct walk *wk, uint64_t c, const struct pc_record *rec);
+
+static const struct model_entry {
+  struct pc_model_info info;
+  /* Adds the states of the crash point c, if any (c >= the first point
+   * wanted), and follows what is in flight.  Returns 0 or -ENOMEM. */
+  int (*step) (struct walk *wk, uint64_t c, const struct pc_record *rec);
+} models[] = {
+  { { PC_MODEL_FLUSH, "flush", false, "a state at each flush and FUA write" },
+    step_flush },
+  { { PC_MODEL_WRITE, "write", false, "a state after every record" },
+    step_write },
+  { { PC_MODEL_REORDER, "reorder", true,
+      "any of the writes since a flush are lost" },
+    step_reorder },
+  { { PC_MODEL_TORN, "torn", true,
+      "reorder, and a write torn in its sectors" },
+    step_reorder },
+};
+
+static const struct model_entry *
+model_entry (enum pc_model_kind kind)
+{
+  for (size_t i = 0; i < PC_ARRAY_SIZE (models); i++)
+    if (models[i].info.kind == kind)
+      return &models[i];
+  return NULL;
+}
+
+const struct pc_model_info *
+pc_model_info (size_t i)
+{
+  return i < PC_ARRAY_SIZE (models) ? &models[i].info : NULL;
+}
+
+char *
+pc_model_names (char *buf, size_t len)
+{
+  size_t pos = 0, n = PC_ARRAY_SIZE (models);
+
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && pos < len; i++)
+    pos += (size_t) snprintf (buf + pos, len - pos, "%s%s%s",
+                              i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                              models[i].info.name, models[i].info.takes_k ? "[:K]" : "");
+  return buf;
+}
+
+void
+pc_model_help (FILE *f, const char *indent)
+{
+  for (size_t i = 0; i < PC_ARRAY_SIZE (models); i++) {
+    char name[32];
+    snprintf (name, sizeof name, "%s%s", models[i].info.name,
+              models[i].info.takes_k ? ":K" : "");
+    fprintf (f, "%s%-10s %s\n", indent, name, models[i].info.what);
+  }
+}
+
 int
-pc_model_parse (const char *s, struct pc_model *ret_model)
+pc_model_spec_parse (const char *spec, struct pc_model *ret_model, struct pc_err *err)
 {
   struct pc_model m = { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
-  const char *colon = strchr (s, ':');
-  size_t n = colon ? (size_t) (colon - s) : strlen (s);
+  const char *colon = strchr (spec, ':');
+  size_t n = colon ? (size_t) (colon - spec) : strlen (spec);
+  const struct model_entry *e = NULL;
+  char names[256];
 
-  if (n == 5 && strncmp (s, "flush", 5) == 0)
-    m.kind = PC_MODEL_FLUSH;
-  else if (n == 5 && strncmp (s, "write", 5) == 0)
-    m.kind = PC_MODEL_WRITE;
-  else if (n == 7 && strncmp (s, "reorder", 7) == 0)
-    m.kind = PC_MODEL_REORDER;
-  else if (n == 4 && strncmp (s, "torn", 4) == 0)
-    m.kind = PC_MODEL_TORN;
-  else
-    return -EINVAL;
+  for (size_t i = 0; i < PC_ARRAY_SIZE (models) && e == NULL; i++)
+    if (strlen (models[i].info.name) == n && strncmp (spec, models[i].info.name, n) == 0)
+      e = &models[i];
+  if (e == NULL)
+    goto bad;
+  m.kind = e->info.kind;
   if (colon) {
     char *end;
     unsigned long k;
-    if (m.kind == PC_MODEL_FLUSH || m.kind == PC_MODEL_WRITE || colon[1] < '0' ||
-        colon[1] > '9')
-      return -EINVAL;
+    if (!e->info.takes_k || colon[1] < '0' || colon[1] > '9')
+      goto bad;
     k = strtoul (colon + 1, &end, 10);
     if (*end != '\0' || k > PC_MODEL_MAX_K)
-      return -EINVAL;
+      goto bad;
     m.k = (unsigned) k;
   }
   *ret_model = m;
   return 0;
+bad:
+  return pc_err_set (err, EINVAL, "not %s (K <= %d)", pc_model_names (names, sizeof names),
+                     PC_MODEL_MAX_K);
+}
+
+int
+pc_model_parse (const char *s, struct pc_model *ret_model)
+{
+  return pc_model_spec_parse (s, ret_model, NULL);
 }
 
 const char *
 pc_model_name (enum pc_model_kind kind)
 {
-  switch (kind) {
-  case PC_MODEL_FLUSH: return "flush";
-  case PC_MODEL_WRITE: return "write";
-  case PC_MODEL_REORDER: return "reorder";
-  case PC_MODEL_TORN: return "torn";
-  }
-  return "unknown";
+  const struct model_entry *e = model_entry (kind);
+
+  return e ? e->info.name : "unknown";
 }
 
 int
@@ -368,68 +439,89 @@ enum_torn_point (struct slist *l, const struct pc_model *m, uint64_t c,
   return r;
 }
 
+/* The walk over a log's records that enumerates a model's states. */
+struct walk {
+  const struct pc_index *ix;
+  const struct pc_model *model;
+  uint64_t from;                /* the first crash point wanted */
+  struct slist l;               /* the states */
+  uint64_t base;                /* records [0, base) are durable (reorder, torn) */
+  uint64_t *w;                  /* the data records in flight since then */
+  size_t nw, capw;
+};
+
+/* A state with records 0..c applied, if c is wanted. */
+static int
+add_point (struct walk *wk, uint64_t c)
+{
+  if (c < wk->from)
+    return 0;
+  return slist_add (&wk->l, c, c + 1) ? 0 : -ENOMEM;
+}
+
+static int
+step_flush (struct walk *wk, uint64_t c, const struct pc_record *rec)
+{
+  if (rec->type == PC_REC_FLUSH || (pc_rec_is_data (rec) && (rec->flags & PC_REC_F_FUA)))
+    return add_point (wk, c);
+  return 0;
+}
+
+static int
+step_write (struct walk *wk, uint64_t c, const struct pc_record *rec)
+{
+  (void) rec;
+  return add_point (wk, c);
+}
+
+/* reorder and torn: at a flush, one state and nothing in flight; at a data
+ * record, the subsets of what is in flight (and for torn, the record
+ * itself cut), then the record is in flight too unless it is FUA. */
+static int
+step_reorder (struct walk *wk, uint64_t c, const struct pc_record *rec)
+{
+  const struct pc_model *m = wk->model;
+  uint32_t sector = wk->ix->hdr.sector;
+  int r = 0;
+
+  if (rec->type == PC_REC_FLUSH) {
+    wk->nw = 0;
+    wk->base = c + 1;
+    return add_point (wk, c);
+  }
+  if (!pc_rec_is_data (rec))
+    return 0;
+  if (c >= wk->from) {
+    r = enum_reorder_point (&wk->l, m, c, wk->base, wk->w, wk->nw);
+    if (r == 0 && m->kind == PC_MODEL_TORN && rec->type == PC_REC_WRITE &&
+        rec->length / sector > 1)
+      r = enum_torn_point (&wk->l, m, c, wk->base, rec->length / sector);
+  }
+  if (r == 0 && !(rec->flags & PC_REC_F_FUA)) {
+    if (pc_grow (&wk->w, &wk->capw, wk->nw + 1, sizeof *wk->w, 64) < 0)
+      return -ENOMEM;
+    wk->w[wk->nw++] = c;
+  }
+  return r;
+}
+
 int
 pc_states_enumerate (const struct pc_index *ix, const struct pc_model *model,
                      uint64_t from, struct pc_state **ret_states, size_t *ret_n)
 {
-  struct slist l = { 0 };
-  uint64_t *w = NULL, base = 0;
-  size_t nw = 0, capw = 0;
-  int r = 0;
+  const struct model_entry *e = model_entry (model->kind);
+  struct walk wk = { .ix = ix, .model = model, .from = from };
+  int r = e ? 0 : -EINVAL;
 
-  for (uint64_t c = 0; c < ix->n && r == 0; c++) {
-    const struct pc_record *rec = &ix->recs[c];
-    bool data = pc_rec_is_data (rec), fua = rec->flags & PC_REC_F_FUA;
-
-    switch (model->kind) {
-    case PC_MODEL_FLUSH:
-      if (c >= from && (rec->type == PC_REC_FLUSH || (data && fua)))
-        r = slist_add (&l, c, c + 1) ? 0 : -ENOMEM;
-      break;
-    case PC_MODEL_WRITE:
-      if (c >= from)
-        r = slist_add (&l, c, c + 1) ? 0 : -ENOMEM;
-      break;
-    case PC_MODEL_REORDER:
-    case PC_MODEL_TORN:
-      if (rec->type == PC_REC_FLUSH) {
-        if (c >= from)
-          r = slist_add (&l, c, c + 1) ? 0 : -ENOMEM;
-        nw = 0;
-        base = c + 1;
-        break;
-      }
-      if (!data)
-        break;
-      if (c >= from) {
-        r = enum_reorder_point (&l, model, c, base, w, nw);
-        if (r == 0 && model->kind == PC_MODEL_TORN && rec->type == PC_REC_WRITE &&
-            rec->length / ix->hdr.sector > 1)
-          r = enum_torn_point (&l, model, c, base, rec->length / ix->hdr.sector);
-      }
-      if (!fua) {
-        if (nw == capw) {
-          size_t ncap = capw ? capw * 2 : 64;
-          uint64_t *nwp = realloc (w, ncap * sizeof *nwp);
-          if (nwp == NULL) {
-            r = -ENOMEM;
-            break;
-          }
-          w = nwp;
-          capw = ncap;
-        }
-        w[nw++] = c;
-      }
-      break;
-    }
-  }
-  free (w);
+  for (uint64_t c = 0; c < ix->n && r == 0; c++)
+    r = e->step (&wk, c, &ix->recs[c]);
+  free (wk.w);
   if (r < 0) {
-    pc_states_free (l.v, l.n);
+    pc_states_free (wk.l.v, wk.l.n);
     return r;
   }
-  *ret_states = l.v;
-  *ret_n = l.n;
+  *ret_states = wk.l.v;
+  *ret_n = wk.l.n;
   return 0;
 }
 

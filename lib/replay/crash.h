@@ -32,9 +32,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "replay/image.h"
 #include "format/log.h"
+#include "replay/image.h"
+#include "util/err.h"
 
 enum pc_model_kind { PC_MODEL_FLUSH, PC_MODEL_WRITE, PC_MODEL_REORDER, PC_MODEL_TORN };
 
@@ -48,9 +50,36 @@ struct pc_model {
   uint64_t seed;
 };
 
-/* Parses "flush", "write", "reorder[:K]" or "torn[:K]". Returns 0 or -EINVAL. */
+/* What a model is (crash.c's table of them: adding a model is an entry
+ * there, its kind here, and its enumeration). */
+struct pc_model_info {
+  enum pc_model_kind kind;
+  const char *name;             /* "reorder" */
+  bool takes_k;                 /* it takes :K */
+  const char *what;             /* one line for --help */
+};
+
+/* The i-th model, in the order help lists them, or NULL after the last. */
+const struct pc_model_info *pc_model_info (size_t i);
+
+/* Parses a model, "NAME" or "NAME:K" (0 <= K <= PC_MODEL_MAX_K; K only for
+ * a model that takes it), into *ret_model with seed 0 and K by default
+ * PC_MODEL_DEFAULT_K.  Returns 0, or -EINVAL with "not flush, write,
+ * reorder[:K] or torn[:K] (K <= 16)" in err. */
+int pc_model_spec_parse (const char *spec, struct pc_model *ret_model, struct pc_err *err);
+
+/* pc_model_spec_parse without a reason (for callers not yet on pc_err). */
 int pc_model_parse (const char *s, struct pc_model *ret_model);
+
 const char *pc_model_name (enum pc_model_kind kind);
+
+/* The models' names for a sentence, "flush, write, reorder[:K] or
+ * torn[:K]", into buf (always NUL-terminated).  Returns buf. */
+char *pc_model_names (char *buf, size_t len);
+
+/* Writes one line per model for --help: indent, its name (with ":K" if it
+ * takes one) in a column, and what it is. */
+void pc_model_help (FILE *f, const char *indent);
 
 /* All records of a log, in memory (the data stays in the log's mapping). */
 struct pc_index {

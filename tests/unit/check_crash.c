@@ -133,6 +133,86 @@ START_TEST (test_models_parse)
 }
 END_TEST
 
+/* The table of models: every entry parses back to itself, takes :K or
+ * not as it says, and has a name, a line of help and its states. */
+START_TEST (test_models_table)
+{
+  const struct pc_model_info *mi;
+  struct pc_err err = { "" };
+  struct pc_model m;
+  char spec[64], names[256];
+  size_t i;
+
+  for (i = 0; (mi = pc_model_info (i)) != NULL; i++) {
+    struct pc_state *s;
+    size_t n;
+    ck_assert_int_eq (pc_model_spec_parse (mi->name, &m, &err), 0);
+    ck_assert_int_eq (m.kind, mi->kind);
+    ck_assert_uint_eq (m.k, PC_MODEL_DEFAULT_K);
+    ck_assert_uint_eq (m.seed, 0);
+    ck_assert_str_eq (pc_model_name (mi->kind), mi->name);
+    ck_assert (mi->what != NULL && mi->what[0] != '\0' && strlen (mi->what) <= 42);
+    snprintf (spec, sizeof spec, "%s:3", mi->name);
+    ck_assert_int_eq (pc_model_spec_parse (spec, &m, &err), mi->takes_k ? 0 : -EINVAL);
+    if (mi->takes_k)
+      ck_assert_uint_eq (m.k, 3);
+    ck_assert_int_eq (pc_states_enumerate (&ix, &m, 0, &s, &n), 0);
+    ck_assert_uint_ge (n, 1);
+    pc_states_free (s, n);
+  }
+  ck_assert_uint_eq (i, 4);
+  ck_assert_str_eq (pc_model_names (names, sizeof names),
+                    "flush, write, reorder[:K] or torn[:K]");
+  /* cut short, still a string */
+  ck_assert_str_eq (pc_model_names (names, 8), "flush, ");
+}
+END_TEST
+
+START_TEST (test_models_spec_errors)
+{
+  static const char *const bad[] = {
+    "flush:2", "write:0", "reorder:", "reorder:99", "reorder:17", "reorder:-1", "reorder:2x",
+    "torn:+3", "bogus", "", "Flush", "reorders", "torn:2:3",
+  };
+  struct pc_err err;
+  struct pc_model m = { PC_MODEL_WRITE, 9, 77 }, was = m;
+
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    strcpy (err.msg, "untouched");
+    ck_assert_msg (pc_model_spec_parse (bad[i], &m, &err) == -EINVAL, "%s parses", bad[i]);
+    ck_assert_str_eq (err.msg, "not flush, write, reorder[:K] or torn[:K] (K <= 16)");
+    ck_assert (memcmp (&m, &was, sizeof m) == 0);
+  }
+  /* no err: no reason, same answer */
+  ck_assert_int_eq (pc_model_spec_parse ("bogus", &m, NULL), -EINVAL);
+  ck_assert_int_eq (pc_model_spec_parse ("reorder:16", &m, NULL), 0);
+  ck_assert_uint_eq (m.k, 16);
+  ck_assert_int_eq (pc_model_spec_parse ("torn:0", &m, NULL), 0);
+  ck_assert_int_eq (m.kind, PC_MODEL_TORN);
+  ck_assert_uint_eq (m.k, 0);
+}
+END_TEST
+
+/* --help's lines: one per model, its name (":K" if it takes one) in a
+ * column, then what it is. */
+START_TEST (test_models_help)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+
+  ck_assert_ptr_nonnull (f);
+  pc_model_help (f, "  ");
+  ck_assert_int_eq (fclose (f), 0);
+  ck_assert_str_eq (buf,
+                    "  flush      a state at each flush and FUA write\n"
+                    "  write      a state after every record\n"
+                    "  reorder:K  any of the writes since a flush are lost\n"
+                    "  torn:K     reorder, and a write torn in its sectors\n");
+  free (buf);
+}
+END_TEST
+
 /* Builds id into a fresh image and returns the byte at each 512-byte sector
  * of the first 3 KiB ('.' for zero). */
 static void
@@ -262,6 +342,9 @@ main (void)
   tcase_add_test (tc, test_reorder);
   tcase_add_test (tc, test_torn);
   tcase_add_test (tc, test_models_parse);
+  tcase_add_test (tc, test_models_table);
+  tcase_add_test (tc, test_models_spec_errors);
+  tcase_add_test (tc, test_models_help);
   tcase_add_test (tc, test_images);
   tcase_add_test (tc, test_parse_errors);
   tcase_add_test (tc, test_signatures);
