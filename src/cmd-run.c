@@ -19,6 +19,7 @@
 #include "report/compare.h"
 #include "util/proc.h"
 #include "report/report.h"
+#include "run/configs.h"
 #include "run/run.h"
 #include "util/util.h"
 
@@ -151,8 +152,10 @@ cmd_run (int argc, char **argv)
   const char *verify = NULL;
   size_t nfs = 0, nmo = 0, ncf = 0, nspec = 0;
   static struct pc_config specs[PC_MAX_CONFIGS];
-  struct pc_config cf[PC_MAX_CONFIGS];
+  static struct pc_config cf[PC_MAX_CONFIGS];
+  static struct pc_outcome got[PC_MAX_CONFIGS];
   struct pc_run_config rc = { 0 };
+  struct pc_err err;
   struct pc_model model = { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
   char self[PATH_MAX], why[1024], path[PATH_MAX + 64];
   long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
@@ -163,7 +166,6 @@ cmd_run (int argc, char **argv)
   ssize_t n;
   int c;
 
-  memset (cf, 0, sizeof cf);
   rc.size = UINT64_C(128) << 20;
   rc.timeout_s = 300;
   rc.attach = PC_ATTACH_AUTO;
@@ -190,8 +192,8 @@ cmd_run (int argc, char **argv)
     case 'c':
       if (nspec == PC_MAX_CONFIGS)
         goto too_many;
-      if (pc_config_parse (optarg, &specs[nspec], why, sizeof why) < 0) {
-        cmd_err ("run", "%s", why);
+      if (pc_config_parse (optarg, &specs[nspec], &err) < 0) {
+        cmd_err ("run", "%s", err.msg);
         return EXIT_ERROR;
       }
       nspec++;
@@ -301,11 +303,8 @@ cmd_run (int argc, char **argv)
   /* The configurations. */
   if (nspec > 0) {
     /* --config: these, then any --fs x --mount-opts */
-    for (size_t i = 0; i < nspec; i++) {
-      cf[ncf] = specs[i];
-      cf[ncf].mount_opts = cf[ncf].opts_buf;
-      ncf++;
-    }
+    for (size_t i = 0; i < nspec; i++)
+      pc_config_copy (&cf[ncf++], &specs[i]);
   }
   if (nspec > 0 && nfs == 0 && nmo == 0)
     ;
@@ -332,13 +331,8 @@ cmd_run (int argc, char **argv)
         cf[ncf++].mount_opts = mos[j];
       }
   }
-  for (size_t i = 0; i < ncf; i++) {
-    cf[i].res = NULL;
-    memset (cf[i].count, 0, sizeof cf[i].count);
-    cf[i].ok = false;
-    cf[i].error[0] = '\0';
-    pc_config_name (&cf[i], i, ncf, out);
-  }
+  for (size_t i = 0; i < ncf; i++)
+    pc_config_name (&cf[i], i, ncf, out, &got[i]);
 
   if (geteuid () != 0 && rc.attach != PC_ATTACH_VM) {
     cmd_err ("run", "needs root (to attach a block device, make and mount a filesystem)");
@@ -396,29 +390,29 @@ cmd_run (int argc, char **argv)
   pc_proc_interrupted = &pc_stop_requested;
 
   {
-    struct pc_compare cmp = { 0 };
+    struct pc_config_job job = { 0 };
     struct progress prog;
-    cmp.run = rc;
-    cmp.run.status = quiet ? NULL : status_line;
-    cmp.model = model;
-    cmp.jobs = jobs;
-    cmp.verify = verify;
-    cmp.title = rc.workload ? rc.workload->name : rc.command[0];
-    cmp.interrupted = &pc_stop_requested;
+    job.run = rc;
+    job.run.status = quiet ? NULL : status_line;
+    job.check.model = model;
+    job.check.jobs = jobs;
+    job.check.verify = verify;
+    job.title = rc.workload ? rc.workload->name : rc.command[0];
+    job.check.interrupted = &pc_stop_requested;
     if (!quiet && isatty (2)) {
-      cmp.progress = check_progress;
-      cmp.progress_ctx = &prog;
+      job.check.progress = check_progress;
+      job.check.progress_ctx = &prog;
     }
-    cmp.problem = problem_line;
+    job.problem = problem_line;
     for (size_t i = 0; i < ncf && !pc_stop_requested; i++) {
       int r;
       prog.t0 = pc_now_mono_ns ();
-      r = pc_compare_one (&cmp, &cf[i]);
+      r = pc_config_run (&job, &cf[i], &got[i]);
       error |= r != 0;
-      if (cf[i].ok) {
-        failed |= pc_report_failed (cf[i].res);
+      if (got[i].ok) {
+        failed |= pc_report_failed (got[i].res);
         if (ncf == 1)
-          pc_report_text (stdout, cf[i].res);
+          pc_report_text (stdout, got[i].res);
       }
     }
   }
@@ -430,25 +424,25 @@ cmd_run (int argc, char **argv)
     FILE *f;
     printf ("powercut run: %s on %zu configurations\n\n",
             rc.workload ? rc.workload->name : rc.command[0], ncf);
-    pc_compare_table (stdout, cf, ncf, verify != NULL);
+    pc_compare_table (stdout, got, ncf, verify != NULL);
     printf ("\nreports: %s/*/report.txt\n", out);
     snprintf (path, sizeof path, "%s/report.txt", out);
     f = fopen (path, "we");
     if (f) {
       fprintf (f, "powercut run: %s on %zu configurations\n\n",
                rc.workload ? rc.workload->name : rc.command[0], ncf);
-      pc_compare_table (f, cf, ncf, verify != NULL);
+      pc_compare_table (f, got, ncf, verify != NULL);
       fclose (f);
     }
     snprintf (path, sizeof path, "%s/report.json", out);
-    if (pc_compare_json (path, rc.workload ? rc.workload->name : rc.command[0], cf, ncf) < 0 ||
-        pc_compare_html (out, rc.workload ? rc.workload->name : rc.command[0], cf, ncf) < 0) {
+    if (pc_compare_json (path, rc.workload ? rc.workload->name : rc.command[0], got, ncf) < 0 ||
+        pc_compare_html (out, rc.workload ? rc.workload->name : rc.command[0], got, ncf) < 0) {
       cmd_err ("run", "%s: cannot write the comparison", out);
       error = true;
     }
   }
   for (size_t i = 0; i < ncf; i++)
-    pc_check_result_free (cf[i].res);
+    pc_check_result_free (got[i].res);
   return error ? EXIT_ERROR : failed ? EXIT_PROBLEMS : EXIT_OK;
 
 too_many:

@@ -1,0 +1,197 @@
+/* configs.c: powercut run's configurations: parsed, named, and each
+ * recorded, checked and reported. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html.h"
+#include "report/report.h"
+#include "run/configs.h"
+#include "util/util.h"
+
+/* Parses a --config: "FS [MOUNT-OPTS] [vm.dirty_NAME=VALUE]...". */
+int
+pc_config_parse (const char *spec, struct pc_config *c, struct pc_err *err)
+{
+  char buf[512], *save = NULL;
+  bool have_opts = false;
+
+  memset (c, 0, sizeof *c);
+  snprintf (buf, sizeof buf, "%s", spec);
+  c->mount_opts = "";
+  for (char *w = strtok_r (buf, " \t", &save); w; w = strtok_r (NULL, " \t", &save)) {
+    if (c->fs == NULL) {
+      if (strcmp (w, "ext2") && strcmp (w, "ext3") && strcmp (w, "ext4"))
+        return pc_err_set (err, EINVAL, "--config '%s': starts with %s, not ext2, ext3 or ext4",
+                           spec, w);
+      c->fs = strcmp (w, "ext2") == 0 ? "ext2" : strcmp (w, "ext3") == 0 ? "ext3" : "ext4";
+    }
+    else if (strchr (w, '.') && (!strchr (w, '=') || strchr (w, '.') < strchr (w, '='))) {
+      /* a knob: a dotted name (mount options have none before '=') */
+      char swhy[200];
+      if (c->nsysctls == PC_MAX_SYSCTLS)
+        return pc_err_set (err, EINVAL, "--config '%s': at most %d knobs", spec, PC_MAX_SYSCTLS);
+      if (pc_sysctl_parse (w, &c->sysctls[c->nsysctls++], swhy, sizeof swhy) < 0)
+        return pc_err_set (err, EINVAL, "--config '%s': %s", spec, swhy);
+    }
+    else if (!have_opts) {
+      snprintf (c->opts_buf, sizeof c->opts_buf, "%s", w);
+      c->mount_opts = c->opts_buf;
+      have_opts = true;
+    }
+    else
+      return pc_err_set (err, EINVAL, "--config '%s': '%s': mount options are one word, "
+                         "separated by commas", spec, w);
+  }
+  if (c->fs == NULL)
+    return pc_err_set (err, EINVAL, "--config '%s': no filesystem", spec);
+  return 0;
+}
+
+void
+pc_config_copy (struct pc_config *dst, const struct pc_config *src)
+{
+  *dst = *src;
+  if (src->mount_opts == src->opts_buf)
+    dst->mount_opts = dst->opts_buf;
+}
+
+void
+pc_config_name (const struct pc_config *c, size_t idx, size_t n, const char *out,
+                struct pc_outcome *o)
+{
+  char slug[128];
+  size_t k = 0, l;
+
+  memset (o, 0, sizeof *o);
+  o->fs = c->fs;
+  o->mount_opts = c->mount_opts;
+  l = (size_t) snprintf (o->label, sizeof o->label, "%s%s%s", c->fs, c->mount_opts[0] ? " " : "",
+                         c->mount_opts);
+  for (size_t i = 0; i < c->nsysctls && l < sizeof o->label; i++)
+    l += (size_t) snprintf (o->label + l, sizeof o->label - l, " %s=%s", c->sysctls[i].name,
+                            c->sysctls[i].value);
+  for (const char *p = o->label; *p && k + 1 < sizeof slug; p++)
+    slug[k++] = (*p == ' ' || *p == '/' || *p == ',' || *p == '=') ? '-' : *p;
+  slug[k] = '\0';
+  if (n == 1)
+    snprintf (o->dir, sizeof o->dir, "%s", out);
+  else
+    snprintf (o->dir, sizeof o->dir, "%s/%zu-%s", out, idx + 1, slug);
+}
+
+/* Says a problem: "PATH: cannot write". */
+static void
+cannot_write (const struct pc_config_job *job, const char *path)
+{
+  char line[PATH_MAX + 64];
+
+  snprintf (line, sizeof line, "%s: cannot write", path);
+  job->problem (job->ctx, line);
+}
+
+/* Writes report.txt, report.json and report.html of o into its directory;
+ * says what it cannot write through job->problem.  Returns 0, or 1 if a
+ * report could not be written. */
+static int
+write_reports (const struct pc_config_job *job, const struct pc_outcome *o, const char *logp)
+{
+  char path[PATH_MAX + 32], title[256];
+  struct pc_html_config hc = { o->label, o->res, NULL };
+  struct pc_index ix;
+  int bad = 0, have;
+  FILE *f;
+
+  snprintf (path, sizeof path, "%s/report.txt", o->dir);
+  f = fopen (path, "we");
+  if (f) {
+    pc_report_text (f, o->res);
+    bad |= fclose (f) != 0;
+  }
+  else
+    bad = 1;
+  snprintf (path, sizeof path, "%s/report.json", o->dir);
+  if (pc_report_json (path, o->res) < 0) {
+    cannot_write (job, path);
+    bad = 1;
+  }
+  snprintf (path, sizeof path, "%s/report.html", o->dir);
+  have = pc_index_load (logp, &ix) == 0;
+  if (have)
+    hc.ix = &ix;
+  snprintf (title, sizeof title, "powercut run: %s on %s", job->title, o->label);
+  if (pc_report_html (path, title, &hc, 1) < 0) {
+    cannot_write (job, path);
+    bad = 1;
+  }
+  if (have)
+    pc_index_free (&ix);
+  return bad;
+}
+
+/* Fails o: its error, said as a problem ("LABEL: ERROR"). */
+static int
+config_failed (const struct pc_config_job *job, struct pc_outcome *o, int r, const char *what,
+               const char *why)
+{
+  char line[sizeof o->label + sizeof o->error + 8];
+
+  snprintf (o->error, sizeof o->error, "%s%s", what, why);
+  snprintf (line, sizeof line, "%s: %s", o->label, o->error);
+  job->problem (job->ctx, line);
+  return r;
+}
+
+int
+pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_outcome *o)
+{
+  struct pc_run_config rc = job->run;
+  struct pc_check_config cc = job->check;
+  struct pc_check_result *res = NULL;
+  char logp[PATH_MAX + 32], tracep[PATH_MAX + 32], consolep[PATH_MAX + 32];
+  char why[1024], line[PATH_MAX + 256];
+  int r;
+
+  if (pc_mkdir_p (o->dir) < 0) {
+    r = -errno;
+    snprintf (o->error, sizeof o->error, "%s: %s", o->dir, strerror (-r));
+    return r;
+  }
+  snprintf (logp, sizeof logp, "%s/powercut.log", o->dir);
+  snprintf (tracep, sizeof tracep, "%s/workload.txt", o->dir);
+  snprintf (consolep, sizeof consolep, "%s/console.txt", o->dir);
+  rc.console_path = consolep;
+  rc.fs = k->fs;
+  rc.mount_opts = k->mount_opts;
+  rc.sysctls = k->sysctls;
+  rc.nsysctls = k->nsysctls;
+  rc.log_path = logp;
+  rc.trace_path = tracep;
+  rc.status_ctx = o->label;
+  r = pc_run_record (&rc, why, sizeof why);
+  if (r < 0)
+    return config_failed (job, o, r, "", why);
+  cc.log_path = logp;
+  if (cc.nshards == 0)
+    cc.nshards = 1;
+  if (cc.timeout_s == 0)
+    cc.timeout_s = 60;
+  if (rc.status)
+    rc.status (o->label, "checking every crash point");
+  r = pc_check_run (&cc, &res, why, sizeof why);
+  if (r < 0)
+    return config_failed (job, o, r, "check: ", why);
+  pc_outcome_set (o, res);
+  r = 0;
+  if (res->count[PC_V_NOT_CHECKED] > 0) {
+    /* Some states could not be checked: the run could not finish. */
+    snprintf (line, sizeof line, "%s: %zu crash points could not be checked (see %s/report.txt)",
+              o->label, res->count[PC_V_NOT_CHECKED], o->dir);
+    job->problem (job->ctx, line);
+    r = 1;
+  }
+  return write_reports (job, o, logp) | r;
+}
