@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "util/err.h"
 
 static const struct {
   const char *name;
@@ -95,6 +96,8 @@ int
 main (int argc, char **argv)
 {
   signal (SIGPIPE, SIG_IGN);
+  /* The library stops where pc_catch_stop_signals() says to (err.h). */
+  pc_interrupt_flag (&pc_stop_requested);
   if (argc < 2) {
     usage (stderr);
     return EXIT_ERROR;
