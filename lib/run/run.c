@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "format/control.h"
+#include "record/serve.h"
 #include "util/proc.h"
 #include "run/run.h"
 #include "util/util.h"
@@ -122,12 +123,6 @@ reap (pid_t pid, int timeout_s, int sig)
   return st;
 }
 
-static bool
-pid_alive (pid_t pid)
-{
-  return kill (pid, 0) == 0;
-}
-
 enum pc_attach
 pc_run_pick_attach (void)
 {
@@ -139,29 +134,20 @@ pc_run_pick_attach (void)
   return PC_ATTACH_FUSE;
 }
 
+/* The recorder, in a child process of this one (serve.h): the parent
+ * stops it at teardown. */
 static int
 start_recorder (struct run *r)
 {
-  char size[32], buf[32];
-  char *argv[] = { (char *) r->cfg->self, "record", "--force", "--log",
-                   (char *) r->cfg->log_path, "--size", size, "--socket", r->sock,
-                   "--control", r->ctl, "--pidfile", r->pidfile, NULL };
-  int fd, e;
-  ssize_t n;
+  struct pc_recorder_config rc = {
+    .log_path = r->cfg->log_path, .force = true, .size = r->cfg->size,
+    .socket_path = r->sock, .control_path = r->ctl,
+  };
+  struct pc_err err;
+  int e = pc_recorder_spawn (&rc, r->pidfile, &r->recorder, &err);
 
-  snprintf (size, sizeof size, "%llu", (unsigned long long) r->cfg->size);
-  e = run_cmd (r, argv);
   if (e < 0)
-    return e;
-  fd = open (r->pidfile, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return fail (r, errno, "the recorder wrote no pid file");
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  buf[n > 0 ? n : 0] = '\0';
-  r->recorder = (pid_t) atol (buf);
-  if (r->recorder <= 0)
-    return fail (r, EIO, "the recorder wrote a bad pid file");
+    return fail (r, -e, "recorder: %s", err.msg);
   return 0;
 }
 
@@ -423,13 +409,12 @@ teardown (struct run *r)
     }
     reap (r->nbdfuse, 10, SIGTERM);
   }
-  if (r->recorder > 0 && pid_alive (r->recorder)) {
+  if (r->recorder > 0) {
+    /* Stopped, it ends its log; killed only if it does not. */
     if (pc_control_call (r->ctl, PC_CTL_STOP, NULL, 0, 30000, NULL) < 0)
       kill (r->recorder, SIGTERM);
-    for (int i = 0; i < 200 && pid_alive (r->recorder); i++)
-      msleep (50);
-    if (pid_alive (r->recorder))
-      kill (r->recorder, SIGKILL);
+    reap (r->recorder, 10, SIGKILL);
+    r->recorder = 0;
   }
   rmdir (r->mnt);
   rmdir (r->fusedir);

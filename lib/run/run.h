@@ -1,12 +1,13 @@
 /* run.h: recording a workload on a freshly made filesystem, end to end.
  *
- * pc_run_record() starts a recorder on private sockets, attaches it as a
- * block device (nbd-client and /dev/nbdX where the kernel has nbd; else
- * nbdfuse and a loop device), makes the filesystem, mounts it, places the
- * durable mark "mkfs", runs the workload (a built-in one, or a command with
- * POWERCUT_MNT, POWERCUT_CONTROL and POWERCUT in its environment and the
- * mount point as its directory), places the durable mark "end" after a
- * command, and tears everything down again, in reverse, whatever happened
+ * pc_run_record() starts a recorder on private sockets, in a child process
+ * (serve.h), attaches it as a block device (nbd-client and /dev/nbdX where
+ * the kernel has nbd; else nbdfuse and a loop device), makes the
+ * filesystem, mounts it, places the durable mark "mkfs", runs the
+ * workload (a built-in one, or a command with POWERCUT_MNT,
+ * POWERCUT_CONTROL and POWERCUT in its environment and the mount point as
+ * its directory), places the durable mark "end" after a command, and
+ * tears everything down again, in reverse, whatever happened
  * (failure, time-out, interruption through pc_proc_interrupted).
  * With PC_ATTACH_VM all of that between starting and stopping the recorder
  * happens in a qemu guest instead (vm.h).
@@ -22,7 +23,8 @@
 enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
 
 struct pc_run_config {
-  const char *self;             /* the powercut program (for record, and for commands) */
+  const char *self;             /* the powercut program (for a command, as
+                                 * POWERCUT, and for the guest, vm.h) */
   const char *fs;               /* "ext2", "ext3" or "ext4" */
   const char *mkfs_opts;        /* NULL: -b 4096 and eager inode table init */
   const char *mount_opts;       /* "" for defaults; a built-in workload's commit= is added if absent */
