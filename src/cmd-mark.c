@@ -119,7 +119,8 @@ cmd_stop (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *control = NULL;
-  int c, r;
+  struct pc_err err;
+  int c;
 
   while ((c = getopt_long (argc, argv, "c:h", opts, NULL)) != -1) {
     switch (c) {
@@ -141,15 +142,12 @@ cmd_stop (int argc, char **argv)
     cmd_err ("stop", "unexpected argument '%s'", argv[optind]);
     return pc_usage_error ("stop");
   }
-  control = pc_control_path (control);
-  r = pc_control_call (control, PC_CTL_STOP, NULL, 0, CALL_TIMEOUT_MS, NULL);
-  if (r < 0) {
-    cmd_err ("stop", "%s: %s", control, pc_control_strerror (r));
+  /* The log is complete once it answers; it waits (briefly) for the
+   * recorder to let go of its sockets, so that a new recording can take
+   * them at once. */
+  if (pc_control_stop (pc_control_path (control), CALL_TIMEOUT_MS, 10000, &err) < 0) {
+    cmd_err ("stop", "%s", err.msg);
     return EXIT_ERROR;
   }
-  /* The log is complete now; wait (briefly) for the recorder to let go of
-   * its sockets, so that a new recording can take them at once. */
-  for (int i = 0; i < 1000 && access (control, F_OK) == 0; i++)
-    usleep (10000);
   return EXIT_OK;
 }

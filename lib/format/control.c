@@ -229,6 +229,18 @@ pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
   return pc_ctl_reply_decode (rep, ret_seq);
 }
 
+int
+pc_control_stop (const char *path, int timeout_ms, int wait_ms, struct pc_err *err)
+{
+  int r = pc_control_call (path, PC_CTL_STOP, NULL, 0, timeout_ms, NULL);
+
+  if (r < 0)
+    return pc_err_set (err, -r, "%s: %s", path, pc_control_strerror (r));
+  for (int i = 0; i < wait_ms / 10 && access (path, F_OK) == 0; i++)
+    usleep (10000);
+  return 0;
+}
+
 const char *
 pc_control_strerror (int r)
 {

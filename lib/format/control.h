@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/err.h"
+
 #define PC_CTL_MAGIC        0x54434350u   /* "PCCT" */
 #define PC_CTL_REPLY_MAGIC  0x52434350u   /* "PCCR" */
 #define PC_CTL_HEADER_SIZE  12
@@ -56,6 +58,12 @@ int pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
 int pc_control_mark (const char *control, const char *name, const char *dir, bool sync,
                      char *const *durable, size_t ndurable, int timeout_ms,
                      char *why, size_t whylen);
+
+/* Asks the recorder at path to stop (PC_CTL_STOP: its log then ends with
+ * an END record and is synced) and waits, up to wait_ms, for it to let go
+ * of that socket (its file gone: a new recording can take it at once).
+ * Returns 0, or -errno with "PATH: WORDS" (pc_control_strerror) in err. */
+int pc_control_stop (const char *path, int timeout_ms, int wait_ms, struct pc_err *err);
 
 /* The words for an error of pc_control_call() on the control socket
  * ("no recorder is listening there", ...), for messages "SOCKET: WORDS". */

@@ -180,3 +180,23 @@ pc_recorder_spawn (const struct pc_recorder_config *cfg, const char *pidfile,
               WIFEXITED (st) ? WEXITSTATUS (st) : WTERMSIG (st));
   return pc_err_set (err, -got, "%s", msg);
 }
+
+char *
+pc_recorder_control_for (const char *socket_path, const char *dflt_socket,
+                         const char *dflt_control)
+{
+  size_t n;
+  char *c;
+
+  if (socket_path == NULL || strcmp (socket_path, dflt_socket) == 0)
+    return strdup (dflt_control);
+  n = strlen (socket_path);
+  c = malloc (n + 5);
+  if (c == NULL)
+    return NULL;
+  memcpy (c, socket_path, n);
+  if (n > 5 && strcmp (socket_path + n - 5, ".sock") == 0)
+    n -= 5;
+  strcpy (c + n, ".ctl");
+  return c;
+}

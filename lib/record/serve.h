@@ -31,4 +31,12 @@ int pc_recorder_serve (const struct pc_recorder_config *cfg, const char *pidfile
 int pc_recorder_spawn (const struct pc_recorder_config *cfg, const char *pidfile,
                        pid_t *ret_pid, struct pc_err *err);
 
+/* The control socket that goes with the NBD socket socket_path: its
+ * path with ".sock" replaced by ".ctl", or with ".ctl" added; the default
+ * control socket dflt_control for no socket path (a TCP listener) or the
+ * default socket dflt_socket.  Returns a malloc'd string, or NULL without
+ * memory. */
+char *pc_recorder_control_for (const char *socket_path, const char *dflt_socket,
+                               const char *dflt_control);
+
 #endif
