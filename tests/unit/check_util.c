@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "format/control.h"
+#include "util/args.h"
 #include "util/err.h"
 #include "util/util.h"
 #include "unit.h"
@@ -160,6 +161,66 @@ START_TEST (test_err)
 }
 END_TEST
 
+START_TEST (test_parse_uint)
+{
+  static const char *const bad[] = { "", "-1", "+1", " 1", "1 ", "1x", "0x10", "11" };
+  unsigned long v = 7;
+
+  ck_assert_int_eq (pc_parse_uint ("0", 10, &v), 0);
+  ck_assert_uint_eq (v, 0);
+  ck_assert_int_eq (pc_parse_uint ("10", 10, &v), 0);
+  ck_assert_uint_eq (v, 10);
+  ck_assert_int_eq (pc_parse_uint ("007", 10, &v), 0);
+  ck_assert_uint_eq (v, 7);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    ck_assert_msg (pc_parse_uint (bad[i], 10, &v) == -EINVAL, "'%s'", bad[i]);
+  ck_assert_int_eq (pc_parse_uint ("18446744073709551616", ~0ul, &v), -EINVAL);
+  ck_assert_int_eq (pc_parse_uint ("18446744073709551615", ~0ul, &v), 0);
+}
+END_TEST
+
+START_TEST (test_shards)
+{
+  static const char *const bad[] = { "1", "1/1", "2/1", "/2", "1/", "a/2", "0/0", "-1/2",
+                                     "0/1048577", "1 /2" };
+  unsigned i = 9, n = 9;
+
+  ck_assert_int_eq (pc_parse_shard ("0/1", &i, &n), 0);
+  ck_assert (i == 0 && n == 1);
+  ck_assert_int_eq (pc_parse_shard ("3/4", &i, &n), 0);
+  ck_assert (i == 3 && n == 4);
+  ck_assert_int_eq (pc_parse_shard ("0/1048576", &i, &n), 0);
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    ck_assert_msg (pc_parse_shard (bad[k], &i, &n) == -EINVAL, "'%s'", bad[k]);
+
+  /* from the environment: Slurm's array, from its first id, else an
+   * indexed job's */
+  unsetenv ("SLURM_ARRAY_TASK_ID");
+  unsetenv ("SLURM_ARRAY_TASK_COUNT");
+  unsetenv ("SLURM_ARRAY_TASK_MIN");
+  unsetenv ("JOB_COMPLETION_INDEX");
+  unsetenv ("POWERCUT_SHARDS");
+  ck_assert_int_eq (pc_env_shard (&i, &n), 0);
+  setenv ("JOB_COMPLETION_INDEX", "2", 1);
+  ck_assert_int_eq (pc_env_shard (&i, &n), 0);
+  setenv ("POWERCUT_SHARDS", "3", 1);
+  ck_assert_int_eq (pc_env_shard (&i, &n), 1);
+  ck_assert (i == 2 && n == 3);
+  setenv ("POWERCUT_SHARDS", "2", 1);
+  ck_assert_int_eq (pc_env_shard (&i, &n), -EINVAL);
+  setenv ("SLURM_ARRAY_TASK_ID", "5", 1);
+  setenv ("SLURM_ARRAY_TASK_COUNT", "4", 1);
+  ck_assert_int_eq (pc_env_shard (&i, &n), -EINVAL);
+  setenv ("SLURM_ARRAY_TASK_MIN", "2", 1);
+  ck_assert_int_eq (pc_env_shard (&i, &n), 1);
+  ck_assert (i == 3 && n == 4);
+  setenv ("SLURM_ARRAY_TASK_MIN", "6", 1);
+  ck_assert_int_eq (pc_env_shard (&i, &n), -EINVAL);
+  setenv ("SLURM_ARRAY_TASK_MIN", "x", 1);
+  ck_assert_int_eq (pc_env_shard (&i, &n), -EINVAL);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -172,6 +233,8 @@ main (void)
   tcase_add_test (tc, test_host_port);
   tcase_add_test (tc, test_ctl_wire);
   tcase_add_test (tc, test_err);
+  tcase_add_test (tc, test_parse_uint);
+  tcase_add_test (tc, test_shards);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }

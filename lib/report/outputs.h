@@ -1,0 +1,50 @@
+/* outputs.h: a check's reports, written where the command line says, and
+ * what they come to as an exit status; the whole of powercut check
+ * (checking, then reporting) and of powercut merge (joining shards'
+ * reports, then reporting).
+ */
+#ifndef POWERCUT_OUTPUTS_H
+#define POWERCUT_OUTPUTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "check/checker.h"
+#include "result/result.h"
+#include "util/err.h"
+
+/* Where the reports go. */
+struct pc_outputs {
+  FILE *text;                   /* the text report, or NULL (--quiet) */
+  const char *json;             /* the JSON report's path ("-": stdout), or NULL */
+  const char *html;             /* the HTML page's path, or NULL */
+};
+
+/* What a check came to (the commands' exit status). */
+enum pc_check_status {
+  PC_CHECK_SURVIVED = 0,        /* every crash point survived */
+  PC_CHECK_FAILED = 1,          /* some did not */
+  PC_CHECK_UNFINISHED = 2,      /* some could not be checked (err says how many) */
+};
+
+/* Writes res's reports: the text, the JSON, the page (with the log's
+ * marks and flushes when the log can be read).  Returns the status, with
+ * PC_CHECK_UNFINISHED's "N of M crash points could not be checked (see
+ * the report)" in err, or -errno with "PATH: REASON" in err (a report not
+ * written). */
+int pc_outputs_write (const struct pc_outputs *o, const struct pc_check_result *res,
+                      struct pc_err *err);
+
+/* powercut check: makes cfg->keep_dir if it is missing, checks (checker.h)
+ * and writes the reports.  Returns as pc_outputs_write, or -errno with
+ * the check's reason in err. */
+int pc_check_report (const struct pc_check_config *cfg, const struct pc_outputs *o,
+                     struct pc_err *err);
+
+/* powercut merge: reads the JSON reports of the shards of one check,
+ * joins them into the report an unsharded check gives and writes it.
+ * Returns as pc_outputs_write, or -errno with the reason in err. */
+int pc_merge_report (char *const *paths, size_t n, const struct pc_outputs *o,
+                     struct pc_err *err);
+
+#endif
