@@ -2,12 +2,14 @@
  *
  * Every output (text, JSON, the HTML page, run's comparison, merge) takes
  * a verdict's name, its place in the order of precedence, its colour and
- * its meaning from this table; adding a verdict is one entry here (and
- * the logic that gives it).  Names are stable: tests, scripts and users
+ * its meaning from this table (PC_VERDICTS below).  Names are stable: tests, scripts and users
  * depend on them.
  *
  * A crash point gets the worst verdict of what was found there; the rank
- * orders them (higher is worse).  PC_V_NOT_CHECKED is not a verdict on
+ * orders them (higher is worse): ok, then not checked (it hides no
+ * failure, but shows above ok on a timeline), then the path verdicts from
+ * the mildest to a rolled-back durable version, then an application's
+ * checker failing, then whole-filesystem failures.  PC_V_NOT_CHECKED is not a verdict on
  * the filesystem: powercut could not check the state (a program timed out
  * or crashed, a worker died, no memory); reports keep it apart, and it
  * makes a check exit 2.
@@ -17,17 +19,40 @@
 
 #include <stdbool.h>
 
+/* The verdicts, in the order reports list them: one line each, and the
+ * enum, the table and every output follow.  A new verdict is a line here,
+ * the logic that gives it (for a path: oracle.c) and its paragraph in
+ * powercut-check(1).
+ *   X (ID, name, rank, colour, column, path, meaning), see pc_verdict_info */
+#define PC_VERDICTS(X) \
+  X (OK, "ok", 0, "#3a3", true, false, \
+     "consistent: every path holds one of its allowed versions") \
+  X (FS_CORRUPT, "fs-corrupt", 8, "#d33", true, false, \
+     "e2fsck must repair the filesystem after journal recovery") \
+  X (UNMOUNTABLE, "unmountable", 9, "#800", true, false, \
+     "no filesystem is found, or its journal cannot be recovered") \
+  X (ZERO_LENGTH, "zero-length", 5, "#f80", true, true, \
+     "a file is empty where every allowed version had data") \
+  X (ZERO_FILLED, "zero-filled", 4, "#e0457b", true, true, \
+     "a file has its size but reads as zeros where every allowed version " \
+     "had non-zero data") \
+  X (MISSING, "missing", 3, "#a0f", true, true, \
+     "a path that every allowed version has is gone") \
+  X (MISMATCH, "mismatch", 2, "#c9a800", true, true, \
+     "content or size matches no allowed version (torn, stale, garbage)") \
+  X (DURABLE_LOST, "durable-lost", 6, "#06c", true, true, \
+     "a path's durable version was rolled back") \
+  /* check --verify: the application's checker failed */ \
+  X (APP_INVALID, "app-invalid", 7, "#c0c", true, false, \
+     "the application's own checker (--verify) failed") \
+  /* not a verdict on the filesystem (see above) */ \
+  X (NOT_CHECKED, "not-checked", 1, "#999", false, false, \
+     "powercut could not check the state: no verdict")
+
 enum pc_verdict {
-  PC_V_OK,
-  PC_V_FS_CORRUPT,
-  PC_V_UNMOUNTABLE,
-  PC_V_ZERO_LENGTH,
-  PC_V_ZERO_FILLED,
-  PC_V_MISSING,
-  PC_V_MISMATCH,
-  PC_V_DURABLE_LOST,
-  PC_V_APP_INVALID,           /* check --verify: the application's checker failed */
-  PC_V_NOT_CHECKED,
+#define PC_VERDICT_ENUM(id, name, rank, colour, column, path, meaning) PC_V_##id,
+  PC_VERDICTS (PC_VERDICT_ENUM)
+#undef PC_VERDICT_ENUM
   PC_V_COUNT,
 };
 
