@@ -6,12 +6,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "run/workload.h"
+#include "util/args.h"
 
 static void
 trace_line (void *ctx, const char *line)
@@ -19,6 +19,22 @@ trace_line (void *ctx, const char *line)
   (void) ctx;
   printf ("%s\n", line);
   fflush (stdout);
+}
+
+static void
+usage (void)
+{
+  printf ("usage: powercut workload NAME [--control PATH] [--dir DIR] [--seed N]\n"
+          "                         [--files N] [--commit S] [--seconds S]\n"
+          "\n"
+          "Run a built-in workload (see 'powercut run --list-workloads') in DIR\n"
+          "(default: the current directory), a filesystem being recorded, placing\n"
+          "its marks through the control socket (default $POWERCUT_CONTROL, else\n"
+          "%s; tcp:HOST:PORT for one forwarded over TCP).  --commit says the\n"
+          "journal commit interval the filesystem was mounted with (default 1);\n"
+          "--seconds how long a timed workload writes (steady: default 60,\n"
+          "rename-over: 20).\n",
+          DEFAULT_CONTROL);
 }
 
 int
@@ -35,50 +51,26 @@ cmd_workload (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  struct pc_workload_env env = { 0 };
+  struct pc_workload_env env = { .root = ".", .trace = trace_line };
   const struct pc_workload *w;
   const char *control = NULL, *dir = NULL;
   unsigned long v;
-  char *end;
   int c, r;
 
   while ((c = getopt_long (argc, argv, "c:d:h", opts, NULL)) != -1) {
+    if (c >= OPT_SEED && c <= OPT_SECONDS &&
+        pc_parse_uint (optarg, c == OPT_SEED ? ~0ul : 100000, &v) < 0) {
+      cmd_err ("workload", "%s: not a number", optarg);
+      return EXIT_ERROR;
+    }
     switch (c) {
     case 'c': control = optarg; break;
     case 'd': dir = optarg; break;
-    case OPT_SEED:
-    case OPT_FILES:
-    case OPT_COMMIT:
-    case OPT_SECONDS:
-      errno = 0;
-      v = strtoul (optarg, &end, 10);
-      if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
-          (c != OPT_SEED && v > 100000)) {
-        cmd_err ("workload", "%s: not a number", optarg);
-        return EXIT_ERROR;
-      }
-      if (c == OPT_SEED)
-        env.seed = v;
-      else if (c == OPT_FILES)
-        env.files = (unsigned) v;
-      else if (c == OPT_SECONDS)
-        env.seconds = (unsigned) v;
-      else
-        env.commit_s = (unsigned) v;
-      break;
-    case 'h':
-      printf ("usage: powercut workload NAME [--control PATH] [--dir DIR] [--seed N]\n"
-              "                         [--files N] [--commit S] [--seconds S]\n"
-              "\n"
-              "Run a built-in workload (see 'powercut run --list-workloads') in DIR\n"
-              "(default: the current directory), a filesystem being recorded, placing\n"
-              "its marks through the control socket (default $POWERCUT_CONTROL, else\n"
-              "%s; tcp:HOST:PORT for one forwarded over TCP).  --commit says the\n"
-              "journal commit interval the filesystem was mounted with (default 1);\n"
-              "--seconds how long a timed workload writes (steady: default 60,\n"
-              "rename-over: 20).\n",
-              DEFAULT_CONTROL);
-      return EXIT_OK;
+    case OPT_SEED: env.seed = v; break;
+    case OPT_FILES: env.files = (unsigned) v; break;
+    case OPT_SECONDS: env.seconds = (unsigned) v; break;
+    case OPT_COMMIT: env.commit_s = (unsigned) v; break;
+    case 'h': usage (); return EXIT_OK;
     default: return pc_usage_error ("workload");
     }
   }
@@ -89,7 +81,7 @@ cmd_workload (int argc, char **argv)
   w = pc_workload_find (argv[optind]);
   if (w == NULL) {
     cmd_err ("workload", "%s: no such workload (see 'powercut run --list-workloads')",
-            argv[optind]);
+             argv[optind]);
     return EXIT_ERROR;
   }
   if (dir && chdir (dir) < 0) {
@@ -97,10 +89,8 @@ cmd_workload (int argc, char **argv)
     return EXIT_ERROR;
   }
   env.control = pc_control_path (control);
-  env.root = ".";
   if (env.commit_s == 0)
     env.commit_s = 1;
-  env.trace = trace_line;
   r = w->run (&env);
   if (r < 0) {
     cmd_err ("workload", "%s: %s", w->name, strerror (-r));

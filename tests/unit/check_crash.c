@@ -11,6 +11,7 @@
 
 #include "replay/crash.h"
 #include "replay/image.h"
+#include "replay/replay.h"
 #include "util/util.h"
 #include "unit.h"
 
@@ -331,6 +332,50 @@ START_TEST (test_overlay_undo)
 }
 END_TEST
 
+/* powercut replay's image file: the state's sectors, and its errors. */
+START_TEST (test_replay_write)
+{
+  char out[64] = "/tmp/check_crash_img.XXXXXX", want[256], got[7];
+  struct pc_replay_config cfg = { path, "6/drop:5", NULL, out, 0 };
+  struct pc_err err = { "" };
+  uint8_t buf[3072];
+  FILE *f;
+  int fd = mkstemp (out);
+
+  ck_assert_int_ge (fd, 0);
+  close (fd);
+  ck_assert_msg (pc_replay_write (&cfg, &err) == 0, "%s", err.msg);
+  f = fopen (out, "re");
+  ck_assert_ptr_nonnull (f);
+  ck_assert_uint_eq (fread (buf, 1, sizeof buf, f), sizeof buf);
+  fclose (f);
+  for (int i = 0; i < 6; i++)
+    got[i] = buf[i * 512] ? (char) buf[i * 512] : '.';
+  got[6] = '\0';
+  ck_assert_str_eq (got, "ABGE..");
+
+  cfg.at = "8";
+  ck_assert_int_eq (pc_replay_write (&cfg, &err), -EINVAL);
+  ck_assert_str_eq (err.msg, "--at 8: beyond the last record of the log");
+  cfg.at = "end";
+  cfg.base_path = out;
+  ck_assert_int_eq (pc_replay_write (&cfg, &err), -EINVAL);
+  snprintf (want, sizeof want, "%s: the recording started from zeros, not a base image", out);
+  ck_assert_str_eq (err.msg, want);
+  cfg.base_path = NULL;
+  cfg.out_path = "/tmp";
+  ck_assert_int_eq (pc_replay_write (&cfg, &err), -EINVAL);
+  ck_assert_str_eq (err.msg, "/tmp: not a regular file");
+  cfg.out_path = "/nonexistent/x.img";
+  ck_assert_int_eq (pc_replay_write (&cfg, &err), -ENOENT);
+  ck_assert_str_eq (err.msg, "/nonexistent/x.img: No such file or directory");
+  cfg.log_path = "/nonexistent/x.pclog";
+  ck_assert_int_eq (pc_replay_write (&cfg, &err), -ENOENT);
+  ck_assert_str_eq (err.msg, "/nonexistent/x.pclog: No such file or directory");
+  unlink (out);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -349,6 +394,7 @@ main (void)
   tcase_add_test (tc, test_parse_errors);
   tcase_add_test (tc, test_signatures);
   tcase_add_test (tc, test_overlay_undo);
+  tcase_add_test (tc, test_replay_write);
   suite_add_tcase (su, tc);
   return pc_unit_run (su);
 }

@@ -7,10 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "format/control.h"
 #include "util/args.h"
 #include "util/err.h"
+#include "util/relay.h"
 #include "util/util.h"
 #include "unit.h"
 
@@ -221,6 +226,72 @@ START_TEST (test_shards)
 }
 END_TEST
 
+/* Reads fd to its end into buf (NUL-terminated). */
+static void
+read_to_end (int fd, char *buf, size_t len)
+{
+  size_t n = 0;
+  ssize_t r;
+
+  while (n + 1 < len && (r = read (fd, buf + n, len - 1 - n)) > 0)
+    n += (size_t) r;
+  buf[n] = '\0';
+}
+
+/* What the relay is given goes to the socket, and what the socket sends
+ * comes out; the end of its input ends the socket's sending side. */
+START_TEST (test_relay)
+{
+  char dir[] = "/tmp/check_util.XXXXXX", sock[64], got[128];
+  struct sockaddr_un sun = { .sun_family = AF_UNIX };
+  struct pc_err err = { "" };
+  int lfd, cfd, in[2], out[2], st;
+  pid_t pid;
+
+  ck_assert_ptr_nonnull (mkdtemp (dir));
+  snprintf (sock, sizeof sock, "%s/s", dir);
+  strcpy (sun.sun_path, sock);
+  lfd = socket (AF_UNIX, SOCK_STREAM, 0);
+  ck_assert_int_eq (bind (lfd, (struct sockaddr *) &sun, sizeof sun), 0);
+  ck_assert_int_eq (listen (lfd, 1), 0);
+  ck_assert_int_eq (pipe (in), 0);
+  ck_assert_int_eq (pipe (out), 0);
+  pid = fork ();
+  ck_assert_int_ge (pid, 0);
+  if (pid == 0) {
+    close (in[1]);
+    close (out[0]);
+    _exit (pc_relay_unix (sock, in[0], out[1], NULL) == 0 ? 0 : 1);
+  }
+  close (in[0]);
+  close (out[1]);
+  cfd = accept (lfd, NULL, NULL);
+  ck_assert_int_ge (cfd, 0);
+  ck_assert_int_eq (write (in[1], "hello", 5), 5);
+  close (in[1]);
+  read_to_end (cfd, got, sizeof got);
+  ck_assert_str_eq (got, "hello");
+  ck_assert_int_eq (write (cfd, "world", 5), 5);
+  close (cfd);
+  read_to_end (out[0], got, sizeof got);
+  ck_assert_str_eq (got, "world");
+  close (out[0]);
+  ck_assert_int_eq (waitpid (pid, &st, 0), pid);
+  ck_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0);
+  close (lfd);
+  unlink (sock);
+  /* no one there */
+  ck_assert_int_eq (pc_relay_unix (sock, 0, 1, &err), -ENOENT);
+  snprintf (got, sizeof got, "%s: No such file or directory", sock);
+  ck_assert_str_eq (err.msg, got);
+  rmdir (dir);
+  ck_assert_int_eq (pc_relay_unix ("/tmp/a-path-longer-than-a-unix-socket-path-can-be-"
+                                   "0123456789012345678901234567890123456789012345678901234567890123456789",
+                                   0, 1, &err), -ENAMETOOLONG);
+  ck_assert_msg (strstr (err.msg, ": path too long") != NULL, "%s", err.msg);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -235,6 +306,7 @@ main (void)
   tcase_add_test (tc, test_err);
   tcase_add_test (tc, test_parse_uint);
   tcase_add_test (tc, test_shards);
+  tcase_add_test (tc, test_relay);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }

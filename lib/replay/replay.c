@@ -1,0 +1,78 @@
+/* replay.c: one crash point's image written to a file. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay/crash.h"
+#include "replay/image.h"
+#include "replay/replay.h"
+#include "util/disk.h"
+
+/* Builds state s of ix into a new image file out.  Returns 0 or -errno. */
+static int
+write_state (const struct pc_index *ix, const struct pc_state *s, const uint8_t *base,
+             const char *out, unsigned flags, struct pc_err *err)
+{
+  struct pc_image *im = NULL;
+  uint64_t cursor = 0;
+  struct stat st;
+  int fd, r;
+
+  if (stat (out, &st) == 0 && !S_ISREG (st.st_mode))
+    return pc_err_set (err, EINVAL, "%s: not a regular file", out);
+  fd = open (out, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return pc_err_set (err, errno, "%s: %s", out, strerror (errno));
+  r = pc_image_new (ix->hdr.devsize, base, fd, flags, &im);
+  if (r == 0)
+    r = pc_state_build (ix, s, im, &cursor);
+  if (r >= 0)
+    r = pc_image_sync (im);
+  if (r >= 0 && fsync (fd) < 0)
+    r = -errno;
+  pc_image_free (im);
+  close (fd);
+  if (r < 0)
+    return pc_err_set (err, -r, "%s: %s", out, strerror (-r));
+  return 0;
+}
+
+int
+pc_replay_write (const struct pc_replay_config *cfg, struct pc_err *err)
+{
+  char why[PC_ERR_MAX];
+  struct pc_index ix;
+  struct pc_state s;
+  uint8_t *base = NULL;
+  uint64_t base_size = 0;
+  int r;
+
+  r = pc_index_load (cfg->log_path, &ix);
+  if (r < 0)
+    return pc_err_set (err, -r, "%s: %s", cfg->log_path, pc_log_strerror (r));
+  if (ix.end == PC_END_CORRUPT) {
+    char m[256];
+    pc_err_set (err, EBADMSG, "%s: %s", cfg->log_path,
+                pc_log_corrupt_message (ix.log, m, sizeof m));
+    pc_index_free (&ix);
+    return -EBADMSG;
+  }
+  r = pc_state_parse (&ix, cfg->at, &s, why, sizeof why);
+  if (r < 0) {
+    pc_index_free (&ix);
+    return pc_err_set (err, -r, "--at %s: %s", cfg->at, why);
+  }
+  r = pc_index_read_base (&ix, cfg->base_path, &base, &base_size, why, sizeof why);
+  if (r < 0)
+    pc_err_set (err, -r, "%s", why);
+  else
+    r = write_state (&ix, &s, base, cfg->out_path, cfg->flags, err);
+  pc_image_unmap (base, base_size);
+  pc_state_clear (&s);
+  pc_index_free (&ix);
+  return r;
+}
