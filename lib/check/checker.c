@@ -363,7 +363,8 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
 {
   const struct pc_check_config *cfg = c->cfg;
   size_t lo, hi;
-  char tmpl[4096], ow[256];
+  char tmpl[4096];
+  struct pc_err oe;
   int r;
 
   r = pc_states_enumerate (&c->ix, &cfg->model, res->from_record, &c->all, &c->nall);
@@ -405,9 +406,9 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
     return r;
   }
 
-  r = pc_oracle_new (&c->ix, &c->oracle, ow, sizeof ow);
+  r = pc_oracle_new (&c->ix, &c->oracle, &oe);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : ow);
+    snprintf (why, whylen, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : oe.msg);
     return r;
   }
   c->hash_limit = pc_oracle_max_size (c->oracle);

@@ -261,13 +261,16 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
     bool fs_ok = v == PC_V_OK;
     if (v == PC_V_OK && judge) {
       struct lost_ctx lc = { c, (int64_t) i };
-      v = pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree, &fl, lost_version, &lc);
-      if (v == -ENOMEM) {
+      enum pc_verdict ov;
+      if (pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree, &fl, lost_version, &lc,
+                           &ov) == 0)
+        v = ov;
+      else {
         pc_findings_clear (&fl);
         v = PC_V_NOT_CHECKED;
         ev = "powercut ran out of memory judging the files of this state";
       }
-      else if (jm.problems[0])
+      if (v != PC_V_NOT_CHECKED && jm.problems[0])
         ev = jm.problems;
     }
     if (ar && fs_ok && v != PC_V_NOT_CHECKED) {

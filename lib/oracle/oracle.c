@@ -137,7 +137,7 @@ note_lost (const struct pc_oracle *o, size_t k, size_t last, const struct pc_ent
 }
 
 int
-pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, size_t len)
+pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err *err)
 {
   struct pc_oracle *o = calloc (1, sizeof *o);
   size_t total = 0, k = 0;
@@ -154,9 +154,8 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, siz
     char mwhy[160];
     e = pc_mark_decode (r->data, r->datalen, &m, mwhy, sizeof mwhy);
     if (e < 0) {
-      snprintf (why, len, "record %" PRIu64 ": the mark cannot be decoded: %s", i, mwhy);
       pc_oracle_free (o);
-      return e;
+      return pc_err_set (err, -e, "record %" PRIu64 ": the mark cannot be decoded: %s", i, mwhy);
     }
     if (!(m.flags & PC_MARK_F_MANIFEST)) {
       pc_mark_free (&m);
@@ -492,13 +491,15 @@ pc_oracle_last_mark (const struct pc_oracle *o)
 
 int
 pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
-                 struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx)
+                 struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx,
+                 enum pc_verdict *ret_verdict)
 {
   size_t nbefore = 0, last, i = 0, j = 0;
   int worst = PC_V_OK;
 
+  *ret_verdict = PC_V_OK;
   if (o->n == 0)
-    return PC_V_OK;
+    return 0;
   while (nbefore < o->n && o->marks[nbefore].record <= point)
     nbefore++;
   last = nbefore < o->n ? nbefore : o->n - 1;
@@ -525,10 +526,11 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
       note_lost (o, i, last, f, lost, lost_ctx);
     v = judge_path (o, nbefore, last, i, f, out);
     if (v < 0)
-      return v;
+      return v;                 /* -ENOMEM */
     worst = pc_verdict_worse (worst, v);
     i++;
     j += c == 0;
   }
-  return worst;
+  *ret_verdict = (enum pc_verdict) worst;
+  return 0;
 }

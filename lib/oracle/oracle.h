@@ -44,12 +44,13 @@
 #include "result/finding.h"
 #include "result/verdict.h"
 #include "format/mark.h"
+#include "util/err.h"
 
 struct pc_oracle;
 
 /* Decodes the marks of ix.  Returns 0, or -EBADMSG with the record at fault
- * in why, or -ENOMEM. */
-int pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, char *why, size_t len);
+ * in err, or -ENOMEM. */
+int pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err *err);
 void pc_oracle_free (struct pc_oracle *o);
 
 /* How many marks carry a manifest (none: the oracle judges nothing). */
@@ -87,9 +88,11 @@ typedef void pc_oracle_lost_fn (void *ctx, size_t version);
 
 /* Judges found (the tree of the crash state at point): appends a finding
  * for every path that is not allowed and for every path no manifest names
- * (finding.h), and returns the worst verdict (verdict.h's rank), PC_V_OK if every path is
- * allowed, or -ENOMEM.  With lost, reports the versions the state lost. */
+ * (finding.h), and sets *ret_verdict to the worst verdict (verdict.h's
+ * rank), PC_V_OK if every path is allowed.  With lost, reports the
+ * versions the state lost.  Returns 0 or -ENOMEM. */
 int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
-                     struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx);
+                     struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx,
+                     enum pc_verdict *ret_verdict);
 
 #endif

@@ -365,14 +365,14 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
                                                        "fsck_same_as", json_type_string));
   pc_check_result_recount (res);
   if ((v = pc_json_get (root, "windows", json_type_object))) {
-    char wwhy[160];
-    int r = pc_windows_read_json (v, res, wwhy, sizeof wwhy);
+    struct pc_err we;
+    int r = pc_windows_read_json (v, res, &we);
     if (r == -ENOMEM)
       goto nomem;
     if (r < 0) {
       json_object_put (root);
       pc_check_result_free (res);
-      snprintf (why, whylen, "%s: %s", path, wwhy);
+      snprintf (why, whylen, "%s: %s", path, we.msg);
       return -EBADMSG;
     }
   }

@@ -31,6 +31,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   struct pc_check_result *m;
   size_t total = 0, at = 0;
   unsigned nshards;
+  struct pc_err we;
   int r;
 
   if (n == 0) {
@@ -112,10 +113,9 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   }
   m->npoints = total;
   pc_check_result_recount (m);
-  r = pc_windows_merge (parts, n, m, why, whylen);
+  r = pc_windows_merge (parts, n, m, &we);
   if (r < 0) {
-    if (r == -ENOMEM)
-      snprintf (why, whylen, "out of memory");
+    snprintf (why, whylen, "%s", r == -ENOMEM ? "out of memory" : we.msg);
     pc_check_result_free (m);
     return r;
   }

@@ -33,6 +33,7 @@
 #include <json-c/json.h>
 
 #include "result/result.h"
+#include "util/err.h"
 
 /* Writes the text report. */
 void pc_report_text (FILE *f, const struct pc_check_result *res);
@@ -85,13 +86,13 @@ json_object *pc_windows_summary_json (const struct pc_window_summary *s);
 json_object *pc_windows_json (const struct pc_check_result *res);
 
 /* Reads o (a "windows" object) into res, whose points are read.  Returns
- * 0, -ENOMEM, or -EBADMSG with a reason in why. */
-int pc_windows_read_json (json_object *o, struct pc_check_result *res, char *why, size_t len);
+ * 0, -ENOMEM, or -EBADMSG with a reason in err. */
+int pc_windows_read_json (json_object *o, struct pc_check_result *res, struct pc_err *err);
 
 /* Joins the shards' windows into res, whose points are the shards' in
  * order.  Returns 0, -ENOMEM, or -EINVAL (the shards follow different
- * versions) with a reason in why. */
+ * versions) with a reason in err. */
 int pc_windows_merge (struct pc_check_result **parts, size_t n, struct pc_check_result *res,
-                      char *why, size_t len);
+                      struct pc_err *err);
 
 #endif

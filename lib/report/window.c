@@ -233,17 +233,15 @@ ns_of (json_object *v)
 }
 
 int
-pc_windows_read_json (json_object *o, struct pc_check_result *res, char *why, size_t len)
+pc_windows_read_json (json_object *o, struct pc_check_result *res, struct pc_err *err)
 {
   json_object *arr = pc_json_get (o, "list", json_type_array);
   struct id_ix *ids;
   size_t n = arr ? json_object_array_length (arr) : 0;
   int r = 0;
 
-  if (arr == NULL) {
-    snprintf (why, len, "\"windows\" has no \"list\"");
-    return -EBADMSG;
-  }
+  if (arr == NULL)
+    return pc_err_set (err, EBADMSG, "\"windows\" has no \"list\"");
   res->windows = calloc (n ? n : 1, sizeof *res->windows);
   ids = malloc ((res->npoints ? res->npoints : 1) * sizeof *ids);
   if (res->windows == NULL || ids == NULL) {
@@ -262,8 +260,7 @@ pc_windows_read_json (json_object *o, struct pc_check_result *res, char *why, si
     w->path = pc_json_get_bytes (v, "path", &bad);
     x = pc_json_get (v, "mark", json_type_string);
     if (w->path == NULL || bad || x == NULL || !pc_json_get (v, "written", json_type_double)) {
-      snprintf (why, len, "windows: version %zu: no path, mark or written", i);
-      r = -EBADMSG;
+      r = pc_err_set (err, EBADMSG, "windows: version %zu: no path, mark or written", i);
       break;
     }
     snprintf (w->mark, sizeof w->mark, "%s", json_object_get_string (x));
@@ -279,8 +276,7 @@ pc_windows_read_json (json_object *o, struct pc_check_result *res, char *why, si
       struct id_ix key = { json_object_get_string (x), 0 }, *hit;
       hit = bsearch (&key, ids, res->npoints, sizeof *ids, cmp_id);
       if (hit == NULL) {
-        snprintf (why, len, "windows: version %zu: lost_until names no point", i);
-        r = -EBADMSG;
+        r = pc_err_set (err, EBADMSG, "windows: version %zu: lost_until names no point", i);
         break;
       }
       w->lost_until = (int64_t) hit->i;
@@ -294,7 +290,7 @@ pc_windows_read_json (json_object *o, struct pc_check_result *res, char *why, si
 
 int
 pc_windows_merge (struct pc_check_result **parts, size_t n, struct pc_check_result *res,
-                  char *why, size_t len)
+                  struct pc_err *err)
 {
   size_t nw = n ? parts[0]->nwindows : 0, at = 0;
 
@@ -303,11 +299,9 @@ pc_windows_merge (struct pc_check_result **parts, size_t n, struct pc_check_resu
     for (size_t i = 0; same && i < nw; i++)
       same = strcmp (parts[s]->windows[i].path, parts[0]->windows[i].path) == 0 &&
              strcmp (parts[s]->windows[i].mark, parts[0]->windows[i].mark) == 0;
-    if (!same) {
-      snprintf (why, len, "shard %u/%u follows other versions than shard %u/%u",
-                parts[s]->shard, parts[s]->nshards, parts[0]->shard, parts[0]->nshards);
-      return -EINVAL;
-    }
+    if (!same)
+      return pc_err_set (err, EINVAL, "shard %u/%u follows other versions than shard %u/%u",
+                         parts[s]->shard, parts[s]->nshards, parts[0]->shard, parts[0]->nshards);
   }
   res->windows = calloc (nw ? nw : 1, sizeof *res->windows);
   if (res->windows == NULL)

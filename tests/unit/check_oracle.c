@@ -149,19 +149,19 @@ judge_end (uint64_t point, const char *tree, const char *end, char *findings, si
   struct pc_mark found, endm;
   struct pc_entry e[8], ee[8];
   struct pc_findings fl = { 0 };
-  char buf[256], ebuf[256], why[128];
+  char buf[256], ebuf[256];
+  struct pc_err err;
   size_t pos = 0;
-  int v;
+  enum pc_verdict v;
 
-  ck_assert_int_eq (pc_oracle_new (&ix, &o, why, sizeof why), 0);
+  ck_assert_int_eq (pc_oracle_new (&ix, &o, &err), 0);
   ck_assert_uint_eq (pc_oracle_manifests (o), 5);
   tree_of (tree, &found, e, buf, sizeof buf);
   if (end) {
     tree_of (end, &endm, ee, ebuf, sizeof ebuf);
     ck_assert_int_eq (pc_oracle_set_end (o, &endm), 0);
   }
-  v = pc_oracle_judge (o, point, &found, &fl, NULL, NULL);
-  ck_assert_int_ge (v, 0);
+  ck_assert_int_eq (pc_oracle_judge (o, point, &found, &fl, NULL, NULL, &v), 0);
   findings[0] = '\0';
   for (size_t i = 0; i < fl.n && pos < len; i++)
     pos += (size_t) snprintf (findings + pos, len - pos, "%s\t%s\t%s\t%s\n",
@@ -425,7 +425,8 @@ windows_of (struct pc_oracle *o, size_t from, size_t to)
     struct pc_point *p = &res->points[i - from];
     tree_of (wstates[i].tree, &found, e, buf, sizeof buf);
     l.state = (int64_t) (i - from);
-    ck_assert_int_ge (pc_oracle_judge (o, wstates[i].point, &found, &fl, note, &l), 0);
+    enum pc_verdict verdict;
+    ck_assert_int_eq (pc_oracle_judge (o, wstates[i].point, &found, &fl, note, &l, &verdict), 0);
     pc_findings_clear (&fl);
     snprintf (p->id, sizeof p->id, "%" PRIu64, wstates[i].point);
     p->record = wstates[i].point;
@@ -503,10 +504,10 @@ START_TEST (test_windows_by_hand)
 {
   struct pc_oracle *o;
   struct pc_check_result *all, *part[2], *merged = NULL;
-  char why[160];
+  struct pc_err err;
   json_object *j;
 
-  ck_assert_int_eq (pc_oracle_new (&ix, &o, why, sizeof why), 0);
+  ck_assert_int_eq (pc_oracle_new (&ix, &o, &err), 0);
   all = windows_of (o, 0, NW);
   assert_windows (all);
 
@@ -514,7 +515,7 @@ START_TEST (test_windows_by_hand)
   j = pc_windows_json (all);
   ck_assert_ptr_nonnull (j);
   pc_windows_free (all);
-  ck_assert_int_eq (pc_windows_read_json (j, all, why, sizeof why), 0);
+  ck_assert_int_eq (pc_windows_read_json (j, all, &err), 0);
   json_object_put (j);
   assert_windows (all);
 
@@ -529,7 +530,7 @@ START_TEST (test_windows_by_hand)
   merged->points = calloc (NW, sizeof *merged->points);
   memcpy (merged->points, part[0]->points, 3 * sizeof *merged->points);
   memcpy (merged->points + 3, part[1]->points, (NW - 3) * sizeof *merged->points);
-  ck_assert_int_eq (pc_windows_merge (part, 2, merged, why, sizeof why), 0);
+  ck_assert_int_eq (pc_windows_merge (part, 2, merged, &err), 0);
   assert_windows (merged);
 
   /* The last state alone: f@v1 was lost by no state checked. */
