@@ -100,7 +100,8 @@ main (int argc, char **argv)
   }
   snprintf (path, sizeof path, "%s/recover-diff.%d.img", tmp, (int) getpid ());
   for (size_t i = 0; i < n; i++) {
-    char why[256], id[PC_ID_MAX];
+    char id[PC_ID_MAX];
+    struct pc_err err;
     struct pc_fsck_result fr;
     int built = pc_state_build (&ix, &st[i], im, &cursor);
     if (built < 0) {
@@ -114,7 +115,7 @@ main (int argc, char **argv)
     }
     if (every > 1 && i % every != 0) {
       pc_image_overlay_begin (im);
-      r = pc_recover (im, now, cache, why, sizeof why);
+      r = pc_recover (im, now, cache, &err);
       pc_image_overlay_end (im);
       goto next;
     }
@@ -132,10 +133,10 @@ main (int argc, char **argv)
     }
     /* Ours, in an overlay undone below. */
     pc_image_overlay_begin (im);
-    r = pc_recover (im, now, cache, why, sizeof why);
+    r = pc_recover (im, now, cache, &err);
     if (r == -ENOTSUP) {
       refused++;
-      printf ("%s: refused: %s (e2fsck: %s)\n", id, why,
+      printf ("%s: refused: %s (e2fsck: %s)\n", id, err.msg,
               fr.verdict == PC_V_OK ? "recovered" : "failed");
     }
     else if (r < 0) {

@@ -191,21 +191,21 @@ recover (struct pc_judge *j, struct pc_judgement *jm)
 {
   struct pc_fsck_result fr;
   struct pc_fsck_io io;
-  char why[200];
+  struct pc_err why;
   int r;
 
   if (pc_image_size (j->im) < 2048 || !pc_fs_needs_recovery (pc_image_data (j->im) + 1024))
     return 0;
   if (!j->cfg.plain) {
-    r = pc_recover (j->im, j->cfg.now, j->rcache, why, sizeof why);
+    r = pc_recover (j->im, j->cfg.now, j->rcache, &why);
     if (r >= 0) {
       j->stats.recover_here++;
       return 0;
     }
     if (r != -ENOTSUP)
       return r;
-    snprintf (jm->note, sizeof jm->note, "journal replay left to e2fsck (powercut does not: %s)",
-              why);
+    snprintf (jm->note, sizeof jm->note, "journal replay left to e2fsck (powercut does not: %.180s)",
+              why.msg);
   }
   r = pc_image_sync (j->im);
   if (r < 0)

@@ -16,15 +16,17 @@
 #include "replay/jbd2.h"
 #include "util/util.h"
 
-/* Sets why and returns -ENOTSUP: e2fsck must do it. */
+/* Sets j->err and returns -ENOTSUP: e2fsck must do it. */
 int
 jbd2_refuse (struct journal *j, const char *fmt, ...)
 {
   va_list ap;
 
-  va_start (ap, fmt);
-  vsnprintf (j->why, j->whylen, fmt, ap);
-  va_end (ap);
+  if (j->err) {
+    va_start (ap, fmt);
+    vsnprintf (j->err->msg, sizeof j->err->msg, fmt, ap);
+    va_end (ap);
+  }
   return -ENOTSUP;
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "replay/image.h"
+#include "util/err.h"
 
 /* The JBD2 on-disk format (big-endian; Documentation/filesystems/ext4/journal.rst). */
 #define JBD2_MAGIC           0xc03b3998u
@@ -105,11 +106,10 @@ struct journal {
   size_t ntags, captags;
   struct revoke *revs;
   size_t nrevs, caprevs;
-  char *why;
-  size_t whylen;
+  struct pc_err *err;            /* what this code does not handle */
 };
 
-/* Sets j->why and returns -ENOTSUP: e2fsck must do it. */
+/* Sets j->err and returns -ENOTSUP: e2fsck must do it. */
 int jbd2_refuse (struct journal *j, const char *fmt, ...)
   __attribute__ ((format (printf, 2, 3)));
 
@@ -122,11 +122,11 @@ const uint8_t *jbd2_block (const struct journal *j, uint32_t pos);
 
 /* Scans the log from block start, transaction seq: collects the tags and
  * revokes of the committed transactions; *ret_end is the sequence number
- * after the last.  Returns 0, -ENOTSUP (why set) or -ENOMEM. */
+ * after the last.  Returns 0, -ENOTSUP (err set) or -ENOMEM. */
 int jbd2_scan (struct journal *j, uint32_t start, uint32_t seq, uint32_t *ret_end);
 
 /* Writes the blocks of the committed transactions home, each the last
- * version not revoked.  Returns 0, -ENOTSUP (why set) or -errno. */
+ * version not revoked.  Returns 0, -ENOTSUP (err set) or -errno. */
 int jbd2_replay (struct journal *j);
 
 #endif

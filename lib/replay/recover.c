@@ -496,7 +496,7 @@ write_sb (struct journal *j, ext2_filsys fs)
 
 int
 pc_recover (struct pc_image *im, int64_t now, struct pc_recover_cache *cache,
-            char *why, size_t whylen)
+            struct pc_err *err)
 {
   struct journal j;
   struct jmap local = { 0 };
@@ -511,10 +511,8 @@ pc_recover (struct pc_image *im, int64_t now, struct pc_recover_cache *cache,
   j.size = pc_image_size (im);
   j.now = now;
   j.cache = cache;
-  j.why = why;
-  j.whylen = whylen;
+  j.err = err;
   j.jm = cache ? &cache->jm : &local;
-  why[0] = '\0';
   if (j.size < 2 * SUPERBLOCK_OFFSET ||
       pc_get_le16 (j.mem + SUPERBLOCK_OFFSET + 0x38) != EXT2_SUPER_MAGIC ||
       !(pc_get_le32 (j.mem + SUPERBLOCK_OFFSET + SB_INCOMPAT) & EXT3_FEATURE_INCOMPAT_RECOVER))

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "replay/image.h"
+#include "util/err.h"
 
 struct pc_recover_cache;
 
@@ -43,9 +44,9 @@ void pc_recover_cache_free (struct pc_recover_cache *c);
  * overlay open on it undoes the replay).  now is the time e2fsck would be
  * told it is.  cache may be NULL.  Returns 1 if the journal was replayed,
  * 0 if the filesystem needs no recovery, -ENOTSUP if e2fsck must do it
- * (why, NUL-terminated, says what this code does not handle; the image is
- * unchanged), or -errno (-ENOMEM). */
+ * (err says what this code does not handle; the image is unchanged), or
+ * -errno (-ENOMEM). */
 int pc_recover (struct pc_image *im, int64_t now, struct pc_recover_cache *cache,
-                char *why, size_t whylen);
+                struct pc_err *err);
 
 #endif

@@ -124,7 +124,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   const uint8_t *ours;
   struct pc_fsck_result fr;
   struct pc_fsck_io io;
-  char why[256];
+  struct pc_err err;
   int r;
 
   if (T.img == NULL)
@@ -139,7 +139,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         pwrite (T.fd, data + b * T.bs, n, (off_t) (T.map[b] * T.bs)) != (ssize_t) n)
       abort ();
   }
-  r = pc_recover (T.im, NOW, T.cache, why, sizeof why);
+  r = pc_recover (T.im, NOW, T.cache, &err);
   if (r == 1) {
     /* e2fsck on the same state: it must agree. */
     if (pc_fsck_recover (T.path, 30, NOW, &fr, &io) < 0)
