@@ -282,7 +282,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
         ar->nmarks = SIZE_MAX;
         ar->verdict = PC_V_NOT_CHECKED;
         snprintf (ar->evidence, sizeof ar->evidence, "powercut could not write the tree for "
-                  "--verify: %s", jm.export_why);
+                  "--verify: %.900s", jm.export_err.msg);
       }
       else if (ar->nmarks != nm)
         run_verify (c, i, xdir, mfile, nm, x, ar);

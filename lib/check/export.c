@@ -215,7 +215,7 @@ same (const struct rec *r, const struct pc_entry *e)
 /* Writes regular file e, its content read from fs. */
 static int
 write_file (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8_t *buf,
-            char *why, size_t whylen)
+            struct pc_err *why)
 {
   ext2_ino_t ino;
   ext2_file_t file;
@@ -227,13 +227,13 @@ write_file (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8
   if (err == 0)
     err = ext2fs_file_open (fs, ino, 0, &file);
   if (err) {
-    snprintf (why, whylen, "%s: libext2fs: %s", e->path, error_message (err));
+    pc_err_set (why, EIO, "%s: libext2fs: %s", e->path, error_message (err));
     return -EIO;
   }
   fd = openat (x->fd, e->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
     r = -errno;
-    snprintf (why, whylen, "%s: %s", e->path, strerror (-r));
+    pc_err_set (why, EIO, "%s: %s", e->path, strerror (-r));
     ext2fs_file_close (file);
     return r;
   }
@@ -241,20 +241,20 @@ write_file (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8
     unsigned int got = 0;
     err = ext2fs_file_read (file, buf, 1 << 16, &got);
     if (err || got == 0) {
-      snprintf (why, whylen, "%s: libext2fs: %s", e->path,
+      pc_err_set (why, EIO, "%s: libext2fs: %s", e->path,
                 err ? error_message (err) : "shorter than its size");
       r = -EIO;
       break;
     }
     r = pc_write_all (fd, buf, got);
     if (r < 0)
-      snprintf (why, whylen, "%s: %s", e->path, strerror (-r));
+      pc_err_set (why, EIO, "%s: %s", e->path, strerror (-r));
     done += got;
   }
   ext2fs_file_close (file);
   if (r == 0 && fchmod (fd, final_mode (e->type, e->mode)) < 0) {
     r = -errno;
-    snprintf (why, whylen, "%s: %s", e->path, strerror (-r));
+    pc_err_set (why, EIO, "%s: %s", e->path, strerror (-r));
   }
   close (fd);
   return r;
@@ -263,7 +263,7 @@ write_file (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8
 /* Makes e in the directory. */
 static int
 create (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8_t *buf,
-        char *why, size_t whylen)
+        struct pc_err *why)
 {
   int r = open_parent (x, e->path);
 
@@ -271,7 +271,7 @@ create (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8_t *
     return r;
   switch (e->type) {
   case PC_ENTRY_FILE:
-    return write_file (x, fs, e, buf, why, whylen);
+    return write_file (x, fs, e, buf, why);
   case PC_ENTRY_DIR:
     /* Writable while it is filled; read-only at the end (touched). */
     r = mkdirat (x->fd, e->path, 0700) < 0 ? -errno : touch (x, strdup (e->path));
@@ -284,7 +284,7 @@ create (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8_t *
     return 0;                   /* devices, fifos, sockets: left out */
   }
   if (r < 0)
-    snprintf (why, whylen, "%s: %s", e->path, strerror (-r));
+    pc_err_set (why, EIO, "%s: %s", e->path, strerror (-r));
   return r;
 }
 
@@ -322,27 +322,24 @@ rec_of (struct pc_export *x, const struct pc_entry *e, struct rec *r)
 
 int
 pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
-                  const struct pc_mark *tree, char *why, size_t whylen)
+                  const struct pc_mark *tree, struct pc_err *err)
 {
   struct rec *nv = calloc (tree->nentries ? tree->nentries : 1, sizeof *nv);
   uint8_t *buf = malloc (1 << 16);
   ext2_filsys fs = NULL;
-  errcode_t err;
   size_t i = 0, j = 0, nn = 0;
   bool *changed = calloc (tree->nentries ? tree->nentries : 1, sizeof *changed);
+  struct pc_err local, *why = &local;
   int r = 0;
 
-  why[0] = '\0';
+  local.msg[0] = '\0';
   if (nv == NULL || buf == NULL || changed == NULL) {
     r = -ENOMEM;
     goto out;
   }
-  err = pc_memio_open (mem, size, EXT2_FLAG_64BITS, &fs);
-  if (err) {
-    snprintf (why, whylen, "libext2fs cannot open the filesystem: %s", error_message (err));
-    r = -EIO;
+  r = pc_memio_open (mem, size, EXT2_FLAG_64BITS, &fs, why);
+  if (r < 0)
     goto out;
-  }
   if (x->whole) {
     /* Everything goes, then everything is written. */
     DIR *d;
@@ -387,7 +384,7 @@ pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
       continue;
     }
     if ((r = open_parent (x, x->v[i].path)) < 0 || (r = wipe (x->fd, x->v[i].path)) < 0) {
-      snprintf (why, whylen, "%s: %s", x->v[i].path, strerror (-r));
+      pc_err_set (why, EIO, "%s: %s", x->v[i].path, strerror (-r));
       goto out;
     }
     if (c == 0)
@@ -399,7 +396,7 @@ pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
   /* Creations, parents before children (they sort first). */
   for (j = 0; j < tree->nentries && r == 0; j++)
     if (changed[j])
-      r = create (x, fs, &tree->entries[j], buf, why, whylen);
+      r = create (x, fs, &tree->entries[j], buf, &local);
   if (r < 0)
     goto out;
   /* Directories read-only again, in the tree's modes. */
@@ -409,7 +406,7 @@ pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
     mode_t m = e ? final_mode (PC_ENTRY_DIR, e->mode) : 0555;
     if (fchmodat (x->fd, x->touched[k], m, 0) < 0 && errno != ENOENT) {
       r = -errno;
-      snprintf (why, whylen, "%s: %s", x->touched[k], strerror (-r));
+      pc_err_set (why, EIO, "%s: %s", x->touched[k], strerror (-r));
       goto out;
     }
   }
@@ -430,7 +427,7 @@ pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
       continue;
     }
     if ((r = rec_of (x, e, &nv[nn])) < 0) {
-      snprintf (why, whylen, "%s: %s", e->path, strerror (-r));
+      pc_err_set (why, EIO, "%s: %s", e->path, strerror (-r));
       goto out;
     }
     nn++;
@@ -448,8 +445,7 @@ out:
   x->ntouched = 0;
   if (r < 0) {
     x->whole = true;
-    if (why[0] == '\0')
-      snprintf (why, whylen, "%s", strerror (-r));
+    pc_err_set (err, -r, "%s", local.msg[0] ? local.msg : strerror (-r));
   }
   if (fs)
     ext2fs_close_free (&fs);

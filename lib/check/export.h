@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "format/mark.h"
+#include "util/err.h"
 
 struct pc_export;
 
@@ -32,10 +33,10 @@ int pc_export_remove (const char *dir);
 
 /* Brings the directory to hold tree, read (entries only, as fstree.h
  * gives it) from the ext2/3/4 image of size bytes at mem.  Returns 0, or
- * -errno with a reason in why (the directory is then written whole next
+ * -errno with a reason in err (the directory is then written whole next
  * time). */
 int pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
-                      const struct pc_mark *tree, char *why, size_t whylen);
+                      const struct pc_mark *tree, struct pc_err *err);
 
 /* Did anything change the directory since the last update?  Returns 1
  * (the next update writes it whole), 0, or -errno. */

@@ -574,7 +574,7 @@ static int
 open_failed (char *problems, size_t plen, errcode_t e)
 {
   snprintf (problems, plen, "/: libext2fs cannot open the filesystem: %s", error_message (e));
-  return e == EXT2_ET_NO_MEMORY || e == ENOMEM ? -ENOMEM : -EIO;
+  return pc_ext2fs_errno (e);
 }
 
 int
@@ -597,12 +597,15 @@ pc_fstree_read_mem (const void *mem, uint64_t size, uint64_t hash_limit,
                     struct pc_mark *ret, char *problems, size_t plen)
 {
   ext2_filsys fs;
-  errcode_t e;
+  struct pc_err oe;
+  int r;
 
   problems[0] = '\0';
-  e = pc_memio_open (mem, size, EXT2_FLAG_64BITS, &fs);
-  if (e)
-    return open_failed (problems, plen, e);
+  r = pc_memio_open (mem, size, EXT2_FLAG_64BITS, &fs, &oe);
+  if (r < 0) {
+    snprintf (problems, plen, "/: %s", oe.msg);
+    return r;
+  }
   return walk_fs (fs, NULL, NULL, hash_limit, ret, problems, plen);
 }
 
@@ -612,13 +615,16 @@ pc_fstree_read_image (const struct pc_image *im, struct pc_fstree_cache *cache,
                       char *problems, size_t plen)
 {
   ext2_filsys fs;
-  errcode_t e;
+  struct pc_err oe;
+  int r;
 
   problems[0] = '\0';
   if (cache && pc_image_block_hash (im, 0) == NULL)
     return -EINVAL;
-  e = pc_memio_open (pc_image_data (im), pc_image_size (im), EXT2_FLAG_64BITS, &fs);
-  if (e)
-    return open_failed (problems, plen, e);
+  r = pc_memio_open (pc_image_data (im), pc_image_size (im), EXT2_FLAG_64BITS, &fs, &oe);
+  if (r < 0) {
+    snprintf (problems, plen, "/: %s", oe.msg);
+    return r;
+  }
   return walk_fs (fs, im, cache, hash_limit, ret, problems, plen);
 }

@@ -296,8 +296,8 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
     jm->have_tree = jm->tree_error == 0;
     if (jm->have_tree && j->cfg.export)
       jm->export_error = pc_export_update (j->cfg.export, pc_image_data (j->im),
-                                           pc_image_size (j->im), &jm->tree, jm->export_why,
-                                           sizeof jm->export_why);
+                                           pc_image_size (j->im), &jm->tree,
+                                           &jm->export_err);
     if (j->cache) {
       size_t rd, ru;
       pc_fstree_cache_stats (j->cache, &rd, &ru);

@@ -25,6 +25,7 @@
 #include "check/fsck.h"
 #include "replay/image.h"
 #include "format/mark.h"
+#include "util/err.h"
 
 struct pc_judge_config {
   const char *image_path;     /* the image's mirror file */
@@ -48,7 +49,7 @@ struct pc_judgement {
   bool have_tree;             /* verdict OK, read_tree, and the tree could be read */
   int tree_error;             /* if not: the walk's -errno (-ENOMEM: not the state's fault) */
   int export_error;           /* with export: 0 if the tree is there, else -errno, */
-  char export_why[256];       /* and why */
+  struct pc_err export_err;   /* and why */
   struct pc_mark tree;
   char problems[512];         /* what the tree walk could not read */
 };

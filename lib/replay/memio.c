@@ -157,14 +157,26 @@ pc_ext2fs_init (void)
   }
 }
 
-errcode_t
-pc_memio_open (const void *mem, uint64_t size, int flags, ext2_filsys *ret_fs)
+int
+pc_ext2fs_errno (errcode_t e)
+{
+  return e == 0 ? 0 : e == EXT2_ET_NO_MEMORY || e == ENOMEM ? -ENOMEM : -EIO;
+}
+
+int
+pc_memio_open (const void *mem, uint64_t size, int flags, ext2_filsys *ret_fs,
+               struct pc_err *err)
 {
   char name[64];
+  errcode_t e;
 
   pc_ext2fs_init ();
   if (flags & EXT2_FLAG_RW)
-    return EROFS;
+    return pc_err_set (err, EROFS, "the filesystem in memory is read-only");
   snprintf (name, sizeof name, "pc-memio:%p:%" PRIu64, mem, size);
-  return ext2fs_open2 (name, NULL, flags, 0, 0, &memio_manager, ret_fs);
+  e = ext2fs_open2 (name, NULL, flags, 0, 0, &memio_manager, ret_fs);
+  if (e)
+    return pc_err_set (err, -pc_ext2fs_errno (e), "libext2fs cannot open the filesystem: %s",
+                       error_message (e));
+  return 0;
 }

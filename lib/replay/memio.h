@@ -13,12 +13,21 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "util/err.h"
+
 /* Readies libext2fs's error messages (error_message() names its codes). */
 void pc_ext2fs_init (void);
 
 /* Opens the ext2/3/4 filesystem in [mem, mem+size) read-only, with
- * ext2fs_open2's flags (EXT2_FLAG_RW is refused).  The memory must stay
- * mapped until ext2fs_close_free().  Returns 0 or the libext2fs error. */
-errcode_t pc_memio_open (const void *mem, uint64_t size, int flags, ext2_filsys *ret_fs);
+ * ext2fs_open2's flags (EXT2_FLAG_RW is refused: -EROFS).  The memory
+ * must stay mapped until ext2fs_close_free().  Returns 0, -ENOMEM, or
+ * -EIO with libext2fs's reason in err ("libext2fs cannot open the
+ * filesystem: ..."); libext2fs's errcode_t stays behind this call. */
+int pc_memio_open (const void *mem, uint64_t size, int flags, ext2_filsys *ret_fs,
+                   struct pc_err *err);
+
+/* A libext2fs error as a negative errno: -ENOMEM for no memory, else
+ * -EIO (the reason is error_message (e)). */
+int pc_ext2fs_errno (errcode_t e);
 
 #endif

@@ -216,11 +216,11 @@ open_fs (struct journal *j, ext2_filsys *ret, const char *when)
 {
   struct ext2_super_block *sb;
   ext2_filsys fs;
+  struct pc_err oe;
   errcode_t e;
 
-  e = pc_memio_open (j->mem, j->size, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP, &fs);
-  if (e)
-    return jbd2_refuse (j, "%s, libext2fs cannot open the filesystem: %s", when, error_message (e));
+  if (pc_memio_open (j->mem, j->size, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP, &fs, &oe) < 0)
+    return jbd2_refuse (j, "%s, %s", when, oe.msg);
   sb = fs->super;
   if ((e = ext2fs_check_desc (fs)) != 0) {
     ext2fs_close_free (&fs);

@@ -85,7 +85,7 @@ setup (void)
       memcpy (T.img, pc_image_data (im), T.size);
     }
   }
-  if (T.img == NULL || pc_memio_open (T.img, T.size, EXT2_FLAG_64BITS, &fs) != 0 ||
+  if (T.img == NULL || pc_memio_open (T.img, T.size, EXT2_FLAG_64BITS, &fs, NULL) != 0 ||
       ext2fs_read_inode (fs, EXT2_JOURNAL_INO, &inode) != 0)
     abort ();
   T.bs = fs->blocksize;

@@ -34,7 +34,7 @@ first_block (ext2_ino_t ino)
   blk64_t b = 0;
 
   ck_assert_int_eq (pc_memio_open (pc_image_data (im), pc_image_size (im),
-                                   EXT2_FLAG_64BITS, &fs), 0);
+                                   EXT2_FLAG_64BITS, &fs, NULL), 0);
   ck_assert_int_eq (ext2fs_bmap2 (fs, ino, NULL, NULL, 0, 0, NULL, &b), 0);
   ext2fs_close_free (&fs);
   ck_assert_uint_ne (b, 0);
@@ -48,7 +48,7 @@ lookup (const char *name)
   ext2_ino_t ino = 0;
 
   ck_assert_int_eq (pc_memio_open (pc_image_data (im), pc_image_size (im),
-                                   EXT2_FLAG_64BITS, &fs), 0);
+                                   EXT2_FLAG_64BITS, &fs, NULL), 0);
   ck_assert_int_eq (ext2fs_lookup (fs, EXT2_ROOT_INO, name, (int) strlen (name), NULL, &ino), 0);
   ext2fs_close_free (&fs);
   return ino;
@@ -182,7 +182,7 @@ START_TEST (damaged_inode_table_is_checked)
   blk64_t itab;
 
   ck_assert_int_eq (pc_memio_open (pc_image_data (im), pc_image_size (im),
-                                   EXT2_FLAG_64BITS, &fs), 0);
+                                   EXT2_FLAG_64BITS, &fs, NULL), 0);
   itab = ext2fs_inode_table_loc (fs, 0) + (ino - 1) * EXT2_INODE_SIZE (fs->super) / 4096;
   ext2fs_close_free (&fs);
   /* one inode of the table, e2fsck read it: its mode and checksum are wrong now */
