@@ -231,7 +231,6 @@ cmd_check (int argc, char **argv)
   }
   /* Interrupted, the check stops its workers and removes its scratch files. */
   pc_catch_stop_signals ();
-  a.cfg.interrupted = &pc_stop_requested;
   r = pc_check_report (&a.cfg, &a.out, &err);
   return report_status ("check", r, &err);
 }

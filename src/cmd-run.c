@@ -312,14 +312,12 @@ cmd_run (int argc, char **argv)
     return r;
   a.job.each.run.status = a.quiet ? NULL : status_line;
   a.job.each.run.sysctl_waiting = sysctl_waiting;
-  a.job.each.check.interrupted = &pc_stop_requested;
   a.job.each.problem = problem_line;
   a.job.run_dir = rd;
   a.job.report = stdout;
   if (!a.quiet && isatty (2))
     a.job.progress = check_progress;
   pc_catch_stop_signals ();
-  pc_proc_interrupted = &pc_stop_requested;
   r = pc_run_all (&a.job, &a.o, &err);
   if (r < 0) {
     cmd_err ("run", "%s", err.msg);

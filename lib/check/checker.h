@@ -36,7 +36,6 @@ struct pc_check_config {
   bool plain;                   /* the plain method (judge.h), for comparison */
   int timeout_s;                /* per program run on a state */
   const char *verify;           /* the application's checker (sh -c), or NULL */
-  volatile sig_atomic_t *interrupted;   /* set by a signal handler: stop, clean up */
   /* Called now and then from the checking process. */
   void (*progress) (void *ctx, size_t done, size_t total);
   void *progress_ctx;

@@ -20,6 +20,7 @@
 #include "oracle/oracle.h"
 #include "util/proc.h"
 #include "util/util.h"
+#include "util/err.h"
 
 static void
 copy_file (const char *from, const char *to)
@@ -522,7 +523,7 @@ run_workers (struct ctx *c)
   while (alive > 0) {
     int status;
     pid_t p;
-    if (c->cfg->interrupted && *c->cfg->interrupted) {
+    if (pc_interrupted ()) {
       /* Stopped: the workers go now; the caller removes their files. */
       for (unsigned i = 0; i < jobs; i++)
         if (pids[i] > 0) {
@@ -563,7 +564,7 @@ run_workers (struct ctx *c)
         break;
       idle_deaths += !held;
       if (__atomic_load_n (&c->sh->done, __ATOMIC_SEQ_CST) < total && idle_deaths < 4 &&
-          next_id < c->max_workers && !(c->cfg->interrupted && *c->cfg->interrupted)) {
+          next_id < c->max_workers && !pc_interrupted ()) {
         pid_t np;
         ids[i] = next_id;
         np = spawn (c, next_id++);

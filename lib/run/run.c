@@ -20,6 +20,7 @@
 #include "run/run.h"
 #include "util/util.h"
 #include "run/vm.h"
+#include "util/err.h"
 
 #define CMD_TIMEOUT_S 120
 #define OUT_MAX 4096
@@ -94,7 +95,7 @@ run_cmd (struct run *r, char *const argv[])
 static bool
 interrupted (void)
 {
-  return pc_proc_interrupted && *pc_proc_interrupted;
+  return pc_interrupted ();
 }
 
 static void
@@ -383,9 +384,9 @@ teardown (struct run *r)
   char *detach_argv[] = { "losetup", "-d", r->dev, NULL };
   char *nbd_argv[] = { "nbd-client", "-d", r->dev, NULL };
   char *fuse_argv[] = { "fusermount3", "-u", r->fusedir, NULL };
-  volatile sig_atomic_t *saved = pc_proc_interrupted;
+  volatile sig_atomic_t *saved;
 
-  pc_proc_interrupted = NULL;         /* cleaning up is not interruptible */
+  saved = pc_interrupt_flag (NULL);   /* cleaning up is not interruptible */
   if (r->mounted) {
     for (int i = 0; i < 25 && r->mounted; i++) {
       if (pc_proc_run (umount_argv, 30, r->out, sizeof r->out) == 0)
@@ -422,7 +423,7 @@ teardown (struct run *r)
   unlink (r->sock);
   unlink (r->ctl);
   rmdir (r->rt);
-  pc_proc_interrupted = saved;
+  pc_interrupt_flag (saved);
 }
 
 /* Everything between starting and stopping the recorder, in a guest. */

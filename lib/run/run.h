@@ -8,7 +8,7 @@
  * POWERCUT_CONTROL and POWERCUT in its environment and the mount point as
  * its directory), places the durable mark "end" after a command, and
  * tears everything down again, in reverse, whatever happened
- * (failure, time-out, interruption through pc_proc_interrupted).
+ * (failure, time-out, interruption: pc_interrupted, err.h).
  * With PC_ATTACH_VM all of that between starting and stopping the recorder
  * happens in a qemu guest instead (vm.h).
  */

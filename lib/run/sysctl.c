@@ -16,6 +16,7 @@
 #include "util/proc.h"
 #include "run/sysctl.h"
 #include "util/util.h"
+#include "util/err.h"
 
 #define MAX_KNOBS 32
 #define MAX_HOLDS 256
@@ -611,7 +612,7 @@ pc_sysctl_apply (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
     }
     for (int i = 0; i < POLL_MS / 50; i++) {
       struct timespec ts = { 0, 50 * 1000000 };
-      if (pc_proc_interrupted && *pc_proc_interrupted) {
+      if (pc_interrupted ()) {
         snprintf (why, len, "interrupted while waiting for %s", busy.name);
         return -EINTR;
       }

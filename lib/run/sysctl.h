@@ -70,7 +70,7 @@ int pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *
 
 /* pc_sysctl_take until it returns other than 1, polling with the lock
  * released; waiting (if not NULL) is called once for each holder waited
- * for.  Interrupted (pc_proc_interrupted, proc.h): -EINTR.  Returns 0 or
+ * for.  Interrupted (pc_interrupted, err.h): -EINTR.  Returns 0 or
  * -errno with a reason in why. */
 int pc_sysctl_apply (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
                      void (*waiting) (void *ctx, const char *name, long pid), void *ctx,

@@ -19,6 +19,7 @@
 #include "util/proc.h"
 #include "util/util.h"
 #include "run/vm.h"
+#include "util/err.h"
 
 /* The guest's /init.  It reads /powercut.conf (shell assignments). */
 static const char guest_init[] =
@@ -624,7 +625,7 @@ qemu (const char *kernel, const char *initrd, bool kvm, const char *append, cons
     bool late = pc_now_mono_ns () > deadline;
     if (waitpid (pid, &status, WNOHANG) == pid)
       return status;
-    if (late || (pc_proc_interrupted && *pc_proc_interrupted)) {
+    if (late || pc_interrupted ()) {
       kill (-pid, SIGKILL);
       kill (pid, SIGKILL);
       waitpid (pid, &status, 0);

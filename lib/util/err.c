@@ -47,10 +47,13 @@ pc_err_prefix (struct pc_err *err, int errnum, const char *fmt, ...)
 
 static volatile sig_atomic_t *interrupt_flag;
 
-void
+volatile sig_atomic_t *
 pc_interrupt_flag (volatile sig_atomic_t *flag)
 {
+  volatile sig_atomic_t *before = interrupt_flag;
+
   interrupt_flag = flag;
+  return before;
 }
 
 bool

@@ -33,8 +33,9 @@ int pc_err_prefix (struct pc_err *err, int errnum, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 
 /* The flag a program's signal handler sets to ask the library to stop
- * (NULL: never). */
-void pc_interrupt_flag (volatile sig_atomic_t *flag);
+ * (NULL: never).  Returns the flag before, so that a part that must not
+ * be interrupted (tearing down) can set NULL and put it back. */
+volatile sig_atomic_t *pc_interrupt_flag (volatile sig_atomic_t *flag);
 /* Has the program asked the library to stop? */
 bool pc_interrupted (void);
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "util/proc.h"
+#include "util/err.h"
 #include "util/util.h"
 
-volatile sig_atomic_t *pc_proc_interrupted;
 
 #define SIDE_MAX_DEFAULT (64u << 20)
 
@@ -211,7 +211,7 @@ pc_proc_run_extra (char *const argv[], struct pc_proc_extra *x, int timeout_s,
     uint64_t now = pc_now_mono_ns ();
     char buf[4096];
     ssize_t n;
-    if (now >= deadline || (pc_proc_interrupted && *pc_proc_interrupted)) {
+    if (now >= deadline || pc_interrupted ()) {
       timed_out = now >= deadline;
       interrupted = !timed_out;
       kill (-pid, SIGKILL);

@@ -2,8 +2,9 @@
  *
  * pc_proc_run() runs argv (looked up in PATH, then in /sbin) in its own
  * process group with standard input from /dev/null and standard output and
- * error captured, under a time limit, in the C locale.  If
- * pc_proc_interrupted is set and becomes non-zero, the program is killed.
+ * error captured, under a time limit, in the C locale.  If the program
+ * running powercut asks to stop (pc_interrupted(), err.h), the program is
+ * killed.
  */
 #ifndef POWERCUT_PROC_H
 #define POWERCUT_PROC_H
@@ -11,9 +12,6 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Set by a program that handles SIGINT/SIGTERM; NULL: never interrupted. */
-extern volatile sig_atomic_t *pc_proc_interrupted;
 
 /* Runs argv; out receives the first outlen - 1 bytes of its output.
  * Returns the exit status (0..255; 127: not found), 256 + signal if a

@@ -18,6 +18,7 @@
 #include "util/proc.h"
 #include "run/sysctl.h"
 #include "unit.h"
+#include "util/err.h"
 
 #define EXPIRE "vm.dirty_expire_centisecs"
 #define WB "vm.dirty_writeback_centisecs"
@@ -96,7 +97,7 @@ setup (void)
   put (path, "500\n");
   host.dir = dir;
   host.proc = proc;
-  pc_proc_interrupted = NULL;
+  pc_interrupt_flag (NULL);
 }
 
 static void
@@ -363,9 +364,9 @@ START_TEST (test_apply_interrupted)
   struct child c = holder (EXPIRE "=100", NULL);
 
   knobs (v, 1, nv);
-  pc_proc_interrupted = &stop;
+  pc_interrupt_flag (&stop);
   ck_assert_int_eq (pc_sysctl_apply (v, 1, &host, NULL, NULL, why, sizeof why), -EINTR);
-  pc_proc_interrupted = NULL;
+  pc_interrupt_flag (NULL);
   ck_assert (!v[0].set);
   ck_assert_int_eq (finish (&c, 'r'), 0);
   ck_assert_str_eq (knob (EXPIRE), "3000");
