@@ -53,7 +53,7 @@ cmd_mark (int argc, char **argv)
   char **durable = NULL;
   size_t ndurable = 0;
   bool sync = false;
-  char why[PATH_MAX + 256];
+  struct pc_err why;
   int c, r, ret = EXIT_ERROR;
 
   while ((c = getopt_long (argc, argv, "+c:m:sd:h", opts, NULL)) != -1 ||
@@ -98,10 +98,9 @@ cmd_mark (int argc, char **argv)
     goto out;
   }
   control = pc_control_path (control);
-  r = pc_control_mark (control, name, dir, sync, durable, ndurable, CALL_TIMEOUT_MS,
-                       why, sizeof why);
+  r = pc_control_mark (control, name, dir, sync, durable, ndurable, CALL_TIMEOUT_MS, &why);
   if (r < 0) {
-    cmd_err ("mark", "%s", why);
+    cmd_err ("mark", "%s", why.msg);
     goto out;
   }
   ret = EXIT_OK;

@@ -235,7 +235,7 @@ load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
     struct pc_mark m;
     if (c->ix.recs[i].type != PC_REC_MARK)
       continue;
-    r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, NULL, 0);
+    r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, NULL);
     if (r < 0) {
       snprintf (why, whylen, "%s: record %" PRIu64 ": the mark cannot be decoded",
                 cfg->log_path, i);

@@ -260,30 +260,26 @@ pc_control_strerror (int r)
 int
 pc_control_mark (const char *control, const char *name, const char *dir, bool sync,
                  char *const *durable, size_t ndurable, int timeout_ms,
-                 char *why, size_t whylen)
+                 struct pc_err *why)
 {
   struct pc_mark m = { 0 };
   uint8_t *buf = NULL;
   size_t len;
   int r;
 
-  if (why == NULL)
-    whylen = 0;
   if (!pc_mark_name_valid (name) || ((sync || ndurable) && dir == NULL)) {
-    snprintf (why, whylen, "'%s': not a valid mark name, or no directory to sync", name);
-    return -EINVAL;
+    return pc_err_set (why, EINVAL, "'%s': not a valid mark name, or no directory to sync",
+                       name);
   }
   m.name = strdup (name);
   if (m.name == NULL) {
-    r = -ENOMEM;
-    snprintf (why, whylen, "mark %s: %s", name, strerror (-r));
-    return r;
+    return pc_err_set (why, ENOMEM, "mark %s: %s", name, strerror (ENOMEM));
   }
   if (sync) {
     int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 || syncfs (fd) < 0) {
       r = -errno;
-      snprintf (why, whylen, "%s: %s%s", dir, fd >= 0 ? "syncfs: " : "", strerror (-r));
+      pc_err_msg (why, "%s: %s%s", dir, fd >= 0 ? "syncfs: " : "", strerror (-r));
       if (fd >= 0)
         close (fd);
       goto out;
@@ -299,14 +295,14 @@ pc_control_mark (const char *control, const char *name, const char *dir, bool sy
       free (rel);
     }
     if (r < 0) {
-      snprintf (why, whylen, "%s: %s", durable[i],
-                r == -EXDEV ? "not under the manifest directory"
-                : r == -EINVAL ? "not a path a manifest can hold" : strerror (-r));
+      pc_err_msg (why, "%s: %s", durable[i],
+                  r == -EXDEV ? "not under the manifest directory"
+                  : r == -EINVAL ? "not a path a manifest can hold" : strerror (-r));
       goto out;
     }
   }
   if (dir) {
-    r = pc_mark_scan (&m, dir, why, whylen);
+    r = pc_mark_scan (&m, dir, why);
     if (r < 0)
       goto out;
   }
@@ -315,7 +311,7 @@ pc_control_mark (const char *control, const char *name, const char *dir, bool sy
     r = len > PC_CTL_MAX_PAYLOAD ? -E2BIG
         : pc_control_call (control, PC_CTL_MARK, buf, len, timeout_ms, NULL);
   if (r < 0)
-    snprintf (why, whylen, "%s: %s", control, pc_control_strerror (r));
+    pc_err_msg (why, "%s: %s", control, pc_control_strerror (r));
 out:
   free (buf);
   pc_mark_free (&m);

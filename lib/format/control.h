@@ -53,11 +53,11 @@ int pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
 /* Places mark name on the recording behind the control socket.  With dir:
  * syncfs() it first if sync, record the manifest of the tree under dir, and
  * the durable paths (absolute, or relative to the current directory; under
- * dir).  Returns 0 or -errno, with the reason in why (one line naming the
- * path or the control socket at fault; why may be NULL). */
+ * dir).  Returns 0 or -errno, with the reason in err (one line naming the
+ * path or the control socket at fault). */
 int pc_control_mark (const char *control, const char *name, const char *dir, bool sync,
                      char *const *durable, size_t ndurable, int timeout_ms,
-                     char *why, size_t whylen);
+                     struct pc_err *err);
 
 /* Asks the recorder at path to stop (PC_CTL_STOP: its log then ends with
  * an END record and is synced) and waits, up to wait_ms, for it to let go

@@ -29,15 +29,14 @@ pc_log_ending (const struct pc_log *log, uint64_t nrec, struct pc_log_ending *re
 int
 pc_log_mark_read (const struct pc_record *r, struct pc_log_mark *ret, struct pc_err *err)
 {
-  char why[160];
   struct pc_mark m;
 
   memset (ret, 0, sizeof *ret);
   ret->seq = r->seq;
   ret->time_ns = r->time_ns;
-  if (pc_mark_decode (r->data, r->datalen, &m, why, sizeof why) < 0) {
+  if (pc_mark_decode (r->data, r->datalen, &m, err) < 0) {
     ret->bad = true;
-    return pc_err_set (err, EBADMSG, "%s", why);
+    return -EBADMSG;
   }
   snprintf (ret->name, sizeof ret->name, "%s", m.name);
   ret->nentries = m.nentries;

@@ -304,14 +304,12 @@ entry_cmp (const void *a, const void *b)
 }
 
 int
-pc_mark_scan (struct pc_mark *m, const char *dir, char *why, size_t whylen)
+pc_mark_scan (struct pc_mark *m, const char *dir, struct pc_err *why)
 {
   struct scan s;
   struct stat st;
   int fd, r;
 
-  if (why == NULL)
-    whylen = 0;
   memset (&s, 0, sizeof s);
   s.m = m;
   s.cap = m->nentries;
@@ -320,14 +318,13 @@ pc_mark_scan (struct pc_mark *m, const char *dir, char *why, size_t whylen)
     r = -errno;
     if (fd >= 0)
       close (fd);
-    snprintf (why, whylen, "%s: %s", dir, strerror (-r));
-    return r;
+    return pc_err_set (why, -r, "%s: %s", dir, strerror (-r));
   }
   s.dev = st.st_dev;
   r = scan_dir (&s, fd, 0, 0);
   if (r < 0) {
-    snprintf (why, whylen, "%s%s%s: %s", dir, s.bad && *s.bad ? "/" : "",
-              s.bad ? s.bad : "", strerror (-r));
+    pc_err_msg (why, "%s%s%s: %s", dir, s.bad && *s.bad ? "/" : "",
+                s.bad ? s.bad : "", strerror (-r));
     free (s.bad);
     return r;
   }
@@ -609,7 +606,7 @@ ib_array (struct ibuf *b, size_t min, size_t size, uint32_t *ret_n, int *err)
 
 int
 pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
-                char *why, size_t whylen)
+                struct pc_err *why)
 {
   struct ibuf b = { buf, len, 0, false, NULL };
   struct pc_mark m;
@@ -709,12 +706,10 @@ pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
   return 0;
 
 bad:
-  if (why && whylen) {
-    if (at >= 0)
-      snprintf (why, whylen, "%s %" PRId64 ": %s", part, at, b.fault ? b.fault : "malformed");
-    else
-      snprintf (why, whylen, "%s: %s", part, b.fault ? b.fault : "malformed");
-  }
+  if (at >= 0)
+    pc_err_msg (why, "%s %" PRId64 ": %s", part, at, b.fault ? b.fault : "malformed");
+  else
+    pc_err_msg (why, "%s: %s", part, b.fault ? b.fault : "malformed");
   pc_mark_free (&m);
   return err ? err : -EBADMSG;
 }

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/err.h"
+
 #define PC_MARK_MAGIC      0x4b4d4350u   /* "PCMK" */
 #define PC_MARK_VERSION    1
 #define PC_MARK_NAME_MAX   128
@@ -93,9 +95,9 @@ void pc_entry_hash_update (void *h, struct pc_entry *e, const void *buf, size_t 
 void pc_entry_hash_end (void *h, struct pc_entry *e);
 
 /* Walks dir (not crossing into other filesystems) and fills m's entries,
- * hashing every regular file.  Returns 0 or -errno, with the reason in why
- * ("DIR/PATH: ERROR", naming the path at fault; why may be NULL). */
-int pc_mark_scan (struct pc_mark *m, const char *dir, char *why, size_t whylen);
+ * hashing every regular file.  Returns 0 or -errno, with the reason in err
+ * ("DIR/PATH: ERROR", naming the path at fault). */
+int pc_mark_scan (struct pc_mark *m, const char *dir, struct pc_err *err);
 
 /* Makes a path durable-relative: resolves path (absolute, or relative to
  * the current directory; it need not exist) against the manifest root dir
@@ -109,10 +111,10 @@ int pc_mark_add_durable (struct pc_mark *m, const char *rel);
 int pc_mark_encode (const struct pc_mark *m, uint8_t **ret_buf, size_t *ret_len);
 
 /* Decodes and validates a payload into *ret (freed with pc_mark_free).
- * Returns 0, -EBADMSG (malformed) or -ENOMEM; then why (if not NULL) says
- * what is wrong and where, as "entry 3: a path with a NUL byte". */
+ * Returns 0, -EBADMSG (malformed) or -ENOMEM; then err says what is wrong
+ * and where, as "entry 3: a path with a NUL byte". */
 int pc_mark_decode (const uint8_t *buf, size_t len, struct pc_mark *ret,
-                    char *why, size_t whylen);
+                    struct pc_err *err);
 
 /* Looks up a path in a decoded mark's manifest (binary search), or NULL. */
 const struct pc_entry *pc_mark_find (const struct pc_mark *m, const char *path);

@@ -151,11 +151,10 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err 
     int e;
     if (r->type != PC_REC_MARK)
       continue;
-    char mwhy[160];
-    e = pc_mark_decode (r->data, r->datalen, &m, mwhy, sizeof mwhy);
+    e = pc_mark_decode (r->data, r->datalen, &m, err);
     if (e < 0) {
       pc_oracle_free (o);
-      return pc_err_set (err, -e, "record %" PRIu64 ": the mark cannot be decoded: %s", i, mwhy);
+      return pc_err_prefix (err, -e, "record %" PRIu64 ": the mark cannot be decoded", i);
     }
     if (!(m.flags & PC_MARK_F_MANIFEST)) {
       pc_mark_free (&m);

@@ -79,7 +79,7 @@ rec_ctl_payload (struct conn *c, struct req *r)
 
   if (r->lw.rec.type != PC_REC_MARK)
     return true;
-  err = pc_mark_decode (r->lw.data, r->lw.rec.datalen, &m, NULL, 0);
+  err = pc_mark_decode (r->lw.data, r->lw.rec.datalen, &m, NULL);
   for (size_t i = 0; err == 0 && i < rec->nmark_names; i++)
     if (strcmp (rec->mark_names[i], m.name) == 0)
       err = -EEXIST;

@@ -186,7 +186,7 @@ pc_dmlog_export (const char *in, const char *outp, char *why, size_t whylen)
       break;
     case PC_REC_MARK: {
       struct pc_mark m;
-      if (pc_mark_decode (rec->data, rec->datalen, &m, NULL, 0) == 0) {
+      if (pc_mark_decode (rec->data, rec->datalen, &m, NULL) == 0) {
         entry (&o, ss, 0, 0, PC_DMLOG_MARK, m.name);
         pc_mark_free (&m);
       }

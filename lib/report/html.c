@@ -217,7 +217,7 @@ config_json (const struct pc_html_config *hc)
       }
       else if (r->type == PC_REC_MARK) {
         struct pc_mark m;
-        if (pc_mark_decode (r->data, r->datalen, &m, NULL, 0) == 0) {
+        if (pc_mark_decode (r->data, r->datalen, &m, NULL) == 0) {
           json_object *mk = json_object_new_object ();
           json_object_object_add (mk, "record", json_object_new_int64 ((int64_t) i));
           json_object_object_add (mk, "name", json_object_new_string (m.name));

@@ -545,10 +545,10 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
   }
   status (&r, "mkfs.%s, mounted with %s", cfg->fs, opts[0] ? opts : "defaults");
   {
-    char mwhy[512];
-    e = pc_control_mark (r.ctl, "mkfs", r.mnt, true, NULL, 0, 120000, mwhy, sizeof mwhy);
+    struct pc_err mwhy;
+    e = pc_control_mark (r.ctl, "mkfs", r.mnt, true, NULL, 0, 120000, &mwhy);
     if (e < 0) {
-      e = fail (&r, -e, "mark mkfs: %s", mwhy);
+      e = fail (&r, -e, "mark mkfs: %s", mwhy.msg);
       goto out;
     }
   }
@@ -557,10 +557,10 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
   if (e < 0)
     goto out;
   if (!cfg->workload) {
-    char mwhy[512];
-    e = pc_control_mark (r.ctl, "end", r.mnt, true, NULL, 0, 120000, mwhy, sizeof mwhy);
+    struct pc_err mwhy;
+    e = pc_control_mark (r.ctl, "end", r.mnt, true, NULL, 0, 120000, &mwhy);
     if (e < 0) {
-      e = fail (&r, -e, "mark end: %s", mwhy);
+      e = fail (&r, -e, "mark end: %s", mwhy.msg);
       goto out;
     }
   }

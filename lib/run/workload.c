@@ -99,13 +99,13 @@ static int
 mark (const struct pc_workload_env *env, const char *name, bool sync,
       char *const *durable, size_t ndurable)
 {
-  char why[512];
+  struct pc_err why;
   int r = pc_control_mark (env->control, name, ".", sync, durable, ndurable,
-                           MARK_TIMEOUT_MS, why, sizeof why);
+                           MARK_TIMEOUT_MS, &why);
 
   trace (env, "mark %s%s%s%s%s%s", name, sync ? " (synced)" : "",
          ndurable ? " durable " : "", ndurable ? durable[0] : "",
-         r < 0 ? ": " : "", r < 0 ? why : "");
+         r < 0 ? ": " : "", r < 0 ? why.msg : "");
   return r;
 }
 

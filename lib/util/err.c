@@ -20,6 +20,18 @@ pc_err_set (struct pc_err *err, int errnum, const char *fmt, ...)
   return -errnum;
 }
 
+void
+pc_err_msg (struct pc_err *err, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (err) {
+    va_start (ap, fmt);
+    vsnprintf (err->msg, sizeof err->msg, fmt, ap);
+    va_end (ap);
+  }
+}
+
 int
 pc_err_prefix (struct pc_err *err, int errnum, const char *fmt, ...)
 {

@@ -28,6 +28,11 @@ struct pc_err {
 int pc_err_set (struct pc_err *err, int errnum, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 
+/* Sets err's message (printf-style) only, for a function that returns its
+ * errno apart. */
+void pc_err_msg (struct pc_err *err, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
 /* Puts "PREFIX: " before err's message and returns -errnum. */
 int pc_err_prefix (struct pc_err *err, int errnum, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));

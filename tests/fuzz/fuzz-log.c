@@ -27,7 +27,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         abort ();
       if (r.type == PC_REC_MARK) {
         struct pc_mark m;
-        if (pc_mark_decode (r.data, r.datalen, &m, NULL, 0) == 0)
+        if (pc_mark_decode (r.data, r.datalen, &m, NULL) == 0)
           pc_mark_free (&m);
       }
     }

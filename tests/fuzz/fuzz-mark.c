@@ -14,11 +14,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   struct pc_mark m;
   uint8_t *buf;
   size_t len;
-  char why[160];
+  struct pc_err why = { "" };
 
   /* A refusal always says why. */
-  if (pc_mark_decode (data, size, &m, why, sizeof why) < 0) {
-    if (why[0] == '\0' || strlen (why) >= sizeof why)
+  if (pc_mark_decode (data, size, &m, &why) < 0) {
+    if (why.msg[0] == '\0' || strlen (why.msg) >= sizeof why.msg)
       abort ();
     return 0;
   }
