@@ -241,7 +241,7 @@ static int
 convert (const char *export_fmt, const char *import_fmt, int nargs, char **args, uint64_t size)
 {
   const char *fmt = export_fmt ? export_fmt : import_fmt;
-  char why[1024];
+  struct pc_err why;
   int ret;
 
   if (export_fmt && import_fmt) {
@@ -256,10 +256,10 @@ convert (const char *export_fmt, const char *import_fmt, int nargs, char **args,
     cmd_err ("log", export_fmt ? "--export needs FILE and OUT" : "--import needs IN and FILE");
     return pc_usage_error ("log");
   }
-  ret = export_fmt ? pc_dmlog_export (args[0], args[1], why, sizeof why)
-                   : pc_dmlog_import (args[0], args[1], size, why, sizeof why);
+  ret = export_fmt ? pc_dmlog_export (args[0], args[1], &why)
+                   : pc_dmlog_import (args[0], args[1], size, &why);
   if (ret < 0) {
-    cmd_err ("log", "%s", why);
+    cmd_err ("log", "%s", why.msg);
     return EXIT_ERROR;
   }
   return EXIT_OK;

@@ -109,7 +109,7 @@ check_new_image (struct ctx *c, int fd, struct pc_image **im)
  * so that paths the workload changed after its last mark are not judged
  * after it.  If the end cannot be read, no path is judged there. */
 static int
-end_tree (struct ctx *c, const char *img, struct pc_image *im, char *why, size_t whylen)
+end_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_err *why)
 {
   struct pc_judge_config jc = {
     .image_path = img,
@@ -131,12 +131,12 @@ end_tree (struct ctx *c, const char *img, struct pc_image *im, char *why, size_t
   r = pc_judge_state (jd, -1, &jm);
   pc_judge_free (jd);
   if (r == -ENOENT) {
-    snprintf (why, whylen, "e2fsck not found (is e2fsprogs installed?)");
+    pc_err_msg (why, "e2fsck not found (is e2fsprogs installed?)");
     return r;
   }
   if (r < 0) {
-    snprintf (why, whylen, "%s: reading the end of the recording: %s", c->cfg->log_path,
-              strerror (-r));
+    pc_err_msg (why, "%s: reading the end of the recording: %s", c->cfg->log_path,
+                strerror (-r));
     return r;
   }
   r = pc_oracle_set_end (c->oracle, jm.verdict == PC_V_OK && jm.have_tree ? &jm.tree : NULL);
@@ -148,7 +148,7 @@ end_tree (struct ctx *c, const char *img, struct pc_image *im, char *why, size_t
  * recording of anything else cannot be checked: that is an error of the
  * check (in why), not a verdict at every point.  Returns 0 or -errno. */
 static int
-probe_end (struct ctx *c, char *why, size_t whylen)
+probe_end (struct ctx *c, struct pc_err *why)
 {
   char img[4200], type[16];
   struct pc_image *im = NULL;
@@ -160,12 +160,12 @@ probe_end (struct ctx *c, char *why, size_t whylen)
   fd = open (img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     r = -errno;
-    snprintf (why, whylen, "%s: %s", img, strerror (-r));
+    pc_err_msg (why, "%s: %s", img, strerror (-r));
     return r;
   }
   memset (&s, 0, sizeof s);
   r = check_new_image (c, fd, &im);
-  if (r == 0 && c->ix.n > 0 && pc_state_parse (&c->ix, "end", &s, NULL, 0) == 0) {
+  if (r == 0 && c->ix.n > 0 && pc_state_parse (&c->ix, "end", &s, NULL) == 0) {
     r = pc_state_build (&c->ix, &s, im, &cursor);
     if (r > 0)
       r = 0;
@@ -173,17 +173,17 @@ probe_end (struct ctx *c, char *why, size_t whylen)
   if (r == 0)
     r = pc_image_sync (im);
   if (r < 0)
-    snprintf (why, whylen, "%s: rebuilding its end: %s", c->cfg->log_path, strerror (-r));
+    pc_err_msg (why, "%s: rebuilding its end: %s", c->cfg->log_path, strerror (-r));
   else if ((r = pc_fs_probe (img, type, sizeof type)) < 0)
-    snprintf (why, whylen, "%s: blkid cannot probe its end: %s", c->cfg->log_path,
-              strerror (-r));
+    pc_err_msg (why, "%s: blkid cannot probe its end: %s", c->cfg->log_path,
+                strerror (-r));
   else if (r == 0) {
-    snprintf (why, whylen, "%s: no ext2/ext3/ext4 filesystem on the device at the end "
-              "of the recording (blkid finds %s)", c->cfg->log_path, type[0] ? type : "none");
+    pc_err_msg (why, "%s: no ext2/ext3/ext4 filesystem on the device at the end "
+                "of the recording (blkid finds %s)", c->cfg->log_path, type[0] ? type : "none");
     r = -EMEDIUMTYPE;
   }
   else
-    r = end_tree (c, img, im, why, whylen);
+    r = end_tree (c, img, im, why);
   pc_state_clear (&s);
   pc_image_free (im);
   close (fd);
@@ -205,23 +205,23 @@ default_tmp (void)
 
 /* Step 1: the log, its base image, and what the result says of them. */
 static int
-load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
+load_inputs (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
 {
   const struct pc_check_config *cfg = c->cfg;
   int r;
 
   r = pc_index_load (cfg->log_path, &c->ix);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", cfg->log_path, pc_log_strerror (r));
+    pc_err_msg (why, "%s: %s", cfg->log_path, pc_log_strerror (r));
     return r;
   }
   if (c->ix.end == PC_END_CORRUPT) {
     char m[256];
-    snprintf (why, whylen, "%s: %s", cfg->log_path,
-              pc_log_corrupt_message (c->ix.log, m, sizeof m));
+    pc_err_msg (why, "%s: %s", cfg->log_path,
+                pc_log_corrupt_message (c->ix.log, m, sizeof m));
     return -EBADMSG;
   }
-  r = pc_index_read_base (&c->ix, cfg->base_path, &c->basemem, &c->basesize, why, whylen);
+  r = pc_index_read_base (&c->ix, cfg->base_path, &c->basemem, &c->basesize, why);
   if (r < 0)
     return r;
   c->base = c->basemem;
@@ -237,8 +237,8 @@ load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
       continue;
     r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, NULL);
     if (r < 0) {
-      snprintf (why, whylen, "%s: record %" PRIu64 ": the mark cannot be decoded",
-                cfg->log_path, i);
+      pc_err_msg (why, "%s: record %" PRIu64 ": the mark cannot be decoded",
+                  cfg->log_path, i);
       return r;
     }
     if (pc_grow (&c->marks, &c->capmarks, c->nmarks + 1, sizeof *c->marks, 16) < 0) {
@@ -261,7 +261,7 @@ load_inputs (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   if (cfg->from_mark) {
     int64_t m = pc_index_find_mark (&c->ix, cfg->from_mark);
     if (m < 0) {
-      snprintf (why, whylen, "%s: no mark named '%s'", cfg->log_path, cfg->from_mark);
+      pc_err_msg (why, "%s: no mark named '%s'", cfg->log_path, cfg->from_mark);
       return -EINVAL;
     }
     res->from_record = (uint64_t) m;
@@ -359,7 +359,7 @@ shard_range (struct ctx *c, const struct pc_check_result *res, size_t *lo, size_
 /* Step 2: the states of this shard, their distinct images, the oracle,
  * and scratch space. */
 static int
-plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
+plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
 {
   const struct pc_check_config *cfg = c->cfg;
   size_t lo, hi;
@@ -373,7 +373,7 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   /* This shard's contiguous share. */
   r = shard_range (c, res, &lo, &hi);
   if (r < 0) {
-    snprintf (why, whylen, "%s: sharding: %s", cfg->log_path, strerror (-r));
+    pc_err_msg (why, "%s: sharding: %s", cfg->log_path, strerror (-r));
     return r;
   }
   c->states = c->all + lo;
@@ -387,8 +387,8 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   r = dedupe (c, c->same_as);
   if (r < 0) {
     char sz[32];
-    snprintf (why, whylen, "%s: rebuilding states of a %s device: %s", cfg->log_path,
-              pc_format_size (c->ix.hdr.devsize, sz, sizeof sz), strerror (-r));
+    pc_err_msg (why, "%s: rebuilding states of a %s device: %s", cfg->log_path,
+                pc_format_size (c->ix.hdr.devsize, sz, sizeof sz), strerror (-r));
     return r;
   }
   r = group_points (c);
@@ -400,7 +400,7 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   c->work = strdup (tmpl);
   if (c->work == NULL || mkdtemp (c->work) == NULL) {
     r = c->work ? -errno : -ENOMEM;
-    snprintf (why, whylen, "%s: %s", tmpl, strerror (-r));
+    pc_err_msg (why, "%s: %s", tmpl, strerror (-r));
     free (c->work);
     c->work = NULL;
     return r;
@@ -408,7 +408,7 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
 
   r = pc_oracle_new (&c->ix, &c->oracle, &oe);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : oe.msg);
+    pc_err_msg (why, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : oe.msg);
     return r;
   }
   c->hash_limit = pc_oracle_max_size (c->oracle);
@@ -416,7 +416,7 @@ plan_states (struct ctx *c, struct pc_check_result *res, char *why, size_t whyle
   if (pc_oracle_last_mark (c->oracle))
     snprintf (res->last_mark, sizeof res->last_mark, "%s", pc_oracle_last_mark (c->oracle));
   res->unique = c->nuniq;
-  return probe_end (c, why, whylen);
+  return probe_end (c, why);
 }
 
 /* The workers' results files, read whole. */
@@ -513,7 +513,7 @@ windows (struct ctx *c, struct pc_check_result *res)
 
 /* Step 4: the workers' results into the points. */
 static int
-collect (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
+collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
 {
   struct outputs o = { 0 };
   size_t *image = NULL;
@@ -544,13 +544,13 @@ collect (struct ctx *c, struct pc_check_result *res, char *why, size_t whylen)
     r = read_record (&o, rs, p);
     if (r == -EBADMSG) {
       /* Cannot be: a result the worker stored is in its file. */
-      snprintf (why, whylen, "point %s: its result cannot be read back", p->id);
+      pc_err_msg (why, "point %s: its result cannot be read back", p->id);
       break;
     }
     if (r < 0)
       break;
     if (rs->verdict == CHECK_ERROR) {
-      snprintf (why, whylen, "cannot check crash states: %s", p->evidence);
+      pc_err_msg (why, "cannot check crash states: %s", p->evidence);
       r = -EIO;
       break;
     }
@@ -608,10 +608,11 @@ ctx_free (struct ctx *c)
 
 int
 pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
-              char *why, size_t whylen)
+              struct pc_err *why)
 {
   struct ctx c;
   struct pc_check_result *res;
+  struct pc_err local;
   uint64_t t0 = pc_now_mono_ns ();
   int r;
 
@@ -619,20 +620,18 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   c.cfg = cfg;
   c.now = (int64_t) (pc_now_real_ns () / 1000000000u);
   res = calloc (1, sizeof *res);
-  if (res == NULL) {
-    snprintf (why, whylen, "%s", strerror (ENOMEM));
-    return -ENOMEM;
-  }
-  why[0] = '\0';
-  r = load_inputs (&c, res, why, whylen);
+  if (res == NULL)
+    return pc_err_set (why, ENOMEM, "%s", strerror (ENOMEM));
+  local.msg[0] = '\0';
+  r = load_inputs (&c, res, &local);
   if (r == 0)
-    r = plan_states (&c, res, why, whylen);
+    r = plan_states (&c, res, &local);
   if (r == 0)
-    r = check_states (&c, why, whylen);
+    r = check_states (&c, &local);
   if (r == 0)
-    r = collect (&c, res, why, whylen);
-  if (r < 0 && why[0] == '\0')
-    snprintf (why, whylen, "%s", strerror (-r));
+    r = collect (&c, res, &local);
+  if (r < 0)
+    pc_err_set (why, -r, "%s", local.msg[0] ? local.msg : strerror (-r));
   ctx_free (&c);
   if (r < 0) {
     pc_check_result_free (res);

@@ -22,6 +22,7 @@
 #include "check/fsck.h"
 #include "check/judge.h"
 #include "result/result.h"
+#include "util/err.h"
 
 struct pc_check_config {
   const char *log_path;
@@ -44,6 +45,6 @@ struct pc_check_config {
 /* Runs the check.  Returns 0 with *ret filled, or -errno with a one-line
  * reason in why. */
 int pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
-                  char *why, size_t whylen);
+                  struct pc_err *why);
 
 #endif

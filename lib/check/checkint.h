@@ -17,6 +17,7 @@
 #include "replay/image.h"
 #include "check/judge.h"
 #include "oracle/oracle.h"
+#include "util/err.h"
 
 #define CHUNK 8                 /* states a worker takes at a time */
 
@@ -85,6 +86,6 @@ int check_new_image (struct ctx *c, int fd, struct pc_image **im);
 /* Step 3: maps the shared memory and runs the worker pool over the
  * distinct images.  Returns 0, or -errno with a reason in why (-EINTR:
  * interrupted). */
-int check_states (struct ctx *c, char *why, size_t whylen);
+int check_states (struct ctx *c, struct pc_err *why);
 
 #endif

@@ -596,7 +596,7 @@ run_workers (struct ctx *c)
 
 /* Step 3: the worker pool, over the shared result slots. */
 int
-check_states (struct ctx *c, char *why, size_t whylen)
+check_states (struct ctx *c, struct pc_err *why)
 {
   size_t nres = c->nstates ? c->nstates : 1, nu = c->nuniq ? c->nuniq : 1, nv;
   unsigned jobs = c->cfg->jobs ? c->cfg->jobs : 1;
@@ -631,6 +631,6 @@ check_states (struct ctx *c, char *why, size_t whylen)
                                           .file = -1 };
   r = run_workers (c);
   if (r < 0)
-    snprintf (why, whylen, r == -EINTR ? "interrupted" : "running checkers: %s", strerror (-r));
+    pc_err_msg (why, r == -EINTR ? "interrupted" : "running checkers: %s", strerror (-r));
   return r;
 }

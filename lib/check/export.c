@@ -242,7 +242,7 @@ write_file (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8
     err = ext2fs_file_read (file, buf, 1 << 16, &got);
     if (err || got == 0) {
       pc_err_set (why, EIO, "%s: libext2fs: %s", e->path,
-                err ? error_message (err) : "shorter than its size");
+                  err ? error_message (err) : "shorter than its size");
       r = -EIO;
       break;
     }

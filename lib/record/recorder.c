@@ -505,22 +505,22 @@ create_log (struct pc_recorder *rec)
 /* Why pc_recorder_new failed at what (the path or address it was setting
  * up, or a word), for people. */
 static void
-new_failed (const char *what, bool base, int r, char *why, size_t whylen)
+new_failed (const char *what, bool base, int r, struct pc_err *why)
 {
   if (r == -EEXIST)
-    snprintf (why, whylen, "%s: file exists (use --force to replace it)", what);
+    pc_err_msg (why, "%s: file exists (use --force to replace it)", what);
   else if (r == -EADDRINUSE)
-    snprintf (why, whylen, "%s: a server is already listening there", what);
+    pc_err_msg (why, "%s: a server is already listening there", what);
   else if (r == -EINVAL && base)
-    snprintf (why, whylen, "%s: not a regular file whose size is a positive multiple of %u "
-              "bytes", what, PC_NBD_MIN_BLOCK);
+    pc_err_msg (why, "%s: not a regular file whose size is a positive multiple of %u "
+                "bytes", what, PC_NBD_MIN_BLOCK);
   else
-    snprintf (why, whylen, "%s: %s", what, strerror (-r));
+    pc_err_msg (why, "%s: %s", what, strerror (-r));
 }
 
 int
 pc_recorder_new (const struct pc_recorder_config *cfg, struct pc_recorder **ret_rec,
-                 char *why, size_t whylen)
+                 struct pc_err *why)
 {
   struct pc_recorder *rec;
   const char *what = "recorder";
@@ -528,7 +528,7 @@ pc_recorder_new (const struct pc_recorder_config *cfg, struct pc_recorder **ret_
 
   rec = calloc (1, sizeof *rec);
   if (rec == NULL) {
-    new_failed (what, false, -ENOMEM, why, whylen);
+    new_failed (what, false, -ENOMEM, why);
     return -ENOMEM;
   }
   rec->cfg = *cfg;
@@ -581,7 +581,7 @@ pc_recorder_new (const struct pc_recorder_config *cfg, struct pc_recorder **ret_
   return 0;
 
 fail:
-  new_failed (what, cfg->base_path && what == cfg->base_path, r, why, whylen);
+  new_failed (what, cfg->base_path && what == cfg->base_path, r, why);
   pc_recorder_free (rec);
   return r;
 }

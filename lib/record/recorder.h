@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/err.h"
+
 #define PC_NBD_MIN_BLOCK    512
 #define PC_NBD_PREF_BLOCK   4096
 #define PC_NBD_MAX_BLOCK    (32u << 20)
@@ -38,7 +40,7 @@ struct pc_recorder;
  * path or address that failed ("app.log: file exists (use --force to
  * replace it)"). */
 int pc_recorder_new (const struct pc_recorder_config *cfg, struct pc_recorder **ret_rec,
-                     char *why, size_t whylen);
+                     struct pc_err *why);
 
 /* Sets up the event loop (io_uring, signals) in the thread that will run
  * it.  Returns 0 or -errno. */

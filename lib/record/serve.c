@@ -35,12 +35,11 @@ pc_recorder_serve (const struct pc_recorder_config *cfg, const char *pidfile,
                    void (*ready) (void *ctx), void *ctx, struct pc_err *err)
 {
   struct pc_recorder *rec = NULL;
-  char why[PC_ERR_MAX];
   int r;
 
-  r = pc_recorder_new (cfg, &rec, why, sizeof why);
+  r = pc_recorder_new (cfg, &rec, err);
   if (r < 0)
-    return pc_err_set (err, -r, "%s", why);
+    return r;
   if (pidfile && (r = write_pidfile (pidfile)) < 0) {
     pc_recorder_free (rec);
     return pc_err_set (err, -r, "%s: %s", pidfile, strerror (-r));

@@ -176,7 +176,7 @@ pc_rec_is_data (const struct pc_record *r)
 
 int
 pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
-                    uint64_t *ret_size, char *why, size_t len)
+                    uint64_t *ret_size, struct pc_err *why)
 {
   uint8_t h[16];
   int r;
@@ -186,23 +186,23 @@ pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_m
   if (!(ix->hdr.flags & PC_LOG_F_BASE)) {
     if (path == NULL)
       return 0;
-    snprintf (why, len, "%s: the recording started from zeros, not a base image", path);
+    pc_err_msg (why, "%s: the recording started from zeros, not a base image", path);
     return -EINVAL;
   }
   if (path == NULL) {
-    snprintf (why, len, "the recording started from base image %s: give --base IMAGE",
-              ix->hdr.basename);
+    pc_err_msg (why, "the recording started from base image %s: give --base IMAGE",
+                ix->hdr.basename);
     return -EINVAL;
   }
   r = pc_image_read (path, ix->hdr.devsize, 0, ret_mem, ret_size, h);
   if (r < 0) {
-    snprintf (why, len, "%s: %s", path, r == -EINVAL ? "not the size of the recorded device"
-                                                       : strerror (-r));
+    pc_err_msg (why, "%s: %s", path, r == -EINVAL ? "not the size of the recorded device"
+                : strerror (-r));
     return r;
   }
   if (memcmp (h, ix->hdr.basehash, 16) != 0) {
-    snprintf (why, len, "%s: not the base image the recording started from (hash differs)",
-              path);
+    pc_err_msg (why, "%s: not the base image the recording started from (hash differs)",
+                path);
     pc_image_unmap (*ret_mem, *ret_size);
     *ret_mem = NULL;
     return -EINVAL;
@@ -738,13 +738,13 @@ bad:
 
 int
 pc_state_parse (const struct pc_index *ix, const char *id,
-                struct pc_state *ret_state, char *why, size_t whylen)
+                struct pc_state *ret_state, struct pc_err *why)
 {
   const char *w = NULL;
   int r = parse_state (ix, id, ret_state, &w);
 
   if (r < 0 && why)
-    snprintf (why, whylen, "%s", w);
+    pc_err_msg (why, "%s", w);
   return r;
 }
 

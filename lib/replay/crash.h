@@ -101,7 +101,7 @@ void pc_index_free (struct pc_index *ix);
  * pc_image_unmap (mem, *ret_size)), or -errno with a one-line reason in
  * why. */
 int pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
-                        uint64_t *ret_size, char *why, size_t len);
+                        uint64_t *ret_size, struct pc_err *why);
 
 /* Record number of the first MARK named name, or -1. */
 int64_t pc_index_find_mark (const struct pc_index *ix, const char *name);
@@ -133,7 +133,7 @@ char *pc_state_id (const struct pc_state *s, char *buf, size_t len);
 /* Parses an id (or "end", or "mark:NAME") against ix.  Returns 0, or
  * -EINVAL with what is wrong in why (may be NULL). */
 int pc_state_parse (const struct pc_index *ix, const char *id,
-                    struct pc_state *ret_state, char *why, size_t whylen);
+                    struct pc_state *ret_state, struct pc_err *why);
 
 /* Brings im to state s.  *cursor is how many records im holds outright;
  * it must be <= s->base.  If the state needs an overlay (drops, a torn

@@ -131,7 +131,7 @@ entry (struct out *o, uint32_t ss, uint64_t sector, uint64_t nr, uint64_t flags,
 }
 
 int
-pc_dmlog_export (const char *in, const char *outp, char *why, size_t whylen)
+pc_dmlog_export (const char *in, const char *outp, struct pc_err *why)
 {
   struct pc_index ix;
   struct out o;
@@ -142,19 +142,19 @@ pc_dmlog_export (const char *in, const char *outp, char *why, size_t whylen)
 
   r = pc_index_load (in, &ix);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", in, pc_log_strerror (r));
+    pc_err_msg (why, "%s: %s", in, pc_log_strerror (r));
     return r;
   }
   ss = ix.hdr.sector;
   if (ix.hdr.flags & PC_LOG_F_BASE) {
-    snprintf (why, whylen, "%s: the recording started from a base image, which "
-              "dm-log-writes has no place for", in);
+    pc_err_msg (why, "%s: the recording started from a base image, which "
+                "dm-log-writes has no place for", in);
     pc_index_free (&ix);
     return -EINVAL;
   }
   r = out_open (&o, outp);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", outp, strerror (-r));
+    pc_err_msg (why, "%s: %s", outp, strerror (-r));
     pc_index_free (&ix);
     return r;
   }
@@ -201,7 +201,7 @@ pc_dmlog_export (const char *in, const char *outp, char *why, size_t whylen)
   pc_index_free (&ix);
   r = out_close (&o);
   if (r < 0)
-    snprintf (why, whylen, "%s: %s: %s", outp, o.what, strerror (-r));
+    pc_err_msg (why, "%s: %s: %s", outp, o.what, strerror (-r));
   return r;
 }
 
@@ -218,7 +218,7 @@ put_record (struct out *o, struct pc_record *r, const void *data, uint64_t *seq)
 }
 
 int
-pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, size_t whylen)
+pc_dmlog_import (const char *in, const char *outp, uint64_t size, struct pc_err *why)
 {
   const uint8_t *map;
   struct stat st;
@@ -232,27 +232,27 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
   fd = open (in, O_RDONLY | O_CLOEXEC);
   if (fd < 0 || fstat (fd, &st) < 0) {
     r = -errno;
-    snprintf (why, whylen, "%s: %s", in, strerror (-r));
+    pc_err_msg (why, "%s: %s", in, strerror (-r));
     if (fd >= 0)
       close (fd);
     return r;
   }
   if (st.st_size < 512) {
-    snprintf (why, whylen, "%s: not a dm-log-writes log (too short)", in);
+    pc_err_msg (why, "%s: not a dm-log-writes log (too short)", in);
     close (fd);
     return -EBADMSG;
   }
   r = pc_map_input (fd, (uint64_t) st.st_size, &map);
   close (fd);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", in, strerror (-r));
+    pc_err_msg (why, "%s: %s", in, strerror (-r));
     return r;
   }
   ss = pc_get_le32 (map + 24);
   nent = pc_get_le64 (map + 16);
   if (pc_get_le64 (map) != PC_DMLOG_MAGIC || pc_get_le64 (map + 8) != PC_DMLOG_VERSION ||
       ss < 512 || ss > 65536 || (ss & (ss - 1)) || (uint64_t) st.st_size < ss) {
-    snprintf (why, whylen, "%s: not a dm-log-writes log (bad super block)", in);
+    pc_err_msg (why, "%s: not a dm-log-writes log (bad super block)", in);
     r = -EBADMSG;
     goto out_map;
   }
@@ -262,8 +262,8 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
   for (uint64_t i = 0; i < nent; i++) {
     uint64_t sector, nr, flags, bytes;
     if (pos + ss > (uint64_t) st.st_size) {
-      snprintf (why, whylen, "%s: entry %" PRIu64 " at offset %" PRIu64 ": the log ends there",
-                in, i, pos);
+      pc_err_msg (why, "%s: entry %" PRIu64 " at offset %" PRIu64 ": the log ends there",
+                  in, i, pos);
       r = -EBADMSG;
       goto out_map;
     }
@@ -272,8 +272,8 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
     flags = pc_get_le64 (map + pos + 16);
     if (flags & ~(uint64_t) 0x1f || nr > (UINT64_C(1) << 40) / ss ||
         (nr && sector > (UINT64_C(1) << 46) / ss)) {
-      snprintf (why, whylen, "%s: entry %" PRIu64 " at offset %" PRIu64 ": malformed",
-                in, i, pos);
+      pc_err_msg (why, "%s: entry %" PRIu64 " at offset %" PRIu64 ": malformed",
+                  in, i, pos);
       r = -EBADMSG;
       goto out_map;
     }
@@ -282,8 +282,8 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
       end = (sector + nr) * ss;
     pos += ss + bytes;
     if (pos > (uint64_t) st.st_size || (nr * ss > PC_REC_MAX_DATA && !(flags & PC_DMLOG_DISCARD))) {
-      snprintf (why, whylen, "%s: entry %" PRIu64 ": data beyond the end of the log or too large",
-                in, i);
+      pc_err_msg (why, "%s: entry %" PRIu64 ": data beyond the end of the log or too large",
+                  in, i);
       r = -EBADMSG;
       goto out_map;
     }
@@ -293,15 +293,15 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
   if (size == 0)
     size = 1u << 20;
   if (size < end || size % ss) {
-    snprintf (why, whylen, "--size: smaller than the log's writes (%" PRIu64 " bytes) "
-              "or not a multiple of its %u-byte sectors", end, ss);
+    pc_err_msg (why, "--size: smaller than the log's writes (%" PRIu64 " bytes) "
+                "or not a multiple of its %u-byte sectors", end, ss);
     r = -EINVAL;
     goto out_map;
   }
 
   r = out_open (&o, outp);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", outp, strerror (-r));
+    pc_err_msg (why, "%s: %s", outp, strerror (-r));
     goto out_map;
   }
   memset (&h, 0, sizeof h);
@@ -379,7 +379,7 @@ pc_dmlog_import (const char *in, const char *outp, uint64_t size, char *why, siz
   }
   r = out_close (&o);
   if (r < 0)
-    snprintf (why, whylen, "%s: %s: %s", outp, o.what, strerror (-r));
+    pc_err_msg (why, "%s: %s: %s", outp, o.what, strerror (-r));
 out_map:
   munmap ((void *) map, (size_t) st.st_size);
   return r;

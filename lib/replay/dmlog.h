@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/err.h"
+
 #define PC_DMLOG_MAGIC   UINT64_C(0x6a736677736872)
 #define PC_DMLOG_VERSION 1
 #define PC_DMLOG_FLUSH   (1u << 0)
@@ -30,12 +32,12 @@
  * synced if it is a regular file or a block device (a pipe, a character
  * device or a socket is written, not synced).  Returns 0 or -errno with a
  * one-line reason in why (naming the step that failed: write, fsync...). */
-int pc_dmlog_export (const char *in, const char *out, char *why, size_t whylen);
+int pc_dmlog_export (const char *in, const char *out, struct pc_err *why);
 
 /* Reads the dm-log-writes log at in and writes a powercut log at out (synced
  * as by pc_dmlog_export), for a device of size bytes (0: the end of the last
  * entry, rounded up to 1 MiB).  Returns 0 or -errno with a one-line reason
  * in why. */
-int pc_dmlog_import (const char *in, const char *out, uint64_t size, char *why, size_t whylen);
+int pc_dmlog_import (const char *in, const char *out, uint64_t size, struct pc_err *why);
 
 #endif

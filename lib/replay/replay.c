@@ -44,7 +44,6 @@ write_state (const struct pc_index *ix, const struct pc_state *s, const uint8_t 
 int
 pc_replay_write (const struct pc_replay_config *cfg, struct pc_err *err)
 {
-  char why[PC_ERR_MAX];
   struct pc_index ix;
   struct pc_state s;
   uint8_t *base = NULL;
@@ -61,15 +60,13 @@ pc_replay_write (const struct pc_replay_config *cfg, struct pc_err *err)
     pc_index_free (&ix);
     return -EBADMSG;
   }
-  r = pc_state_parse (&ix, cfg->at, &s, why, sizeof why);
+  r = pc_state_parse (&ix, cfg->at, &s, err);
   if (r < 0) {
     pc_index_free (&ix);
-    return pc_err_set (err, -r, "--at %s: %s", cfg->at, why);
+    return pc_err_prefix (err, -r, "--at %s", cfg->at);
   }
-  r = pc_index_read_base (&ix, cfg->base_path, &base, &base_size, why, sizeof why);
-  if (r < 0)
-    pc_err_set (err, -r, "%s", why);
-  else
+  r = pc_index_read_base (&ix, cfg->base_path, &base, &base_size, err);
+  if (r >= 0)
     r = write_state (&ix, &s, base, cfg->out_path, cfg->flags, err);
   pc_image_unmap (base, base_size);
   pc_state_clear (&s);

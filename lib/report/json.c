@@ -184,7 +184,7 @@ resolve_id (const struct pc_check_result *res, size_t n, json_object *v)
 }
 
 int
-pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, size_t whylen)
+pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_err *why)
 {
   json_object *root = json_object_from_file (path), *v, *pts;
   struct pc_check_result *res = NULL;
@@ -193,9 +193,9 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
 
   if (root == NULL) {
     if (access (path, R_OK) < 0)
-      snprintf (why, whylen, "%s: %s", path, strerror (errno));
+      pc_err_msg (why, "%s: %s", path, strerror (errno));
     else
-      snprintf (why, whylen, "%s: not a readable JSON file", path);
+      pc_err_msg (why, "%s: not a readable JSON file", path);
     return -EBADMSG;
   }
   res = calloc (1, sizeof *res);
@@ -372,7 +372,7 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
     if (r < 0) {
       json_object_put (root);
       pc_check_result_free (res);
-      snprintf (why, whylen, "%s: %s", path, we.msg);
+      pc_err_msg (why, "%s: %s", path, we.msg);
       return -EBADMSG;
     }
   }
@@ -383,12 +383,12 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, char *why, 
 nomem:
   json_object_put (root);
   pc_check_result_free (res);
-  snprintf (why, whylen, "%s: out of memory", path);
+  pc_err_msg (why, "%s: out of memory", path);
   return -ENOMEM;
 bad:
   json_object_put (root);
   pc_check_result_free (res);
-  snprintf (why, whylen, "%s: %s", path, bad);
+  pc_err_msg (why, "%s: %s", path, bad);
   return -EBADMSG;
 }
 

@@ -26,7 +26,7 @@ cmp_shard (const void *a, const void *b)
 
 int
 pc_report_merge (struct pc_check_result **parts, size_t n,
-                 struct pc_check_result **ret, char *why, size_t whylen)
+                 struct pc_check_result **ret, struct pc_err *why)
 {
   struct pc_check_result *m;
   size_t total = 0, at = 0;
@@ -35,7 +35,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   int r;
 
   if (n == 0) {
-    snprintf (why, whylen, "no reports to merge");
+    pc_err_msg (why, "no reports to merge");
     return -EINVAL;
   }
   qsort (parts, n, sizeof *parts, cmp_shard);
@@ -52,28 +52,28 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
         parts[i]->model.k != parts[0]->model.k ||
         parts[i]->model.seed != parts[0]->model.seed ||
         strcmp (parts[i]->from, parts[0]->from) != 0) {
-      snprintf (why, whylen, "shard %u/%u is not a shard of the check shard %u/%u is "
-                "(another log, model, seed, --from or number of shards)",
-                parts[i]->shard, parts[i]->nshards, parts[0]->shard, nshards);
+      pc_err_msg (why, "shard %u/%u is not a shard of the check shard %u/%u is "
+                  "(another log, model, seed, --from or number of shards)",
+                  parts[i]->shard, parts[i]->nshards, parts[0]->shard, nshards);
       return -EINVAL;
     }
     if (i > 0 && parts[i]->shard == parts[i - 1]->shard) {
-      snprintf (why, whylen, "shard %u/%u is given twice", parts[i]->shard, nshards);
+      pc_err_msg (why, "shard %u/%u is given twice", parts[i]->shard, nshards);
       return -EINVAL;
     }
     total += parts[i]->npoints;
   }
   for (unsigned s = 0, k = 0; s < nshards; s++, k++)
     if (k >= n || parts[k]->shard != s) {
-      snprintf (why, whylen, "shard %u/%u is missing (%zu of %u shards given)", s, nshards,
-                n, nshards);
+      pc_err_msg (why, "shard %u/%u is missing (%zu of %u shards given)", s, nshards,
+                  n, nshards);
       return -EINVAL;
     }
   m = calloc (1, sizeof *m);
   if (m == NULL || (m->log_path = strdup (parts[0]->log_path)) == NULL ||
       (m->points = calloc (total ? total : 1, sizeof *m->points)) == NULL) {
     pc_check_result_free (m);
-    snprintf (why, whylen, "out of memory");
+    pc_err_msg (why, "out of memory");
     return -ENOMEM;
   }
   m->model = parts[0]->model;
@@ -115,7 +115,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   pc_check_result_recount (m);
   r = pc_windows_merge (parts, n, m, &we);
   if (r < 0) {
-    snprintf (why, whylen, "%s", r == -ENOMEM ? "out of memory" : we.msg);
+    pc_err_msg (why, "%s", r == -ENOMEM ? "out of memory" : we.msg);
     pc_check_result_free (m);
     return r;
   }

@@ -69,14 +69,13 @@ pc_check_report (const struct pc_check_config *cfg, const struct pc_outputs *o,
                  struct pc_err *err)
 {
   struct pc_check_result *res = NULL;
-  char why[PC_ERR_MAX];
   int r;
 
   if (cfg->keep_dir && (r = keep_dir (cfg->keep_dir, err)) < 0)
     return r;
-  r = pc_check_run (cfg, &res, why, sizeof why);
+  r = pc_check_run (cfg, &res, err);
   if (r < 0)
-    return pc_err_set (err, -r, "%s", why);
+    return r;
   r = pc_outputs_write (o, res, err);
   pc_check_result_free (res);
   return r;
@@ -86,16 +85,14 @@ int
 pc_merge_report (char *const *paths, size_t n, const struct pc_outputs *o, struct pc_err *err)
 {
   struct pc_check_result **parts = calloc (n ? n : 1, sizeof *parts), *m = NULL;
-  char why[PC_ERR_MAX];
   int r = 0;
 
   if (parts == NULL)
     return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   for (size_t i = 0; i < n && r == 0; i++)
-    if ((r = pc_report_read_json (paths[i], &parts[i], why, sizeof why)) < 0)
-      pc_err_set (err, -r, "%s", why);
-  if (r == 0 && (r = pc_report_merge (parts, n, &m, why, sizeof why)) < 0)
-    pc_err_set (err, -r, "%s", why);
+    r = pc_report_read_json (paths[i], &parts[i], err);
+  if (r == 0)
+    r = pc_report_merge (parts, n, &m, err);
   if (r == 0)
     r = pc_outputs_write (o, m, err);
   for (size_t i = 0; i < n; i++)

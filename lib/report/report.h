@@ -43,12 +43,12 @@ int pc_report_json (const char *path, const struct pc_check_result *res);
 
 /* Reads a JSON report.  Returns 0, -errno, or -EBADMSG (with a reason in why). */
 int pc_report_read_json (const char *path, struct pc_check_result **ret,
-                         char *why, size_t whylen);
+                         struct pc_err *why);
 
 /* Joins shard reports of one log and model into the report one unsharded
  * run gives.  Returns 0 or -EINVAL with a reason in why. */
 int pc_report_merge (struct pc_check_result **parts, size_t n,
-                     struct pc_check_result **ret, char *why, size_t whylen);
+                     struct pc_check_result **ret, struct pc_err *why);
 
 /* The command that rebuilds a point's image. */
 void pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *p,

@@ -31,11 +31,10 @@ pc_config_parse (const char *spec, struct pc_config *c, struct pc_err *err)
     }
     else if (strchr (w, '.') && (!strchr (w, '=') || strchr (w, '.') < strchr (w, '='))) {
       /* a knob: a dotted name (mount options have none before '=') */
-      char swhy[200];
       if (c->nsysctls == PC_MAX_SYSCTLS)
         return pc_err_set (err, EINVAL, "--config '%s': at most %d knobs", spec, PC_MAX_SYSCTLS);
-      if (pc_sysctl_parse (w, &c->sysctls[c->nsysctls++], swhy, sizeof swhy) < 0)
-        return pc_err_set (err, EINVAL, "--config '%s': %s", spec, swhy);
+      if (pc_sysctl_parse (w, &c->sysctls[c->nsysctls++], err) < 0)
+        return pc_err_prefix (err, EINVAL, "--config '%s'", spec);
     }
     else if (!have_opts) {
       snprintf (c->opts_buf, sizeof c->opts_buf, "%s", w);
@@ -152,7 +151,8 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   struct pc_check_config cc = job->check;
   struct pc_check_result *res = NULL;
   char logp[PATH_MAX + 32], tracep[PATH_MAX + 32], consolep[PATH_MAX + 32];
-  char why[1024], line[PATH_MAX + 256];
+  struct pc_err why;
+  char line[PATH_MAX + 256];
   int r;
 
   if (pc_mkdir_p (o->dir) < 0) {
@@ -171,9 +171,9 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   rc.log_path = logp;
   rc.trace_path = tracep;
   rc.status_ctx = o->label;
-  r = pc_run_record (&rc, why, sizeof why);
+  r = pc_run_record (&rc, &why);
   if (r < 0)
-    return config_failed (job, o, r, "", why);
+    return config_failed (job, o, r, "", why.msg);
   cc.log_path = logp;
   if (cc.nshards == 0)
     cc.nshards = 1;
@@ -181,9 +181,9 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
     cc.timeout_s = 60;
   if (rc.status)
     rc.status (o->label, "checking every crash point");
-  r = pc_check_run (&cc, &res, why, sizeof why);
+  r = pc_check_run (&cc, &res, &why);
   if (r < 0)
-    return config_failed (job, o, r, "check: ", why);
+    return config_failed (job, o, r, "check: ", why.msg);
   pc_outcome_set (o, res);
   r = 0;
   if (res->count[PC_V_NOT_CHECKED] > 0) {

@@ -195,14 +195,14 @@ timed_progress (void *ctx, size_t done, size_t total)
 static int
 recover_knobs (const struct pc_config_job *each, struct pc_err *err)
 {
-  char done[512], why[1024], line[600];
+  char done[512], line[600];
   int r;
 
   if (geteuid () != 0)
     return 0;
-  r = pc_sysctl_recover (&each->run.sysctl_host, done, sizeof done, why, sizeof why);
+  r = pc_sysctl_recover (&each->run.sysctl_host, done, sizeof done, err);
   if (r < 0)
-    return pc_err_set (err, -r, "%s", why);
+    return r;
   if (r > 0) {
     snprintf (line, sizeof line, "put back what an earlier run that did not finish had set: %s",
               done);

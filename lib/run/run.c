@@ -32,8 +32,7 @@ struct run {
   pid_t recorder, nbdfuse;
   char dev[64];
   bool loop, nbd, mounted;
-  char *why;
-  size_t whylen;
+  struct pc_err why;            /* the first reason (fail) */
   char out[OUT_MAX];
 };
 
@@ -57,9 +56,9 @@ fail (struct run *r, int err, const char *fmt, ...)
 {
   va_list ap;
 
-  if (r->why[0] == '\0') {
+  if (r->why.msg[0] == '\0') {
     va_start (ap, fmt);
-    vsnprintf (r->why, r->whylen, fmt, ap);
+    vsnprintf (r->why.msg, sizeof r->why.msg, fmt, ap);
     va_end (ap);
   }
   return -err;
@@ -461,11 +460,11 @@ run_vm (struct run *r)
   vc.console_path = console;
   status (r, "booting %s in qemu (its console: %s)", cfg->kernel ? cfg->kernel : "the newest kernel",
           console);
-  return pc_vm_run (&vc, r->why, r->whylen);
+  return pc_vm_run (&vc, &r->why);
 }
 
 static int
-record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
+record_once (const struct pc_run_config *cfg, struct pc_err *why)
 {
   struct run r;
   char opts[512];
@@ -475,9 +474,7 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
 
   memset (&r, 0, sizeof r);
   r.cfg = cfg;
-  r.why = why;
-  r.whylen = whylen;
-  why[0] = '\0';
+  r.why.msg[0] = '\0';
   {
     /* $TMPDIR if socket paths under it stay short enough, else /tmp. */
     const char *t = getenv ("TMPDIR");
@@ -516,15 +513,15 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
   mount_options (cfg, opts, sizeof opts, &commit_s);
   if (cfg->nsysctls > 0) {
     /* The writeback knobs are the machine's: put back in any case below. */
-    char swhy[PATH_MAX + 128];
+    struct pc_err swhy;
     e = pc_sysctl_apply (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, cfg->sysctl_waiting,
-                         cfg->sysctl_waiting_ctx, swhy, sizeof swhy);
+                         cfg->sysctl_waiting_ctx, &swhy);
     if (e == -EINTR) {
       e = fail (&r, EINTR, "interrupted");
       goto out;
     }
     if (e < 0) {
-      e = fail (&r, -e, "setting %s", swhy);
+      e = fail (&r, -e, "setting %s", swhy.msg);
       goto out;
     }
     for (size_t i = 0; i < cfg->nsysctls; i++)
@@ -568,28 +565,30 @@ record_once (const struct pc_run_config *cfg, char *why, size_t whylen)
 out:
   teardown (&r);
   if (cfg->nsysctls > 0) {
-    char swhy[PATH_MAX + 128];
-    int se = pc_sysctl_release (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, swhy, sizeof swhy);
+    struct pc_err swhy;
+    int se = pc_sysctl_release (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, &swhy);
     if (se < 0 && e == 0)
-      e = fail (&r, -se, "%s (recorded in %s)", swhy,
+      e = fail (&r, -se, "%s (recorded in %s)", swhy.msg,
                 cfg->sysctl_host.dir ? cfg->sysctl_host.dir : PC_SYSCTL_DIR);
   }
   if (e == 0 && interrupted ())
     e = fail (&r, EINTR, "interrupted");
+  if (e < 0)
+    pc_err_set (why, -e, "%s", r.why.msg[0] ? r.why.msg : strerror (-e));
   return e;
 }
 
 int
-pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen)
+pc_run_record (const struct pc_run_config *cfg, struct pc_err *why)
 {
-  int e = record_once (cfg, why, whylen);
+  int e = record_once (cfg, why);
 
   /* A guest that died without a word (an emulator or guest kernel crash,
    * not the workload) left a partial recording: record once more, anew. */
   if (e == -ECHILD && !interrupted ()) {
     if (cfg->status)
       cfg->status (cfg->status_ctx, "the guest stopped without reporting; recording again");
-    e = record_once (cfg, why, whylen);
+    e = record_once (cfg, why);
   }
   return e;
 }

@@ -19,6 +19,7 @@
 
 #include "run/sysctl.h"
 #include "run/workload.h"
+#include "util/err.h"
 
 enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
 
@@ -56,7 +57,7 @@ struct pc_run_config {
  * in why.  Nothing it started is left running or mounted when it returns.
  * A guest (PC_ATTACH_VM) that dies without reporting is recorded again,
  * once, from scratch. */
-int pc_run_record (const struct pc_run_config *cfg, char *why, size_t whylen);
+int pc_run_record (const struct pc_run_config *cfg, struct pc_err *why);
 
 /* "nbd" or "fuse": what auto picks on this machine. */
 enum pc_attach pc_run_pick_attach (void);

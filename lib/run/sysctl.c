@@ -60,7 +60,7 @@ knob_path (const char *proc, const char *name, char *buf, size_t len)
 }
 
 int
-pc_sysctl_parse (const char *s, struct pc_sysctl *ret, char *why, size_t len)
+pc_sysctl_parse (const char *s, struct pc_sysctl *ret, struct pc_err *why)
 {
   const char *eq = strchr (s, '=');
   size_t nlen = eq ? (size_t) (eq - s) : 0;
@@ -68,12 +68,12 @@ pc_sysctl_parse (const char *s, struct pc_sysctl *ret, char *why, size_t len)
   memset (ret, 0, sizeof *ret);
   if (eq == NULL || nlen == 0 || nlen >= sizeof ret->name || strncmp (s, "vm.dirty_", 9) != 0 ||
       nlen != strspn (s, "abcdefghijklmnopqrstuvwxyz_.")) {
-    snprintf (why, len, "%s: not vm.dirty_NAME=VALUE (only the writeback knobs can be set)", s);
+    pc_err_msg (why, "%s: not vm.dirty_NAME=VALUE (only the writeback knobs can be set)", s);
     return -EINVAL;
   }
   if (eq[1] == '\0' || strlen (eq + 1) >= sizeof ret->value ||
       strspn (eq + 1, "0123456789") != strlen (eq + 1)) {
-    snprintf (why, len, "%s: the value is not a number", s);
+    pc_err_msg (why, "%s: the value is not a number", s);
     return -EINVAL;
   }
   memcpy (ret->name, s, nlen);
@@ -173,7 +173,7 @@ holder_alive (const struct hold *h)
 }
 
 static int
-self_id (long *pid, unsigned long long *start, char *why, size_t len)
+self_id (long *pid, unsigned long long *start, struct pc_err *why)
 {
   char state;
   int r;
@@ -181,14 +181,14 @@ self_id (long *pid, unsigned long long *start, char *why, size_t len)
   *pid = (long) getpid ();
   r = proc_stat (*pid, &state, start);
   if (r < 0)
-    snprintf (why, len, "/proc/%ld/stat: %s", *pid, strerror (-r));
+    pc_err_msg (why, "/proc/%ld/stat: %s", *pid, strerror (-r));
   return r;
 }
 
 /* Makes the directory (0700) and its parent if missing, checks that no one
  * else can write there, and takes the lock. */
 static int
-host_open (struct host *o, const struct pc_sysctl_host *h, char *why, size_t len)
+host_open (struct host *o, const struct pc_sysctl_host *h, struct pc_err *why)
 {
   const char *dir = h && h->dir ? h->dir : PC_SYSCTL_DIR;
   char parent[PATH_MAX], lockp[PATH_MAX + 8], *slash;
@@ -198,7 +198,7 @@ host_open (struct host *o, const struct pc_sysctl_host *h, char *why, size_t len
   o->proc = h ? h->proc : NULL;
   o->lockfd = -1;
   if (strlen (dir) >= sizeof o->dir - 16) {
-    snprintf (why, len, "%s: too long a path", dir);
+    pc_err_msg (why, "%s: too long a path", dir);
     return -ENAMETOOLONG;
   }
   snprintf (o->dir, sizeof o->dir, "%s", dir);
@@ -214,18 +214,18 @@ host_open (struct host *o, const struct pc_sysctl_host *h, char *why, size_t len
   if (lstat (dir, &st) < 0)
     goto sys;
   if (!S_ISDIR (st.st_mode) || st.st_uid != geteuid () || (st.st_mode & 022)) {
-    snprintf (why, len, "%s: not a directory of this user's that only it can write", dir);
+    pc_err_msg (why, "%s: not a directory of this user's that only it can write", dir);
     return -EPERM;
   }
   snprintf (lockp, sizeof lockp, "%s/lock", dir);
   if ((fd = open (lockp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
-    snprintf (why, len, "%s: %s", lockp, strerror (errno));
+    pc_err_msg (why, "%s: %s", lockp, strerror (errno));
     return -errno;
   }
   while (flock (fd, LOCK_EX) < 0)
     if (errno != EINTR) {
       e = errno;
-      snprintf (why, len, "%s: %s", lockp, strerror (e));
+      pc_err_msg (why, "%s: %s", lockp, strerror (e));
       close (fd);
       return -e;
     }
@@ -234,7 +234,7 @@ host_open (struct host *o, const struct pc_sysctl_host *h, char *why, size_t len
 
 sys:
   e = errno;
-  snprintf (why, len, "%s: %s", dir, strerror (e));
+  pc_err_msg (why, "%s: %s", dir, strerror (e));
   return -e;
 }
 
@@ -284,7 +284,7 @@ number (const char *s)
 /* Reads DIR/record ("knob NAME ORIGINAL VALUE" and "hold NAME PID START"
  * lines); none is an empty record. */
 static int
-load (const struct host *o, struct record *rec, char *why, size_t len)
+load (const struct host *o, struct record *rec, struct pc_err *why)
 {
   char path[PATH_MAX + 16], line[256];
   unsigned lineno = 0;
@@ -296,11 +296,11 @@ load (const struct host *o, struct record *rec, char *why, size_t len)
   if ((f = fopen (path, "re")) == NULL) {
     if (errno == ENOENT)
       return 0;
-    snprintf (why, len, "%s: %s", path, strerror (errno));
+    pc_err_msg (why, "%s: %s", path, strerror (errno));
     return -errno;
   }
   while (fgets (line, sizeof line, f)) {
-    char kind[8], name[48], a[32], b[32], nv[96], ignored[160];
+    char kind[8], name[48], a[32], b[32], nv[96];
     struct pc_sysctl v;
     lineno++;
     if (line[0] == '#' || line[0] == '\n')
@@ -308,7 +308,7 @@ load (const struct host *o, struct record *rec, char *why, size_t len)
     if (sscanf (line, "%7s %47s %31s %31s", kind, name, a, b) != 4 || !number (b))
       goto bad;
     snprintf (nv, sizeof nv, "%s=%s", name, a);
-    if (pc_sysctl_parse (nv, &v, ignored, sizeof ignored) < 0)
+    if (pc_sysctl_parse (nv, &v, NULL) < 0)
       goto bad;
     if (strcmp (kind, "knob") == 0) {
       struct knob *k;
@@ -342,8 +342,8 @@ load (const struct host *o, struct record *rec, char *why, size_t len)
 
 bad:
   fclose (f);
-  snprintf (why, len, "%s: line %u: not a knob or hold line (the file can be removed "
-            "once the knobs are right)", path, lineno);
+  pc_err_msg (why, "%s: line %u: not a knob or hold line (the file can be removed "
+              "once the knobs are right)", path, lineno);
   return -EINVAL;
 }
 
@@ -351,7 +351,7 @@ bad:
  * the directory synced; with no knob left, removes it.  Returns 0 or
  * -errno with why. */
 static int
-save (const struct host *o, const struct record *rec, char *why, size_t len)
+save (const struct host *o, const struct record *rec, struct pc_err *why)
 {
   char path[PATH_MAX + 16], tmp[PATH_MAX + 16], *buf;
   size_t cap = 128 + rec->nk * 160 + rec->nh * 128, k = 0;
@@ -361,13 +361,13 @@ save (const struct host *o, const struct record *rec, char *why, size_t len)
   snprintf (tmp, sizeof tmp, "%s/record.tmp", o->dir);
   if (rec->nk == 0) {
     if (unlink (path) < 0 && errno != ENOENT) {
-      snprintf (why, len, "%s: %s", path, strerror (errno));
+      pc_err_msg (why, "%s: %s", path, strerror (errno));
       return -errno;
     }
   }
   else {
     if ((buf = malloc (cap)) == NULL) {
-      snprintf (why, len, "%s: %s", path, strerror (ENOMEM));
+      pc_err_msg (why, "%s: %s", path, strerror (ENOMEM));
       return -ENOMEM;
     }
     k += (size_t) snprintf (buf + k, cap - k, "# powercut: the writeback knobs runs set, "
@@ -394,7 +394,7 @@ save (const struct host *o, const struct record *rec, char *why, size_t len)
     }
     free (buf);
     if (r < 0) {
-      snprintf (why, len, "%s: %s", path, strerror (-r));
+      pc_err_msg (why, "%s: %s", path, strerror (-r));
       return r;
     }
   }
@@ -403,7 +403,7 @@ save (const struct host *o, const struct record *rec, char *why, size_t len)
   if (fd >= 0)
     close (fd);
   if (r < 0)
-    snprintf (why, len, "%s: %s", o->dir, strerror (-r));
+    pc_err_msg (why, "%s: %s", o->dir, strerror (-r));
   return r;
 }
 
@@ -412,8 +412,7 @@ save (const struct host *o, const struct record *rec, char *why, size_t len)
  * Returns how many, or -errno (the first failure) with why: a knob that
  * could not be put back stays. */
 static int
-settle (const struct host *o, struct record *rec, char *done, size_t donelen, char *why,
-        size_t len)
+settle (const struct host *o, struct record *rec, char *done, size_t donelen, struct pc_err *why)
 {
   size_t j = 0, dl = done ? strlen (done) : 0;
   int n = 0, r = 0;
@@ -435,7 +434,7 @@ settle (const struct host *o, struct record *rec, char *done, size_t donelen, ch
     e = write_knob (o->proc, k.name, k.orig);
     if (e < 0) {
       if (r == 0)
-        snprintf (why, len, "%s: cannot put back %s: %s", k.name, k.orig, strerror (-e));
+        pc_err_msg (why, "%s: cannot put back %s: %s", k.name, k.orig, strerror (-e));
       r = r ? r : e;
       rec->k[j++] = k;
       continue;
@@ -452,13 +451,13 @@ settle (const struct host *o, struct record *rec, char *done, size_t donelen, ch
 /* Writes the record back if it changed, and lets go of the lock; returns
  * r, or the failure to write if r was not one. */
 static int
-host_done (struct host *o, struct record *rec, int r, char *why, size_t len)
+host_done (struct host *o, struct record *rec, int r, struct pc_err *why)
 {
   if (rec->changed) {
-    char swhy[PATH_MAX + 64];
-    int e = save (o, rec, swhy, sizeof swhy);
+    struct pc_err swhy;
+    int e = save (o, rec, &swhy);
     if (e < 0 && r >= 0) {
-      snprintf (why, len, "%s", swhy);
+      pc_err_msg (why, "%s", swhy.msg);
       r = e;
     }
   }
@@ -478,7 +477,7 @@ given_later (const struct pc_sysctl *v, size_t n, size_t i)
 
 int
 pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
-                struct pc_sysctl_busy *busy, char *why, size_t len)
+                struct pc_sysctl_busy *busy, struct pc_err *why)
 {
   struct host o;
   struct record *rec;
@@ -491,19 +490,19 @@ pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
     v[i].set = false;
   if (n == 0)
     return 0;
-  if ((r = self_id (&pid, &start, why, len)) < 0)
+  if ((r = self_id (&pid, &start, why)) < 0)
     return r;
   if ((rec = malloc (sizeof *rec)) == NULL) {
-    snprintf (why, len, "the knobs' record: %s", strerror (ENOMEM));
+    pc_err_msg (why, "the knobs' record: %s", strerror (ENOMEM));
     return -ENOMEM;
   }
-  if ((r = host_open (&o, h, why, len)) < 0) {
+  if ((r = host_open (&o, h, why)) < 0) {
     free (rec);
     return r;
   }
-  if ((r = load (&o, rec, why, len)) < 0)
+  if ((r = load (&o, rec, why)) < 0)
     goto out;
-  if ((r = settle (&o, rec, NULL, 0, why, len)) < 0)
+  if ((r = settle (&o, rec, NULL, 0, why)) < 0)
     goto out;
 
   /* A knob set to another value and held: wait, taking nothing. */
@@ -514,7 +513,7 @@ pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
       continue;
     ho = find_hold (rec, k->name);
     if (holds (rec, k->name, pid, start)) {
-      snprintf (why, len, "%s: this run holds it already, at %s", k->name, k->value);
+      pc_err_msg (why, "%s: this run holds it already, at %s", k->name, k->value);
       r = -EDEADLK;
       goto out;
     }
@@ -534,14 +533,14 @@ pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
     if (k == NULL) {
       if (rec->nk == MAX_KNOBS) {
         r = -E2BIG;
-        snprintf (why, len, "%s: %s in the knobs' record", v[i].name, strerror (-r));
+        pc_err_msg (why, "%s: %s in the knobs' record", v[i].name, strerror (-r));
         goto undo;
       }
       k = &rec->k[rec->nk++];
       snprintf (k->name, sizeof k->name, "%s", v[i].name);
       snprintf (k->value, sizeof k->value, "%s", v[i].value);
       if ((r = read_knob (o.proc, k->name, k->orig, sizeof k->orig)) < 0) {
-        snprintf (why, len, "%s: %s", k->name, strerror (-r));
+        pc_err_msg (why, "%s: %s", k->name, strerror (-r));
         goto undo;
       }
     }
@@ -549,7 +548,7 @@ pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
       struct hold *ho;
       if (rec->nh == MAX_HOLDS) {
         r = -E2BIG;
-        snprintf (why, len, "%s: %s in the knobs' record", v[i].name, strerror (-r));
+        pc_err_msg (why, "%s: %s in the knobs' record", v[i].name, strerror (-r));
         goto undo;
       }
       ho = &rec->h[rec->nh++];
@@ -560,7 +559,7 @@ pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
   }
   /* The record first, durably: whatever happens next, it says how to put
    * the knobs back. */
-  if ((r = save (&o, rec, why, len)) < 0) {
+  if ((r = save (&o, rec, why)) < 0) {
     rec->nk = nk0;
     rec->nh = nh0;
     rec->changed = false;       /* (the file is as it was) */
@@ -569,7 +568,7 @@ pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
   rec->changed = false;
   for (size_t i = nk0; i < rec->nk; i++) {
     if ((r = write_knob (o.proc, rec->k[i].name, rec->k[i].value)) < 0) {
-      snprintf (why, len, "%s=%s: %s", rec->k[i].name, rec->k[i].value, strerror (-r));
+      pc_err_msg (why, "%s=%s: %s", rec->k[i].name, rec->k[i].value, strerror (-r));
       for (size_t j = nk0; j < i; j++)
         write_knob (o.proc, rec->k[j].name, rec->k[j].orig);
       goto undo;
@@ -588,7 +587,7 @@ undo:
   rec->nh = nh0;
   rec->changed = true;
 out:
-  r = host_done (&o, rec, r, why, len);
+  r = host_done (&o, rec, r, why);
   free (rec);
   return r;
 }
@@ -596,13 +595,13 @@ out:
 int
 pc_sysctl_apply (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
                  void (*waiting) (void *ctx, const char *name, long pid), void *ctx,
-                 char *why, size_t len)
+                 struct pc_err *why)
 {
   struct pc_sysctl_busy told = { "", 0 };
 
   for (;;) {
     struct pc_sysctl_busy busy = { "", 0 };
-    int r = pc_sysctl_take (v, n, h, &busy, why, len);
+    int r = pc_sysctl_take (v, n, h, &busy, why);
     if (r != 1)
       return r;
     if (busy.pid != told.pid || strcmp (busy.name, told.name) != 0) {
@@ -613,7 +612,7 @@ pc_sysctl_apply (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
     for (int i = 0; i < POLL_MS / 50; i++) {
       struct timespec ts = { 0, 50 * 1000000 };
       if (pc_interrupted ()) {
-        snprintf (why, len, "interrupted while waiting for %s", busy.name);
+        pc_err_msg (why, "interrupted while waiting for %s", busy.name);
         return -EINTR;
       }
       nanosleep (&ts, NULL);
@@ -623,7 +622,7 @@ pc_sysctl_apply (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
 
 int
 pc_sysctl_release (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
-                   char *why, size_t len)
+                   struct pc_err *why)
 {
   struct host o;
   struct record *rec;
@@ -637,17 +636,17 @@ pc_sysctl_release (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h
     any |= v[i].set;
   if (!any)
     return 0;
-  if ((r = self_id (&pid, &start, why, len)) < 0)
+  if ((r = self_id (&pid, &start, why)) < 0)
     return r;
   if ((rec = malloc (sizeof *rec)) == NULL) {
-    snprintf (why, len, "the knobs' record: %s", strerror (ENOMEM));
+    pc_err_msg (why, "the knobs' record: %s", strerror (ENOMEM));
     return -ENOMEM;
   }
-  if ((r = host_open (&o, h, why, len)) < 0) {
+  if ((r = host_open (&o, h, why)) < 0) {
     free (rec);
     return r;
   }
-  if ((r = load (&o, rec, why, len)) < 0) {
+  if ((r = load (&o, rec, why)) < 0) {
     host_close (&o);
     free (rec);
     return r;
@@ -665,15 +664,14 @@ pc_sysctl_release (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h
   rec->nh = j;
   for (size_t i = 0; i < n; i++)
     v[i].set = false;
-  r = settle (&o, rec, NULL, 0, why, len);
-  r = host_done (&o, rec, r < 0 ? r : 0, why, len);
+  r = settle (&o, rec, NULL, 0, why);
+  r = host_done (&o, rec, r < 0 ? r : 0, why);
   free (rec);
   return r;
 }
 
 int
-pc_sysctl_recover (const struct pc_sysctl_host *h, char *done, size_t donelen, char *why,
-                   size_t len)
+pc_sysctl_recover (const struct pc_sysctl_host *h, char *done, size_t donelen, struct pc_err *why)
 {
   struct host o;
   struct record *rec;
@@ -682,17 +680,17 @@ pc_sysctl_recover (const struct pc_sysctl_host *h, char *done, size_t donelen, c
   if (donelen > 0)
     done[0] = '\0';
   if ((rec = malloc (sizeof *rec)) == NULL) {
-    snprintf (why, len, "the knobs' record: %s", strerror (ENOMEM));
+    pc_err_msg (why, "the knobs' record: %s", strerror (ENOMEM));
     return -ENOMEM;
   }
-  if ((r = host_open (&o, h, why, len)) < 0) {
+  if ((r = host_open (&o, h, why)) < 0) {
     free (rec);
     return r;
   }
-  r = load (&o, rec, why, len);
+  r = load (&o, rec, why);
   if (r == 0)
-    r = settle (&o, rec, done, donelen, why, len);
-  r = host_done (&o, rec, r, why, len);
+    r = settle (&o, rec, done, donelen, why);
+  r = host_done (&o, rec, r, why);
   free (rec);
   return r;
 }

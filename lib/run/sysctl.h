@@ -30,6 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/err.h"
+
 /* The record's directory on this machine. */
 #define PC_SYSCTL_DIR "/run/powercut/sysctl"
 
@@ -56,7 +58,7 @@ struct pc_sysctl_busy {
 
 /* Parses NAME=VALUE (a vm.dirty_* knob, a number).  Returns 0, or -EINVAL
  * with a reason in why. */
-int pc_sysctl_parse (const char *s, struct pc_sysctl *ret, char *why, size_t len);
+int pc_sysctl_parse (const char *s, struct pc_sysctl *ret, struct pc_err *why);
 
 /* One attempt at setting the knobs of v for this process, all or none.
  * Under the lock, first drops dead holders (as pc_sysctl_recover).
@@ -66,7 +68,7 @@ int pc_sysctl_parse (const char *s, struct pc_sysctl *ret, char *why, size_t len
  * in busy; nothing taken), or -errno with a reason in why (nothing taken
  * or changed).  A knob given twice ends with its last value. */
 int pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
-                    struct pc_sysctl_busy *busy, char *why, size_t len);
+                    struct pc_sysctl_busy *busy, struct pc_err *why);
 
 /* pc_sysctl_take until it returns other than 1, polling with the lock
  * released; waiting (if not NULL) is called once for each holder waited
@@ -74,7 +76,7 @@ int pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *
  * -errno with a reason in why. */
 int pc_sysctl_apply (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
                      void (*waiting) (void *ctx, const char *name, long pid), void *ctx,
-                     char *why, size_t len);
+                     struct pc_err *why);
 
 /* Lets go of the knobs of v this process holds (v[i].set), and drops dead
  * holders: each knob no live process holds any more is put back.  Returns
@@ -82,12 +84,12 @@ int pc_sysctl_apply (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host 
  * not be put back stays in the record, held by no one, for whoever takes
  * the lock next to try again. */
 int pc_sysctl_release (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
-                       char *why, size_t len);
+                       struct pc_err *why);
 
 /* Drops the holders that died and puts back the knobs no live process
  * holds.  Returns how many were put back, listed in done ("NAME=VALUE
  * ..."), or -errno with a reason in why. */
 int pc_sysctl_recover (const struct pc_sysctl_host *h, char *done, size_t donelen,
-                       char *why, size_t len);
+                       struct pc_err *why);
 
 #endif

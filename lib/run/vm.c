@@ -160,13 +160,13 @@ cpio_copy (struct cpio *c, const char *src, const char *dst, unsigned mode)
 
 /* Adds an executable and every shared library ldd says it needs. */
 static int
-cpio_program (struct cpio *c, const char *path, const char *dst, char *why, size_t whylen)
+cpio_program (struct cpio *c, const char *path, const char *dst, struct pc_err *why)
 {
   char *argv[] = { "ldd", (char *) path, NULL }, out[8192];
   int r = cpio_copy (c, path, dst, 0100755);
 
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", path, strerror (-r));
+    pc_err_msg (why, "%s: %s", path, strerror (-r));
     return r;
   }
   /* A static program makes ldd fail: it needs nothing. */
@@ -185,7 +185,7 @@ cpio_program (struct cpio *c, const char *path, const char *dst, char *why, size
       *sp = '\0';
     r = cpio_copy (c, lib, lib + 1, 0100755);
     if (r < 0) {
-      snprintf (why, whylen, "%s: %s", lib, strerror (-r));
+      pc_err_msg (why, "%s: %s", lib, strerror (-r));
       return r;
     }
   }
@@ -194,7 +194,7 @@ cpio_program (struct cpio *c, const char *path, const char *dst, char *why, size
 
 /* Writes a module, decompressed, as lib/modules/NAME.ko. */
 static int
-cpio_module (struct cpio *c, const char *moddir, const char *rel, char *why, size_t whylen)
+cpio_module (struct cpio *c, const char *moddir, const char *rel, struct pc_err *why)
 {
   char src[PATH_MAX], tmp[] = "/tmp/powercut-ko.XXXXXX", name[128], dst[160];
   const char *base = strrchr (rel, '/') ? strrchr (rel, '/') + 1 : rel;
@@ -224,7 +224,7 @@ cpio_module (struct cpio *c, const char *moddir, const char *rel, char *why, siz
   close (fd);
   if (pid < 0 || waitpid (pid, &r, 0) < 0 || !WIFEXITED (r) || WEXITSTATUS (r) != 0) {
     unlink (tmp);
-    snprintf (why, whylen, "%s: cannot decompress it (xz installed?)", src);
+    pc_err_msg (why, "%s: cannot decompress it (xz installed?)", src);
     return -EIO;
   }
   r = cpio_copy (c, tmp, dst, 0100644);
@@ -252,7 +252,7 @@ mod_name (const char *path, size_t len, char *out, size_t olen)
  * the load order to order (" a b c "). */
 static int
 add_module (struct cpio *c, const char *moddir, const char *dep, const char *name,
-            char *order, size_t olen, int depth, char *why, size_t whylen)
+            char *order, size_t olen, int depth, struct pc_err *why)
 {
   char key[160], path[512], deps[32][128];
   const char *line = NULL;
@@ -280,7 +280,7 @@ add_module (struct cpio *c, const char *moddir, const char *dep, const char *nam
     l = *nl ? nl + 1 : nl;
   }
   if (line == NULL) {
-    snprintf (why, whylen, "%s: no module %s in its modules.dep", moddir, name);
+    pc_err_msg (why, "%s: no module %s in its modules.dep", moddir, name);
     return -ENOENT;
   }
   {
@@ -300,11 +300,11 @@ add_module (struct cpio *c, const char *moddir, const char *dep, const char *nam
     }
   }
   for (size_t i = 0; i < ndeps; i++) {
-    r = add_module (c, moddir, dep, deps[i], order, olen, depth + 1, why, whylen);
+    r = add_module (c, moddir, dep, deps[i], order, olen, depth + 1, why);
     if (r < 0)
       return r;
   }
-  r = cpio_module (c, moddir, path, why, whylen);
+  r = cpio_module (c, moddir, path, why);
   if (r < 0)
     return r;
   snprintf (order + strlen (order), olen - strlen (order), "%s ", name);
@@ -345,7 +345,7 @@ find_program (const char *const *cands)
 /* The part of the initramfs that depends only on kernel and programs. */
 static int
 build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path,
-            char *modules_out, size_t mlen, char *why, size_t whylen)
+            char *modules_out, size_t mlen, struct pc_err *why)
 {
   static const char *const busybox[] = { "/bin/busybox", "/usr/bin/busybox", NULL };
   static const char *const nbdc[] = { "/usr/sbin/nbd-client", "/sbin/nbd-client", NULL };
@@ -358,20 +358,20 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
   int r;
 
   if (bb == NULL || nc == NULL || mk == NULL) {
-    snprintf (why, whylen, "%s is needed to build the guest (packages busybox-static, "
-              "nbd-client, e2fsprogs)", bb == NULL ? "busybox" : nc == NULL ? "nbd-client" : "mke2fs");
+    pc_err_msg (why, "%s is needed to build the guest (packages busybox-static, "
+                "nbd-client, e2fsprogs)", bb == NULL ? "busybox" : nc == NULL ? "nbd-client" : "mke2fs");
     return -ENOENT;
   }
   snprintf (depf, sizeof depf, "%s/modules.dep", moddir);
   r = read_file (depf, &dep, &deplen);
   if (r < 0) {
-    snprintf (why, whylen, "%s: %s", depf, strerror (-r));
+    pc_err_msg (why, "%s: %s", depf, strerror (-r));
     return r;
   }
   c.f = fopen (path, "we");
   if (c.f == NULL) {
     r = -errno;
-    snprintf (why, whylen, "%s: %s", path, strerror (-r));
+    pc_err_msg (why, "%s: %s", path, strerror (-r));
     free (dep);
     return r;
   }
@@ -381,13 +381,13 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
     for (const char *const *d = dirs; *d; d++)
       cpio_entry (&c, *d, 040755, NULL, 0);
   }
-  r = cpio_program (&c, bb, "bin/busybox", why, whylen);
+  r = cpio_program (&c, bb, "bin/busybox", why);
   if (r == 0)
-    r = cpio_program (&c, nc, "bin/nbd-client", why, whylen);
+    r = cpio_program (&c, nc, "bin/nbd-client", why);
   if (r == 0)
-    r = cpio_program (&c, mk, "bin/mke2fs", why, whylen);
+    r = cpio_program (&c, mk, "bin/mke2fs", why);
   if (r == 0)
-    r = cpio_program (&c, cfg->self, "bin/powercut", why, whylen);
+    r = cpio_program (&c, cfg->self, "bin/powercut", why);
   if (r == 0 && access ("/etc/mke2fs.conf", R_OK) == 0)
     r = cpio_copy (&c, "/etc/mke2fs.conf", "etc/mke2fs.conf", 0100644);
   for (const char *const *fs = (const char *const[]) { "ext2", "ext3", "ext4", NULL }; r == 0 && *fs; fs++) {
@@ -396,7 +396,7 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
     cpio_entry (&c, name, 0120777, "mke2fs", 6);
   }
   for (const char *const *m = want; r == 0 && *m; m++)
-    r = add_module (&c, moddir, dep, *m, order, sizeof order, 0, why, whylen);
+    r = add_module (&c, moddir, dep, *m, order, sizeof order, 0, why);
   if (r == 0 && c.err)
     r = c.err;
   if (fclose (c.f) != 0 && r == 0)
@@ -406,8 +406,8 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
   free (c.dirs);
   free (dep);
   if (r < 0) {
-    if (!why[0])
-      snprintf (why, whylen, "%s: %s", path, strerror (-r));
+    if (!why->msg[0])
+      pc_err_msg (why, "%s: %s", path, strerror (-r));
     unlink (path);
     return r;
   }
@@ -444,11 +444,12 @@ concat (FILE *out, const char *path)
 }
 
 static int boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd,
-                 const char *fwd, bool kvm, char *why, size_t whylen);
+                 const char *fwd, bool kvm, struct pc_err *why);
 static bool kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initrd);
 
-int
-pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
+/* pc_vm_run, with why's message empty until the first reason. */
+static int
+vm_run (const struct pc_vm_config *cfg, struct pc_err *why)
 {
   char *kernel = cfg->kernel ? strdup (cfg->kernel) : pc_vm_default_kernel ();
   char moddir[PATH_MAX], cache[PATH_MAX], base[PATH_MAX + 64], initrd[PATH_MAX], modules[1024];
@@ -458,10 +459,9 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
   FILE *f;
   int r = 0;
 
-  why[0] = '\0';
   if (kernel == NULL || stat (kernel, &st) < 0) {
-    snprintf (why, whylen, "%s: no kernel to boot (install a linux-image package, or give --kernel)",
-              kernel ? kernel : "/boot/vmlinuz-*");
+    pc_err_msg (why, "%s: no kernel to boot (install a linux-image package, or give --kernel)",
+                kernel ? kernel : "/boot/vmlinuz-*");
     free (kernel);
     return -ENOENT;
   }
@@ -471,7 +471,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
   else if (ver)
     snprintf (moddir, sizeof moddir, "/lib/modules/%s", ver);
   else {
-    snprintf (why, whylen, "%s: cannot tell its version: give --modules DIR", kernel);
+    pc_err_msg (why, "%s: cannot tell its version: give --modules DIR", kernel);
     free (kernel);
     return -EINVAL;
   }
@@ -494,7 +494,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
   else {
     char tmp[PATH_MAX + 80];
     snprintf (tmp, sizeof tmp, "%s.%d", base, (int) getpid ());
-    r = build_base (cfg, moddir, tmp, modules, sizeof modules, why, whylen);
+    r = build_base (cfg, moddir, tmp, modules, sizeof modules, why);
     if (r < 0) {
       free (kernel);
       return r;
@@ -510,7 +510,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
   snprintf (initrd, sizeof initrd, "%s/initrd.img", cfg->work_dir);
   f = fopen (initrd, "we");
   if (f == NULL || concat (f, base) < 0) {
-    snprintf (why, whylen, "%s: %s", initrd, strerror (errno));
+    pc_err_msg (why, "%s: %s", initrd, strerror (errno));
     if (f)
       fclose (f);
     free (kernel);
@@ -557,7 +557,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
     fclose (m);
     cpio_entry (&c, "powercut.conf", 0100644, confbuf, strlen (confbuf));
     if (cfg->script && cpio_copy (&c, cfg->script, "workload.sh", 0100755) < 0) {
-      snprintf (why, whylen, "%s: cannot read it", cfg->script);
+      pc_err_msg (why, "%s: cannot read it", cfg->script);
       r = -EIO;
     }
     cpio_entry (&c, "TRAILER!!!", 0, NULL, 0);
@@ -574,8 +574,8 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
    * so nbd-client -C N and every mark get their own.  (qemu's option
    * syntax takes commas as separators: paths must not hold one.) */
   if (strchr (cfg->self, ',') || strchr (cfg->nbd_sock, ',') || strchr (cfg->ctl_sock, ',')) {
-    snprintf (why, whylen, "a path for the guest holds a comma, which qemu cannot take: %s",
-              strchr (cfg->self, ',') ? cfg->self : cfg->nbd_sock);
+    pc_err_msg (why, "a path for the guest holds a comma, which qemu cannot take: %s",
+                strchr (cfg->self, ',') ? cfg->self : cfg->nbd_sock);
     unlink (initrd);
     free (kernel);
     return -EINVAL;
@@ -587,7 +587,7 @@ pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen)
   /* KVM where it works, else TCG.  Nested virtualisation often fails, at
    * once or part-way; a guest that stopped part-way would leave half a
    * recording, so KVM is tried on a probe boot first, with no disk. */
-  r = boot (cfg, kernel, initrd, fwd, kvm_works (cfg, kernel, initrd), why, whylen);
+  r = boot (cfg, kernel, initrd, fwd, kvm_works (cfg, kernel, initrd), why);
   unlink (initrd);
   free (kernel);
   return r;
@@ -660,7 +660,7 @@ kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initr
 /* One boot of the guest that runs the workload. */
 static int
 boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, const char *fwd,
-      bool kvm, char *why, size_t whylen)
+      bool kvm, struct pc_err *why)
 {
   char *console = NULL;
   size_t clen;
@@ -669,19 +669,19 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
   status = qemu (kernel, initrd, kvm, "console=ttyS0 panic=-1 quiet loglevel=3", fwd,
                  cfg->console_path, cfg->timeout_s);
   if (status == -ETIME || status == -EINTR) {
-    snprintf (why, whylen, status == -ETIME
-              ? "the guest did not finish within %d s (its console: %s)" : "interrupted",
-              cfg->timeout_s, cfg->console_path);
+    pc_err_msg (why, status == -ETIME
+                ? "the guest did not finish within %d s (its console: %s)" : "interrupted",
+                cfg->timeout_s, cfg->console_path);
     return status;
   }
   if (status < 0)
     return status;
   if (WIFEXITED (status) && WEXITSTATUS (status) == 127) {
-    snprintf (why, whylen, "qemu-system-x86_64: not found (package qemu-system-x86)");
+    pc_err_msg (why, "qemu-system-x86_64: not found (package qemu-system-x86)");
     return -ENOENT;
   }
   if (read_file (cfg->console_path, &console, &clen) < 0) {
-    snprintf (why, whylen, "%s: the guest left no console output", cfg->console_path);
+    pc_err_msg (why, "%s: the guest left no console output", cfg->console_path);
     return -EIO;
   }
   {
@@ -699,17 +699,30 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
         *--end = '\0';
       last = strrchr (console, '\n');
       last = last ? last + 1 : console;
-      snprintf (why, whylen, "the guest did not finish: '%.160s' (its console: %s)", last,
-                cfg->console_path);
+      pc_err_msg (why, "the guest did not finish: '%.160s' (its console: %s)", last,
+                  cfg->console_path);
       r = -ECHILD;
     }
     else {
-      snprintf (why, whylen, "in the guest, %s failed (status %d; its console: %s)",
-                gst >= 210 && gst <= 216 ? step[gst - 210] : "the workload", gst,
-                cfg->console_path);
+      pc_err_msg (why, "in the guest, %s failed (status %d; its console: %s)",
+                  gst >= 210 && gst <= 216 ? step[gst - 210] : "the workload", gst,
+                  cfg->console_path);
       r = -EIO;
     }
   }
   free (console);
+  return r;
+}
+
+int
+pc_vm_run (const struct pc_vm_config *cfg, struct pc_err *err)
+{
+  struct pc_err local;
+  int r;
+
+  local.msg[0] = '\0';
+  r = vm_run (cfg, &local);
+  if (r < 0)
+    pc_err_set (err, -r, "%s", local.msg[0] ? local.msg : strerror (-r));
   return r;
 }

@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include "util/err.h"
+
 struct pc_vm_config {
   const char *self;             /* the powercut program (copied into the guest) */
   const char *kernel;           /* vmlinuz; NULL: the newest /boot/vmlinuz-* */
@@ -43,7 +45,7 @@ struct pc_vm_config {
  * reported success, -ECHILD when the guest stopped without reporting at
  * all (it crashed: the recording is incomplete), or -errno; with a
  * one-line reason in why. */
-int pc_vm_run (const struct pc_vm_config *cfg, char *why, size_t whylen);
+int pc_vm_run (const struct pc_vm_config *cfg, struct pc_err *why);
 
 /* The newest installed kernel image, or NULL. (malloc'd) */
 char *pc_vm_default_kernel (void);

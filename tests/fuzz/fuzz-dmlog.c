@@ -13,10 +13,11 @@
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  char in[64], out[64], why[512];
+  char in[64], out[64];
+  struct pc_err why;
   int ifd = fuzz_memfile (data, size, in), ofd = fuzz_memfile (NULL, 0, out);
 
-  if (ifd >= 0 && ofd >= 0 && pc_dmlog_import (in, out, 0, why, sizeof why) == 0) {
+  if (ifd >= 0 && ofd >= 0 && pc_dmlog_import (in, out, 0, &why) == 0) {
     struct pc_log *log;
     struct pc_record r;
     if (pc_log_open (out, &log) < 0)

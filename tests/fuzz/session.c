@@ -82,7 +82,7 @@ fuzz_session (bool control, bool base, const uint8_t *pre, size_t prelen,
   char logp[64], sock[64], ctl[64], basep[64];
   struct pc_recorder_config cfg = { 0 };
   struct pc_recorder *rec;
-  char why[512];
+  struct pc_err why;
   struct pc_log *log;
   struct pc_record r;
   pthread_t t, w;
@@ -110,11 +110,11 @@ fuzz_session (bool control, bool base, const uint8_t *pre, size_t prelen,
     cfg.size = 1 << 20;
   cfg.socket_path = sock;
   cfg.control_path = ctl;
-  e = pc_recorder_new (&cfg, &rec, why, sizeof why);
+  e = pc_recorder_new (&cfg, &rec, &why);
   if (e == 0 && (e = pc_recorder_start (rec)) < 0)
-    snprintf (why, sizeof why, "starting it: %s", strerror (-e));
+    pc_err_msg (&why, "starting it: %s", strerror (-e));
   if (e < 0) {
-    fprintf (stderr, "fuzz: setting up a recorder: %s\n", why);
+    fprintf (stderr, "fuzz: setting up a recorder: %s\n", why.msg);
     abort ();
   }
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)

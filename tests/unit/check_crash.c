@@ -221,10 +221,10 @@ image_of (const char *id, char out[7])
 {
   struct pc_state s;
   struct pc_image *im;
-  char why[128];
+  struct pc_err why;
   uint64_t cursor = 0;
 
-  ck_assert_msg (pc_state_parse (&ix, id, &s, why, sizeof why) == 0, "%s: %s", id, why);
+  ck_assert_msg (pc_state_parse (&ix, id, &s, &why) == 0, "%s: %s", id, why.msg);
   ck_assert_int_eq (pc_image_new (ix.hdr.devsize, NULL, -1, PC_IMAGE_HASH, &im), 0);
   ck_assert_int_ge (pc_state_build (&ix, &s, im, &cursor), 0);
   for (int i = 0; i < 6; i++) {
@@ -260,18 +260,18 @@ END_TEST
 START_TEST (test_parse_errors)
 {
   struct pc_state s;
-  char why[128];
+  struct pc_err why;
 
-  ck_assert_int_eq (pc_state_parse (&ix, "8", &s, why, sizeof why), -EINVAL);        /* beyond the end */
-  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:4", &s, why, sizeof why), -EINVAL); /* FUA is durable */
-  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:1", &s, why, sizeof why), -EINVAL); /* before the flush */
-  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:6", &s, why, sizeof why), -EINVAL); /* the point itself */
-  ck_assert_int_eq (pc_state_parse (&ix, "5/torn:2", &s, why, sizeof why), -EINVAL); /* two sectors only */
-  ck_assert_int_eq (pc_state_parse (&ix, "2/torn:0", &s, why, sizeof why), -EINVAL); /* a flush */
-  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:5,3", &s, why, sizeof why), -EINVAL);
-  ck_assert_int_eq (pc_state_parse (&ix, "mark:x", &s, why, sizeof why), -EINVAL);
-  ck_assert_int_eq (pc_state_parse (&ix, "6x", &s, why, sizeof why), -EINVAL);
-  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:3-5", &s, why, sizeof why), -EINVAL); /* 4 is FUA */
+  ck_assert_int_eq (pc_state_parse (&ix, "8", &s, &why), -EINVAL);        /* beyond the end */
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:4", &s, &why), -EINVAL); /* FUA is durable */
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:1", &s, &why), -EINVAL); /* before the flush */
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:6", &s, &why), -EINVAL); /* the point itself */
+  ck_assert_int_eq (pc_state_parse (&ix, "5/torn:2", &s, &why), -EINVAL); /* two sectors only */
+  ck_assert_int_eq (pc_state_parse (&ix, "2/torn:0", &s, &why), -EINVAL); /* a flush */
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:5,3", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "mark:x", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6x", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:3-5", &s, &why), -EINVAL); /* 4 is FUA */
 }
 END_TEST
 
@@ -284,9 +284,9 @@ START_TEST (test_signatures)
   for (int i = 0; i < 4; i++) {
     struct pc_state s;
     struct pc_image *im;
-    char why[128];
+    struct pc_err why;
     uint64_t cursor = 0;
-    ck_assert_int_eq (pc_state_parse (&ix, ids[i], &s, why, sizeof why), 0);
+    ck_assert_int_eq (pc_state_parse (&ix, ids[i], &s, &why), 0);
     ck_assert_int_eq (pc_image_new (ix.hdr.devsize, NULL, -1, PC_IMAGE_HASH, &im), 0);
     ck_assert_int_ge (pc_state_build (&ix, &s, im, &cursor), 0);
     pc_image_signature (im, sig[i]);
@@ -304,20 +304,20 @@ START_TEST (test_overlay_undo)
 {
   struct pc_state s;
   struct pc_image *im;
-  char why[128];
+  struct pc_err why;
   uint64_t cursor = 0;
   uint8_t before[16], after[16];
   int r;
 
   ck_assert_int_eq (pc_image_new (ix.hdr.devsize, NULL, -1, PC_IMAGE_HASH, &im), 0);
-  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:5", &s, why, sizeof why), 0);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/drop:5", &s, &why), 0);
   r = pc_state_build (&ix, &s, im, &cursor);
   ck_assert_int_eq (r, 1);
   ck_assert_uint_eq (cursor, 3);
   ck_assert_int_eq (pc_image_overlay_end (im), 0);
   pc_image_signature (im, before);
   pc_state_clear (&s);
-  ck_assert_int_eq (pc_state_parse (&ix, "2", &s, why, sizeof why), 0);
+  ck_assert_int_eq (pc_state_parse (&ix, "2", &s, &why), 0);
   cursor = 0;
   {
     struct pc_image *im2;

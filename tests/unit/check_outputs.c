@@ -85,7 +85,8 @@ START_TEST (test_where)
 {
   static const enum pc_verdict v[] = { PC_V_OK, PC_V_FS_CORRUPT };
   struct pc_check_result *res = fake_result (v, 2, 0, 1), *back = NULL;
-  char json[128], html[128], want[256], why[256], *text = NULL;
+  char json[128], html[128], want[256], *text = NULL;
+  struct pc_err why;
   size_t len = 0;
   struct pc_outputs o = { open_memstream (&text, &len), json, html };
   struct pc_err err = { "" };
@@ -96,7 +97,7 @@ START_TEST (test_where)
   fclose (o.text);
   ck_assert_msg (strstr (text, "fs-corrupt") != NULL, "%s", text);
   free (text);
-  ck_assert_int_eq (pc_report_read_json (json, &back, why, sizeof why), 0);
+  ck_assert_int_eq (pc_report_read_json (json, &back, &why), 0);
   ck_assert_uint_eq (back->npoints, 2);
   pc_check_result_free (back);
   ck_assert_int_eq (access (html, R_OK), 0);
@@ -121,7 +122,8 @@ START_TEST (test_merge)
   static const enum pc_verdict a[] = { PC_V_OK, PC_V_OK }, b[] = { PC_V_FS_CORRUPT, PC_V_OK };
   struct pc_check_result *ra = fake_result (a, 2, 0, 2), *rb = fake_result (b, 2, 1, 2);
   struct pc_check_result *back = NULL;
-  char pa[128], pb[128], out[128], why[256], *paths[2] = { pa, pb };
+  char pa[128], pb[128], out[128], *paths[2] = { pa, pb };
+  struct pc_err why;
   struct pc_outputs o = { NULL, out, NULL };
   struct pc_err err = { "" };
 
@@ -131,7 +133,7 @@ START_TEST (test_merge)
   ck_assert_int_eq (pc_report_json (pa, ra), 0);
   ck_assert_int_eq (pc_report_json (pb, rb), 0);
   ck_assert_msg (pc_merge_report (paths, 2, &o, &err) == PC_CHECK_FAILED, "%s", err.msg);
-  ck_assert_int_eq (pc_report_read_json (out, &back, why, sizeof why), 0);
+  ck_assert_int_eq (pc_report_read_json (out, &back, &why), 0);
   ck_assert_uint_eq (back->npoints, 4);
   ck_assert_uint_eq (back->nshards, 1);
   pc_check_result_free (back);

@@ -263,7 +263,8 @@ receiver (void *arg)
 static void
 run_session (uint64_t seed)
 {
-  char dir[] = "/tmp/pc-check-recnbd.XXXXXX", logp[64], sock[64], ctl[64], why[256];
+  char dir[] = "/tmp/pc-check-recnbd.XXXXXX", logp[64], sock[64], ctl[64];
+  struct pc_err why;
   struct pc_recorder_config cfg = { 0 };
   struct pc_recorder *rec;
   struct session *s = calloc (1, sizeof *s);
@@ -287,7 +288,7 @@ run_session (uint64_t seed)
   cfg.size = DISK_SIZE;
   cfg.socket_path = sock;
   cfg.control_path = ctl;
-  ck_assert_int_eq (pc_recorder_new (&cfg, &rec, why, sizeof why), 0);
+  ck_assert_int_eq (pc_recorder_new (&cfg, &rec, &why), 0);
   ck_assert_int_eq (pc_recorder_start (rec), 0);
   ck_assert_int_eq (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
   s->fd = sv[1];

@@ -116,12 +116,13 @@ assert_same_points (const struct pc_check_result *a, size_t off,
 static struct pc_check_result *
 json_round_trip (const struct pc_check_result *res, const char *name)
 {
-  char path[256], why[256];
+  char path[256];
+  struct pc_err why;
   struct pc_check_result *back = NULL;
 
   snprintf (path, sizeof path, "%s/%s.json", dir, name);
   ck_assert_int_eq (pc_report_json (path, res), 0);
-  ck_assert_msg (pc_report_read_json (path, &back, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_report_read_json (path, &back, &why) == 0, "%s", why.msg);
   return back;
 }
 
@@ -141,7 +142,7 @@ START_TEST (test_json_and_merge_keep_every_byte)
     struct pc_check_result *res = random_result (1 + pc_splitmix64 (&seed) % 6), *back;
     struct pc_check_result *parts[2], *merged = NULL;
     size_t cut = pc_splitmix64 (&seed) % (res->npoints + 1);
-    char why[256];
+    struct pc_err why;
 
     back = json_round_trip (res, "whole");
     ck_assert_str_eq (back->log_path, res->log_path);
@@ -159,7 +160,7 @@ START_TEST (test_json_and_merge_keep_every_byte)
       part.npoints = s ? res->npoints - cut : cut;
       parts[s] = json_round_trip (&part, s ? "s1" : "s0");
     }
-    ck_assert_msg (pc_report_merge (parts, 2, &merged, why, sizeof why) == 0, "%s", why);
+    ck_assert_msg (pc_report_merge (parts, 2, &merged, &why) == 0, "%s", why.msg);
     ck_assert_str_eq (merged->log_path, res->log_path);
     ck_assert_uint_eq (merged->npoints, res->npoints);
     assert_same_points (res, 0, merged);

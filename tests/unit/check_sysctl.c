@@ -25,7 +25,7 @@
 
 static char top[64], proc[128], dir[128], recp[160];
 static struct pc_sysctl_host host;
-static char why[512];
+static struct pc_err why;
 
 static void
 put (const char *path, const char *text)
@@ -114,7 +114,7 @@ static void
 knobs (struct pc_sysctl *v, size_t n, const char *const *nv)
 {
   for (size_t i = 0; i < n; i++)
-    ck_assert_msg (pc_sysctl_parse (nv[i], &v[i], why, sizeof why) == 0, "%s", why);
+    ck_assert_msg (pc_sysctl_parse (nv[i], &v[i], &why) == 0, "%s", why.msg);
 }
 
 /* A child that takes nv (exit 3 if it cannot), says so on a pipe, then
@@ -144,15 +144,15 @@ holder (const char *nv0, const char *nv1)
     close (ready[0]);
     close (go[1]);
     for (size_t i = 0; i < n; i++)
-      if (pc_sysctl_parse (nv[i], &v[i], why, sizeof why) < 0)
+      if (pc_sysctl_parse (nv[i], &v[i], &why) < 0)
         _exit (3);
-    if (pc_sysctl_take (v, n, &host, &busy, why, sizeof why) != 0)
+    if (pc_sysctl_take (v, n, &host, &busy, &why) != 0)
       _exit (3);
     if (write (ready[1], "y", 1) != 1 || read (go[0], &b, 1) != 1)
       _exit (4);
     if (b == 'x')
       _exit (0);
-    _exit (pc_sysctl_release (v, n, &host, why, sizeof why) == 0 ? 0 : 5);
+    _exit (pc_sysctl_release (v, n, &host, &why) == 0 ? 0 : 5);
   }
   close (ready[1]);
   close (go[0]);
@@ -182,7 +182,7 @@ START_TEST (test_take_release)
   struct stat st;
 
   knobs (v, 2, nv);
-  ck_assert_msg (pc_sysctl_take (v, 2, &host, &busy, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_take (v, 2, &host, &busy, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (knob (EXPIRE), "100");
   ck_assert_str_eq (knob (WB), "50");
   ck_assert_str_eq (v[0].old, "3000");
@@ -192,7 +192,7 @@ START_TEST (test_take_release)
   ck_assert (record_exists ());
   ck_assert_int_eq (stat (dir, &st), 0);
   ck_assert_int_eq (st.st_mode & 0777, 0700);
-  ck_assert_msg (pc_sysctl_release (v, 2, &host, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_release (v, 2, &host, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (knob (EXPIRE), "3000");
   ck_assert_str_eq (knob (WB), "500");
   ck_assert (!v[0].set && !v[1].set);
@@ -208,10 +208,10 @@ START_TEST (test_same_value_shared)
   struct child c = holder (EXPIRE "=100", NULL);
 
   knobs (v, 1, nv);
-  ck_assert_msg (pc_sysctl_take (v, 1, &host, &busy, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_take (v, 1, &host, &busy, &why) == 0, "%s", why.msg);
   /* the machine's own value, not the other run's */
   ck_assert_str_eq (v[0].old, "3000");
-  ck_assert_msg (pc_sysctl_release (v, 1, &host, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_release (v, 1, &host, &why) == 0, "%s", why.msg);
   /* the other run still holds it */
   ck_assert_str_eq (knob (EXPIRE), "100");
   ck_assert (record_exists ());
@@ -230,7 +230,7 @@ START_TEST (test_other_value_waits_all_or_none)
   struct child c = holder (EXPIRE "=100", NULL);
 
   knobs (v, 2, nv);
-  ck_assert_int_eq (pc_sysctl_take (v, 2, &host, &busy, why, sizeof why), 1);
+  ck_assert_int_eq (pc_sysctl_take (v, 2, &host, &busy, &why), 1);
   ck_assert_str_eq (busy.name, EXPIRE);
   ck_assert_int_eq (busy.pid, c.pid);
   /* nothing taken: not even the knob no one held */
@@ -240,10 +240,10 @@ START_TEST (test_other_value_waits_all_or_none)
   /* once the holder let go, the knobs are free */
   ck_assert_int_eq (finish (&c, 'r'), 0);
   ck_assert_str_eq (knob (EXPIRE), "3000");
-  ck_assert_msg (pc_sysctl_take (v, 2, &host, &busy, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_take (v, 2, &host, &busy, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (knob (EXPIRE), "200");
   ck_assert_str_eq (v[1].old, "3000");
-  ck_assert_msg (pc_sysctl_release (v, 2, &host, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_release (v, 2, &host, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (knob (EXPIRE), "3000");
   ck_assert_str_eq (knob (WB), "500");
   ck_assert (!record_exists ());
@@ -266,26 +266,26 @@ START_TEST (test_dead_holder_dropped)
   /* exited, not reaped: a zombie is no holder */
   ck_assert_int_eq (waitid (P_PID, (id_t) c.pid, &si, WEXITED | WNOWAIT), 0);
   knobs (v, 1, nv);
-  ck_assert_msg (pc_sysctl_take (v, 1, &host, &busy, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_take (v, 1, &host, &busy, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (v[0].old, "3000");
   ck_assert_str_eq (knob (EXPIRE), "200");
   /* the knob only the dead one held is back already */
   ck_assert_str_eq (knob (WB), "500");
   ck_assert_int_eq (waitpid (c.pid, NULL, 0), c.pid);
-  ck_assert_msg (pc_sysctl_release (v, 1, &host, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_release (v, 1, &host, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (knob (EXPIRE), "3000");
   ck_assert (!record_exists ());
 
   /* recover, with no one left: all back, and said */
   c = holder (EXPIRE "=100", WB "=50");
   ck_assert_int_eq (finish (&c, 'x'), 0);
-  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, why, sizeof why), 2);
+  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, &why), 2);
   ck_assert_str_eq (done, EXPIRE "=3000 " WB "=500");
   ck_assert_str_eq (knob (EXPIRE), "3000");
   ck_assert_str_eq (knob (WB), "500");
   ck_assert (!record_exists ());
   /* nothing more to do */
-  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, why, sizeof why), 0);
+  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, &why), 0);
 }
 END_TEST
 
@@ -294,13 +294,13 @@ START_TEST (test_reused_pid)
 {
   char text[512], done[256], path[256];
 
-  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, why, sizeof why), 0);
+  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, &why), 0);
   snprintf (path, sizeof path, "%s/vm/dirty_expire_centisecs", proc);
   put (path, "77\n");
   snprintf (text, sizeof text, "knob " EXPIRE " 3000 77\nhold " EXPIRE " %ld %llu\n",
             (long) getpid (), self_start () + 1);
   put (recp, text);
-  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, why, sizeof why), 1);
+  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, &why), 1);
   ck_assert_str_eq (knob (EXPIRE), "3000");
   ck_assert (!record_exists ());
 
@@ -309,7 +309,7 @@ START_TEST (test_reused_pid)
   snprintf (text, sizeof text, "knob " EXPIRE " 3000 77\nhold " EXPIRE " %ld %llu\n",
             (long) getpid (), self_start ());
   put (recp, text);
-  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, why, sizeof why), 0);
+  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, &why), 0);
   ck_assert_str_eq (knob (EXPIRE), "77");
   ck_assert (record_exists ());
 }
@@ -344,14 +344,14 @@ START_TEST (test_apply_waits)
   close (c.go);
   knobs (v, 1, nv);
   waited = 0;
-  ck_assert_msg (pc_sysctl_apply (v, 1, &host, on_wait, &waited, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_apply (v, 1, &host, on_wait, &waited, &why) == 0, "%s", why.msg);
   ck_assert_int_eq (waited, 1);
   ck_assert_int_eq (waited_pid, c.pid);
   ck_assert_str_eq (knob (EXPIRE), "200");
   ck_assert_str_eq (v[0].old, "3000");
   ck_assert_int_eq (waitpid (timer, NULL, 0), timer);
   ck_assert_int_eq (waitpid (c.pid, NULL, 0), c.pid);
-  ck_assert_msg (pc_sysctl_release (v, 1, &host, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_release (v, 1, &host, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (knob (EXPIRE), "3000");
 }
 END_TEST
@@ -365,7 +365,7 @@ START_TEST (test_apply_interrupted)
 
   knobs (v, 1, nv);
   pc_interrupt_flag (&stop);
-  ck_assert_int_eq (pc_sysctl_apply (v, 1, &host, NULL, NULL, why, sizeof why), -EINTR);
+  ck_assert_int_eq (pc_sysctl_apply (v, 1, &host, NULL, NULL, &why), -EINTR);
   pc_interrupt_flag (NULL);
   ck_assert (!v[0].set);
   ck_assert_int_eq (finish (&c, 'r'), 0);
@@ -383,30 +383,30 @@ START_TEST (test_twice_and_bad)
 
   /* a knob given twice ends with its last value */
   knobs (v, 2, nv);
-  ck_assert_msg (pc_sysctl_take (v, 2, &host, &busy, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_take (v, 2, &host, &busy, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (knob (EXPIRE), "2");
   ck_assert_str_eq (v[0].old, "3000");
   ck_assert_str_eq (v[1].old, "3000");
-  ck_assert_msg (pc_sysctl_release (v, 2, &host, why, sizeof why) == 0, "%s", why);
+  ck_assert_msg (pc_sysctl_release (v, 2, &host, &why) == 0, "%s", why.msg);
   ck_assert_str_eq (knob (EXPIRE), "3000");
   ck_assert (!record_exists ());
 
   /* a knob the kernel does not have: nothing taken */
   knobs (v, 1, none);
-  ck_assert_int_eq (pc_sysctl_take (v, 1, &host, &busy, why, sizeof why), -ENOENT);
-  ck_assert_ptr_ne (strstr (why, "vm.dirty_nothing"), NULL);
+  ck_assert_int_eq (pc_sysctl_take (v, 1, &host, &busy, &why), -ENOENT);
+  ck_assert_ptr_ne (strstr (why.msg, "vm.dirty_nothing"), NULL);
   ck_assert (!record_exists ());
 
   /* a record that is not one: named */
   put (recp, "knob vm.dirty_expire_centisecs /etc/passwd 1\n");
-  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, why, sizeof why), -EINVAL);
-  ck_assert_ptr_ne (strstr (why, recp), NULL);
+  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, &why), -EINVAL);
+  ck_assert_ptr_ne (strstr (why.msg, recp), NULL);
   unlink (recp);
 
   /* a directory others can write to is not trusted */
   ck_assert_int_eq (chmod (dir, 0777), 0);
-  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, why, sizeof why), -EPERM);
-  ck_assert_ptr_ne (strstr (why, dir), NULL);
+  ck_assert_int_eq (pc_sysctl_recover (&host, done, sizeof done, &why), -EPERM);
+  ck_assert_ptr_ne (strstr (why.msg, dir), NULL);
 }
 END_TEST
 
