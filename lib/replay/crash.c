@@ -114,12 +114,6 @@ bad:
                      PC_MODEL_MAX_K);
 }
 
-int
-pc_model_parse (const char *s, struct pc_model *ret_model)
-{
-  return pc_model_spec_parse (s, ret_model, NULL);
-}
-
 const char *
 pc_model_name (enum pc_model_kind kind)
 {

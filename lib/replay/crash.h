@@ -68,9 +68,6 @@ const struct pc_model_info *pc_model_info (size_t i);
  * reorder[:K] or torn[:K] (K <= 16)" in err. */
 int pc_model_spec_parse (const char *spec, struct pc_model *ret_model, struct pc_err *err);
 
-/* pc_model_spec_parse without a reason (for callers not yet on pc_err). */
-int pc_model_parse (const char *s, struct pc_model *ret_model);
-
 const char *pc_model_name (enum pc_model_kind kind);
 
 /* The models' names for a sentence, "flush, write, reorder[:K] or

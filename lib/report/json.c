@@ -220,7 +220,7 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
     }
   }
   if (!(v = pc_json_get (root, "model", json_type_string)) ||
-      pc_model_parse (json_object_get_string (v), &res->model) < 0) {
+      pc_model_spec_parse (json_object_get_string (v), &res->model, NULL) < 0) {
     bad = "no model";
     goto bad;
   }

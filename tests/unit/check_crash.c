@@ -80,7 +80,7 @@ expect (const char *model, uint64_t from, const char *want)
   size_t n;
   char got[4096] = "", id[PC_ID_MAX];
 
-  ck_assert_int_eq (pc_model_parse (model, &m), 0);
+  ck_assert_int_eq (pc_model_spec_parse (model, &m, NULL), 0);
   ck_assert_int_eq (pc_states_enumerate (&ix, &m, from, &s, &n), 0);
   for (size_t i = 0; i < n; i++) {
     if (i)
@@ -123,14 +123,14 @@ START_TEST (test_models_parse)
 {
   struct pc_model m;
 
-  ck_assert_int_eq (pc_model_parse ("reorder", &m), 0);
+  ck_assert_int_eq (pc_model_spec_parse ("reorder", &m, NULL), 0);
   ck_assert_uint_eq (m.k, PC_MODEL_DEFAULT_K);
-  ck_assert_int_eq (pc_model_parse ("torn:7", &m), 0);
+  ck_assert_int_eq (pc_model_spec_parse ("torn:7", &m, NULL), 0);
   ck_assert_uint_eq (m.k, 7);
-  ck_assert_int_eq (pc_model_parse ("flush:2", &m), -EINVAL);
-  ck_assert_int_eq (pc_model_parse ("reorder:", &m), -EINVAL);
-  ck_assert_int_eq (pc_model_parse ("reorder:99", &m), -EINVAL);
-  ck_assert_int_eq (pc_model_parse ("bogus", &m), -EINVAL);
+  ck_assert_int_eq (pc_model_spec_parse ("flush:2", &m, NULL), -EINVAL);
+  ck_assert_int_eq (pc_model_spec_parse ("reorder:", &m, NULL), -EINVAL);
+  ck_assert_int_eq (pc_model_spec_parse ("reorder:99", &m, NULL), -EINVAL);
+  ck_assert_int_eq (pc_model_spec_parse ("bogus", &m, NULL), -EINVAL);
 }
 END_TEST
 
