@@ -19,9 +19,11 @@
  *              new descriptor, dev/ino, size; arg_flags the open flags,
  *              mode the creation mode.  Read-only opens are not events.
  *   WRITE      fd, path[0] (the fd's name), dev/ino, fd_flags; arg_flags
- *              RWF_* (pwritev2); at exit offset/length the bytes written,
- *              size, hashes.  Writes to anything but a regular file or a
- *              block device are not events.
+ *              RWF_* (pwritev2); offset/length as asked (an append: at the
+ *              size the file had); at exit offset/length the bytes written
+ *              (an append: the size after less the bytes written), size,
+ *              hashes.  Writes to anything but a regular file or a block
+ *              device are not events.
  *   TRUNCATE   path[0] (or fd's), dev/ino, length the new size; at exit
  *              offset/length the bytes between the old and new size, size,
  *              and the hash of the block holding the boundary when it is
@@ -49,16 +51,22 @@
  *   MSYNC      addr, arg_flags MS_*; path[0], dev/ino, offset/length the
  *              file range the synced memory maps; at exit hashes of it.
  *   MUNMAP     as MSYNC for the part of a tracked mapping unmapped (its
- *              data stays in the file, written back some time later).
+ *              data stays in the file, written back some time later).  A
+ *              process that ends or execs with mappings left gets one
+ *              MUNMAP each that no call made: nr -1, name "exit" or
+ *              "execve".
  *   MREMAP     as MUNMAP for the old range; at exit addr the new address,
  *              length the new size.
  *   FSYNC, FDATASYNC, SYNCFS, CLOSE  fd, path[0], dev/ino (close: only of a
- *              file open for writing or of a directory).
+ *              file open for writing, or of a directory a reported call
+ *              used: an fsync's, an *at call's).
  *   SYNC       nothing.
  *   SYNC_RANGE fd, path[0], dev/ino, offset/length, arg_flags.
  *   UNTRACEABLE a call whose effect on files cannot be seen (io_uring_*,
- *              io_submit, and any 32-bit call: PC_EVENT_F_BADARCH); text
- *              lists the files the process had open for writing then.
+ *              io_submit, and the first call of another ABI of each
+ *              thread: int 0x80, x32; PC_EVENT_F_BADARCH, nr its number
+ *              there); text lists the files the process had open for
+ *              writing then, path[0] and dev/ino are the first of them.
  * text is the call as strace prints it, bounded; at exit followed by
  * " = RESULT".
  *
@@ -148,7 +156,7 @@ struct pc_event {
   uint64_t seq;                         /* 1, 2, ... over the whole run */
   int32_t pid, tid;                     /* process (thread group) and thread */
   uint64_t mono_ns, real_ns;            /* CLOCK_MONOTONIC, CLOCK_REALTIME */
-  int32_t nr;                           /* the x86-64 call number */
+  int32_t nr;                           /* the x86-64 call number (-1: none) */
   char name[PC_EVENT_NAME_MAX];         /* "renameat2" */
   char text[PC_EVENT_TEXT_MAX];         /* "rename(\"a.tmp\", \"a\")" */
   int64_t result;                       /* exit: the value or -errno */

@@ -1,0 +1,276 @@
+/* decode.c: one call made into its entry and exit events: the events
+ * told, and at exit what the call changed (the range, the size, the
+ * hashes of the blocks). */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace/traceint.h"
+#include "util/xxh.h"
+
+#define BLOCK PC_EVENT_BLOCK
+#define READ_BLOCKS 64                          /* blocks read at a time to hash */
+#define ENTRY_TEXT (PC_EVENT_TEXT_MAX - 64)     /* the rest: the exit's result */
+
+/* Restart codes the kernel leaves at a syscall exit when a signal comes. */
+#define ERESTARTSYS 512
+#define ERESTART_RESTARTBLOCK 516
+
+static int
+emit (struct pc_tracer *tr, struct pc_event *ev)
+{
+  struct timespec ts;
+  int r;
+
+  ev->seq = ++tr->seq;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  ev->mono_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  ev->real_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+  r = tr->opts->on_call (ev, tr->opts->arg);
+  if (r < 0)
+    return r;
+  /* asked to stop while the call waited: it must not run */
+  return pc_interrupted () ? -EINTR : 0;
+}
+
+/* A file's size as the tracer's descriptor f sees it; -1 if unknown. */
+static int64_t
+file_size (int f)
+{
+  struct stat st;
+
+  if (f < 0 || fstat (f, &st) < 0)
+    return -1;
+  if (S_ISREG (st.st_mode))
+    return st.st_size;
+  return lseek (f, 0, SEEK_END);
+}
+
+/* Hashes into ev the blocks of [off, off + len) the file f (of size size)
+ * holds, each as far as the file goes. */
+static void
+hash_range (struct pc_tracer *tr, struct pc_event *ev, int f, uint64_t off, uint64_t len,
+            int64_t size)
+{
+  uint64_t end = off + len, first, n;
+
+  ev->nhashes = 0;
+  if (len == 0)
+    return;
+  if (f < 0 || size < 0) {
+    ev->flags |= PC_EVENT_F_UNHASHED;
+    return;
+  }
+  if (end > (uint64_t) size)
+    end = (uint64_t) size;
+  if (off >= end)
+    return;
+  first = off / BLOCK;
+  n = (end - 1) / BLOCK - first + 1;
+  if (n > PC_EVENT_HASHES_MAX) {
+    n = PC_EVENT_HASHES_MAX;
+    ev->flags |= PC_EVENT_F_HASHES_CUT;
+  }
+  if (tr->hashcap < n) {
+    uint64_t *h = realloc (tr->hashes, n * sizeof *h);
+    if (h == NULL) {
+      ev->flags |= PC_EVENT_F_UNHASHED;
+      return;
+    }
+    tr->hashes = h;
+    tr->hashcap = n;
+  }
+  if (tr->blocks == NULL && (tr->blocks = malloc (READ_BLOCKS * BLOCK)) == NULL) {
+    ev->flags |= PC_EVENT_F_UNHASHED;
+    return;
+  }
+  for (uint64_t b = 0; b < n; b += READ_BLOCKS) {
+    uint64_t at = (first + b) * BLOCK, want = READ_BLOCKS * BLOCK, got = 0;
+    if (want > (uint64_t) size - at)
+      want = (uint64_t) size - at;
+    while (got < want) {
+      ssize_t k = pread (f, tr->blocks + got, want - got, (off_t) (at + got));
+      if (k < 0 && errno == EINTR)
+        continue;
+      if (k < 0) {
+        ev->flags |= PC_EVENT_F_UNHASHED;
+        return;
+      }
+      if (k == 0)
+        break;              /* the file shrank meanwhile: hash what is there */
+      got += (uint64_t) k;
+    }
+    for (uint64_t i = 0; i < READ_BLOCKS && b + i < n; i++) {
+      uint64_t s = i * BLOCK, m = got > s ? got - s : 0;
+      tr->hashes[b + i] = XXH3_64bits (tr->blocks + s, m < BLOCK ? m : BLOCK);
+    }
+  }
+  ev->first_block = first;
+  ev->nhashes = (uint32_t) n;
+  ev->hashes = tr->hashes;
+}
+
+/* The state a reported call keeps, cleared for a new one. */
+static struct pc_call *
+begin (struct pc_task *t, long nr, const char *name, uint8_t op, const uint64_t *args)
+{
+  struct pc_call *c = t->call;
+
+  if (c == NULL && (c = t->call = malloc (sizeof *c)) == NULL)
+    return NULL;
+  memset (&c->ev, 0, offsetof (struct pc_event, path));
+  c->ev.path[0][0] = c->ev.path[1][0] = '\0';
+  c->ev.first_block = 0;
+  c->ev.nhashes = 0;
+  c->ev.hashes = NULL;
+  c->ev.kind = PC_EVENT_ENTRY;
+  c->ev.op = op;
+  c->ev.pid = t->tgid;
+  c->ev.tid = t->tid;
+  c->ev.nr = (int32_t) nr;
+  c->ev.fd = -1;
+  snprintf (c->ev.name, sizeof c->ev.name, "%s", name);
+  memcpy (c->args, args, sizeof c->args);
+  c->file = -1;
+  return c;
+}
+
+static void
+end_call (struct pc_call *c)
+{
+  if (c->file >= 0)
+    close (c->file);
+  c->file = -1;
+  c->ev.hashes = NULL;
+  c->ev.nhashes = 0;
+}
+
+int
+pc_trace_entry (struct pc_tracer *tr, struct pc_task *t, uint32_t arch, long nr,
+                const uint64_t args[6])
+{
+  const struct pc_sysent *se;
+  struct pc_call *c;
+  struct pc_text txt;
+  int want, r;
+
+  se = pc_trace_sysent (nr);
+  if (se == NULL)
+    return 0;
+  c = begin (t, nr, se->name, se->op, args);
+  if (c == NULL)
+    return -ENOMEM;
+  pc_text_init (&txt, c->ev.text, ENTRY_TEXT);
+  want = pc_trace_decode (tr, t, c, &txt, nr, args);
+  if (!want) {
+    end_call (c);
+    return 0;
+  }
+  r = emit (tr, &c->ev);
+  if (r < 0) {
+    end_call (c);
+    return r;
+  }
+  t->in_call = true;
+  return 1;
+}
+
+/* What a call that succeeded changed, into its exit event. */
+static void
+changes (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c)
+{
+  struct pc_event *ev = &c->ev;
+  int64_t size = -1;
+  uint64_t n = (uint64_t) ev->result;
+
+  switch (ev->op) {
+  case PC_OP_OPEN: {
+    struct pc_fdinfo fi;
+    pc_fd_lookup (t->tid, (int) ev->result, false, &fi);
+    ev->fd = (int32_t) ev->result;
+    if (fi.ok) {
+      memcpy (ev->path[1], fi.path, sizeof ev->path[1]);
+      ev->dev = fi.st.st_dev;
+      ev->ino = fi.st.st_ino;
+      ev->size = (uint64_t) fi.st.st_size;
+      ev->flags |= PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE;
+    }
+    return;
+  }
+  case PC_OP_WRITE:
+    size = file_size (c->file);
+    if (size >= 0 && ((ev->fd_flags & PC_FD_APPEND) ||
+                      (ev->nr == SYS_pwritev2 && (ev->arg_flags & RWF_APPEND))))
+      ev->offset = (uint64_t) size >= n ? (uint64_t) size - n : 0;
+    ev->length = n;
+    hash_range (tr, ev, c->file, ev->offset, n, size);
+    break;
+  default:
+    return;
+  }
+  if (size >= 0) {
+    ev->size = (uint64_t) size;
+    ev->flags |= PC_EVENT_F_SIZE;
+  }
+}
+
+int
+pc_trace_exit (struct pc_tracer *tr, struct pc_task *t, int64_t rval, bool lost)
+{
+  struct pc_call *c = t->call;
+  struct pc_event *ev = &c->ev;
+  struct pc_text txt;
+  int r;
+
+  t->in_call = false;
+  if (tr->stop < 0) {         /* stopping: no more events */
+    end_call (c);
+    return 0;
+  }
+  ev->kind = PC_EVENT_EXIT;
+  txt.s = ev->text;
+  txt.cap = sizeof ev->text;
+  txt.len = strlen (ev->text);
+  txt.cut = false;
+  if (lost) {
+    ev->result = 0;
+    ev->flags |= PC_EVENT_F_LOST;
+    pc_text_add (&txt, " = ? <the thread ended first>");
+  }
+  else {
+    if (rval <= -ERESTARTSYS && rval >= -ERESTART_RESTARTBLOCK) {
+      ev->result = -EINTR;
+      ev->flags |= PC_EVENT_F_RESTART;
+    }
+    else
+      ev->result = rval;
+    pc_text_result (&txt, ev->result, ev->op == PC_OP_MMAP || ev->op == PC_OP_MREMAP);
+  }
+  if (ev->result >= 0 && !lost)
+    changes (tr, t, c);
+  else
+    ev->flags &= ~(PC_EVENT_F_RANGE | PC_EVENT_F_SIZE);
+  r = emit (tr, ev);
+  end_call (c);
+  return r;
+}
+
+int
+pc_trace_proc_end (struct pc_tracer *tr, pid_t tgid, bool exec)
+{
+  if (!exec)
+    pc_dirfd_forget (tr, tgid);
+  return 0;
+}

@@ -1,0 +1,382 @@
+/* entries.c: the entry of each call the tracer stops at: its arguments
+ * printed, its paths resolved and its descriptors looked up before it
+ * runs, and what its exit will need kept. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "trace/traceint.h"
+
+#if PC_TRACE_ARCH
+
+#define IOV_SHOWN 4                     /* iovecs printed, as strace does */
+
+static uint32_t
+fd_flags_of (unsigned f)
+{
+  uint32_t r = 0;
+
+  if ((f & O_ACCMODE) == O_WRONLY || (f & O_ACCMODE) == O_RDWR)
+    r |= PC_FD_WRITE;
+  if (f & O_APPEND)
+    r |= PC_FD_APPEND;
+  if ((f & O_SYNC) == O_SYNC)
+    r |= PC_FD_SYNC;
+  if (f & O_DSYNC)
+    r |= PC_FD_DSYNC;
+  if (f & O_DIRECT)
+    r |= PC_FD_DIRECT;
+  return r;
+}
+
+static bool
+is_data (const struct pc_fdinfo *fi)
+{
+  return fi->ok && (S_ISREG (fi->st.st_mode) || S_ISBLK (fi->st.st_mode));
+}
+
+/* Reads the path at addr, prints it, and resolves it against dirfd into
+ * ev->path[i]. */
+static void
+path_arg (struct pc_task *t, struct pc_event *ev, struct pc_text *txt, int i, int dirfd,
+          uint64_t addr)
+{
+  char raw[PC_EVENT_PATH_MAX];
+  long n = pc_peek_str (t->tid, addr, raw, sizeof raw);
+
+  if (n < 0) {
+    ev->flags |= PC_EVENT_F_NOPATH;
+    pc_text_add (txt, "%#" PRIx64, addr);
+    return;
+  }
+  pc_text_quote (txt, raw, (size_t) n, false);
+  if (pc_resolve (t->tid, dirfd, raw, ev->path[i], sizeof ev->path[i]) < 0)
+    ev->flags |= PC_EVENT_F_NOPATH;
+}
+
+/* Looks descriptor fd up, prints it, and makes it the event's file. */
+static void
+fd_arg (struct pc_task *t, struct pc_event *ev, struct pc_text *txt, int fd, bool info,
+        struct pc_fdinfo *fi)
+{
+  pc_fd_lookup (t->tid, fd, info, fi);
+  ev->fd = fd;
+  if (fi->ok) {
+    memcpy (ev->path[0], fi->path, sizeof ev->path[0]);
+    ev->dev = fi->st.st_dev;
+    ev->ino = fi->st.st_ino;
+    ev->flags |= PC_EVENT_F_IDENTITY;
+    if (fi->has_info)
+      ev->fd_flags = fd_flags_of (fi->flags);
+  }
+  pc_text_fd (txt, fd, fi->ok ? fi->path : NULL);
+}
+
+/* Prints an *at call's directory descriptor, and notes it. */
+static void
+dirfd_arg (struct pc_tracer *tr, struct pc_task *t, struct pc_text *txt, int dirfd)
+{
+  pc_text_dirfd (txt, dirfd, t->tid);
+  if (dirfd != AT_FDCWD)
+    pc_dirfd_note (tr, t->tgid, dirfd);
+}
+
+static int
+open_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct pc_text *txt,
+            long nr, const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+  uint64_t flags, mode = 0, resolve = 0;
+  int dirfd = AT_FDCWD;
+  uint64_t path = a[0];
+
+  /* flags and mode are ints: the registers' upper halves mean nothing */
+  if (nr == SYS_open || nr == SYS_creat) {
+    flags = nr == SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC : (uint32_t) a[1];
+    mode = (uint32_t) (nr == SYS_creat ? a[1] : a[2]);
+  }
+  else {
+    dirfd = (int) a[0];
+    path = a[1];
+    flags = (uint32_t) a[2];
+    mode = (uint32_t) a[3];
+    if (nr == SYS_openat2) {
+      struct open_how how = { 0 };
+      if (pc_peek (t->tid, a[2], &how, a[3] < sizeof how ? a[3] : sizeof how) < 0)
+        return 0;           /* it fails with EFAULT, having opened nothing */
+      flags = how.flags;
+      mode = how.mode;
+      resolve = how.resolve;
+    }
+  }
+  if ((flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)))
+    return 0;
+  if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
+    mode = 0;
+  ev->arg_flags = flags;
+  ev->mode = mode;
+  ev->fd_flags = fd_flags_of ((unsigned) flags);
+  pc_text_add (txt, "%s(", ev->name);
+  if (nr != SYS_open && nr != SYS_creat) {
+    dirfd_arg (tr, t, txt, dirfd);
+    pc_text_add (txt, ", ");
+  }
+  path_arg (t, ev, txt, 0, dirfd, path);
+  if (nr == SYS_creat)
+    pc_text_add (txt, ", %#" PRIo64 ")", mode);
+  else if (nr == SYS_openat2) {
+    pc_text_add (txt, ", {flags=");
+    pc_text_open_flags (txt, flags);
+    pc_text_add (txt, ", mode=%#" PRIo64 ", resolve=%#" PRIx64 "}, %" PRIu64 ")", mode,
+                 resolve, a[3]);
+  }
+  else {
+    pc_text_add (txt, ", ");
+    pc_text_open_flags (txt, flags);
+    if (ev->mode)
+      pc_text_add (txt, ", %#" PRIo64, mode);
+    pc_text_add (txt, ")");
+  }
+  return 1;
+}
+
+/* The iovecs of a vectored write: their total length; the first shown. */
+static uint64_t
+iov_arg (pid_t tid, struct pc_text *txt, uint64_t addr, uint64_t cnt)
+{
+  struct iovec v[16];
+  uint64_t total = 0;
+
+  pc_text_add (txt, "[");
+  for (uint64_t i = 0; i < cnt && i < 1024; i += 16) {
+    size_t k = cnt - i < 16 ? (size_t) (cnt - i) : 16;
+    if (pc_peek (tid, addr + i * sizeof *v, v, k * sizeof *v) < 0) {
+      pc_text_add (txt, "%#" PRIx64, addr);
+      break;
+    }
+    for (size_t j = 0; j < k; j++) {
+      total += v[j].iov_len;
+      if (i + j < IOV_SHOWN) {
+        pc_text_add (txt, "%s{iov_base=", i + j ? ", " : "");
+        pc_text_data (txt, tid, (uintptr_t) v[j].iov_base, v[j].iov_len);
+        pc_text_add (txt, ", iov_len=%zu}", v[j].iov_len);
+      }
+      else if (i + j == IOV_SHOWN)
+        pc_text_add (txt, ", ...");
+    }
+  }
+  pc_text_add (txt, "]");
+  return total;
+}
+
+/* The position a write without an offset starts at: the descriptor's. */
+static uint64_t
+position (const struct pc_fdinfo *fi)
+{
+  return fi->has_info ? fi->pos : 0;
+}
+
+static int
+write_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
+             const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+  struct pc_fdinfo fi;
+  int fd = (int) a[0];
+  uint64_t len, off;
+
+  pc_text_add (txt, "%s(", ev->name);
+  fd_arg (t, ev, txt, fd, true, &fi);
+  if (fi.ok && !is_data (&fi))
+    return 0;
+  pc_text_add (txt, ", ");
+  if (nr == SYS_write || nr == SYS_pwrite64) {
+    len = a[2];
+    pc_text_data (txt, t->tid, a[1], len);
+    pc_text_add (txt, ", %" PRIu64, len);
+  }
+  else {
+    len = iov_arg (t->tid, txt, a[1], a[2]);
+    pc_text_add (txt, ", %" PRIu64, a[2]);
+  }
+  if (nr == SYS_write || nr == SYS_writev)
+    off = position (&fi);
+  else {
+    off = a[3];
+    pc_text_add (txt, ", %" PRId64, (int64_t) off);
+    if (nr == SYS_pwritev2) {
+      ev->arg_flags = (uint32_t) a[5];
+      pc_text_add (txt, ", ");
+      pc_text_flags (txt, a[5], pc_rwf_flags);
+      if ((int64_t) off == -1)
+        off = position (&fi);
+    }
+  }
+  pc_text_add (txt, ")");
+  /* An append goes at the end, whatever the offset (pwrite included);
+   * the exit says where it went. */
+  if (fi.ok && S_ISREG (fi.st.st_mode) &&
+      ((ev->fd_flags & PC_FD_APPEND) || (nr == SYS_pwritev2 && (a[5] & RWF_APPEND))))
+    off = (uint64_t) fi.st.st_size;
+  ev->offset = off;
+  ev->length = len;
+  ev->flags |= PC_EVENT_F_RANGE;
+  if (is_data (&fi))
+    c->file = pc_fd_open (t->tid, fd);
+  return 1;
+}
+
+static int
+names_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct pc_text *txt,
+             long nr, const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+  char raw[PC_EVENT_PATH_MAX];
+  long n;
+
+  pc_text_add (txt, "%s(", ev->name);
+  switch (nr) {
+  case SYS_rename:
+  case SYS_link:
+    path_arg (t, ev, txt, 0, AT_FDCWD, a[0]);
+    pc_text_add (txt, ", ");
+    path_arg (t, ev, txt, 1, AT_FDCWD, a[1]);
+    break;
+  case SYS_renameat:
+  case SYS_renameat2:
+  case SYS_linkat:
+    dirfd_arg (tr, t, txt, (int) a[0]);
+    pc_text_add (txt, ", ");
+    path_arg (t, ev, txt, 0, (int) a[0], a[1]);
+    pc_text_add (txt, ", ");
+    dirfd_arg (tr, t, txt, (int) a[2]);
+    pc_text_add (txt, ", ");
+    path_arg (t, ev, txt, 1, (int) a[2], a[3]);
+    if (nr != SYS_renameat) {
+      ev->arg_flags = (uint32_t) a[4];
+      pc_text_add (txt, ", ");
+      pc_text_flags (txt, a[4], nr == SYS_linkat ? pc_at_flags : pc_rename_flags);
+    }
+    break;
+  case SYS_symlink:
+  case SYS_symlinkat:
+    n = pc_peek_str (t->tid, a[0], raw, sizeof raw);
+    if (n >= 0) {
+      memcpy (ev->path[1], raw, (size_t) n + 1);
+      pc_text_quote (txt, raw, (size_t) n, false);
+    }
+    else
+      pc_text_add (txt, "%#" PRIx64, a[0]);
+    pc_text_add (txt, ", ");
+    if (nr == SYS_symlinkat) {
+      dirfd_arg (tr, t, txt, (int) a[1]);
+      pc_text_add (txt, ", ");
+      path_arg (t, ev, txt, 0, (int) a[1], a[2]);
+    }
+    else
+      path_arg (t, ev, txt, 0, AT_FDCWD, a[1]);
+    break;
+  case SYS_unlink:
+  case SYS_rmdir:
+    path_arg (t, ev, txt, 0, AT_FDCWD, a[0]);
+    break;
+  case SYS_unlinkat:
+    dirfd_arg (tr, t, txt, (int) a[0]);
+    pc_text_add (txt, ", ");
+    path_arg (t, ev, txt, 0, (int) a[0], a[1]);
+    ev->arg_flags = (uint32_t) a[2];
+    if (a[2] & AT_REMOVEDIR)
+      ev->op = PC_OP_RMDIR;
+    pc_text_add (txt, ", ");
+    pc_text_flags (txt, a[2], pc_at_flags);
+    break;
+  case SYS_mkdir:
+    path_arg (t, ev, txt, 0, AT_FDCWD, a[0]);
+    ev->mode = (uint32_t) a[1];
+    pc_text_add (txt, ", %#" PRIo64, a[1]);
+    break;
+  case SYS_mkdirat:
+    dirfd_arg (tr, t, txt, (int) a[0]);
+    pc_text_add (txt, ", ");
+    path_arg (t, ev, txt, 0, (int) a[0], a[1]);
+    ev->mode = (uint32_t) a[2];
+    pc_text_add (txt, ", %#" PRIo64, a[2]);
+    break;
+  }
+  pc_text_add (txt, ")");
+  return 1;
+}
+
+static int
+sync_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct pc_text *txt,
+            long nr, const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+  struct pc_fdinfo fi;
+
+  pc_text_add (txt, "%s(", ev->name);
+  if (nr == SYS_sync) {
+    pc_text_add (txt, ")");
+    return 1;
+  }
+  fd_arg (t, ev, txt, (int) a[0], nr == SYS_close, &fi);
+  if (nr == SYS_sync_file_range) {
+    ev->offset = a[1];
+    ev->length = a[2];
+    ev->arg_flags = (uint32_t) a[3];
+    ev->flags |= PC_EVENT_F_RANGE;
+    pc_text_add (txt, ", %" PRId64 ", %" PRId64 ", ", (int64_t) a[1], (int64_t) a[2]);
+    pc_text_flags (txt, a[3], pc_sfr_flags);
+  }
+  pc_text_add (txt, ")");
+  if (!fi.ok)
+    return 1;               /* it fails: EBADF */
+  if (S_ISDIR (fi.st.st_mode)) {
+    if (nr != SYS_close) {
+      pc_dirfd_note (tr, t->tgid, (int) a[0]);
+      return 1;
+    }
+    return pc_dirfd_take (tr, t->tgid, (int) a[0]);
+  }
+  if (!is_data (&fi))
+    return 0;
+  return nr != SYS_close || (ev->fd_flags & PC_FD_WRITE);
+}
+
+int
+pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
+                 struct pc_text *txt, long nr, const uint64_t a[6])
+{
+  switch (c->ev.op) {
+  case PC_OP_OPEN: return open_entry (tr, t, c, txt, nr, a);
+  case PC_OP_WRITE: return write_entry (t, c, txt, nr, a);
+  case PC_OP_FSYNC:
+  case PC_OP_FDATASYNC:
+  case PC_OP_SYNC:
+  case PC_OP_SYNCFS:
+  case PC_OP_SYNC_RANGE:
+  case PC_OP_CLOSE: return sync_entry (tr, t, c, txt, nr, a);
+  default: return names_entry (tr, t, c, txt, nr, a);
+  }
+}
+
+#else
+
+int
+pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
+                 struct pc_text *txt, long nr, const uint64_t a[6])
+{
+  return 0;
+}
+
+#endif

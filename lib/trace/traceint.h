@@ -1,0 +1,169 @@
+/* traceint.h: the inside of the tracer, shared by its files: the traced
+ * threads, what it follows of each process, the table of calls it stops
+ * at, and the decoding of one call into its events. */
+#ifndef POWERCUT_TRACEINT_H
+#define POWERCUT_TRACEINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "format/event.h"
+#include "trace/tracer.h"
+
+/* The tracer knows x86-64's calls only: elsewhere pc_tracer_run says so
+ * (-ENOTSUP), and the table and the decoding of the calls are not built. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define PC_TRACE_ARCH 1
+#else
+#define PC_TRACE_ARCH 0
+#endif
+
+struct pc_text;
+
+/* One call of the table (syscalls.c). */
+struct pc_sysent {
+  int nr;                   /* x86-64 number */
+  const char *name;
+  uint8_t op;               /* enum pc_event_op */
+};
+
+/* The entry for nr, or NULL if the tracer does not stop at it. */
+const struct pc_sysent *pc_trace_sysent (long nr);
+/* Builds the seccomp filter (a scmp_filter_ctx) that stops at the table's
+ * calls; NULL with the reason in err. */
+void *pc_trace_filter (struct pc_err *err);
+
+/* What a reported entry keeps for its exit. */
+struct pc_call {
+  struct pc_event ev;       /* the entry event, made into the exit */
+  uint64_t args[6];
+  int file;                 /* ours: the file whose blocks the exit hashes, or -1 */
+};
+
+struct pc_task {
+  pid_t tid, tgid;
+  bool in_call;             /* an entry reported, its exit not yet */
+  struct pc_call *call;     /* malloc'd on first use, kept */
+};
+
+/* A directory descriptor a reported call used (an *at call's, an fsync's):
+ * its close is reported too; other directories' closes are not (every
+ * program opens directories to read them). */
+struct pc_dirfd {
+  pid_t tgid;
+  int fd;
+};
+
+struct pc_tracer {
+  const struct pc_tracer_opts *opts;
+  pid_t child;              /* the program's first process */
+  struct pc_task *tasks;
+  size_t ntasks, taskcap;
+  struct pc_dirfd *dirfds;
+  size_t ndirfds, dirfdcap;
+  uint64_t seq;
+  uint64_t *hashes;         /* room for an exit event's hashes */
+  size_t hashcap;
+  uint8_t *blocks;          /* room for reading blocks to hash */
+  int stop;                 /* < 0: stopping: what on_call returned, -EINTR */
+};
+
+/* Decodes the entry of the call c was begun for (entries.c): its event
+ * and text, and what its exit needs (c->file).  Returns 1 if
+ * it is an event, 0 if not (a write to a pipe, the close of a file open
+ * read-only). */
+int pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
+                     struct pc_text *txt, long nr, const uint64_t a[6]);
+
+/* Decodes the call the task is stopped at (seccomp stop: nr and args) and
+ * tells on_call its entry.  Returns 1 if the exit must be seen
+ * (t->in_call set), 0 if not (no event, or one that needs no exit), or
+ * a negative errno if on_call asked to stop. */
+int pc_trace_entry (struct pc_tracer *tr, struct pc_task *t, uint32_t arch, long nr,
+                    const uint64_t args[6]);
+/* Tells on_call the exit of t's call, whose result is rval (what the
+ * kernel left: -ERESTART* codes included), or lost if the thread died
+ * before it returned; clears t->in_call.  Returns 0 or what on_call
+ * returned. */
+int pc_trace_exit (struct pc_tracer *tr, struct pc_task *t, int64_t rval, bool lost);
+
+/* Processes (procs.c): a process that ends has its directory
+ * descriptors forgotten (proc_end, decode.c: returns 0 or what on_call
+ * returned). */
+int pc_trace_proc_end (struct pc_tracer *tr, pid_t tgid, bool exec);
+void pc_trace_procs_free (struct pc_tracer *tr);
+/* Directory descriptors (procs.c): noted when a reported call uses one;
+ * taken (forgotten, and said whether it was noted) at its close;
+ * forgotten with their process. */
+void pc_dirfd_note (struct pc_tracer *tr, pid_t tgid, int fd);
+bool pc_dirfd_take (struct pc_tracer *tr, pid_t tgid, int fd);
+void pc_dirfd_forget (struct pc_tracer *tr, pid_t tgid);
+
+/* Reading a traced thread and its files (peek.c). */
+int pc_peek (pid_t tid, uint64_t addr, void *buf, size_t n);
+/* A NUL-terminated string at addr into buf (at most cap - 1 bytes): its
+ * length, or -errno (-ENAMETOOLONG: no NUL within cap - 1). */
+long pc_peek_str (pid_t tid, uint64_t addr, char *buf, size_t cap);
+
+struct pc_fdinfo {
+  int fd;
+  bool ok;                  /* the fd exists: st and path hold */
+  bool has_info;            /* pos and flags hold */
+  struct stat st;
+  char path[PC_EVENT_PATH_MAX];
+  uint64_t pos;             /* from /proc/TID/fdinfo */
+  unsigned flags;           /* its open flags */
+};
+
+/* Looks fd of tid up: stat and name always, position and flags if info. */
+void pc_fd_lookup (pid_t tid, int fd, bool info, struct pc_fdinfo *ret);
+/* Opens fd of tid read-only for the tracer (-1 if it cannot). */
+int pc_fd_open (pid_t tid, int fd);
+/* Resolves path (as the call got it) against dirfd of tid (AT_FDCWD: its
+ * directory) into out, lexically, without following anything.  Returns 0
+ * or -errno (out is then ""). */
+int pc_resolve (pid_t tid, int dirfd, const char *path, char *out, size_t cap);
+/* Lexically normalises an absolute path in place. */
+void pc_normalise (char *p);
+/* The thread group of tid (tid itself if /proc does not say). */
+pid_t pc_tgid_of (pid_t tid);
+
+/* The printable form of a call (text.c), as strace prints it, kept within
+ * cap bytes: what does not fit is cut and ends in "...". */
+struct pc_text {
+  char *s;
+  size_t len, cap;
+  bool cut;
+};
+
+struct pc_flagname {
+  uint64_t bit;
+  const char *name;
+};
+
+extern const struct pc_flagname pc_open_flags[], pc_rename_flags[], pc_at_flags[],
+  pc_rwf_flags[], pc_sfr_flags[];
+
+void pc_text_init (struct pc_text *t, char *buf, size_t cap);
+void pc_text_add (struct pc_text *t, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+/* n bytes of s in quotes with C escapes; more: "..." after. */
+void pc_text_quote (struct pc_text *t, const char *s, size_t n, bool more);
+/* The first bytes of a buffer of the traced thread, quoted. */
+void pc_text_data (struct pc_text *t, pid_t tid, uint64_t addr, uint64_t count);
+/* A descriptor and its file, "3</a/b>"; a directory descriptor of an *at
+ * call, "AT_FDCWD" for that one. */
+void pc_text_fd (struct pc_text *t, int fd, const char *path);
+void pc_text_dirfd (struct pc_text *t, int dirfd, pid_t tid);
+/* v as names or'ed ("O_WRONLY|O_CREAT"), what no name covers in hex;
+ * open flags take their access mode first. */
+void pc_text_flags (struct pc_text *t, uint64_t v, const struct pc_flagname *names);
+void pc_text_open_flags (struct pc_text *t, uint64_t v);
+/* " = RESULT" as strace ends a line: "= -1 ENOENT (No such file or
+ * directory)", hex for addresses. */
+void pc_text_result (struct pc_text *t, int64_t r, bool hex);
+
+#endif

@@ -1,0 +1,315 @@
+/* trace-prog.c: programs for check_trace to trace: each scenario makes
+ * the calls of one family in the current directory (good ones and one
+ * that fails), as trace-prog.h says. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "trace-prog.h"
+
+extern char **environ;
+
+static uint8_t buf[7][65536];
+
+static const uint8_t *
+pat (unsigned seed, size_t n)
+{
+  static unsigned next;
+  uint8_t *b = buf[next++ % 7];
+
+  tp_fill (b, n, seed);
+  return b;
+}
+
+static int
+make (const char *name, unsigned seed, size_t n)
+{
+  int fd = open (name, O_CREAT | O_RDWR | O_TRUNC, 0644);
+
+  if (n && write (fd, pat (seed, n), n) != (ssize_t) n)
+    exit (90);
+  return fd;
+}
+
+static void
+s_write (void)
+{
+  struct iovec v[2];
+  int fd = open ("w", O_CREAT | O_WRONLY | O_TRUNC, 0644), p[2];
+
+  if (write (fd, pat (1, TP_W1), TP_W1) != TP_W1)
+    exit (91);
+  pwrite (fd, pat (2, TP_W1), TP_W1, TP_PW_OFF);
+  v[0].iov_base = (void *) pat (3, TP_V1);
+  v[0].iov_len = TP_V1;
+  v[1].iov_base = (void *) pat (4, TP_V2);
+  v[1].iov_len = TP_V2;
+  writev (fd, v, 2);
+  v[0].iov_base = (void *) pat (5, TP_V1);
+  pwritev (fd, v, 1, TP_PWV_OFF);
+  v[0].iov_base = (void *) pat (6, TP_PWV2);
+  v[0].iov_len = TP_PWV2;
+  pwritev2 (fd, v, 1, -1, RWF_DSYNC);
+  write (99, "x", 1);                         /* EBADF */
+  if (pipe (p) == 0)
+    write (p[1], "pipe", 4);                  /* not a file: no event */
+  close (fd);
+  fd = open ("a", O_CREAT | O_WRONLY | O_APPEND, 0644);
+  write (fd, pat (1, TP_W1), TP_W1);
+  write (fd, pat (2, 100), 100);
+  close (fd);
+}
+
+static void
+s_open (const char *dir)
+{
+  struct open_how how = { .flags = O_CREAT | O_WRONLY | O_DSYNC, .mode = 0600 };
+  char abs[4096];
+  int dfd;
+
+  mkdir ("sub", 0755);
+  open ("o1", O_CREAT | O_WRONLY, 0600);
+  dfd = open ("sub", O_RDONLY | O_DIRECTORY);           /* read-only: no event */
+  openat (dfd, "o2", O_CREAT | O_RDWR | O_SYNC, 0640);
+  snprintf (abs, sizeof abs, "%s/o3", dir);
+  syscall (SYS_openat2, AT_FDCWD, abs, &how, sizeof how);
+  creat ("sub/../o4", 0644);
+  open ("o1", O_CREAT | O_EXCL | O_WRONLY, 0600);       /* EEXIST */
+  open ("o1", O_RDONLY);                                /* no event */
+  open ("missing/x", O_WRONLY);                         /* ENOENT */
+  open ("od", O_CREAT | O_WRONLY | O_DIRECT, 0644);
+  symlink ("o1", "ln");
+  open ("ln", O_WRONLY | O_APPEND);                     /* o1, through ln */
+}
+
+static void
+s_rename (const char *dir)
+{
+  char abs[4096];
+  int dfd;
+
+  close (make ("r1", 0, 0));
+  close (make ("r2", 0, 0));
+  close (make ("r3", 0, 0));
+  mkdir ("d1", 0755);
+  rename ("r1", "r1b");
+  dfd = open ("d1", O_RDONLY | O_DIRECTORY);
+  renameat (AT_FDCWD, "r2", dfd, "r2b");
+  renameat2 (AT_FDCWD, "r1b", AT_FDCWD, "r3", RENAME_NOREPLACE);   /* EEXIST */
+  renameat2 (AT_FDCWD, "r1b", AT_FDCWD, "r3", RENAME_EXCHANGE);
+  snprintf (abs, sizeof abs, "%s/r3", dir);
+  renameat2 (AT_FDCWD, abs, AT_FDCWD, "d1/./../r4", RENAME_WHITEOUT);
+  rename ("missing", "x");                                         /* ENOENT */
+}
+
+static void
+s_link (void)
+{
+  int fd = make ("l1", 0, 0);
+  int dfd;
+
+  mkdir ("ld", 0755);
+  dfd = open ("ld", O_RDONLY | O_DIRECTORY);
+  link ("l1", "l2");
+  linkat (AT_FDCWD, "l1", dfd, "l3", 0);
+  linkat (fd, "", AT_FDCWD, "l4", AT_EMPTY_PATH);
+  link ("l1", "l2");                                    /* EEXIST */
+}
+
+static void
+s_symlink (void)
+{
+  int dfd;
+
+  mkdir ("sd", 0755);
+  dfd = open ("sd", O_RDONLY | O_DIRECTORY);
+  symlink ("target/x", "s1");
+  symlinkat ("../t", dfd, "s2");
+  symlink ("a", "s1");                                  /* EEXIST */
+}
+
+static void
+s_unlink (void)
+{
+  close (make ("u1", 0, 0));
+  close (make ("u2", 0, 0));
+  mkdir ("ud", 0755);
+  mkdir ("ud2", 0755);
+  symlink ("u2", "u3");
+  unlink ("u1");
+  unlinkat (AT_FDCWD, "u2", 0);
+  unlinkat (AT_FDCWD, "ud", AT_REMOVEDIR);
+  rmdir ("ud2");
+  unlink ("u3");                                        /* the link, not u2 */
+  unlink ("u1");                                        /* ENOENT */
+  rmdir ("nope");                                       /* ENOENT */
+}
+
+static void
+s_mkdir (void)
+{
+  int dfd;
+
+  mkdir ("m1", 0755);
+  dfd = open ("m1", O_RDONLY | O_DIRECTORY);
+  mkdirat (dfd, "m2", 0700);
+  mkdir ("m1", 0755);                                   /* EEXIST */
+}
+
+static void
+s_sync (void)
+{
+  int fd = open ("y", O_CREAT | O_WRONLY | O_TRUNC, 0644), dfd, rfd;
+
+  write (fd, "abc", 3);
+  fsync (fd);
+  fdatasync (fd);
+  sync ();
+  syncfs (fd);
+  sync_file_range (fd, 0, 3, SYNC_FILE_RANGE_WRITE);
+  close (fd);
+  dfd = open (".", O_RDONLY | O_DIRECTORY);
+  fsync (dfd);
+  close (dfd);
+  rfd = open ("y", O_RDONLY);
+  close (rfd);                                          /* read-only: no event */
+  fsync (99);                                           /* EBADF */
+  close (99);                                           /* EBADF */
+}
+
+static void *
+writer (void *arg)
+{
+  const char *name = arg;
+  int fd = open (name, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  unsigned seed = name[1] == '1' ? 20 : 21;
+  uint8_t b[1000];              /* its own: pat's buffers are not shared */
+
+  for (int i = 0; i < 10; i++) {
+    tp_fill (b, sizeof b, seed + (unsigned) i * 2);
+    write (fd, b, sizeof b);
+  }
+  close (fd);
+  return NULL;
+}
+
+static void
+s_threads (void)
+{
+  pthread_t a, b;
+
+  pthread_create (&a, NULL, writer, (void *) "t1");
+  pthread_create (&b, NULL, writer, (void *) "t2");
+  pthread_join (a, NULL);
+  pthread_join (b, NULL);
+}
+
+static void
+s_fork (void)
+{
+  char *const argv[] = { (char *) "sh", (char *) "-c", (char *) "echo y >> g", NULL };
+  pid_t pid = fork (), spawned;
+  int st;
+
+  if (pid == 0) {
+    execl ("/bin/sh", "sh", "-c", "echo x >> f", (char *) NULL);
+    _exit (127);
+  }
+  waitpid (pid, &st, 0);
+  /* posix_spawn: a vfork-like clone */
+  if (posix_spawn (&spawned, "/bin/sh", NULL, NULL, argv, environ) == 0)
+    waitpid (spawned, &st, 0);
+  close (make ("parent", 0, 0));
+}
+
+/* A thread other than the first execs: the process keeps its id. */
+static void *
+execer (void *arg)
+{
+  execl ("/bin/sh", "sh", "-c", "echo z >> h", (char *) NULL);
+  return NULL;
+}
+
+static void
+s_thread_exec (void)
+{
+  pthread_t a;
+
+  pthread_create (&a, NULL, execer, NULL);
+  pthread_join (a, NULL);               /* never returns: the exec ends us */
+}
+
+static volatile sig_atomic_t got;
+
+static void
+on_usr1 (int sig)
+{
+  got = sig;
+}
+
+/* A signal with a handler is delivered; a stop and a continue pass. */
+static void
+s_signals (void)
+{
+  pid_t pid;
+  int st;
+
+  signal (SIGUSR1, on_usr1);
+  raise (SIGUSR1);
+  close (make ("sig", got == SIGUSR1 ? 1 : 2, 1));
+  pid = fork ();
+  if (pid == 0) {
+    usleep (100 * 1000);
+    kill (getppid (), SIGCONT);
+    _exit (0);
+  }
+  raise (SIGSTOP);                      /* until the child's SIGCONT */
+  close (make ("cont", 3, 1));
+  waitpid (pid, &st, 0);
+}
+
+static void
+s_block (void)
+{
+  int fd = open ("slow", O_WRONLY);
+
+  write (fd, "new", 3);
+  close (fd);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *s = argc > 1 ? argv[1] : "";
+  const char *dir = argc > 2 ? argv[2] : ".";
+
+  if (strcmp (s, "write") == 0) s_write ();
+  else if (strcmp (s, "open") == 0) s_open (dir);
+  else if (strcmp (s, "rename") == 0) s_rename (dir);
+  else if (strcmp (s, "link") == 0) s_link ();
+  else if (strcmp (s, "symlink") == 0) s_symlink ();
+  else if (strcmp (s, "unlink") == 0) s_unlink ();
+  else if (strcmp (s, "mkdir") == 0) s_mkdir ();
+  else if (strcmp (s, "sync") == 0) s_sync ();
+  else if (strcmp (s, "threads") == 0) s_threads ();
+  else if (strcmp (s, "fork") == 0) s_fork ();
+  else if (strcmp (s, "thread-exec") == 0) s_thread_exec ();
+  else if (strcmp (s, "signals") == 0) s_signals ();
+  else if (strcmp (s, "block") == 0) s_block ();
+  else if (strcmp (s, "exit") == 0) return atoi (dir);
+  else return 2;
+  return 0;
+}
