@@ -475,6 +475,32 @@ given_later (const struct pc_sysctl *v, size_t n, size_t i)
   return false;
 }
 
+/* Opens the record, locked, and reads it into a new *ret; on failure
+ * nothing stays open.  Returns 0 or -errno. */
+static int
+host_load (struct host *o, const struct pc_sysctl_host *h, struct record **ret,
+           struct pc_err *why)
+{
+  struct record *rec = malloc (sizeof *rec);
+  int r;
+
+  if (rec == NULL) {
+    pc_err_msg (why, "the knobs' record: %s", strerror (ENOMEM));
+    return -ENOMEM;
+  }
+  if ((r = host_open (o, h, why)) < 0) {
+    free (rec);
+    return r;
+  }
+  if ((r = load (o, rec, why)) < 0) {
+    host_close (o);
+    free (rec);
+    return r;
+  }
+  *ret = rec;
+  return 0;
+}
+
 int
 pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
                 struct pc_sysctl_busy *busy, struct pc_err *why)
@@ -490,18 +516,8 @@ pc_sysctl_take (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h,
     v[i].set = false;
   if (n == 0)
     return 0;
-  if ((r = self_id (&pid, &start, why)) < 0)
+  if ((r = self_id (&pid, &start, why)) < 0 || (r = host_load (&o, h, &rec, why)) < 0)
     return r;
-  if ((rec = malloc (sizeof *rec)) == NULL) {
-    pc_err_msg (why, "the knobs' record: %s", strerror (ENOMEM));
-    return -ENOMEM;
-  }
-  if ((r = host_open (&o, h, why)) < 0) {
-    free (rec);
-    return r;
-  }
-  if ((r = load (&o, rec, why)) < 0)
-    goto out;
   if ((r = settle (&o, rec, NULL, 0, why)) < 0)
     goto out;
 
@@ -636,21 +652,8 @@ pc_sysctl_release (struct pc_sysctl *v, size_t n, const struct pc_sysctl_host *h
     any |= v[i].set;
   if (!any)
     return 0;
-  if ((r = self_id (&pid, &start, why)) < 0)
+  if ((r = self_id (&pid, &start, why)) < 0 || (r = host_load (&o, h, &rec, why)) < 0)
     return r;
-  if ((rec = malloc (sizeof *rec)) == NULL) {
-    pc_err_msg (why, "the knobs' record: %s", strerror (ENOMEM));
-    return -ENOMEM;
-  }
-  if ((r = host_open (&o, h, why)) < 0) {
-    free (rec);
-    return r;
-  }
-  if ((r = load (&o, rec, why)) < 0) {
-    host_close (&o);
-    free (rec);
-    return r;
-  }
   for (size_t i = 0; i < rec->nh; i++) {
     const struct hold *ho = &rec->h[i];
     bool mine = false;
@@ -679,17 +682,9 @@ pc_sysctl_recover (const struct pc_sysctl_host *h, char *done, size_t donelen, s
 
   if (donelen > 0)
     done[0] = '\0';
-  if ((rec = malloc (sizeof *rec)) == NULL) {
-    pc_err_msg (why, "the knobs' record: %s", strerror (ENOMEM));
-    return -ENOMEM;
-  }
-  if ((r = host_open (&o, h, why)) < 0) {
-    free (rec);
+  if ((r = host_load (&o, h, &rec, why)) < 0)
     return r;
-  }
-  r = load (&o, rec, why);
-  if (r == 0)
-    r = settle (&o, rec, done, donelen, why);
+  r = settle (&o, rec, done, donelen, why);
   r = host_done (&o, rec, r, why);
   free (rec);
   return r;
