@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/falloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,7 @@ begin (struct pc_task *t, long nr, const char *name, uint8_t op, const uint64_t 
   snprintf (c->ev.name, sizeof c->ev.name, "%s", name);
   memcpy (c->args, args, sizeof c->args);
   c->file = -1;
+  c->old_size = 0;
   return c;
 }
 
@@ -192,6 +194,7 @@ static void
 changes (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c)
 {
   struct pc_event *ev = &c->ev;
+  const uint64_t *a = c->args;
   int64_t size = -1;
   uint64_t n = (uint64_t) ev->result;
 
@@ -210,12 +213,36 @@ changes (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c)
     return;
   }
   case PC_OP_WRITE:
+  case PC_OP_COPY:
     size = file_size (c->file);
     if (size >= 0 && ((ev->fd_flags & PC_FD_APPEND) ||
                       (ev->nr == SYS_pwritev2 && (ev->arg_flags & RWF_APPEND))))
       ev->offset = (uint64_t) size >= n ? (uint64_t) size - n : 0;
     ev->length = n;
     hash_range (tr, ev, c->file, ev->offset, n, size);
+    break;
+  case PC_OP_TRUNCATE: {
+    uint64_t new = a[1], old = c->old_size, lo;
+    size = file_size (c->file);
+    if (old == UINT64_MAX) {
+      ev->flags |= PC_EVENT_F_UNHASHED;
+      break;
+    }
+    lo = old < new ? old : new;
+    ev->offset = lo;
+    ev->length = old < new ? new - old : old - new;
+    ev->flags |= PC_EVENT_F_RANGE;
+    if (lo % BLOCK)
+      hash_range (tr, ev, c->file, lo - lo % BLOCK, BLOCK, size);
+    break;
+  }
+  case PC_OP_FALLOCATE:
+    size = file_size (c->file);
+    if (a[1] & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
+      hash_range (tr, ev, c->file, a[2], a[3], size);
+    else if (a[1] & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE))
+      hash_range (tr, ev, c->file, a[2], size > (int64_t) a[2] ? (uint64_t) size - a[2] : 0,
+                  size);
     break;
   default:
     return;

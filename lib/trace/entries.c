@@ -16,10 +16,12 @@
 #include <unistd.h>
 
 #include "trace/traceint.h"
+#include "util/xxh.h"
 
 #if PC_TRACE_ARCH
 
 #define IOV_SHOWN 4                     /* iovecs printed, as strace does */
+#define XATTR_VALUE_MAX 65536           /* the kernel's bound on a value */
 
 static uint32_t
 fd_flags_of (unsigned f)
@@ -62,6 +64,20 @@ path_arg (struct pc_task *t, struct pc_event *ev, struct pc_text *txt, int i, in
   pc_text_quote (txt, raw, (size_t) n, false);
   if (pc_resolve (t->tid, dirfd, raw, ev->path[i], sizeof ev->path[i]) < 0)
     ev->flags |= PC_EVENT_F_NOPATH;
+}
+
+/* The file of a path argument: its identity (not following a final
+ * symlink unless follow), into ev. */
+static void
+path_identity (struct pc_event *ev, int i, bool follow)
+{
+  struct stat st;
+
+  if (ev->path[i][0] && (follow ? stat : lstat) (ev->path[i], &st) == 0) {
+    ev->dev = st.st_dev;
+    ev->ino = st.st_ino;
+    ev->flags |= PC_EVENT_F_IDENTITY;
+  }
 }
 
 /* Looks descriptor fd up, prints it, and makes it the event's file. */
@@ -237,6 +253,127 @@ write_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
 }
 
 static int
+truncate_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
+                const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+  struct stat st;
+
+  pc_text_add (txt, "%s(", ev->name);
+  if (nr == SYS_ftruncate) {
+    struct pc_fdinfo fi;
+    fd_arg (t, ev, txt, (int) a[0], true, &fi);
+    if (fi.ok && !S_ISREG (fi.st.st_mode))
+      return 0;
+    if (fi.ok)
+      c->file = pc_fd_open (t->tid, (int) a[0]);
+  }
+  else {
+    path_arg (t, ev, txt, 0, AT_FDCWD, a[0]);
+    path_identity (ev, 0, true);
+    /* opened only if a regular file: opening a device may do things */
+    if ((ev->flags & PC_EVENT_F_IDENTITY) && stat (ev->path[0], &st) == 0 &&
+        S_ISREG (st.st_mode)) {
+      c->file = open (ev->path[0], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOATIME);
+      if (c->file < 0 && errno == EPERM)
+        c->file = open (ev->path[0], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    }
+  }
+  c->old_size = UINT64_MAX;
+  if (c->file >= 0 && fstat (c->file, &st) == 0 && S_ISREG (st.st_mode))
+    c->old_size = (uint64_t) st.st_size;
+  ev->length = a[1];
+  pc_text_add (txt, ", %" PRId64 ")", (int64_t) a[1]);
+  return 1;
+}
+
+static int
+fallocate_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+  struct pc_fdinfo fi;
+
+  pc_text_add (txt, "fallocate(");
+  fd_arg (t, ev, txt, (int) a[0], true, &fi);
+  if (fi.ok && !is_data (&fi))
+    return 0;
+  if (fi.ok)
+    c->file = pc_fd_open (t->tid, (int) a[0]);
+  ev->arg_flags = (uint32_t) a[1];
+  ev->offset = a[2];
+  ev->length = a[3];
+  ev->flags |= PC_EVENT_F_RANGE;
+  pc_text_add (txt, ", ");
+  pc_text_flags (txt, a[1], pc_falloc_flags);
+  pc_text_add (txt, ", %" PRId64 ", %" PRId64 ")", (int64_t) a[2], (int64_t) a[3]);
+  return 1;
+}
+
+/* An offset argument given by address: "[N]", or "NULL". */
+static bool
+offset_ptr (pid_t tid, struct pc_text *txt, uint64_t addr, uint64_t *ret)
+{
+  if (addr == 0) {
+    pc_text_add (txt, "NULL");
+    return false;
+  }
+  if (pc_peek (tid, addr, ret, sizeof *ret) < 0) {
+    pc_text_add (txt, "%#" PRIx64, addr);
+    return false;
+  }
+  pc_text_add (txt, "[%" PRId64 "]", (int64_t) *ret);
+  return true;
+}
+
+static int
+copy_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
+            const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+  struct pc_fdinfo out, in;
+  uint64_t off = 0;
+  bool has_off = false;
+  int fdout = (int) (nr == SYS_sendfile ? a[0] : a[2]);
+  int fdin = (int) (nr == SYS_sendfile ? a[1] : a[0]);
+  char tin[PC_EVENT_TEXT_MAX], tout[PC_EVENT_TEXT_MAX];
+  struct pc_text ti, to;
+
+  /* Print each side apart, then in the call's order. */
+  pc_text_init (&to, tout, sizeof tout);
+  pc_text_init (&ti, tin, sizeof tin);
+  fd_arg (t, ev, &to, fdout, true, &out);
+  if (out.ok && !is_data (&out))
+    return 0;
+  pc_fd_lookup (t->tid, fdin, false, &in);
+  pc_text_fd (&ti, fdin, in.ok ? in.path : NULL);
+  if (in.ok)
+    memcpy (ev->path[1], in.path, sizeof ev->path[1]);
+  pc_text_add (txt, "%s(", ev->name);
+  if (nr == SYS_sendfile) {
+    uint64_t inoff;
+    pc_text_add (txt, "%s, %s, ", tout, tin);
+    offset_ptr (t->tid, txt, a[2], &inoff);
+    ev->length = a[3];
+    pc_text_add (txt, ", %" PRIu64 ")", a[3]);
+  }
+  else {
+    uint64_t inoff;
+    pc_text_add (txt, "%s, ", tin);
+    offset_ptr (t->tid, txt, a[1], &inoff);
+    pc_text_add (txt, ", %s, ", tout);
+    has_off = offset_ptr (t->tid, txt, a[3], &off);
+    ev->length = a[4];
+    ev->arg_flags = (uint32_t) a[5];
+    pc_text_add (txt, ", %" PRIu64 ", %#" PRIx64 ")", a[4], a[5]);
+  }
+  ev->offset = has_off ? off : position (&out);
+  ev->flags |= PC_EVENT_F_RANGE;
+  if (out.ok)
+    c->file = pc_fd_open (t->tid, fdout);
+  return 1;
+}
+
+static int
 names_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct pc_text *txt,
              long nr, const uint64_t *a)
 {
@@ -318,6 +455,53 @@ names_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct 
 }
 
 static int
+xattr_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
+             const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+  bool byfd = nr == SYS_fsetxattr || nr == SYS_fremovexattr;
+  bool set = ev->op == PC_OP_SETXATTR;
+  char name[256];
+  long n;
+
+  pc_text_add (txt, "%s(", ev->name);
+  if (byfd) {
+    struct pc_fdinfo fi;
+    fd_arg (t, ev, txt, (int) a[0], false, &fi);
+  }
+  else {
+    path_arg (t, ev, txt, 0, AT_FDCWD, a[0]);
+    path_identity (ev, 0, nr == SYS_setxattr || nr == SYS_removexattr);
+  }
+  pc_text_add (txt, ", ");
+  n = pc_peek_str (t->tid, a[1], name, sizeof name);
+  if (n >= 0) {
+    memcpy (ev->path[1], name, (size_t) n + 1);
+    pc_text_quote (txt, name, (size_t) n, false);
+  }
+  else
+    pc_text_add (txt, "%#" PRIx64, a[1]);
+  if (set) {
+    ev->length = a[3];
+    ev->arg_flags = (uint32_t) a[4];
+    pc_text_add (txt, ", ");
+    pc_text_data (txt, t->tid, a[2], a[3]);
+    if (a[3] <= XATTR_VALUE_MAX) {
+      char *v = malloc (a[3] ? a[3] : 1);
+      if (v && pc_peek (t->tid, a[2], v, a[3]) == 0) {
+        ev->value_hash = XXH3_64bits (v, a[3]);
+        ev->flags |= PC_EVENT_F_VALUE_HASH;
+      }
+      free (v);
+    }
+    pc_text_add (txt, ", %" PRIu64 ", ", a[3]);
+    pc_text_flags (txt, a[4], pc_xattr_flags);
+  }
+  pc_text_add (txt, ")");
+  return 1;
+}
+
+static int
 sync_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct pc_text *txt,
             long nr, const uint64_t *a)
 {
@@ -360,6 +544,11 @@ pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
   switch (c->ev.op) {
   case PC_OP_OPEN: return open_entry (tr, t, c, txt, nr, a);
   case PC_OP_WRITE: return write_entry (t, c, txt, nr, a);
+  case PC_OP_TRUNCATE: return truncate_entry (t, c, txt, nr, a);
+  case PC_OP_FALLOCATE: return fallocate_entry (t, c, txt, a);
+  case PC_OP_COPY: return copy_entry (t, c, txt, nr, a);
+  case PC_OP_SETXATTR:
+  case PC_OP_REMOVEXATTR: return xattr_entry (t, c, txt, nr, a);
   case PC_OP_FSYNC:
   case PC_OP_FDATASYNC:
   case PC_OP_SYNC:

@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/falloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 
 #include "trace/traceint.h"
 
@@ -22,6 +24,15 @@ const struct pc_flagname pc_open_flags[] = {
   { O_NOATIME, "O_NOATIME" }, { O_CLOEXEC, "O_CLOEXEC" }, { O_PATH, "O_PATH" },
   { 0, NULL },
 };
+const struct pc_flagname pc_falloc_flags[] = {
+  { FALLOC_FL_KEEP_SIZE, "FALLOC_FL_KEEP_SIZE" },
+  { FALLOC_FL_PUNCH_HOLE, "FALLOC_FL_PUNCH_HOLE" },
+  { FALLOC_FL_COLLAPSE_RANGE, "FALLOC_FL_COLLAPSE_RANGE" },
+  { FALLOC_FL_ZERO_RANGE, "FALLOC_FL_ZERO_RANGE" },
+  { FALLOC_FL_INSERT_RANGE, "FALLOC_FL_INSERT_RANGE" },
+  { FALLOC_FL_UNSHARE_RANGE, "FALLOC_FL_UNSHARE_RANGE" },
+  { 0, NULL },
+};
 const struct pc_flagname pc_rename_flags[] = {
   { RENAME_NOREPLACE, "RENAME_NOREPLACE" }, { RENAME_EXCHANGE, "RENAME_EXCHANGE" },
   { RENAME_WHITEOUT, "RENAME_WHITEOUT" }, { 0, NULL },
@@ -34,6 +45,9 @@ const struct pc_flagname pc_at_flags[] = {
 const struct pc_flagname pc_rwf_flags[] = {
   { RWF_HIPRI, "RWF_HIPRI" }, { RWF_DSYNC, "RWF_DSYNC" }, { RWF_SYNC, "RWF_SYNC" },
   { RWF_NOWAIT, "RWF_NOWAIT" }, { RWF_APPEND, "RWF_APPEND" }, { 0, NULL },
+};
+const struct pc_flagname pc_xattr_flags[] = {
+  { XATTR_CREATE, "XATTR_CREATE" }, { XATTR_REPLACE, "XATTR_REPLACE" }, { 0, NULL },
 };
 const struct pc_flagname pc_sfr_flags[] = {
   { SYNC_FILE_RANGE_WAIT_BEFORE, "SYNC_FILE_RANGE_WAIT_BEFORE" },

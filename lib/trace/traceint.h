@@ -41,6 +41,7 @@ struct pc_call {
   struct pc_event ev;       /* the entry event, made into the exit */
   uint64_t args[6];
   int file;                 /* ours: the file whose blocks the exit hashes, or -1 */
+  uint64_t old_size;        /* truncate: the size before */
 };
 
 struct pc_task {
@@ -72,7 +73,7 @@ struct pc_tracer {
 };
 
 /* Decodes the entry of the call c was begun for (entries.c): its event
- * and text, and what its exit needs (c->file).  Returns 1 if
+ * and text, and what its exit needs (c->file, c->old_size).  Returns 1 if
  * it is an event, 0 if not (a write to a pipe, the close of a file open
  * read-only). */
 int pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
@@ -144,8 +145,8 @@ struct pc_flagname {
   const char *name;
 };
 
-extern const struct pc_flagname pc_open_flags[], pc_rename_flags[], pc_at_flags[],
-  pc_rwf_flags[], pc_sfr_flags[];
+extern const struct pc_flagname pc_open_flags[], pc_falloc_flags[], pc_rename_flags[],
+  pc_at_flags[], pc_rwf_flags[], pc_xattr_flags[], pc_sfr_flags[];
 
 void pc_text_init (struct pc_text *t, char *buf, size_t cap);
 void pc_text_add (struct pc_text *t, const char *fmt, ...)

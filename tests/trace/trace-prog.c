@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <signal.h>
@@ -12,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "trace-prog.h"
@@ -96,6 +99,37 @@ s_open (const char *dir)
 }
 
 static void
+s_truncate (void)
+{
+  int fd = make ("t", 7, TP_T0);
+
+  ftruncate (fd, TP_T1);
+  truncate ("t", TP_T2);
+  truncate ("nope", 1);                                 /* ENOENT */
+  ftruncate (99, 1);                                    /* EBADF */
+}
+
+static void
+s_fallocate (void)
+{
+  static const struct { const char *name; int mode; off_t off, len; } m[] = {
+    { "f-plain", 0, TP_F0, 8192 },
+    { "f-keep", FALLOC_FL_KEEP_SIZE, TP_F0, 8192 },
+    { "f-punch", FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1000, 10000 },
+    { "f-zero", FALLOC_FL_ZERO_RANGE, 5000, 3000 },
+    { "f-collapse", FALLOC_FL_COLLAPSE_RANGE, 8192, 8192 },
+    { "f-insert", FALLOC_FL_INSERT_RANGE, 4096, 4096 },
+    { "f-bad", FALLOC_FL_COLLAPSE_RANGE, 100, 100 },    /* EINVAL */
+  };
+
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+    int fd = make (m[i].name, 8, TP_F0);
+    fallocate (fd, m[i].mode, m[i].off, m[i].len);
+    close (fd);
+  }
+}
+
+static void
 s_rename (const char *dir)
 {
   char abs[4096];
@@ -167,6 +201,40 @@ s_mkdir (void)
   dfd = open ("m1", O_RDONLY | O_DIRECTORY);
   mkdirat (dfd, "m2", 0700);
   mkdir ("m1", 0755);                                   /* EEXIST */
+}
+
+static void
+s_xattr (void)
+{
+  int fd = make ("x1", 0, 0);
+
+  setxattr ("x1", "user.a", "value1", 6, 0);
+  symlink ("x1", "xl");
+  lsetxattr ("xl", "user.b", "v", 1, 0);                /* EPERM: a symlink */
+  fsetxattr (fd, "user.c", "vv", 2, XATTR_CREATE);
+  removexattr ("x1", "user.a");
+  lremovexattr ("xl", "user.b");                        /* fails */
+  fremovexattr (fd, "user.c");
+  removexattr ("x1", "user.nope");                      /* ENODATA */
+}
+
+static void
+s_copy (void)
+{
+  int src = make ("c0", 10, TP_C0), d1, d2, d3, p[2];
+  loff_t in = 0, out = 100;
+  off_t soff = 1000;
+
+  d1 = open ("c1", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  copy_file_range (src, &in, d1, &out, TP_C0, 0);
+  d2 = open ("c2", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  sendfile (d2, src, &soff, 3000);
+  d3 = open ("c3", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  if (pipe (p) == 0 && write (p[1], pat (11, 500), 500) == 500) {
+    loff_t o = 50;
+    splice (p[0], NULL, d3, &o, 500, 0);
+  }
+  copy_file_range (99, NULL, d1, NULL, 10, 0);           /* EBADF */
 }
 
 static void
@@ -298,11 +366,15 @@ main (int argc, char **argv)
 
   if (strcmp (s, "write") == 0) s_write ();
   else if (strcmp (s, "open") == 0) s_open (dir);
+  else if (strcmp (s, "truncate") == 0) s_truncate ();
+  else if (strcmp (s, "fallocate") == 0) s_fallocate ();
   else if (strcmp (s, "rename") == 0) s_rename (dir);
   else if (strcmp (s, "link") == 0) s_link ();
   else if (strcmp (s, "symlink") == 0) s_symlink ();
   else if (strcmp (s, "unlink") == 0) s_unlink ();
   else if (strcmp (s, "mkdir") == 0) s_mkdir ();
+  else if (strcmp (s, "xattr") == 0) s_xattr ();
+  else if (strcmp (s, "copy") == 0) s_copy ();
   else if (strcmp (s, "sync") == 0) s_sync ();
   else if (strcmp (s, "threads") == 0) s_threads ();
   else if (strcmp (s, "fork") == 0) s_fork ();

@@ -22,4 +22,15 @@ tp_fill (uint8_t *buf, size_t n, unsigned s)
 #define TP_PWV_OFF 20000        /* pwritev of one buffer of TP_V1, seed 5 */
 #define TP_PWV2 100             /* pwritev2 at the position, RWF_DSYNC, seed 6 */
 
+/* truncate */
+#define TP_T0 10000             /* the file's size first, seed 7 */
+#define TP_T1 5000              /* ftruncate to */
+#define TP_T2 20000             /* truncate to */
+
+/* fallocate: a file of TP_F0 bytes, seed 8 */
+#define TP_F0 65536
+
+/* copy: the source has TP_C0 bytes, seed 10 */
+#define TP_C0 6000
+
 #endif

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -402,6 +404,117 @@ START_TEST (test_open)
 }
 END_TEST
 
+START_TEST (test_truncate)
+{
+  static uint8_t t[TP_T2];
+  struct tlog l = { 0 };
+  const struct pc_event *e, *x;
+  size_t at = 0;
+
+  ck_assert_int_eq (run ("truncate", &l), 0);
+  put (t, 0, 7, TP_T0);
+  next_call (&l, &at, "write", &x);
+  e = next_call (&l, &at, "ftruncate", &x);
+  ck_assert_uint_eq (e->length, TP_T1);
+  assert_identity (e, in_dir (&l, "t"));
+  memset (t + TP_T1, 0, sizeof t - TP_T1);
+  /* the bytes between the sizes; the block holding the new end */
+  ck_assert_int_eq (x->result, 0);
+  ck_assert_uint_eq (x->offset, TP_T1);
+  ck_assert_uint_eq (x->length, TP_T0 - TP_T1);
+  ck_assert_uint_eq (x->size, TP_T1);
+  ck_assert_uint_eq (x->nhashes, 1);
+  ck_assert_uint_eq (x->first_block, TP_T1 / BLOCK);
+  ck_assert (x->hashes[0] == XXH3_64bits (t + BLOCK, TP_T1 - BLOCK));
+  e = next_call (&l, &at, "truncate", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "t"));
+  assert_identity (e, in_dir (&l, "t"));
+  ck_assert_uint_eq (x->offset, TP_T1);
+  ck_assert_uint_eq (x->length, TP_T2 - TP_T1);
+  ck_assert_uint_eq (x->size, TP_T2);
+  ck_assert_uint_eq (x->nhashes, 1);
+  ck_assert_uint_eq (x->first_block, TP_T1 / BLOCK);
+  ck_assert (x->hashes[0] == XXH3_64bits (t + BLOCK, BLOCK));
+  e = next_call (&l, &at, "truncate", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "nope"));
+  assert_failed (x, ENOENT);
+  e = next_call (&l, &at, "ftruncate", &x);
+  assert_failed (x, EBADF);
+  rm_temp (l.dir);
+  tlog_free (&l);
+}
+END_TEST
+
+START_TEST (test_fallocate)
+{
+  static uint8_t f[TP_F0 + 8192];
+  struct tlog l = { 0 };
+  const struct pc_event *e, *x;
+  size_t at = 0;
+
+  ck_assert_int_eq (run ("fallocate", &l), 0);
+  /* plain: the size grows, no byte changes */
+  e = next_call (&l, &at, "fallocate", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "f-plain"));
+  ck_assert_uint_eq (e->arg_flags, 0);
+  ck_assert_int_eq (x->result, 0);
+  ck_assert_uint_eq (x->size, TP_F0 + 8192);
+  ck_assert_uint_eq (x->nhashes, 0);
+  ck_assert_uint_eq (x->offset, TP_F0);
+  ck_assert_uint_eq (x->length, 8192);
+  /* keep size */
+  e = next_call (&l, &at, "fallocate", &x);
+  ck_assert_uint_eq (e->arg_flags, FALLOC_FL_KEEP_SIZE);
+  ck_assert_uint_eq (x->size, TP_F0);
+  ck_assert_uint_eq (x->nhashes, 0);
+  /* a hole punched: zeros, edges included */
+  e = next_call (&l, &at, "fallocate", &x);
+  ck_assert_ptr_nonnull (strstr (e->text, "FALLOC_FL_PUNCH_HOLE"));
+  put (f, 0, 8, TP_F0);
+  memset (f + 1000, 0, 10000);
+  assert_changed (x, f, TP_F0, 1000, 10000);
+  /* zero range */
+  e = next_call (&l, &at, "fallocate", &x);
+  ck_assert_uint_eq (e->arg_flags, FALLOC_FL_ZERO_RANGE);
+  put (f, 0, 8, TP_F0);
+  memset (f + 5000, 0, 3000);
+  assert_changed (x, f, TP_F0, 5000, 3000);
+  /* collapse: everything after the offset moved */
+  e = next_call (&l, &at, "fallocate", &x);
+  if (x->result == 0) {
+    put (f, 0, 8, TP_F0);
+    memmove (f + 8192, f + 16384, TP_F0 - 16384);
+    ck_assert_uint_eq (x->size, TP_F0 - 8192);
+    ck_assert_uint_eq (x->nhashes, (TP_F0 - 8192 - 8192) / BLOCK);
+    for (uint32_t i = 0; i < x->nhashes; i++)
+      ck_assert (x->hashes[i] == XXH3_64bits (f + (x->first_block + i) * BLOCK, BLOCK));
+  }
+  else
+    assert_failed (x, EOPNOTSUPP);
+  /* insert */
+  e = next_call (&l, &at, "fallocate", &x);
+  if (x->result == 0) {
+    put (f, 0, 8, TP_F0);
+    memmove (f + 8192, f + 4096, TP_F0 - 4096);
+    memset (f + 4096, 0, 4096);
+    ck_assert_uint_eq (x->size, TP_F0 + 4096);
+    ck_assert_uint_eq (x->first_block, 1);
+    ck_assert_uint_eq (x->nhashes, TP_F0 / BLOCK);
+    for (uint32_t i = 0; i < x->nhashes; i++)
+      ck_assert (x->hashes[i] == XXH3_64bits (f + (x->first_block + i) * BLOCK, BLOCK));
+  }
+  else
+    assert_failed (x, EOPNOTSUPP);
+  /* misaligned collapse: refused */
+  e = next_call (&l, &at, "fallocate", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "f-bad"));
+  ck_assert (x->result < 0);
+  assert_failed (x, (int) -x->result);
+  rm_temp (l.dir);
+  tlog_free (&l);
+}
+END_TEST
+
 START_TEST (test_rename)
 {
   struct tlog l = { 0 };
@@ -534,6 +647,80 @@ START_TEST (test_mkdir)
   ck_assert_uint_eq (e->mode, 0700);
   e = next_call (&l, &at, "mkdir", &x);
   assert_failed (x, EEXIST);
+  rm_temp (l.dir);
+  tlog_free (&l);
+}
+END_TEST
+
+START_TEST (test_xattr)
+{
+  struct tlog l = { 0 };
+  const struct pc_event *e, *x;
+  size_t at = 0;
+
+  ck_assert_int_eq (run ("xattr", &l), 0);
+  e = next_call (&l, &at, "setxattr", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "x1"));
+  ck_assert_str_eq (e->path[1], "user.a");
+  ck_assert_uint_eq (e->length, 6);
+  ck_assert (e->flags & PC_EVENT_F_VALUE_HASH);
+  ck_assert (e->value_hash == XXH3_64bits ("value1", 6));
+  assert_identity (e, in_dir (&l, "x1"));
+  /* a filesystem without user attributes refuses them all */
+  if (x->result == -EOPNOTSUPP) {
+    rm_temp (l.dir);
+    tlog_free (&l);
+    return;
+  }
+  ck_assert_int_eq (x->result, 0);
+  e = next_call (&l, &at, "lsetxattr", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "xl"));
+  ck_assert (x->result < 0);
+  assert_failed (x, (int) -x->result);
+  e = next_call (&l, &at, "fsetxattr", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "x1"));
+  ck_assert_str_eq (e->path[1], "user.c");
+  ck_assert_uint_eq (e->arg_flags, XATTR_CREATE);
+  ck_assert_int_eq (x->result, 0);
+  e = next_call (&l, &at, "removexattr", &x);
+  ck_assert_str_eq (e->path[1], "user.a");
+  ck_assert_int_eq (x->result, 0);
+  e = next_call (&l, &at, "lremovexattr", &x);
+  ck_assert (x->result < 0);
+  e = next_call (&l, &at, "fremovexattr", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "x1"));
+  ck_assert_int_eq (x->result, 0);
+  e = next_call (&l, &at, "removexattr", &x);
+  assert_failed (x, ENODATA);
+  rm_temp (l.dir);
+  tlog_free (&l);
+}
+END_TEST
+
+START_TEST (test_copy)
+{
+  static uint8_t c1[TP_C0 + 100], c2[3000], c3[550], src[TP_C0];
+  struct tlog l = { 0 };
+  const struct pc_event *e, *x;
+  size_t at = 0;
+
+  ck_assert_int_eq (run ("copy", &l), 0);
+  put (src, 0, 10, TP_C0);
+  e = next_call (&l, &at, "copy_file_range", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "c1"));
+  ck_assert_str_eq (e->path[1], in_dir (&l, "c0"));
+  memcpy (c1 + 100, src, TP_C0);
+  assert_changed (x, c1, TP_C0 + 100, 100, TP_C0);
+  e = next_call (&l, &at, "sendfile", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "c2"));
+  memcpy (c2, src + 1000, 3000);
+  assert_changed (x, c2, 3000, 0, 3000);
+  e = next_call (&l, &at, "splice", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "c3"));
+  put (c3, 50, 11, 500);
+  assert_changed (x, c3, 550, 50, 500);
+  e = next_call (&l, &at, "copy_file_range", &x);
+  assert_failed (x, EBADF);
   rm_temp (l.dir);
   tlog_free (&l);
 }
@@ -868,11 +1055,15 @@ main (void)
 
   tcase_add_test (tc, test_write);
   tcase_add_test (tc, test_open);
+  tcase_add_test (tc, test_truncate);
+  tcase_add_test (tc, test_fallocate);
   tcase_add_test (tc, test_rename);
   tcase_add_test (tc, test_link);
   tcase_add_test (tc, test_symlink);
   tcase_add_test (tc, test_unlink);
   tcase_add_test (tc, test_mkdir);
+  tcase_add_test (tc, test_xattr);
+  tcase_add_test (tc, test_copy);
   tcase_add_test (tc, test_sync);
   tcase_add_test (tp, test_threads);
   tcase_add_test (tp, test_fork);
