@@ -1,16 +1,18 @@
 /* decode.c: one call made into its entry and exit events: the events
  * told, and at exit what the call changed (the range, the size, the
- * hashes of the blocks). */
+ * hashes of the blocks), the mappings it made or unmade. */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/audit.h>
 #include <linux/falloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -23,6 +25,7 @@
 #define BLOCK PC_EVENT_BLOCK
 #define READ_BLOCKS 64                          /* blocks read at a time to hash */
 #define ENTRY_TEXT (PC_EVENT_TEXT_MAX - 64)     /* the rest: the exit's result */
+#define X32_BIT 0x40000000
 
 /* Restart codes the kernel leaves at a syscall exit when a signal comes. */
 #define ERESTARTSYS 512
@@ -168,14 +171,29 @@ pc_trace_entry (struct pc_tracer *tr, struct pc_task *t, uint32_t arch, long nr,
   struct pc_text txt;
   int want, r;
 
-  se = pc_trace_sysent (nr);
-  if (se == NULL)
-    return 0;
-  c = begin (t, nr, se->name, se->op, args);
-  if (c == NULL)
-    return -ENOMEM;
-  pc_text_init (&txt, c->ev.text, ENTRY_TEXT);
-  want = pc_trace_decode (tr, t, c, &txt, nr, args);
+  if (arch != AUDIT_ARCH_X86_64 || (nr & X32_BIT)) {
+    if (t->told_badarch)
+      return 0;
+    t->told_badarch = true;
+    c = begin (t, nr, arch == AUDIT_ARCH_I386 ? "ia32" : "x32", PC_OP_UNTRACEABLE, args);
+    if (c == NULL)
+      return -ENOMEM;
+    c->ev.flags |= PC_EVENT_F_BADARCH;
+    pc_text_init (&txt, c->ev.text, ENTRY_TEXT);
+    pc_text_add (&txt, "%s call %ld (calls of another ABI are not decoded)", c->ev.name,
+                 nr & ~(long) X32_BIT);
+    want = 1;
+  }
+  else {
+    se = pc_trace_sysent (nr);
+    if (se == NULL)
+      return 0;
+    c = begin (t, nr, se->name, se->op, args);
+    if (c == NULL)
+      return -ENOMEM;
+    pc_text_init (&txt, c->ev.text, ENTRY_TEXT);
+    want = pc_trace_decode (tr, t, c, &txt, nr, args);
+  }
   if (!want) {
     end_call (c);
     return 0;
@@ -244,6 +262,44 @@ changes (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c)
       hash_range (tr, ev, c->file, a[2], size > (int64_t) a[2] ? (uint64_t) size - a[2] : 0,
                   size);
     break;
+  case PC_OP_MMAP: {
+    struct pc_mapping m = {
+      .tgid = t->tgid, .start = n, .len = PC_PAGE_UP (a[1]), .off = a[5], .file = c->file,
+      .dev = ev->dev, .ino = ev->ino, .path = strdup (ev->path[0]),
+    };
+    ev->addr = n;
+    pc_maps_trim (tr, t->tgid, m.start, m.len);   /* what it mapped over */
+    if (m.path && pc_maps_add (tr, &m) == 0)
+      c->file = -1;
+    else
+      free (m.path);
+    return;
+  }
+  case PC_OP_MSYNC:
+  case PC_OP_MUNMAP:
+  case PC_OP_MREMAP:
+    size = file_size (c->file);
+    hash_range (tr, ev, c->file, ev->offset, ev->length, size);
+    if (ev->op == PC_OP_MREMAP) {
+      struct pc_mapping m = {
+        .tgid = t->tgid, .start = n, .len = PC_PAGE_UP (a[2]), .off = ev->offset,
+        .file = c->file >= 0 ? dup (c->file) : -1, .dev = ev->dev, .ino = ev->ino,
+        .path = strdup (ev->path[0]),
+      };
+      if (!(a[3] & MREMAP_DONTUNMAP))
+        pc_maps_trim (tr, t->tgid, a[0], PC_PAGE_UP (a[1]));
+      pc_maps_trim (tr, t->tgid, m.start, m.len);
+      if ((c->file >= 0 && m.file < 0) || m.path == NULL || pc_maps_add (tr, &m) < 0) {
+        if (m.file >= 0)
+          close (m.file);
+        free (m.path);
+      }
+      ev->addr = n;
+      ev->length = a[2];
+    }
+    else if (ev->op == PC_OP_MUNMAP)
+      pc_maps_trim (tr, t->tgid, a[0], PC_PAGE_UP (a[1]));
+    break;
   default:
     return;
   }
@@ -299,5 +355,47 @@ pc_trace_proc_end (struct pc_tracer *tr, pid_t tgid, bool exec)
 {
   if (!exec)
     pc_dirfd_forget (tr, tgid);
+  for (size_t i = 0; i < tr->nmaps; i++) {
+    struct pc_mapping *m = &tr->maps[i];
+    struct pc_task t = { .tid = tgid, .tgid = tgid };
+    struct pc_call c;
+    struct pc_text txt;
+    uint64_t args[6] = { m->start, m->len };
+    int64_t size;
+    int r;
+
+    if (m->tgid != tgid)
+      continue;
+    /* Not a call: the end of the process unmapped it (nr -1). */
+    t.call = &c;
+    begin (&t, -1, exec ? "execve" : "exit", PC_OP_MUNMAP, args);
+    snprintf (c.ev.path[0], sizeof c.ev.path[0], "%s", m->path ? m->path : "");
+    c.ev.dev = m->dev;
+    c.ev.ino = m->ino;
+    c.ev.addr = m->start;
+    c.ev.offset = m->off;
+    c.ev.length = m->len;
+    c.ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_RANGE;
+    pc_text_init (&txt, c.ev.text, ENTRY_TEXT);
+    pc_text_add (&txt, "munmap(%#" PRIx64 ", %" PRIu64 ") by %s", m->start, m->len,
+                 c.ev.name);
+    r = emit (tr, &c.ev);
+    if (r == 0) {
+      c.ev.kind = PC_EVENT_EXIT;
+      txt.cap = sizeof c.ev.text;
+      pc_text_result (&txt, 0, false);
+      size = file_size (m->file);
+      hash_range (tr, &c.ev, m->file, m->off, m->len, size);
+      if (size >= 0) {
+        c.ev.size = (uint64_t) size;
+        c.ev.flags |= PC_EVENT_F_SIZE;
+      }
+      r = emit (tr, &c.ev);
+    }
+    pc_maps_remove (tr, i);
+    i--;
+    if (r < 0)
+      return r;
+  }
   return 0;
 }

@@ -3,6 +3,7 @@
  * runs, and what its exit will need kept. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -501,6 +503,78 @@ xattr_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
   return 1;
 }
 
+/* The mapping a memory call is about, as a file range into ev; 0 if the
+ * tracer follows none there. */
+static int
+mapping_arg (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, uint64_t addr,
+             uint64_t len, bool within)
+{
+  struct pc_event *ev = &c->ev;
+  struct pc_mapping *m = pc_maps_find (tr, t->tgid, addr, within ? 0 : len);
+  uint64_t start, end;
+
+  if (m == NULL)
+    return 0;
+  start = addr > m->start ? addr : m->start;
+  end = addr + len < m->start + m->len ? addr + len : m->start + m->len;
+  if (end < start)
+    end = start;
+  snprintf (ev->path[0], sizeof ev->path[0], "%s", m->path ? m->path : "");
+  ev->dev = m->dev;
+  ev->ino = m->ino;
+  ev->offset = m->off + (start - m->start);
+  ev->length = end - start;
+  ev->flags |= PC_EVENT_F_IDENTITY | PC_EVENT_F_RANGE;
+  c->file = dup (m->file);
+  return 1;
+}
+
+static int
+memory_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
+              struct pc_text *txt, long nr, const uint64_t *a)
+{
+  struct pc_event *ev = &c->ev;
+
+  pc_text_add (txt, "%s(", ev->name);
+  if (nr == SYS_mmap) {
+    struct pc_fdinfo fi;
+    pc_text_add (txt, "%#" PRIx64 ", %" PRIu64 ", ", a[0], a[1]);
+    pc_text_flags (txt, a[2], pc_prot_flags);
+    pc_text_add (txt, ", ");
+    pc_text_flags (txt, a[3], pc_map_flags);
+    pc_text_add (txt, ", ");
+    fd_arg (t, ev, txt, (int) a[4], true, &fi);
+    pc_text_add (txt, ", %#" PRIx64 ")", a[5]);
+    if (!is_data (&fi))
+      return 0;
+    ev->offset = a[5];
+    ev->length = a[1];
+    ev->mode = (uint32_t) a[2];
+    ev->arg_flags = (uint32_t) a[3];
+    ev->addr = a[0];
+    ev->flags |= PC_EVENT_F_RANGE;
+    c->file = pc_fd_open (t->tid, (int) a[4]);
+    return 1;
+  }
+  ev->addr = a[0];
+  pc_text_add (txt, "%#" PRIx64 ", %" PRIu64, a[0], a[1]);
+  if (nr == SYS_msync) {
+    ev->arg_flags = (uint32_t) a[2];
+    pc_text_add (txt, ", ");
+    pc_text_flags (txt, a[2], pc_ms_flags);
+  }
+  else if (nr == SYS_mremap) {
+    ev->arg_flags = (uint32_t) a[3];
+    pc_text_add (txt, ", %" PRIu64 ", ", a[2]);
+    pc_text_flags (txt, a[3], pc_mremap_flags);
+    if (a[3] & MREMAP_FIXED)
+      pc_text_add (txt, ", %#" PRIx64, a[4]);
+  }
+  pc_text_add (txt, ")");
+  return mapping_arg (tr, t, c, a[0], nr == SYS_mremap ? PC_PAGE_UP (a[1]) : a[1],
+                      nr == SYS_msync);
+}
+
 static int
 sync_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct pc_text *txt,
             long nr, const uint64_t *a)
@@ -537,6 +611,65 @@ sync_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct p
   return nr != SYS_close || (ev->fd_flags & PC_FD_WRITE);
 }
 
+/* Lists in txt the regular files tid has open for writing. */
+static void
+writable_files (struct pc_task *t, struct pc_event *ev, struct pc_text *txt)
+{
+  char p[64];
+  struct dirent *de;
+  DIR *d;
+  bool first = true;
+
+  snprintf (p, sizeof p, "/proc/%d/fd", (int) t->tid);
+  d = opendir (p);
+  if (d == NULL)
+    return;
+  while ((de = readdir (d)) != NULL) {
+    struct pc_fdinfo fi;
+    if (de->d_name[0] < '0' || de->d_name[0] > '9')
+      continue;
+    pc_fd_lookup (t->tid, atoi (de->d_name), true, &fi);
+    if (!is_data (&fi) || !fi.has_info || !(fd_flags_of (fi.flags) & PC_FD_WRITE))
+      continue;
+    if (first) {
+      memcpy (ev->path[0], fi.path, sizeof ev->path[0]);
+      ev->dev = fi.st.st_dev;
+      ev->ino = fi.st.st_ino;
+      ev->flags |= PC_EVENT_F_IDENTITY;
+    }
+    pc_text_add (txt, "%s", first ? " /* open for writing: " : ", ");
+    pc_text_fd (txt, fi.fd, fi.path);
+    first = false;
+  }
+  closedir (d);
+  if (!first)
+    pc_text_add (txt, " */");
+}
+
+static int
+untraceable_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
+                   const uint64_t *a)
+{
+  switch (nr) {
+  case SYS_io_uring_setup:
+    pc_text_add (txt, "io_uring_setup(%" PRIu64 ", %#" PRIx64 ")", a[0], a[1]);
+    break;
+  case SYS_io_uring_enter:
+    pc_text_add (txt, "io_uring_enter(%d, %" PRIu64 ", %" PRIu64 ", %#" PRIx64 ", %#" PRIx64
+                 ", %" PRIu64 ")", (int) a[0], a[1], a[2], a[3], a[4], a[5]);
+    break;
+  case SYS_io_uring_register:
+    pc_text_add (txt, "io_uring_register(%d, %" PRIu64 ", %#" PRIx64 ", %" PRIu64 ")",
+                 (int) a[0], a[1], a[2], a[3]);
+    break;
+  default:
+    pc_text_add (txt, "io_submit(%#" PRIx64 ", %" PRId64 ", %#" PRIx64 ")", a[0],
+                 (int64_t) a[1], a[2]);
+  }
+  writable_files (t, &c->ev, txt);
+  return 1;
+}
+
 int
 pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
                  struct pc_text *txt, long nr, const uint64_t a[6])
@@ -549,12 +682,17 @@ pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
   case PC_OP_COPY: return copy_entry (t, c, txt, nr, a);
   case PC_OP_SETXATTR:
   case PC_OP_REMOVEXATTR: return xattr_entry (t, c, txt, nr, a);
+  case PC_OP_MMAP:
+  case PC_OP_MSYNC:
+  case PC_OP_MUNMAP:
+  case PC_OP_MREMAP: return memory_entry (tr, t, c, txt, nr, a);
   case PC_OP_FSYNC:
   case PC_OP_FDATASYNC:
   case PC_OP_SYNC:
   case PC_OP_SYNCFS:
   case PC_OP_SYNC_RANGE:
   case PC_OP_CLOSE: return sync_entry (tr, t, c, txt, nr, a);
+  case PC_OP_UNTRACEABLE: return untraceable_entry (t, c, txt, nr, a);
   default: return names_entry (tr, t, c, txt, nr, a);
   }
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <seccomp.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,12 +49,20 @@ static const struct pc_sysent table[] = {
   { SYS_removexattr, "removexattr", PC_OP_REMOVEXATTR },
   { SYS_lremovexattr, "lremovexattr", PC_OP_REMOVEXATTR },
   { SYS_fremovexattr, "fremovexattr", PC_OP_REMOVEXATTR },
+  { SYS_mmap, "mmap", PC_OP_MMAP },
+  { SYS_msync, "msync", PC_OP_MSYNC },
+  { SYS_munmap, "munmap", PC_OP_MUNMAP },
+  { SYS_mremap, "mremap", PC_OP_MREMAP },
   { SYS_fsync, "fsync", PC_OP_FSYNC },
   { SYS_fdatasync, "fdatasync", PC_OP_FDATASYNC },
   { SYS_sync, "sync", PC_OP_SYNC },
   { SYS_syncfs, "syncfs", PC_OP_SYNCFS },
   { SYS_sync_file_range, "sync_file_range", PC_OP_SYNC_RANGE },
   { SYS_close, "close", PC_OP_CLOSE },
+  { SYS_io_uring_setup, "io_uring_setup", PC_OP_UNTRACEABLE },
+  { SYS_io_uring_enter, "io_uring_enter", PC_OP_UNTRACEABLE },
+  { SYS_io_uring_register, "io_uring_register", PC_OP_UNTRACEABLE },
+  { SYS_io_submit, "io_submit", PC_OP_UNTRACEABLE },
 };
 
 const struct pc_sysent *
@@ -94,12 +103,21 @@ pc_trace_filter (struct pc_err *err)
   /* Root may load a filter without no_new_privs (so that set-user-ID
    * programs keep working under it); anyone else must set it. */
   r = seccomp_attr_set (ctx, SCMP_FLTATR_CTL_NNP, geteuid () == 0 ? 0 : 1);
+  /* Calls of another ABI (int 0x80, x32) stop too, to be reported. */
+  if (r == 0)
+    r = seccomp_attr_set (ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_TRACE (PC_TRACE_BADARCH));
   for (size_t i = 0; i < PC_ARRAY_SIZE (table) && r == 0; i++) {
     int nr = table[i].nr;
     if (nr == SYS_open)
       r = add_open (ctx, nr, 1);
     else if (nr == SYS_openat)
       r = add_open (ctx, nr, 2);
+    else if (nr == SYS_mmap)
+      /* writable, shared (MAP_SHARED_VALIDATE too), of a file */
+      r = seccomp_rule_add (ctx, SCMP_ACT_TRACE (0), nr, 2,
+                            SCMP_A2 (SCMP_CMP_MASKED_EQ, PROT_WRITE, PROT_WRITE),
+                            SCMP_A3 (SCMP_CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS,
+                                     MAP_SHARED));
     else
       r = seccomp_rule_add (ctx, SCMP_ACT_TRACE (0), nr, 0);
   }

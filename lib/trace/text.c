@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
 
@@ -42,9 +43,24 @@ const struct pc_flagname pc_at_flags[] = {
   { AT_SYMLINK_FOLLOW, "AT_SYMLINK_FOLLOW" }, { AT_EMPTY_PATH, "AT_EMPTY_PATH" },
   { 0, NULL },
 };
+const struct pc_flagname pc_ms_flags[] = {
+  { MS_ASYNC, "MS_ASYNC" }, { MS_INVALIDATE, "MS_INVALIDATE" }, { MS_SYNC, "MS_SYNC" },
+  { 0, NULL },
+};
 const struct pc_flagname pc_rwf_flags[] = {
   { RWF_HIPRI, "RWF_HIPRI" }, { RWF_DSYNC, "RWF_DSYNC" }, { RWF_SYNC, "RWF_SYNC" },
   { RWF_NOWAIT, "RWF_NOWAIT" }, { RWF_APPEND, "RWF_APPEND" }, { 0, NULL },
+};
+const struct pc_flagname pc_prot_flags[] = {
+  { PROT_READ, "PROT_READ" }, { PROT_WRITE, "PROT_WRITE" }, { PROT_EXEC, "PROT_EXEC" },
+  { 0, NULL },
+};
+const struct pc_flagname pc_map_flags[] = {
+  { MAP_SHARED_VALIDATE, "MAP_SHARED_VALIDATE" }, { MAP_SHARED, "MAP_SHARED" },
+  { MAP_FIXED, "MAP_FIXED" }, { MAP_POPULATE, "MAP_POPULATE" },
+  { MAP_NORESERVE, "MAP_NORESERVE" }, { MAP_LOCKED, "MAP_LOCKED" },
+  { MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE" }, { MAP_SYNC, "MAP_SYNC" },
+  { 0, NULL },
 };
 const struct pc_flagname pc_xattr_flags[] = {
   { XATTR_CREATE, "XATTR_CREATE" }, { XATTR_REPLACE, "XATTR_REPLACE" }, { 0, NULL },
@@ -53,6 +69,10 @@ const struct pc_flagname pc_sfr_flags[] = {
   { SYNC_FILE_RANGE_WAIT_BEFORE, "SYNC_FILE_RANGE_WAIT_BEFORE" },
   { SYNC_FILE_RANGE_WRITE, "SYNC_FILE_RANGE_WRITE" },
   { SYNC_FILE_RANGE_WAIT_AFTER, "SYNC_FILE_RANGE_WAIT_AFTER" }, { 0, NULL },
+};
+const struct pc_flagname pc_mremap_flags[] = {
+  { MREMAP_MAYMOVE, "MREMAP_MAYMOVE" }, { MREMAP_FIXED, "MREMAP_FIXED" },
+  { MREMAP_DONTUNMAP, "MREMAP_DONTUNMAP" }, { 0, NULL },
 };
 
 void

@@ -1,6 +1,6 @@
 /* traceint.h: the inside of the tracer, shared by its files: the traced
- * threads, what it follows of each process, the table of calls it stops
- * at, and the decoding of one call into its events. */
+ * threads, the shared file mappings it follows, the table of calls it
+ * stops at, and the decoding of one call into its events. */
 #ifndef POWERCUT_TRACEINT_H
 #define POWERCUT_TRACEINT_H
 
@@ -20,6 +20,10 @@
 #else
 #define PC_TRACE_ARCH 0
 #endif
+
+/* The seccomp data of a call of another ABI (32-bit, x32): the filter's
+ * bad-arch action. */
+#define PC_TRACE_BADARCH 0xffff
 
 struct pc_text;
 
@@ -47,7 +51,18 @@ struct pc_call {
 struct pc_task {
   pid_t tid, tgid;
   bool in_call;             /* an entry reported, its exit not yet */
+  bool told_badarch;        /* a 32-bit call was reported once */
   struct pc_call *call;     /* malloc'd on first use, kept */
+};
+
+/* A shared writable mapping of a file, as the tracer follows it. */
+struct pc_mapping {
+  pid_t tgid;               /* the address space (a process) */
+  uint64_t start, len;      /* page-rounded */
+  uint64_t off;             /* the file offset of start */
+  int file;                 /* ours, read-only */
+  uint64_t dev, ino;
+  char *path;
 };
 
 /* A directory descriptor a reported call used (an *at call's, an fsync's):
@@ -63,6 +78,8 @@ struct pc_tracer {
   pid_t child;              /* the program's first process */
   struct pc_task *tasks;
   size_t ntasks, taskcap;
+  struct pc_mapping *maps;
+  size_t nmaps, mapcap;
   struct pc_dirfd *dirfds;
   size_t ndirfds, dirfdcap;
   uint64_t seq;
@@ -71,6 +88,8 @@ struct pc_tracer {
   uint8_t *blocks;          /* room for reading blocks to hash */
   int stop;                 /* < 0: stopping: what on_call returned, -EINTR */
 };
+
+#define PC_PAGE_UP(n) (((n) + 4095) & ~(uint64_t) 4095)
 
 /* Decodes the entry of the call c was begun for (entries.c): its event
  * and text, and what its exit needs (c->file, c->old_size).  Returns 1 if
@@ -91,11 +110,22 @@ int pc_trace_entry (struct pc_tracer *tr, struct pc_task *t, uint32_t arch, long
  * returned. */
 int pc_trace_exit (struct pc_tracer *tr, struct pc_task *t, int64_t rval, bool lost);
 
-/* Processes (procs.c): a process that ends has its directory
- * descriptors forgotten (proc_end, decode.c: returns 0 or what on_call
- * returned). */
+/* Processes (procs.c): a process starts with a copy of its parent's
+ * mappings (proc_fork), and ends or execs with its mappings reported
+ * unmapped and forgotten, and, if it ends, its directory descriptors
+ * forgotten (proc_end, decode.c: returns 0 or what on_call returned). */
+int pc_trace_proc_fork (struct pc_tracer *tr, pid_t parent, pid_t child);
 int pc_trace_proc_end (struct pc_tracer *tr, pid_t tgid, bool exec);
 void pc_trace_procs_free (struct pc_tracer *tr);
+/* The first mapping of tgid that overlaps [addr, addr + len) (len 0: that
+ * holds addr), or NULL; valid until the next change of the list. */
+struct pc_mapping *pc_maps_find (struct pc_tracer *tr, pid_t tgid, uint64_t addr,
+                                 uint64_t len);
+/* Adds m (its file and path are the list's from then on). */
+int pc_maps_add (struct pc_tracer *tr, const struct pc_mapping *m);
+/* Forgets [addr, addr + len) of tgid's mappings, cutting them as munmap does. */
+void pc_maps_trim (struct pc_tracer *tr, pid_t tgid, uint64_t addr, uint64_t len);
+void pc_maps_remove (struct pc_tracer *tr, size_t i);
 /* Directory descriptors (procs.c): noted when a reported call uses one;
  * taken (forgotten, and said whether it was noted) at its close;
  * forgotten with their process. */
@@ -146,7 +176,8 @@ struct pc_flagname {
 };
 
 extern const struct pc_flagname pc_open_flags[], pc_falloc_flags[], pc_rename_flags[],
-  pc_at_flags[], pc_rwf_flags[], pc_xattr_flags[], pc_sfr_flags[];
+  pc_at_flags[], pc_ms_flags[], pc_rwf_flags[], pc_prot_flags[], pc_map_flags[],
+  pc_xattr_flags[], pc_sfr_flags[], pc_mremap_flags[];
 
 void pc_text_init (struct pc_text *t, char *buf, size_t cap);
 void pc_text_add (struct pc_text *t, const char *fmt, ...)

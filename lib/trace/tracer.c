@@ -142,7 +142,7 @@ on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject)
   case PTRACE_EVENT_FORK:
   case PTRACE_EVENT_VFORK:
   case PTRACE_EVENT_CLONE: {
-    pid_t child;
+    pid_t parent = t->tgid, child;
     struct pc_task *n;
     if (ptrace (PTRACE_GETEVENTMSG, pid, 0, &msg) < 0)
       return resume;
@@ -152,6 +152,8 @@ on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject)
       n = task_add (tr, child, event == PTRACE_EVENT_CLONE ? pc_tgid_of (child) : child);
     if (n == NULL)
       stop (tr, -ENOMEM);
+    else if (n->tgid != parent && tr->stop == 0)
+      stop (tr, pc_trace_proc_fork (tr, parent, n->tgid));
     return resume;       /* t may have moved: the caller resumes by pid */
   }
   case PTRACE_EVENT_EXEC:
@@ -162,8 +164,11 @@ on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject)
       if (t->in_call && tr->stop == 0)
         stop (tr, pc_trace_exit (tr, t, 0, true));
       t->in_call = false;
-      if (old)
+      if (old) {
+        t->told_badarch = old->told_badarch;
         task_remove (tr, old);
+        t = task_find (tr, pid);
+      }
     }
     if (tr->stop == 0)
       stop (tr, pc_trace_proc_end (tr, pid, true));

@@ -15,10 +15,10 @@
  * of a file open read-only) give no events.
  *
  * Every process and thread the program starts is followed (fork, vfork,
- * clone, clone3, exec).  x86-64 only (the filter kills a program that
- * makes a 32-bit call).  Run by root, the filter is loaded without
- * no_new_privs (so that set-user-ID programs it runs keep working); by
- * anyone else, with.
+ * clone, clone3, exec).  Calls whose effect cannot be seen (io_uring,
+ * Linux AIO, 32-bit calls) are reported as PC_OP_UNTRACEABLE.  x86-64
+ * only.  Run by root, the filter is loaded without no_new_privs (so that
+ * set-user-ID programs it runs keep working); by anyone else, with.
  *
  * The file reads it makes (to hash blocks) do not change access times.
  */

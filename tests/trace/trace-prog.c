@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/aio_abi.h>
 #include <linux/falloc.h>
+#include <linux/io_uring.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -238,6 +241,42 @@ s_copy (void)
 }
 
 static void
+s_mmap (void)
+{
+  int fd = open ("m", O_CREAT | O_RDWR | O_TRUNC, 0644);
+  uint8_t *p, *q, *r;
+
+  ftruncate (fd, 3 * 4096);
+  p = mmap (NULL, TP_M_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, TP_M_OFF);
+  if (p == MAP_FAILED)
+    exit (92);
+  memcpy (p + 4096, pat (9, TP_M_N), TP_M_N);
+  msync (p, TP_M_LEN, MS_SYNC);
+  msync (p + 1, 10, MS_ASYNC);                          /* EINVAL */
+  q = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (q == MAP_FAILED)
+    exit (93);
+  memcpy (q, pat (11, 50), 50);
+  munmap (q, 4096);
+  /* EINVAL (the call itself: glibc's mmap refuses it before) */
+  syscall (SYS_mmap, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 100);
+  r = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 2 * 4096);
+  if (r == MAP_FAILED)
+    exit (94);
+  memcpy (r + 200, pat (12, 10), 10);
+  /* r is left mapped: the end of the process reports it */
+  /* a mapping moved and grown, then written and unmapped at its new place */
+  q = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (q == MAP_FAILED)
+    exit (95);
+  q = mremap (q, 4096, 2 * 4096, MREMAP_MAYMOVE);
+  if (q == MAP_FAILED)
+    exit (96);
+  memcpy (q + 4096 + 300, pat (13, 20), 20);
+  munmap (q, 2 * 4096);
+}
+
+static void
 s_sync (void)
 {
   int fd = open ("y", O_CREAT | O_WRONLY | O_TRUNC, 0644), dfd, rfd;
@@ -256,6 +295,38 @@ s_sync (void)
   close (rfd);                                          /* read-only: no event */
   fsync (99);                                           /* EBADF */
   close (99);                                           /* EBADF */
+}
+
+static void
+s_untraceable (void)
+{
+  struct io_uring_params p;
+  aio_context_t ctx = 0;
+  int fd = make ("u", 0, 0);
+
+  memset (&p, 0, sizeof p);
+  syscall (SYS_io_uring_setup, 4, &p);
+  if (syscall (SYS_io_setup, 4, &ctx) == 0) {
+    struct iocb cb;
+    struct iocb *cbs[1] = { &cb };
+    memset (&cb, 0, sizeof cb);
+    cb.aio_fildes = (uint32_t) fd;
+    cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+    cb.aio_buf = (uint64_t) (uintptr_t) "aio";
+    cb.aio_nbytes = 3;
+    syscall (SYS_io_submit, ctx, 1, cbs);
+    syscall (SYS_io_destroy, ctx);
+  }
+  else
+    syscall (SYS_io_submit, 0, 1, NULL);                /* EINVAL: still said */
+}
+
+static void
+s_ia32 (void)
+{
+  long r = 20;                                          /* getpid, 32-bit */
+
+  __asm__ volatile ("int $0x80" : "+a" (r) : : "memory");
 }
 
 static void *
@@ -375,7 +446,10 @@ main (int argc, char **argv)
   else if (strcmp (s, "mkdir") == 0) s_mkdir ();
   else if (strcmp (s, "xattr") == 0) s_xattr ();
   else if (strcmp (s, "copy") == 0) s_copy ();
+  else if (strcmp (s, "mmap") == 0) s_mmap ();
   else if (strcmp (s, "sync") == 0) s_sync ();
+  else if (strcmp (s, "untraceable") == 0) s_untraceable ();
+  else if (strcmp (s, "ia32") == 0) s_ia32 ();
   else if (strcmp (s, "threads") == 0) s_threads ();
   else if (strcmp (s, "fork") == 0) s_fork ();
   else if (strcmp (s, "thread-exec") == 0) s_thread_exec ();

@@ -30,6 +30,11 @@ tp_fill (uint8_t *buf, size_t n, unsigned s)
 /* fallocate: a file of TP_F0 bytes, seed 8 */
 #define TP_F0 65536
 
+/* mmap: two pages mapped, seed 9 written into the second page */
+#define TP_M_LEN 8192
+#define TP_M_OFF 4096
+#define TP_M_N 100
+
 /* copy: the source has TP_C0 bytes, seed 10 */
 #define TP_C0 6000
 

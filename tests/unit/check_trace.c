@@ -1,7 +1,8 @@
 /* check_trace.c: unit tests of trace/tracer: every family of calls
  * tests/trace/trace-prog makes, seen with its paths, ranges, sizes and
  * block hashes, its failures with their errno and no data; threads,
- * forks, a callback that holds a call, and programs that change nothing. */
+ * forks, untraceable calls, mappings, a callback that holds a call, and
+ * programs that change nothing. */
 #include <config.h>
 
 #include <check.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -726,6 +728,75 @@ START_TEST (test_copy)
 }
 END_TEST
 
+START_TEST (test_mmap)
+{
+  static uint8_t m[3 * 4096];
+  struct tlog l = { 0 };
+  const struct pc_event *e, *x, *map;
+  size_t at = 0;
+  uint64_t addr;
+
+  ck_assert_int_eq (run ("mmap", &l), 0);
+  e = next_call (&l, &at, "mmap", &map);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "m"));
+  ck_assert_uint_eq (e->offset, TP_M_OFF);
+  ck_assert_uint_eq (e->length, TP_M_LEN);
+  ck_assert_uint_eq (e->mode, PROT_READ | PROT_WRITE);
+  assert_identity (e, in_dir (&l, "m"));
+  addr = (uint64_t) map->result;
+  ck_assert_uint_eq (map->addr, addr);
+  /* msync: the file range the memory maps, as the file holds it */
+  e = next_call (&l, &at, "msync", &x);
+  ck_assert_uint_eq (e->addr, addr);
+  ck_assert_uint_eq (e->arg_flags, MS_SYNC);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "m"));
+  put (m, TP_M_OFF + 4096, 9, TP_M_N);
+  assert_changed (x, m, sizeof m, TP_M_OFF, TP_M_LEN);
+  e = next_call (&l, &at, "msync", &x);
+  assert_failed (x, EINVAL);
+  /* written, not synced, unmapped */
+  next_call (&l, &at, "mmap", &x);
+  e = next_call (&l, &at, "munmap", &x);
+  ck_assert_str_eq (e->path[0], in_dir (&l, "m"));
+  put (m, 0, 11, 50);
+  assert_changed (x, m, sizeof m, 0, 4096);
+  /* a mapping refused */
+  e = next_call (&l, &at, "mmap", &x);
+  assert_failed (x, EINVAL);
+  /* left mapped until the end of the process */
+  next_call (&l, &at, "mmap", &x);
+  put (m, 2 * 4096 + 200, 12, 10);
+  /* moved and grown: its unmapping at the new place covers the new size */
+  next_call (&l, &at, "mmap", &map);
+  e = next_call (&l, &at, "mremap", &x);
+  ck_assert_uint_eq (e->addr, (uint64_t) map->result);
+  ck_assert_uint_eq (e->offset, 0);
+  ck_assert_uint_eq (e->length, 4096);
+  ck_assert_int_gt (x->result, 0);
+  ck_assert_uint_eq (x->addr, (uint64_t) x->result);
+  addr = x->addr;
+  e = next_call (&l, &at, "munmap", &x);
+  ck_assert_uint_eq (e->addr, addr);
+  ck_assert_uint_eq (e->offset, 0);
+  ck_assert_uint_eq (e->length, 2 * 4096);
+  put (m, 4096 + 300, 13, 20);
+  assert_changed (x, m, sizeof m, 0, 2 * 4096);
+  /* the end of the process unmaps the two left: their file ranges now */
+  e = next_call (&l, &at, "exit", &x);
+  ck_assert_int_eq (e->nr, -1);
+  ck_assert_int_eq (e->op, PC_OP_MUNMAP);
+  ck_assert_uint_eq (e->offset, TP_M_OFF);
+  ck_assert_uint_eq (e->length, TP_M_LEN);
+  assert_changed (x, m, sizeof m, e->offset, e->length);
+  e = next_call (&l, &at, "exit", &x);
+  ck_assert_uint_eq (e->offset, 2 * 4096);
+  assert_changed (x, m, sizeof m, e->offset, e->length);
+  ck_assert_uint_eq (count (&l, PC_OP_MUNMAP, PC_EVENT_EXIT), 4);
+  rm_temp (l.dir);
+  tlog_free (&l);
+}
+END_TEST
+
 START_TEST (test_sync)
 {
   struct tlog l = { 0 };
@@ -761,6 +832,56 @@ START_TEST (test_sync)
   ck_assert_int_eq (e->fd, 99);
   assert_failed (x, EBADF);
   ck_assert_uint_eq (count (&l, PC_OP_CLOSE, PC_EVENT_ENTRY), 3);
+  rm_temp (l.dir);
+  tlog_free (&l);
+}
+END_TEST
+
+START_TEST (test_untraceable)
+{
+  struct tlog l = { 0 };
+  const struct pc_event *e, *x;
+  size_t at = 0;
+  char want[4200];
+
+  ck_assert_int_eq (run ("untraceable", &l), 0);
+  /* the files it has open for writing (others it inherited too) */
+  snprintf (want, sizeof want, "<%s>", in_dir (&l, "u"));
+  e = next_call (&l, &at, "io_uring_setup", &x);
+  ck_assert_int_eq (e->op, PC_OP_UNTRACEABLE);
+  ck_assert_msg (strstr (e->text, "/* open for writing: ") != NULL, "%s", e->text);
+  ck_assert_msg (strstr (e->text, want) != NULL, "%s", e->text);
+  ck_assert_str_ne (e->path[0], "");
+  e = next_call (&l, &at, "io_submit", &x);
+  ck_assert_int_eq (e->op, PC_OP_UNTRACEABLE);
+  ck_assert_msg (strstr (e->text, want) != NULL, "%s", e->text);
+  rm_temp (l.dir);
+  tlog_free (&l);
+}
+END_TEST
+
+/* A 32-bit call (int 0x80) is not taken for the 64-bit call of its
+ * number: it is said to be untraceable. */
+START_TEST (test_ia32)
+{
+  struct tlog l = { 0 };
+  const struct pc_event *e, *x;
+  size_t at = 0;
+  int st = run ("ia32", &l);
+
+  if (st == 256 + SIGSEGV) {    /* a kernel without 32-bit calls */
+    ck_assert_uint_eq (l.n, 0);
+    rm_temp (l.dir);
+    tlog_free (&l);
+    return;
+  }
+  ck_assert_int_eq (st, 0);
+  e = next_call (&l, &at, "ia32", &x);
+  ck_assert_int_eq (e->op, PC_OP_UNTRACEABLE);
+  ck_assert (e->flags & PC_EVENT_F_BADARCH);
+  ck_assert_int_eq (e->nr, 20);
+  ck_assert_int_gt (x->result, 0);          /* getpid */
+  ck_assert_uint_eq (count (&l, PC_OP_UNTRACEABLE, PC_EVENT_ENTRY), 1);
   rm_temp (l.dir);
   tlog_free (&l);
 }
@@ -1064,7 +1185,10 @@ main (void)
   tcase_add_test (tc, test_mkdir);
   tcase_add_test (tc, test_xattr);
   tcase_add_test (tc, test_copy);
+  tcase_add_test (tc, test_mmap);
   tcase_add_test (tc, test_sync);
+  tcase_add_test (tc, test_untraceable);
+  tcase_add_test (tc, test_ia32);
   tcase_add_test (tp, test_threads);
   tcase_add_test (tp, test_fork);
   tcase_add_test (tp, test_thread_exec);
