@@ -404,18 +404,26 @@ static void
 s_signals (void)
 {
   pid_t pid;
-  int st;
+  int st, done[2];
+  char c;
 
   signal (SIGUSR1, on_usr1);
   raise (SIGUSR1);
   close (make ("sig", got == SIGUSR1 ? 1 : 2, 1));
+  if (pipe2 (done, O_NONBLOCK) < 0)
+    exit (97);
   pid = fork ();
   if (pid == 0) {
-    usleep (100 * 1000);
-    kill (getppid (), SIGCONT);
+    /* continues its parent until told it has gone on, however late the
+     * parent stops */
+    while (read (done[0], &c, 1) != 1) {
+      usleep (50 * 1000);
+      kill (getppid (), SIGCONT);
+    }
     _exit (0);
   }
   raise (SIGSTOP);                      /* until the child's SIGCONT */
+  write (done[1], "x", 1);
   close (make ("cont", 3, 1));
   waitpid (pid, &st, 0);
 }
