@@ -10,6 +10,7 @@
 
 #include "replay/crash.h"
 #include "report/compare.h"
+#include "report/reportint.h"
 #include "report/html.h"
 #include "report/report.h"
 
@@ -126,7 +127,7 @@ pc_compare_json (const char *path, const char *workload, const struct pc_outcome
   json_object_object_add (root, "powercut", json_object_new_string (PACKAGE_VERSION));
   json_object_object_add (root, "workload", json_object_new_string (workload));
   for (size_t i = 0; i < n; i++) {
-    json_object *o = json_object_new_object (), *t = json_object_new_object ();
+    json_object *o = json_object_new_object ();
     json_object_object_add (o, "configuration", json_object_new_string (cf[i].label));
     json_object_object_add (o, "fs", json_object_new_string (cf[i].fs));
     json_object_object_add (o, "mount_opts", json_object_new_string (cf[i].mount_opts));
@@ -134,9 +135,8 @@ pc_compare_json (const char *path, const char *workload, const struct pc_outcome
     if (!cf[i].ok)
       json_object_object_add (o, "error", json_object_new_string (cf[i].error));
     else {
-      json_object_object_add (t, "points", json_object_new_int64 ((int64_t) cf[i].points));
-      for (int v = 0; v < PC_V_COUNT; v++)
-        json_object_object_add (t, pc_verdict_name (v), json_object_new_int64 ((int64_t) cf[i].count[v]));
+      json_object *t = pc_json_totals (cf[i].count, cf[i].points, cf[i].unique);
+      json_object_object_del (t, "unique");   /* the comparison never said it */
       json_object_object_add (o, "totals", t);
       json_object_object_add (o, "files_affected", json_object_new_int64 ((int64_t) cf[i].files));
       json_object_object_add (o, "windows", pc_windows_summary_json (&cf[i].win));

@@ -94,7 +94,8 @@ build (void)
     }
     pc_rec_encode (&r, payload, image + image_len);
     image_len += PC_REC_HEADER_SIZE;
-    memcpy (image + image_len, payload, r.datalen);
+    if (r.datalen > 0)
+      memcpy (image + image_len, payload, r.datalen);
     image_len += r.datalen;
     rec_end[i] = image_len;
   }

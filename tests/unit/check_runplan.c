@@ -323,6 +323,7 @@ START_TEST (test_comparison)
                  "%s", txt);
   ck_assert_ptr_null (strstr (txt, "reports:"));
   free (txt);
+  free (out);
   unlink (path);
   /* report.json */
   snprintf (path, sizeof path, "%s/report.json", dir);
