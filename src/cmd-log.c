@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "format/event.h"
 #include "format/logsum.h"
 #include "replay/dmlog.h"
 #include "util/util.h"
@@ -69,8 +70,22 @@ print_end (FILE *f, const struct pc_log_ending *e)
 struct bad_mark {
   bool have;
   uint64_t seq;
+  const char *what;             /* "mark", "event" */
   char why[PC_ERR_MAX];
 };
+
+/* Remembers the first payload that does not decode. */
+static void
+bad_payload (struct bad_mark *bad, const struct pc_record *r, const char *what,
+             const struct pc_err *err)
+{
+  if (!bad->have) {
+    bad->have = true;
+    bad->seq = r->seq;
+    bad->what = what;
+    snprintf (bad->why, sizeof bad->why, "%s", err->msg);
+  }
+}
 
 static void
 dump_record (const struct pc_record *r, struct bad_mark *bad)
@@ -92,11 +107,21 @@ dump_record (const struct pc_record *r, struct bad_mark *bad)
               m.ndurable, m.sync ? " sync" : "");
     else {
       printf (" (undecodable mark payload)");
-      if (!bad->have) {
-        bad->have = true;
-        bad->seq = r->seq;
-        snprintf (bad->why, sizeof bad->why, "%s", err.msg);
-      }
+      bad_payload (bad, r, "mark", &err);
+    }
+    break;
+  }
+  case PC_REC_EVENT: {
+    struct pc_event ev;
+    struct pc_err err;
+    if (pc_event_decode (r->data, r->datalen, &ev, &err) == 0) {
+      printf (" %s pid=%" PRId32 " tid=%" PRId32 " %s",
+              ev.kind == PC_EVENT_ENTRY ? "entry" : "exit", ev.pid, ev.tid, ev.text);
+      pc_event_free (&ev);
+    }
+    else {
+      printf (" (undecodable event payload)");
+      bad_payload (bad, r, "event", &err);
     }
     break;
   }
@@ -127,8 +152,8 @@ log_status (const char *path, int out_errno, const struct pc_log_ending *e,
     return EXIT_ERROR;
   }
   if (bad->have) {
-    cmd_err ("log", "%s: record %" PRIu64 ": the mark cannot be decoded: %s", path,
-             bad->seq, bad->why);
+    cmd_err ("log", "%s: record %" PRIu64 ": the %s cannot be decoded: %s", path,
+             bad->seq, bad->what ? bad->what : "mark", bad->why);
     return EXIT_ERROR;
   }
   return EXIT_OK;
@@ -208,12 +233,16 @@ summary (const char *path)
   printf ("records:      %" PRIu64 " (%s written, log %s)\n", s.records,
           pc_format_size (s.bytes, sz1, sizeof sz1),
           pc_format_size (s.ending.file_size, sz2, sizeof sz2));
-  for (unsigned t = PC_REC_WRITE; t <= PC_REC_END; t++) {
+  for (unsigned t = PC_REC_WRITE; t <= PC_REC_EVENT; t++) {
+    if (t == PC_REC_EVENT && s.count[t] == 0)
+      continue;                 /* a recording of no traced program */
     printf ("  %-13s %" PRIu64, pc_rec_type_name (t), s.count[t]);
     if (s.fua[t])
       printf (" (%" PRIu64 " with fua)", s.fua[t]);
     putchar ('\n');
   }
+  if (s.newer)
+    printf ("  %-13s %" PRIu64 " (of types a newer powercut wrote)\n", "other", s.newer);
   printf ("connections:  %" PRIu64 "\n", s.conns);
   printf ("flush epochs: %" PRIu64 "\n", s.epochs);
   printf ("marks:        %zu\n", s.nmarks);

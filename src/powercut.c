@@ -24,6 +24,7 @@ static const struct {
   { "merge", cmd_merge, "join the JSON reports of shards" },
   { "run", cmd_run, "record a workload on a fresh filesystem and check it" },
   { "workload", cmd_workload, "run a built-in workload on a recorded filesystem" },
+  { "trace", cmd_trace, "run a program whose file-system calls are recorded" },
   { "pipe", cmd_pipe, "relay standard input and output to a Unix socket" },
 };
 

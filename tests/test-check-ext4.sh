@@ -18,8 +18,8 @@ mount_ext4 64M
 # any moment, whatever the kernel commits when (a jbd2 timer commit in the
 # middle of a write, or syncfs: with dioread_nolock the first commit of
 # `sync` can carry a new file's size with unwritten extents, and a crash
-# there finds a file full of zeros, which powercut rightly calls a
-# mismatch).  Temporary files are in no manifest.
+# there finds a file full of zeros, which powercut rightly calls
+# zero-filled).  Temporary files are in no manifest.
 w=${mnt:?}
 # put FILE: writes stdin to FILE.tmp, fsyncs it, renames it to FILE and
 # makes the rename durable.

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -203,30 +204,102 @@ pc_ctl_reply_decode (const uint8_t *rep, uint64_t *ret_seq)
   return status;
 }
 
+struct pc_control_conn {
+  int fd;
+};
+
+/* Sends all of iov (n of them), retrying on EINTR and short sends; a
+ * recorder that went away is -EPIPE, not SIGPIPE.  Returns 0 or -errno. */
+static int
+send_all (int fd, struct iovec *iov, int n)
+{
+  struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t) n };
+
+  while (m.msg_iovlen > 0) {
+    ssize_t k = sendmsg (fd, &m, MSG_NOSIGNAL);
+    if (k < 0) {
+      if (errno == EINTR)
+        continue;
+      return -errno;
+    }
+    while (m.msg_iovlen > 0 && (size_t) k >= m.msg_iov->iov_len) {
+      k -= (ssize_t) m.msg_iov->iov_len;
+      m.msg_iov++;
+      m.msg_iovlen--;
+    }
+    if (m.msg_iovlen > 0) {
+      m.msg_iov->iov_base = (char *) m.msg_iov->iov_base + k;
+      m.msg_iov->iov_len -= (size_t) k;
+    }
+  }
+  return 0;
+}
+
+int
+pc_control_open (const char *path, struct pc_control_conn **ret)
+{
+  struct pc_control_conn *c = malloc (sizeof *c);
+  int fd;
+
+  if (c == NULL)
+    return -ENOMEM;
+  fd = control_connect (path);
+  if (fd < 0) {
+    free (c);
+    return fd;
+  }
+  c->fd = fd;
+  *ret = c;
+  return 0;
+}
+
+int
+pc_control_request (struct pc_control_conn *c, enum pc_ctl_cmd cmd, const void *payload,
+                    size_t len, int timeout_ms, uint64_t *ret_seq)
+{
+  uint8_t hdr[PC_CTL_HEADER_SIZE], rep[PC_CTL_REPLY_SIZE];
+  struct iovec iov[2];
+  int r;
+
+  if (len > PC_CTL_MAX_PAYLOAD)
+    return -E2BIG;
+  pc_ctl_request_encode (hdr, cmd, (uint32_t) len);
+  iov[0] = (struct iovec) { hdr, sizeof hdr };
+  iov[1] = (struct iovec) { (void *) payload, len };
+  r = send_all (c->fd, iov, len > 0 ? 2 : 1);
+  if (r == 0)
+    r = wait_fd (c->fd, POLLIN, timeout_ms);
+  if (r == 0)
+    r = pc_read_all (c->fd, rep, sizeof rep);
+  if (r < 0)
+    return r == -EPIPE ? -ECONNRESET : r;
+  return pc_ctl_reply_decode (rep, ret_seq);
+}
+
+void
+pc_control_close (struct pc_control_conn *c)
+{
+  if (c) {
+    close (c->fd);
+    free (c);
+  }
+}
+
 int
 pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
                  size_t len, int timeout_ms, uint64_t *ret_seq)
 {
-  uint8_t hdr[PC_CTL_HEADER_SIZE], rep[PC_CTL_REPLY_SIZE];
-  int fd, r;
+  struct pc_control_conn *c;
+  int r;
 
   if (len > PC_CTL_MAX_PAYLOAD)
     return -E2BIG;
-  fd = control_connect (path);
-  if (fd < 0)
-    return fd;
-  pc_ctl_request_encode (hdr, cmd, (uint32_t) len);
-  r = pc_write_all (fd, hdr, sizeof hdr);
-  if (r == 0 && len > 0)
-    r = pc_write_all (fd, payload, len);
-  if (r == 0)
-    r = wait_fd (fd, POLLIN, timeout_ms);
-  if (r == 0)
-    r = pc_read_all (fd, rep, sizeof rep);
-  close (fd);
+  r = pc_control_open (path, &c);
   if (r < 0)
-    return r == -EPIPE ? -ECONNRESET : r;
-  return pc_ctl_reply_decode (rep, ret_seq);
+    return r;
+  r = pc_control_request (c, cmd, payload, len, timeout_ms, ret_seq);
+  pc_control_close (c);
+  return r;
 }
 
 int

@@ -7,7 +7,10 @@
  * All integers little-endian.  PC_CTL_MARK carries an encoded mark (mark.h);
  * the reply comes once the MARK record is in the log and on stable storage.
  * PC_CTL_STOP carries nothing; the reply comes once the END record is on
- * stable storage, and the recorder then exits.
+ * stable storage, and the recorder then exits.  PC_CTL_EVENT carries an
+ * encoded event of a traced program (event.h); the reply comes once the
+ * EVENT record is in the log (in order with every request answered before
+ * it), without waiting for stable storage: an event is not the disk's.
  */
 #ifndef POWERCUT_CONTROL_H
 #define POWERCUT_CONTROL_H
@@ -27,6 +30,7 @@
 enum pc_ctl_cmd {
   PC_CTL_MARK = 1,
   PC_CTL_STOP = 2,
+  PC_CTL_EVENT = 3,
 };
 
 /* The wire format, for both ends: the client below and the recorder's
@@ -49,6 +53,17 @@ int pc_ctl_reply_decode (const uint8_t *rep, uint64_t *ret_seq);
  * resolve). */
 int pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
                      size_t len, int timeout_ms, uint64_t *ret_seq);
+
+/* A connection to a control socket, for many requests in a row (a traced
+ * program's events): pc_control_open connects (0, or -errno as
+ * pc_control_call's local failures), pc_control_request sends one request
+ * and waits for its reply (as pc_control_call), pc_control_close
+ * (NULL: nothing) hangs up. */
+struct pc_control_conn;
+int pc_control_open (const char *path, struct pc_control_conn **ret);
+int pc_control_request (struct pc_control_conn *c, enum pc_ctl_cmd cmd, const void *payload,
+                        size_t len, int timeout_ms, uint64_t *ret_seq);
+void pc_control_close (struct pc_control_conn *c);
 
 /* Places mark name on the recording behind the control socket.  With dir:
  * syncfs() it first if sync, record the manifest of the tree under dir, and

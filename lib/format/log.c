@@ -31,6 +31,12 @@ struct pc_log {
   const char *reason;
 };
 
+bool
+pc_rec_is_disk (const struct pc_record *r)
+{
+  return r->type >= PC_REC_WRITE && r->type <= PC_REC_END;
+}
+
 const char *
 pc_rec_type_name (unsigned type)
 {
@@ -41,6 +47,7 @@ pc_rec_type_name (unsigned type)
   case PC_REC_FLUSH: return "flush";
   case PC_REC_MARK: return "mark";
   case PC_REC_END: return "end";
+  case PC_REC_EVENT: return "event";
   default: return "unknown";
   }
 }
@@ -236,6 +243,14 @@ stop (struct pc_log *log, enum pc_log_end end, const char *reason)
   return 0;
 }
 
+/* May the log hold record types this reader does not know (a compat bit
+ * this reader does not know either)? */
+static bool
+newer_types (const struct pc_log *log)
+{
+  return (log->hdr.compat & ~PC_LOG_COMPAT_KNOWN) != 0;
+}
+
 int
 pc_log_next (struct pc_log *log, struct pc_record *ret_rec)
 {
@@ -275,10 +290,11 @@ pc_log_next (struct pc_log *log, struct pc_record *ret_rec)
     return stop (log, PC_END_CORRUPT, "implausible payload length");
   /* The payload length each type must have, before a short file is taken
    * for a torn end: a damaged length in the middle is corruption. */
-  if (r.type < PC_REC_WRITE || r.type > PC_REC_END)
+  if (r.type < PC_REC_WRITE || (r.type > PC_REC_EVENT && !newer_types (log)))
     return stop (log, PC_END_CORRUPT, "unknown record type");
-  if (r.type == PC_REC_WRITE ? r.datalen != r.length
-      : r.type == PC_REC_MARK ? r.datalen == 0 : r.datalen != 0)
+  if (r.type > PC_REC_EVENT ? false
+      : r.type == PC_REC_WRITE ? r.datalen != r.length
+      : r.type == PC_REC_MARK || r.type == PC_REC_EVENT ? r.datalen == 0 : r.datalen != 0)
     return stop (log, PC_END_CORRUPT, "payload length does not fit the record type");
   if (PC_REC_HEADER_SIZE + (uint64_t) r.datalen > left)
     return stop (log, PC_END_TORN, "partial record");
@@ -312,8 +328,12 @@ pc_log_next (struct pc_log *log, struct pc_record *ret_rec)
     if (r.datalen == 0)
       return stop (log, PC_END_CORRUPT, "mark without payload");
     break;
+  case PC_REC_EVENT:
+    if (r.datalen == 0)
+      return stop (log, PC_END_CORRUPT, "event without payload");
+    break;
   default:
-    return stop (log, PC_END_CORRUPT, "unknown record type");
+    break;                      /* a newer writer's: read over (newer_types) */
   }
 
   log->cursor += PC_REC_HEADER_SIZE + r.datalen;

@@ -35,7 +35,14 @@
  *    48  u64 csum      XXH3-64 over bytes 0..47 and the payload
  *
  * Payloads: WRITE carries its data (datalen == length).  MARK carries an
- * encoded mark (see mark.h).  TRIM, WRITE_ZEROES, FLUSH and END carry none.
+ * encoded mark (see mark.h), EVENT an encoded event of a traced program
+ * (event.h).  TRIM, WRITE_ZEROES, FLUSH and END carry none.
+ *
+ * Records a reader does not know: a log whose compat word has a bit the
+ * reader does not know may hold record types the reader does not know
+ * either; it reads over them (their payload is ancillary, never the
+ * disk's), checksums checked, and gives them to its caller as they are.
+ * Without such a bit, an unknown type is damage.
  * A recording that was stopped cleanly ends with an END record; one that
  * was cut (recorder killed, machine crash) ends at its last whole record.
  */
@@ -59,6 +66,10 @@
  * length is told from a torn end.  Logs are written with it; a reader
  * checks it where the header says so (older logs lack it). */
 #define PC_LOG_COMPAT_HDRSUM (1u << 0)
+/* The log may hold EVENT records (a traced program's calls), which a
+ * reader that does not know them reads over. */
+#define PC_LOG_COMPAT_EVENTS (1u << 1)
+#define PC_LOG_COMPAT_KNOWN  (PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS)
 
 enum pc_rec_type {
   PC_REC_WRITE = 1,
@@ -67,6 +78,7 @@ enum pc_rec_type {
   PC_REC_FLUSH = 4,
   PC_REC_MARK = 5,
   PC_REC_END = 6,
+  PC_REC_EVENT = 7,         /* what a traced program did: nothing on the disk */
 };
 
 #define PC_REC_F_FUA        (1u << 0)   /* the client asked for forced unit access */
@@ -100,6 +112,11 @@ struct pc_record {
 
 /* Name of a record type ("write", "trim", ...), or "unknown". */
 const char *pc_rec_type_name (unsigned type);
+
+/* Does a record of this type tell what the disk held (a write, trim,
+ * write-zeroes, flush), or a moment of the recording (a mark, the end)?
+ * Events and types this reader does not know do not. */
+bool pc_rec_is_disk (const struct pc_record *r);
 
 /* Encodes the file header into buf (PC_LOG_HEADER_SIZE bytes). */
 void pc_log_header_encode (const struct pc_log_header *h, uint8_t *buf);

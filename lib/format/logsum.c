@@ -58,6 +58,10 @@ add_record (struct pc_log_summary *s, struct conns *seen, size_t *markcap,
             const struct pc_record *r)
 {
   s->records++;
+  if (r->type > PC_REC_EVENT) {
+    s->newer++;
+    return 0;
+  }
   s->count[r->type]++;
   if (r->flags & PC_REC_F_FUA)
     s->fua[r->type]++;

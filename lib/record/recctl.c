@@ -1,5 +1,5 @@
-/* recctl.c: the recorder's control server: mark and stop requests, in the
- * wire format that control.h shares with the client. */
+/* recctl.c: the recorder's control server: mark, event and stop requests,
+ * in the wire format that control.h shares with the client. */
 #include <config.h>
 
 #include <errno.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format/control.h"
+#include "format/event.h"
 #include "format/mark.h"
 #include "record/recint.h"
 
@@ -39,7 +40,8 @@ rec_ctl_request (struct conn *c, const uint8_t *p)
   }
   switch (cmd) {
   case PC_CTL_MARK:
-    r = rec_req_new (c, 0, PC_REC_MARK, 0, 0, 0);
+  case PC_CTL_EVENT:
+    r = rec_req_new (c, 0, cmd == PC_CTL_MARK ? PC_REC_MARK : PC_REC_EVENT, 0, 0, 0);
     if (r && len > 0)
       r->lw.data = malloc (len);
     if (r == NULL || r->lw.data == NULL || len == 0) {
@@ -77,6 +79,18 @@ rec_ctl_payload (struct conn *c, struct req *r)
   char **names;
   int err;
 
+  if (r->lw.rec.type == PC_REC_EVENT) {
+    /* Only what the oracle can read goes into the log. */
+    struct pc_event ev;
+    err = pc_event_decode (r->lw.data, r->lw.rec.datalen, &ev, NULL);
+    if (err == 0) {
+      pc_event_free (&ev);
+      return true;
+    }
+    rec_ctl_reply (c, err, 0);
+    rec_req_free (r);
+    return false;
+  }
   if (r->lw.rec.type != PC_REC_MARK)
     return true;
   err = pc_mark_decode (r->lw.data, r->lw.rec.datalen, &m, NULL);

@@ -469,7 +469,7 @@ create_log (struct pc_recorder *rec)
   h.version = PC_LOG_VERSION;
   h.devsize = rec->disk.size;
   h.sector = PC_NBD_MIN_BLOCK;
-  h.compat = PC_LOG_COMPAT_HDRSUM;
+  h.compat = PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS;
   h.start_ns = pc_now_real_ns ();
   if (rec->disk.has_base) {
     h.flags |= PC_LOG_F_BASE;

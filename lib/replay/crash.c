@@ -464,8 +464,7 @@ step_flush (struct walk *wk, uint64_t c, const struct pc_record *rec)
 static int
 step_write (struct walk *wk, uint64_t c, const struct pc_record *rec)
 {
-  (void) rec;
-  return add_point (wk, c);
+  return pc_rec_is_disk (rec) ? add_point (wk, c) : 0;
 }
 
 /* reorder and torn: at a flush, one state and nothing in flight; at a data

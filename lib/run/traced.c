@@ -1,0 +1,128 @@
+/* traced.c: a traced program's events, sent to a recording. */
+#include <config.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "format/control.h"
+#include "format/event.h"
+#include "run/traced.h"
+#include "trace/tracer.h"
+#include "util/util.h"
+
+#define EVENT_TIMEOUT_MS 120000
+
+struct sink {
+  struct pc_traced *t;
+  struct pc_control_conn *conn;
+  int failed;                   /* the recorder's answer that stopped us */
+  bool all;                     /* no root: every event */
+  dev_t dev;                    /* the root's filesystem */
+  char root[PATH_MAX];          /* its path, absolute, without a final '/' */
+  size_t rootlen;
+  struct pending { int32_t tid; bool ours; } *pend;   /* calls entered, by thread */
+  size_t npend, cappend;
+};
+
+static bool
+under (const struct sink *s, const char *path)
+{
+  return strncmp (path, s->root, s->rootlen) == 0 &&
+         (path[s->rootlen] == '/' || path[s->rootlen] == '\0');
+}
+
+/* Does ev concern the recorded filesystem? */
+static bool
+ours (const struct sink *s, const struct pc_event *ev)
+{
+  if (s->all || ev->op == PC_OP_SYNC || ev->op == PC_OP_UNTRACEABLE)
+    return true;
+  if (ev->flags & PC_EVENT_F_IDENTITY)
+    return ev->dev == (uint64_t) s->dev;
+  return under (s, ev->path[0]) || under (s, ev->path[1]);
+}
+
+/* ours() for an entry event, remembered for its thread's exit event: the
+ * two are logged or left out together, although the exit says more (an
+ * open's entry names a path, its exit the file's identity). */
+static bool
+decide (struct sink *s, const struct pc_event *ev)
+{
+  size_t i;
+  bool o;
+
+  for (i = 0; i < s->npend && s->pend[i].tid != ev->tid; i++)
+    ;
+  if (ev->kind == PC_EVENT_EXIT && i < s->npend) {
+    o = s->pend[i].ours;
+    s->pend[i] = s->pend[--s->npend];
+    return o;
+  }
+  o = ours (s, ev);
+  if (ev->kind == PC_EVENT_ENTRY) {
+    if (i == s->npend &&
+        pc_grow (&s->pend, &s->cappend, s->npend + 1, sizeof *s->pend, 16) == 0)
+      s->npend++;
+    if (i < s->npend)
+      s->pend[i] = (struct pending) { ev->tid, o };
+  }
+  return o;
+}
+
+static int
+send_event (const struct pc_event *ev, void *arg)
+{
+  struct sink *s = arg;
+  uint8_t *buf;
+  size_t len;
+  int r;
+
+  if (!decide (s, ev)) {
+    s->t->elsewhere++;
+    return 0;
+  }
+  r = pc_event_encode (ev, &buf, &len);
+  if (r < 0)
+    return r;
+  r = pc_control_request (s->conn, PC_CTL_EVENT, buf, len, EVENT_TIMEOUT_MS, NULL);
+  free (buf);
+  if (r < 0) {
+    s->failed = r;
+    return r;
+  }
+  s->t->events++;
+  return 0;
+}
+
+int
+pc_traced_run (char *const argv[], struct pc_traced *t, struct pc_err *err)
+{
+  struct sink s = { .t = t, .all = t->root == NULL };
+  struct pc_tracer_opts o = { send_event, &s, t->cwd };
+  struct stat st;
+  int r;
+
+  t->events = t->elsewhere = 0;
+  if (t->root) {
+    if (realpath (t->root, s.root) == NULL || stat (s.root, &st) < 0)
+      return pc_err_set (err, errno, "%s: %s", t->root, strerror (errno));
+    s.dev = st.st_dev;
+    s.rootlen = strlen (s.root);
+    if (s.rootlen == 1)
+      s.rootlen = 0;            /* "/": every path is under it */
+  }
+  r = pc_control_open (t->control, &s.conn);
+  if (r < 0)
+    return pc_err_set (err, -r, "%s: %s", t->control, pc_control_strerror (r));
+  r = pc_tracer_run (argv, &o, err);
+  if (r < 0 && s.failed)
+    pc_err_set (err, -s.failed, "%s: event %llu: %s (%s was stopped)", t->control,
+                (unsigned long long) t->events + 1, pc_control_strerror (s.failed), argv[0]);
+  pc_control_close (s.conn);
+  free (s.pend);
+  return r;
+}

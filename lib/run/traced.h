@@ -1,0 +1,41 @@
+/* traced.h: a program run under the tracer (trace/tracer.h), each of its
+ * events sent to a recording through its control socket and logged there
+ * in order with the disk's requests.
+ *
+ * The program's call proceeds only once the recorder has its entry event
+ * in the log: every write the call causes comes later in the log, so that
+ * every crash point knows which calls had started.  One connection carries
+ * every event, so the log holds them in the order the tracer saw them.
+ *
+ * With root, an event is logged when it concerns the filesystem mounted
+ * there: its file is on that filesystem (the event has the file's
+ * identity), or, for a call that names paths, one of them is under root;
+ * sync() and calls whose effect cannot be seen always are.  A call's entry
+ * and exit events carry the same paths and file, so both are logged or
+ * neither.
+ */
+#ifndef POWERCUT_TRACED_H
+#define POWERCUT_TRACED_H
+
+#include <stdint.h>
+
+#include "util/err.h"
+
+struct pc_traced {
+  const char *control;          /* the recorder's control socket (control.h) */
+  const char *cwd;              /* the program's directory (NULL: ours) */
+  const char *root;             /* the recorded filesystem's mount point: only
+                                 * events about it are logged (NULL: all) */
+  uint64_t events;              /* pc_traced_run: how many events were logged */
+  uint64_t elsewhere;           /* ... and how many were about other files */
+};
+
+/* Runs argv under the tracer until it and all it started have ended.
+ * Returns its exit status (0..255, or 256 + the signal that killed it), or
+ * -errno with the reason in err: the control socket could not be reached,
+ * the recorder refused an event or went away (the program is killed then:
+ * what it does must not go unrecorded), or the program could not be traced
+ * or run (pc_tracer_run). */
+int pc_traced_run (char *const argv[], struct pc_traced *t, struct pc_err *err);
+
+#endif

@@ -1,0 +1,79 @@
+/* cmd-trace.c: powercut trace: run a program whose file-system calls are
+ * recorded as events beside the disk's writes. */
+#include <config.h>
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "run/traced.h"
+
+static void
+usage (void)
+{
+  printf ("usage: powercut trace [--control PATH] [--root DIR] [--quiet] [--] COMMAND\n"
+          "                      [ARG]...\n"
+          "\n"
+          "Run COMMAND, and every process it starts, under a tracer that logs each\n"
+          "call that can change a file or make it durable (open for writing,\n"
+          "write, truncate, rename, link, unlink, fsync, sync, msync ...) in the\n"
+          "recording behind the control socket (default $POWERCUT_CONTROL, else\n"
+          "%s; tcp:HOST:PORT for one forwarded over TCP), in order with the\n"
+          "disk's writes.  powercut check then knows every version of every file\n"
+          "the program wrote.  Only calls about the filesystem mounted at DIR\n"
+          "(default $POWERCUT_MNT, if set; else every call) are logged.  Exit\n"
+          "status: COMMAND's (128 + N if signal N killed it), or 2 if it could not\n"
+          "be traced.\n"
+          "\n"
+          "  -c, --control PATH  the recorder's control socket\n"
+          "  -r, --root DIR      the recorded filesystem's mount point\n"
+          "  -q, --quiet         no summary on standard error\n"
+          "  -h, --help          show this help\n",
+          DEFAULT_CONTROL);
+}
+
+int
+cmd_trace (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "control", required_argument, NULL, 'c' },
+    { "root", required_argument, NULL, 'r' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  struct pc_traced t = { 0 };
+  struct pc_err err;
+  const char *control = NULL;
+  bool quiet = false;
+  int c, r;
+
+  t.root = getenv ("POWERCUT_MNT");
+  if (t.root && *t.root == '\0')
+    t.root = NULL;
+  while ((c = getopt_long (argc, argv, "+c:r:qh", opts, NULL)) != -1) {
+    switch (c) {
+    case 'c': control = optarg; break;
+    case 'r': t.root = optarg; break;
+    case 'q': quiet = true; break;
+    case 'h': usage (); return EXIT_OK;
+    default: return pc_usage_error ("trace");
+    }
+  }
+  if (optind >= argc) {
+    cmd_err ("trace", "a COMMAND to run is required");
+    return pc_usage_error ("trace");
+  }
+  t.control = pc_control_path (control);
+  r = pc_traced_run (argv + optind, &t, &err);
+  if (r < 0) {
+    cmd_err ("trace", "%s", err.msg);
+    return EXIT_ERROR;
+  }
+  if (!quiet)
+    fprintf (stderr, "powercut trace: %s: %llu events logged, %llu about other files left out\n",
+             argv[optind], (unsigned long long) t.events, (unsigned long long) t.elsewhere);
+  return r >= 256 ? 128 + (r - 256) : r;
+}
