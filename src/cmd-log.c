@@ -117,6 +117,9 @@ dump_record (const struct pc_record *r, struct bad_mark *bad)
     if (pc_event_decode (r->data, r->datalen, &ev, &err) == 0) {
       printf (" %s pid=%" PRId32 " tid=%" PRId32 " %s",
               ev.kind == PC_EVENT_ENTRY ? "entry" : "exit", ev.pid, ev.tid, ev.text);
+      for (int k = 0; k < 2; k++)
+        if (ev.path[k][0])
+          printf (" %s=%s", k ? "path2" : "path", ev.path[k]);
       pc_event_free (&ev);
     }
     else {

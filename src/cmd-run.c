@@ -59,12 +59,15 @@ usage (FILE *f)
 "  -O, --out DIR         output directory (default powercut-out)\n"
 "      --timeout S       the workload's time limit in seconds (default 300)\n"
 "      --verify CMD      check the application's data too: see powercut-check(1)\n"
+"      --trace, --no-trace  run the workload under powercut trace, so that its\n"
+"                        calls are in the log (default: a COMMAND is traced, a\n"
+"                        built-in workload, which places its own marks, is not)\n"
 "  -q, --quiet           no progress lines on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
 "A COMMAND runs in the mounted filesystem with POWERCUT_MNT (the mount\n"
 "point), POWERCUT_CONTROL (the control socket) and POWERCUT (this program)\n"
-"in its environment, and calls 'powercut mark' itself.  Needs root.\n"
+"in its environment, and may call 'powercut mark' itself.  Needs root.\n"
 "Output: DIR/powercut.log, report.txt, report.json, report.html, workload.txt (one\n"
 "directory per configuration when there are several, and the comparison\n"
 "in DIR/report.txt).  Exit status: 0 no problem, 1 problems found, 2 error.\n");
@@ -105,7 +108,7 @@ problem_line (void *ctx, const char *line)
 }
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
-       OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS };
+       OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -126,6 +129,8 @@ static const struct option opts[] = {
   { "out", required_argument, NULL, 'O' },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
   { "verify", required_argument, NULL, OPT_VERIFY },
+  { "trace", no_argument, NULL, OPT_TRACE },
+  { "no-trace", no_argument, NULL, OPT_NO_TRACE },
   { "quiet", no_argument, NULL, 'q' },
   { "help", no_argument, NULL, 'h' },
   { NULL, 0, NULL, 0 },
@@ -136,6 +141,7 @@ struct args {
   struct pc_run_options o;
   struct pc_run_job job;
   const char *wname;
+  int trace;                    /* --trace 1, --no-trace 0, neither -1 */
   bool quiet;
 };
 
@@ -256,6 +262,8 @@ option (int c, const char *arg, struct args *a)
     }
     break;
   case 'O': a->o.out = arg; break;
+  case OPT_TRACE: a->trace = 1; break;
+  case OPT_NO_TRACE: a->trace = 0; break;
   case 'q': a->quiet = true; break;
   case 'h': usage (stdout); return EXIT_OK;
   case '?': return pc_usage_error ("run");
@@ -299,6 +307,7 @@ cmd_run (int argc, char **argv)
   int c, r;
 
   a.o.out = "powercut-out";
+  a.trace = -1;
   a.job.each.run.size = UINT64_C(128) << 20;
   a.job.each.run.timeout_s = 300;
   a.job.each.run.attach = PC_ATTACH_AUTO;
@@ -310,6 +319,7 @@ cmd_run (int argc, char **argv)
   a.job.each.check.model.seed = a.job.each.run.seed;
   if ((r = workload (argc, argv, &a)) >= 0)
     return r;
+  a.job.each.run.traced = a.trace >= 0 ? a.trace == 1 : a.job.each.run.command != NULL;
   a.job.each.run.status = a.quiet ? NULL : status_line;
   a.job.each.run.sysctl_waiting = sysctl_waiting;
   a.job.each.problem = problem_line;

@@ -14,10 +14,25 @@ T=$(( T * 5 ))     # a guest under TCG is slow
 
 verdict () { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"][sys.argv[2]])' "$1" "$2"; }
 
+# A command of one's own, traced in the guest (as run traces a command):
+# files written and synced, then each replaced with fsync.
 # (nodioread_nolock: with ext4's default dioread_nolock a crash can find a
 # renamed file reading as zeros, test-run-zero-filled.sh's finding)
-run powercut run --quiet --attach vm --connections 2 --workload replace-rename --files 10 \
-    --mount-opts nodioread_nolock --out "$tmp/ok"
+cat >"$tmp/save.sh" <<'SH'
+#!/bin/sh
+set -e
+cd "$POWERCUT_MNT"
+for i in 0 1 2 3 4 5 6 7 8 9; do echo "file $i version 1" >f$i; done
+sync
+powercut mark v1 --manifest "$POWERCUT_MNT" --sync
+for i in 0 1 2 3 4 5 6 7 8 9; do
+  echo "file $i version 2" >f$i.tmp; sync f$i.tmp; mv f$i.tmp f$i; sync .
+  powercut mark v2-$i --manifest "$POWERCUT_MNT" --durable f$i
+done
+SH
+chmod +x "$tmp/save.sh"
+run powercut run --quiet --attach vm --connections 2 --mount-opts nodioread_nolock \
+    --out "$tmp/ok" -- "$tmp/save.sh"
 # without dioread_nolock in the guest: every crash point ok (exit 0)
 assert_eq "$rc" 0 "vm run, default options ($out $err; console: $(tail -5 "$tmp/ok/console.txt" 2>/dev/null))"
 read_log "$tmp/ok/powercut.log"
@@ -31,6 +46,11 @@ assert_ge "$(count write-zeroes)" 1 "write-zeroes"
 assert_eq "$(field connections)" 2 "connections that sent requests"
 # the flush model's FUA points are checked too
 assert_ge "$(verdict "$tmp/ok/report.json" points)" 10 "crash points"
+# the command was traced in the guest: its calls are in the log, named
+# from the filesystem's root
+dump_log "$tmp/ok/powercut.log"
+assert_match "$dump" ' event exit .* rename(at2?)?\(.* = 0 path=/f9\.tmp path2=/f9$' "the guest's rename events"
+assert_match "$dump" ' event entry .* fsync\(.* path=/f9\.tmp$' "the guest's fsync events"
 
 run powercut run --quiet --attach vm --workload replace-rename --files 10 \
     --mount-opts noauto_da_alloc --out "$tmp/noauto"

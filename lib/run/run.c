@@ -18,6 +18,7 @@
 #include "record/serve.h"
 #include "util/proc.h"
 #include "run/run.h"
+#include "run/traced.h"
 #include "util/util.h"
 #include "run/vm.h"
 #include "util/err.h"
@@ -297,6 +298,59 @@ trace_to_file (void *ctx, const char *line)
 }
 
 /* Runs the workload in a child process in the mount point. */
+/* In the workload's process: the environment a command gets. */
+static void
+command_env (struct run *r)
+{
+  char *path = NULL, *dir = strdup (r->cfg->self);
+  const char *old = getenv ("PATH");
+
+  if (dir && strrchr (dir, '/'))
+    *strrchr (dir, '/') = '\0';
+  if (dir && asprintf (&path, "%s:%s", dir, old ? old : "/usr/bin:/bin") > 0)
+    setenv ("PATH", path, 1);
+  setenv ("POWERCUT_MNT", r->mnt, 1);
+  setenv ("POWERCUT_CONTROL", r->ctl, 1);
+  setenv ("POWERCUT", r->cfg->self, 1);
+}
+
+/* In the workload's process: the workload run under the tracer, a
+ * built-in one as "powercut workload" (what a guest runs too).  Returns
+ * the exit status for the process: the workload's, or TRACE_FAILED with
+ * the reason in its trace file. */
+#define TRACE_FAILED 125
+static int
+run_traced (struct run *r, unsigned commit_s, FILE *trace)
+{
+  const struct pc_run_config *cfg = r->cfg;
+  struct pc_traced t = { .control = r->ctl, .root = r->mnt };
+  char seed[24], files[16], commit[16], seconds[16];
+  char *argv[] = { (char *) cfg->self, "workload",
+                   (char *) (cfg->workload ? cfg->workload->name : ""), "--control",
+                   r->ctl, "--dir", r->mnt, "--seed", seed, "--files", files, "--commit",
+                   commit, "--seconds", seconds, NULL };
+  struct pc_err err;
+  int st;
+
+  command_env (r);
+  snprintf (seed, sizeof seed, "%llu", (unsigned long long) cfg->seed);
+  snprintf (files, sizeof files, "%u", cfg->files);
+  snprintf (commit, sizeof commit, "%u", commit_s);
+  snprintf (seconds, sizeof seconds, "%u", cfg->seconds);
+  if (trace) {
+    dup2 (fileno (trace), 1);
+    dup2 (fileno (trace), 2);
+  }
+  st = pc_traced_run (cfg->workload ? argv : cfg->command, &t, &err);
+  if (st == -ENOENT || st == -EACCES)
+    return 127;                 /* as execvp: cannot run it */
+  if (st < 0) {
+    fprintf (stderr, "powercut: tracing the workload: %s\n", err.msg);
+    return TRACE_FAILED;
+  }
+  return st >= 256 ? 128 + st - 256 : st;
+}
+
 static int
 run_workload (struct run *r, unsigned commit_s)
 {
@@ -320,6 +374,8 @@ run_workload (struct run *r, unsigned commit_s)
     signal (SIGTERM, SIG_DFL);
     if (chdir (r->mnt) < 0)
       _exit (126);
+    if (cfg->traced)
+      _exit (run_traced (r, commit_s, trace));
     if (cfg->workload) {
       struct pc_workload_env env = {
         .control = r->ctl, .root = r->mnt, .seed = cfg->seed, .files = cfg->files,
@@ -331,15 +387,7 @@ run_workload (struct run *r, unsigned commit_s)
       _exit (e < 0 ? 1 : 0);
     }
     else {
-      char *path = NULL, *dir = strdup (cfg->self);
-      const char *old = getenv ("PATH");
-      if (dir && strrchr (dir, '/'))
-        *strrchr (dir, '/') = '\0';
-      if (dir && asprintf (&path, "%s:%s", dir, old ? old : "/usr/bin:/bin") > 0)
-        setenv ("PATH", path, 1);
-      setenv ("POWERCUT_MNT", r->mnt, 1);
-      setenv ("POWERCUT_CONTROL", r->ctl, 1);
-      setenv ("POWERCUT", cfg->self, 1);
+      command_env (r);
       if (trace) {
         dup2 (fileno (trace), 1);
         dup2 (fileno (trace), 2);
@@ -368,6 +416,9 @@ run_workload (struct run *r, unsigned commit_s)
     return 0;
   if (WIFEXITED (st) && WEXITSTATUS (st) == 127)
     return fail (r, ENOENT, "%s: cannot run it", cfg->command ? cfg->command[0] : "workload");
+  if (cfg->traced && WIFEXITED (st) && WEXITSTATUS (st) == TRACE_FAILED)
+    return fail (r, EIO, "the workload could not be traced%s%s",
+                 cfg->trace_path ? ": see " : "", cfg->trace_path ? cfg->trace_path : "");
   return fail (r, EIO, "the workload failed (%s %d)%s%s",
                WIFEXITED (st) ? "exit status" : "signal",
                WIFEXITED (st) ? WEXITSTATUS (st) : WTERMSIG (st),
@@ -448,6 +499,7 @@ run_vm (struct run *r)
   vc.workload = cfg->workload ? cfg->workload->name : NULL;
   vc.script = cfg->workload ? NULL : cfg->command[0];
   vc.script_args = cfg->workload ? NULL : cfg->command + 1;
+  vc.traced = cfg->traced;
   vc.seed = cfg->seed;
   vc.files = cfg->files;
   vc.commit_s = commit_s;

@@ -15,6 +15,7 @@
 #ifndef POWERCUT_RUN_H
 #define POWERCUT_RUN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "run/sysctl.h"
@@ -35,6 +36,8 @@ struct pc_run_config {
   unsigned connections;                 /* PC_ATTACH_VM: nbd-client -C */
   const struct pc_workload *workload;   /* or ... */
   char *const *command;         /* ... a command (argv, NULL-terminated) */
+  bool traced;                  /* run it under the tracer (traced.h): its calls
+                                 * about the filesystem go into the log */
   uint64_t seed;
   unsigned files;
   unsigned seconds;             /* how long a timed workload writes (0: its default) */

@@ -26,6 +26,7 @@ struct sink {
   size_t rootlen;
   struct pending { int32_t tid; bool ours; } *pend;   /* calls entered, by thread */
   size_t npend, cappend;
+  struct pc_event ev;           /* the one being sent, its paths from the root */
 };
 
 static bool
@@ -73,17 +74,36 @@ decide (struct sink *s, const struct pc_event *ev)
   return o;
 }
 
+/* A path under the root as seen from the recorded filesystem: the root's
+ * own prefix off ("/mnt/a/b" -> "/a/b", "/mnt" -> "/"). */
+static void
+from_root (const struct sink *s, char *path)
+{
+  if (s->rootlen == 0 || !under (s, path))
+    return;
+  if (path[s->rootlen] == '\0')
+    strcpy (path, "/");
+  else
+    memmove (path, path + s->rootlen, strlen (path + s->rootlen) + 1);
+}
+
 static int
-send_event (const struct pc_event *ev, void *arg)
+send_event (const struct pc_event *orig, void *arg)
 {
   struct sink *s = arg;
+  struct pc_event *ev = &s->ev;
   uint8_t *buf;
   size_t len;
   int r;
 
-  if (!decide (s, ev)) {
+  if (!decide (s, orig)) {
     s->t->elsewhere++;
     return 0;
+  }
+  *ev = *orig;
+  if (!s->all) {
+    from_root (s, ev->path[0]);
+    from_root (s, ev->path[1]);
   }
   r = pc_event_encode (ev, &buf, &len);
   if (r < 0)

@@ -7,8 +7,10 @@
  * every crash point knows which calls had started.  One connection carries
  * every event, so the log holds them in the order the tracer saw them.
  *
- * With root, an event is logged when it concerns the filesystem mounted
- * there: its file is on that filesystem (the event has the file's
+ * With root, the events' paths under it are given from the recorded
+ * filesystem's root ("/mnt/a/b" is "/a/b" for root /mnt), as marks'
+ * manifests give them, whatever directory it was mounted on; and an
+ * event is logged when it concerns the filesystem mounted there: its file is on that filesystem (the event has the file's
  * identity), or, for a call that names paths, one of them is under root;
  * sync() and calls whose effect cannot be seen always are.  A call's entry
  * and exit events carry the same paths and file, so both are logged or

@@ -46,11 +46,12 @@ static const char guest_init[] =
 "export POWERCUT_CONTROL=tcp:10.0.2.100:10810 POWERCUT_MNT=/mnt POWERCUT=/bin/powercut\n"
 "powercut mark mkfs --manifest /mnt --sync || finish 213\n"
 "say running the workload\n"
+"if [ -n \"$TRACED\" ]; then T='powercut trace --quiet --'; else T=; fi\n"
 "if [ -x /workload.sh ]; then\n"
-"  (cd /mnt && eval \"/workload.sh $ARGS\"); st=$?\n"
+"  (cd /mnt && eval \"$T /workload.sh $ARGS\"); st=$?\n"
 "  [ $st = 0 ] && { powercut mark end --manifest /mnt --sync || st=214; }\n"
 "else\n"
-"  powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\" --seconds \"$SECONDS\"; st=$?\n"
+"  (cd /mnt && $T powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\" --seconds \"$SECONDS\"); st=$?\n"
 "fi\n"
 "cd /; umount /mnt || { [ $st = 0 ] && st=215; }\n"
 "nbd-client -d /dev/nbd0\n"
@@ -525,6 +526,7 @@ vm_run (const struct pc_vm_config *cfg, struct pc_err *why)
     conf (m, "MKFS_OPTS", cfg->mkfs_opts);
     conf (m, "MOUNT_OPTS", cfg->mount_opts);
     conf (m, "WORKLOAD", cfg->workload);
+    conf (m, "TRACED", cfg->traced ? "1" : "");
     /* The script's arguments, each single-quoted, for eval in the guest. */
     {
       char args[4096] = "";

@@ -18,6 +18,7 @@
 
 #include "run/sysctl.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/err.h"
@@ -31,6 +32,7 @@ struct pc_vm_config {
   const char *workload;         /* a built-in workload's name, or ... */
   const char *script;           /* ... a script to run in the mount point */
   char *const *script_args;     /* its arguments (NULL-terminated), or NULL */
+  bool traced;                  /* run it under powercut trace in the guest */
   uint64_t seed;
   unsigned files, commit_s, connections;
   unsigned seconds;                     /* a timed workload's length (0: default) */
