@@ -30,6 +30,8 @@ struct cached {
   uint8_t headlen;
   uint8_t head[PC_ENTRY_HEAD];
   uint64_t zero_blocks;
+  uint64_t *bh;               /* the content's block hashes (pc_entry.blocks) */
+  uint64_t nbh;
 };
 
 struct pc_fstree_cache {
@@ -131,8 +133,10 @@ pc_fstree_cache_new (struct pc_fstree_cache **ret)
 static void
 cache_clear (struct pc_fstree_cache *c)
 {
-  for (size_t i = 0; i < c->cap; i++)
+  for (size_t i = 0; i < c->cap; i++) {
     free (c->v[i].blk);
+    free (c->v[i].bh);
+  }
   free (c->v);
   c->v = NULL;
   c->cap = c->n = 0;
@@ -299,9 +303,13 @@ hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
     ext2fs_file_close (f);
   }
   pc_entry_hash_end (h, ent);
-  if (!whole) {
-    memset (ent->hash, 0, sizeof ent->hash);
+  if (!whole || e) {
+    if (!whole)
+      memset (ent->hash, 0, sizeof ent->hash);
     ent->zero_blocks = 0;       /* not read: not known to be zeros */
+    free (ent->blocks);         /* nor its blocks */
+    ent->blocks = NULL;
+    ent->nblocks = 0;
   }
   return e;
 }
@@ -326,6 +334,10 @@ hash_file (struct walk *w, ext2_ino_t ino, const uint8_t *raw, size_t rawlen,
     ent->headlen = e->headlen;
     memcpy (ent->head, e->head, sizeof ent->head);
     ent->zero_blocks = e->zero_blocks;
+    if (e->nbh && (ent->blocks = malloc (e->nbh * sizeof *ent->blocks)) != NULL) {
+      memcpy (ent->blocks, e->bh, e->nbh * sizeof *ent->blocks);
+      ent->nblocks = e->nbh;
+    }
     c->reused++;
     return 0;
   }
@@ -348,6 +360,15 @@ hash_file (struct walk *w, ext2_ino_t ino, const uint8_t *raw, size_t rawlen,
     e->headlen = ent->headlen;
     memcpy (e->head, ent->head, sizeof e->head);
     e->zero_blocks = ent->zero_blocks;
+    free (e->bh);
+    e->bh = NULL;
+    e->nbh = 0;
+    if (ent->nblocks && (e->bh = malloc (ent->nblocks * sizeof *e->bh)) != NULL) {
+      memcpy (e->bh, ent->blocks, ent->nblocks * sizeof *e->bh);
+      e->nbh = ent->nblocks;
+    }
+    else if (ent->nblocks)
+      e->inode = ~ih;           /* its blocks not kept: read next time */
   }
   else if (e)
     e->inode = ~ih;
@@ -491,6 +512,7 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
     if (r < 0) {
       free (ent.path);
       free (ent.target);
+      free (ent.blocks);
       break;
     }
     if (ent.type == PC_ENTRY_DIR)

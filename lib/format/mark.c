@@ -73,9 +73,27 @@ pc_mark_path_valid (const char *path, size_t len)
 /* A file's content being hashed: the hash, and the 4 KiB block it is in. */
 struct entry_hash {
   XXH3_state_t st;
+  XXH3_state_t block;           /* the current block's */
   uint64_t off;                 /* bytes so far */
   bool nonzero;                 /* the current block has a byte that is not zero */
+  size_t cap;                   /* room in the entry's blocks */
+  bool no_blocks;               /* no memory for them: none are kept */
 };
+
+/* Ends the current block: its hash into e's blocks. */
+static void
+block_done (struct entry_hash *h, struct pc_entry *e)
+{
+  if (!h->no_blocks && pc_grow (&e->blocks, &h->cap, e->nblocks + 1, sizeof *e->blocks, 16) < 0) {
+    free (e->blocks);
+    e->blocks = NULL;
+    e->nblocks = 0;
+    h->no_blocks = true;
+  }
+  if (!h->no_blocks)
+    e->blocks[e->nblocks++] = XXH3_64bits_digest (&h->block);
+  XXH3_64bits_reset (&h->block);
+}
 
 static bool
 all_zero (const uint8_t *p, size_t n)
@@ -90,11 +108,17 @@ pc_entry_hash_begin (struct pc_entry *e)
 
   if (h) {
     XXH3_128bits_reset (&h->st);
+    XXH3_64bits_reset (&h->block);
     h->off = 0;
     h->nonzero = false;
+    h->cap = 0;
+    h->no_blocks = false;
   }
   e->headlen = 0;
   e->zero_blocks = 0;
+  free (e->blocks);
+  e->blocks = NULL;
+  e->nblocks = 0;
   return h;
 }
 
@@ -117,12 +141,14 @@ pc_entry_hash_update (void *hp, struct pc_entry *e, const void *buf, size_t n)
     size_t k = n < room ? n : room;
     if (!h->nonzero && !all_zero (p, k))
       h->nonzero = true;
+    XXH3_64bits_update (&h->block, p, k);
     h->off += k;
     p += k;
     n -= k;
     if (k == room) {
       e->zero_blocks += !h->nonzero;
       h->nonzero = false;
+      block_done (h, e);
     }
   }
 }
@@ -132,8 +158,10 @@ pc_entry_hash_end (void *hp, struct pc_entry *e)
 {
   struct entry_hash *h = hp;
 
-  if (h->off % PC_ENTRY_ZERO_BLOCK)
+  if (h->off % PC_ENTRY_ZERO_BLOCK) {
     e->zero_blocks += !h->nonzero;   /* the short last block */
+    block_done (h, e);
+  }
   XXH128_canonicalFromHash ((XXH128_canonical_t *) e->hash, XXH3_128bits_digest (&h->st));
   free (h);
 }
@@ -272,6 +300,7 @@ scan_dir (struct scan *s, int dirfd, size_t plen, int depth)
     if (r < 0) {
       free (e.path);
       free (e.target);
+      free (e.blocks);
       break;
     }
     if (S_ISDIR (st.st_mode) && st.st_dev == s->dev) {
@@ -740,6 +769,7 @@ pc_mark_free (struct pc_mark *m)
   for (size_t i = 0; i < m->nentries; i++) {
     free (m->entries[i].path);
     free (m->entries[i].target);
+    free (m->entries[i].blocks);
   }
   free (m->entries);
   memset (m, 0, sizeof *m);

@@ -58,6 +58,12 @@ struct pc_entry {
                              * mark): how many PC_ENTRY_ZERO_BLOCK blocks of
                              * the content (the last one may be short) hold
                              * only zeros */
+  uint64_t *blocks;         /* ... and the XXH3-64 of each of those blocks,
+                             * over the bytes it has, as a traced program's
+                             * events hash them (event.h); nblocks of them
+                             * (none if the file was not read whole or
+                             * memory ran out) */
+  uint64_t nblocks;
   char *target;             /* symlink target, or NULL */
 };
 
@@ -87,8 +93,8 @@ int pc_mark_add_entry (struct pc_mark *m, size_t *cap, const struct pc_entry *e)
 
 /* A regular file's content into an entry, as every manifest and every
  * crash state's tree takes it (so the two compare): XXH3-128 of all the
- * bytes, the first PC_ENTRY_HEAD of them, and how many of its blocks are
- * all zeros (zero_blocks).  begin returns NULL when out
+ * bytes, the first PC_ENTRY_HEAD of them, how many of its blocks are
+ * all zeros (zero_blocks) and each block's hash (blocks).  begin returns NULL when out
  * of memory; end stores the hash and frees the state. */
 void *pc_entry_hash_begin (struct pc_entry *e);
 void pc_entry_hash_update (void *h, struct pc_entry *e, const void *buf, size_t n);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "format/mark.h"
+#include "util/xxh.h"
 #include "util/util.h"
 #include "unit.h"
 
@@ -194,18 +195,27 @@ START_TEST (test_relpath)
 }
 END_TEST
 
-/* Hashes buf in pieces of n bytes; returns the zero blocks counted. */
+/* Hashes buf in pieces of n bytes; returns the zero blocks counted.  The
+ * block hashes must be each 4 KiB block's XXH3-64, the last one over the
+ * bytes it has, however the content arrives. */
 static uint64_t
 zero_blocks (const uint8_t *buf, size_t len, size_t n)
 {
   struct pc_entry e = { 0 };
   void *h = pc_entry_hash_begin (&e);
+  uint64_t z;
 
   ck_assert_ptr_nonnull (h);
   for (size_t off = 0; off < len; off += n)
     pc_entry_hash_update (h, &e, buf + off, len - off < n ? len - off : n);
   pc_entry_hash_end (h, &e);
-  return e.zero_blocks;
+  ck_assert_uint_eq (e.nblocks, (len + 4095) / 4096);
+  for (size_t b = 0; b < e.nblocks; b++)
+    ck_assert_uint_eq (e.blocks[b], XXH3_64bits (buf + 4096 * b, len - 4096 * b < 4096
+                                                                 ? len - 4096 * b : 4096));
+  z = e.zero_blocks;
+  free (e.blocks);
+  return z;
 }
 
 START_TEST (test_zero_blocks)
