@@ -42,6 +42,10 @@ usage (FILE *f)
 "                        journal and checks every distinct image, every file is read\n"
 "      --verify CMD      run CMD (sh -c) in the tree of every state whose filesystem\n"
 "                        passes; failing, it makes the point app-invalid\n"
+"      --fail-on WHAT    what fails the check: exposure (default: any crash\n"
+"                        point that lost data, made durable or not) or\n"
+"                        promises (only one that broke a promise: lost what\n"
+"                        was made durable, corrupt, unmountable, app-invalid)\n"
 "  -q, --quiet           no text report on stdout\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -88,7 +92,7 @@ struct args {
 };
 
 enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
-       OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY };
+       OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY, OPT_FAIL_ON };
 
 /* The options with a number or a model: -1 to go on, or an exit status. */
 static int
@@ -158,6 +162,12 @@ option (int c, const char *arg, struct args *a)
     cfg->verify = arg;
     break;
   case 'b': cfg->base_path = arg; break;
+  case OPT_FAIL_ON:
+    if (pc_fail_on_parse (arg, &a->out.fail_on) < 0) {
+      cmd_err ("check", "--fail-on %s: not promises or exposure", arg);
+      return pc_usage_error ("check");
+    }
+    break;
   case OPT_KEEP_TRIMMED: cfg->keep_trimmed = true; break;
   case OPT_WORKDIR: cfg->work_dir = arg; break;
   case OPT_PLAIN: cfg->plain = true; break;
@@ -188,6 +198,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "workdir", required_argument, NULL, OPT_WORKDIR },
     { "plain", no_argument, NULL, OPT_PLAIN },
     { "verify", required_argument, NULL, OPT_VERIFY },
+    { "fail-on", required_argument, NULL, OPT_FAIL_ON },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -238,10 +249,13 @@ cmd_check (int argc, char **argv)
 static void
 merge_usage (void)
 {
-  printf ("usage: powercut merge [--json OUT] [--html OUT] [--quiet] REPORT.json...\n"
+  printf ("usage: powercut merge [--json OUT] [--html OUT] [--fail-on WHAT] [--quiet]\n"
+          "                      REPORT.json...\n"
           "\n"
           "Join the JSON reports of the shards of one check into the report an\n"
           "unsharded check gives: text on stdout, JSON or HTML to OUT.\n"
+          "--fail-on promises makes only a crash point that broke a promise fail\n"
+          "it (as powercut check).\n"
           "\n"
           "Exit status: 0 every crash point survived, 1 some did not, 2 error or some\n"
           "point could not be checked.\n");
@@ -253,16 +267,23 @@ cmd_merge (int argc, char **argv)
   static const struct option opts[] = {
     { "json", required_argument, NULL, 'o' },
     { "html", required_argument, NULL, 'H' },
+    { "fail-on", required_argument, NULL, 'f' },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  struct pc_outputs out = { stdout, NULL, NULL };
+  struct pc_outputs out = { stdout, NULL, NULL, PC_FAIL_ON_EXPOSURE };
   struct pc_err err;
   int c, r;
 
-  while ((c = getopt_long (argc, argv, "o:H:qh", opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "o:H:f:qh", opts, NULL)) != -1) {
     switch (c) {
+    case 'f':
+      if (pc_fail_on_parse (optarg, &out.fail_on) < 0) {
+        cmd_err ("merge", "--fail-on %s: not promises or exposure", optarg);
+        return pc_usage_error ("merge");
+      }
+      break;
     case 'o': out.json = optarg; break;
     case 'H': out.html = optarg; break;
     case 'q': out.text = NULL; break;

@@ -62,6 +62,8 @@ usage (FILE *f)
 "      --trace, --no-trace  run the workload under powercut trace, so that its\n"
 "                        calls are in the log (default: a COMMAND is traced, a\n"
 "                        built-in workload, which places its own marks, is not)\n"
+"      --fail-on WHAT    exposure (default: any lost data fails) or promises\n"
+"                        (only a broken promise: durable data lost, corrupt)\n"
 "  -q, --quiet           no progress lines on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -108,7 +110,7 @@ problem_line (void *ctx, const char *line)
 }
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
-       OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE };
+       OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -131,6 +133,7 @@ static const struct option opts[] = {
   { "verify", required_argument, NULL, OPT_VERIFY },
   { "trace", no_argument, NULL, OPT_TRACE },
   { "no-trace", no_argument, NULL, OPT_NO_TRACE },
+  { "fail-on", required_argument, NULL, OPT_FAIL_ON },
   { "quiet", no_argument, NULL, 'q' },
   { "help", no_argument, NULL, 'h' },
   { NULL, 0, NULL, 0 },
@@ -263,6 +266,12 @@ option (int c, const char *arg, struct args *a)
     break;
   case 'O': a->o.out = arg; break;
   case OPT_TRACE: a->trace = 1; break;
+  case OPT_FAIL_ON:
+    if (pc_fail_on_parse (arg, &a->job.fail_on) < 0) {
+      cmd_err ("run", "--fail-on %s: not promises or exposure", arg);
+      return pc_usage_error ("run");
+    }
+    break;
   case OPT_NO_TRACE: a->trace = 0; break;
   case 'q': a->quiet = true; break;
   case 'h': usage (stdout); return EXIT_OK;

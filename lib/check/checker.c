@@ -123,7 +123,7 @@ end_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_err *wh
   struct pc_judgement jm;
   int r;
 
-  if (pc_oracle_manifests (c->oracle) == 0)
+  if (!pc_oracle_judges (c->oracle))
     return 0;
   r = pc_judge_new (&jc, im, &jd);
   if (r < 0)

@@ -218,7 +218,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
 {
   struct app_result *ar = NULL;
   const struct pc_state *s = &c->states[c->uniq[u]];
-  bool judge = pc_oracle_manifests (c->oracle) > 0, failed = false;
+  bool judge = pc_oracle_judges (c->oracle), failed = false;
   struct pc_judgement jm;
   int r;
 
@@ -371,7 +371,7 @@ worker (struct ctx *c, unsigned id)
     .timeout_s = c->cfg->timeout_s,
     .now = c->now,
     .hash_limit = c->hash_limit,
-    .read_tree = pc_oracle_manifests (c->oracle) > 0 || c->cfg->verify,
+    .read_tree = pc_oracle_judges (c->oracle) || c->cfg->verify,
     .plain = c->cfg->plain,
   };
   struct out o = { .id = id };

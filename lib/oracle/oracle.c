@@ -7,15 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oracle/history.h"
 #include "oracle/oracle.h"
 #include "util/xxh.h"
 
 struct omark {
   uint64_t record;
+  uint64_t time_ns;
   struct pc_mark m;
 };
 
 struct pc_oracle {
+  struct pc_history *hist;    /* a traced program's (history.h), or NULL */
   struct omark *marks;        /* marks with a manifest, in log order */
   size_t n;
   char **known;               /* every path any manifest names, sorted */
@@ -168,6 +171,7 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err 
     }
     o->marks = nm;
     o->marks[o->n].record = i;
+    o->marks[o->n].time_ns = r->time_ns;
     o->marks[o->n++].m = m;
     total += m.nentries;
   }
@@ -193,6 +197,17 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err 
       }
     free (all);
   }
+  {
+    int e = pc_history_new (ix, &o->hist, err);
+    if (e < 0) {
+      pc_oracle_free (o);
+      return e;
+    }
+    if (pc_history_events (o->hist) == 0) {
+      pc_history_free (o->hist);
+      o->hist = NULL;
+    }
+  }
   if (versions_new (o) < 0) {
     pc_oracle_free (o);
     return -ENOMEM;
@@ -206,6 +221,7 @@ pc_oracle_free (struct pc_oracle *o)
 {
   if (o == NULL)
     return;
+  pc_history_free (o->hist);
   for (size_t i = 0; i < o->n; i++)
     pc_mark_free (&o->marks[i].m);
   free (o->marks);
@@ -223,6 +239,12 @@ size_t
 pc_oracle_manifests (const struct pc_oracle *o)
 {
   return o->n;
+}
+
+bool
+pc_oracle_judges (const struct pc_oracle *o)
+{
+  return o->n > 0 || o->hist != NULL;
 }
 
 uint64_t
@@ -458,6 +480,27 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
     return -ENOMEM;
   r = finding (out, kind, path, f, allowed);
   free (allowed);
+  if (r == 0 && kind != PC_F_NOT_JUDGED) {
+    /* A promise broken if the version lost is one a mark had made
+     * durable: the path's durable version, not changed since (a later
+     * version, never made durable, is what a crash may lose), or a
+     * version rolled back. */
+    bool unchanged = d != SIZE_MAX;
+    for (size_t i = d + 1; unchanged && i <= last && i < o->n; i++)
+      unchanged = same_version (pc_mark_find (&o->marks[d].m, path),
+                                pc_mark_find (&o->marks[i].m, path));
+    struct pc_cause c = { .known = true, .durable_ns = -1,
+                          .promise = kind == PC_F_DURABLE_LOST || unchanged };
+    c.rule = strdup (c.promise ? "a version a mark declared durable is lost: "
+                                 "the filesystem broke its promise"
+                               : "the version lost was never made durable: a crash may lose it");
+    if (c.promise) {
+      c.durable_ns = (int64_t) o->marks[d].time_ns;
+      if (asprintf (&c.durable_by, "the mark %s", o->marks[d].m.name) < 0)
+        c.durable_by = NULL;
+    }
+    pc_findings_set_cause (out, &c);
+  }
   return r < 0 ? r : (int) pc_finding_verdict (kind);
 }
 
@@ -488,36 +531,86 @@ pc_oracle_last_mark (const struct pc_oracle *o)
   return o->n ? o->marks[o->n - 1].m.name : NULL;
 }
 
+/* Judges path by the history: appends its finding, if any; returns the
+ * verdict, or -ENOMEM. */
+static int
+judge_traced (const struct pc_oracle *o, uint64_t point, const char *path,
+              const struct pc_entry *f, struct pc_findings *out)
+{
+  struct pc_history_verdict hv;
+  char *allowed = NULL;
+  int r = pc_history_judge (o->hist, point, path, f, &hv);
+
+  if (r < 0)
+    return r;
+  if (hv.kind == 0)
+    return PC_V_OK;
+  allowed = strdup (hv.kind == PC_F_NOT_JUDGED ? "-"
+                    : "what the program had: a version since it was last made durable, "
+                      "or a mix of their blocks");
+  r = allowed ? finding (out, hv.kind, path, f, allowed) : -ENOMEM;
+  free (allowed);
+  if (r < 0) {
+    pc_cause_clear (&hv.cause);
+    return r;
+  }
+  pc_findings_set_cause (out, &hv.cause);
+  return (int) pc_finding_verdict (hv.kind);
+}
+
 int
 pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
                  struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx,
                  enum pc_verdict *ret_verdict)
 {
-  size_t nbefore = 0, last, i = 0, j = 0;
+  size_t nbefore = 0, last = 0, i = 0, j = 0, k = 0, nh = 0;
+  const char *const *hp = o->hist ? pc_history_paths (o->hist, &nh) : NULL;
   int worst = PC_V_OK;
 
   *ret_verdict = PC_V_OK;
-  if (o->n == 0)
+  if (o->n == 0 && nh == 0)
     return 0;
   while (nbefore < o->n && o->marks[nbefore].record <= point)
     nbefore++;
-  last = nbefore < o->n ? nbefore : o->n - 1;
+  if (o->n)
+    last = nbefore < o->n ? nbefore : o->n - 1;
 
-  /* Every path the window's marks or the image name, once, in order: the
-   * known paths and the image's, both sorted, merged. */
-  while (i < o->nknown || j < found->nentries) {
-    int c = i == o->nknown ? 1 : j == found->nentries ? -1
-            : strcmp (o->known[i], found->entries[j].path);
-    const struct pc_entry *f = c >= 0 ? &found->entries[j] : NULL;
+  /* Every path the window's marks, the history or the image name, once,
+   * in order: three sorted lists, merged.  The history judges the paths
+   * it follows; the marks, the others. */
+  while (i < o->nknown || j < found->nentries || k < nh) {
+    const char *pk = i < o->nknown ? o->known[i] : NULL;
+    const char *pf = j < found->nentries ? found->entries[j].path : NULL;
+    const char *ph = k < nh ? hp[k] : NULL, *cur = pk;
+    const struct pc_entry *f;
     int v;
-    if (c > 0) {
-      /* No manifest names it. */
-      if (finding (out, PC_F_UNMENTIONED, f->path, f, "-") < 0)
+    if (cur == NULL || (pf && strcmp (pf, cur) < 0))
+      cur = pf;
+    if (cur == NULL || (ph && strcmp (ph, cur) < 0))
+      cur = ph;
+    f = pf && strcmp (pf, cur) == 0 ? &found->entries[j] : NULL;
+    if (ph && strcmp (ph, cur) == 0) {
+      /* The durability windows still follow the marks' versions. */
+      if (lost && pk && strcmp (pk, cur) == 0 && !(f == NULL && o->first[i] > last) &&
+          !(nbefore == o->n && o->changed[i]))
+        note_lost (o, i, last, f, lost, lost_ctx);
+      v = judge_traced (o, point, cur, f, out);
+      if (v < 0)
+        return v;
+      worst = pc_verdict_worse (worst, v);
+      i += pk && strcmp (pk, cur) == 0;
+      j += f != NULL;
+      k++;
+      continue;
+    }
+    if (pk == NULL || strcmp (pk, cur) != 0) {
+      /* No manifest names it, and the history does not follow it. */
+      if (f && finding (out, PC_F_UNMENTIONED, f->path, f, "-") < 0)
         return -ENOMEM;
       j++;
       continue;
     }
-    if (c < 0 && o->first[i] > last) {
+    if (f == NULL && o->first[i] > last) {
       i++;                      /* named only by later marks, and not here */
       continue;
     }
@@ -528,7 +621,7 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
       return v;                 /* -ENOMEM */
     worst = pc_verdict_worse (worst, v);
     i++;
-    j += c == 0;
+    j += f != NULL;
   }
   *ret_verdict = (enum pc_verdict) worst;
   return 0;

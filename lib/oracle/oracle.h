@@ -37,6 +37,7 @@
 #ifndef POWERCUT_ORACLE_H
 #define POWERCUT_ORACLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,8 +54,12 @@ struct pc_oracle;
 int pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err *err);
 void pc_oracle_free (struct pc_oracle *o);
 
-/* How many marks carry a manifest (none: the oracle judges nothing). */
+/* How many marks carry a manifest. */
 size_t pc_oracle_manifests (const struct pc_oracle *o);
+
+/* Does it judge anything: a manifest, or a traced program's events
+ * (history.h, which then judges every path it follows)? */
+bool pc_oracle_judges (const struct pc_oracle *o);
 
 /* The largest size of a regular file in any manifest (0 if none). */
 uint64_t pc_oracle_max_size (const struct pc_oracle *o);

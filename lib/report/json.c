@@ -54,6 +54,27 @@ pc_json_add_text (json_object *o, const char *key, const char *s, bool path,
 }
 
 json_object *
+pc_json_cause (const struct pc_cause *c, enum pc_json_form form)
+{
+  json_object *o = json_object_new_object ();
+
+  if (c->rule)
+    json_object_object_add (o, "rule", json_object_new_string (c->rule));
+  if (c->call) {
+    pc_json_add_text (o, "call", c->call, false, form);
+    json_object_object_add (o, "pid", json_object_new_int (c->pid));
+    json_object_object_add (o, "time", pc_json_seconds (c->time_ns));
+  }
+  json_object_object_add (o, "durable_at", c->durable_ns >= 0
+                          ? pc_json_seconds ((uint64_t) c->durable_ns) : NULL);
+  if (c->durable_by)
+    pc_json_add_text (o, "durable_by", c->durable_by, false, form);
+  if (c->fix)
+    pc_json_add_text (o, "fix", c->fix, false, form);
+  return o;
+}
+
+json_object *
 pc_json_finding (const struct pc_finding *fd, enum pc_json_form form)
 {
   json_object *x = json_object_new_object ();
@@ -62,7 +83,46 @@ pc_json_finding (const struct pc_finding *fd, enum pc_json_form form)
   pc_json_add_text (x, "path", fd->path, true, form);
   pc_json_add_text (x, "found", fd->found, false, form);
   pc_json_add_text (x, "allowed", fd->allowed, false, form);
+  if (fd->cause.known) {
+    json_object_object_add (x, "promise", json_object_new_boolean (fd->cause.promise));
+    json_object_object_add (x, "cause", pc_json_cause (&fd->cause, form));
+  }
   return x;
+}
+
+/* Reads a finding's "promise" and "cause" back (none: no cause).
+ * Returns 0, or -EBADMSG / -ENOMEM. */
+static int
+read_cause (json_object *x, struct pc_cause *c)
+{
+  json_object *o = pc_json_get (x, "cause", json_type_object), *v;
+  bool bad = false;
+
+  memset (c, 0, sizeof *c);
+  if (o == NULL)
+    return 0;
+  c->known = true;
+  c->durable_ns = -1;
+  v = pc_json_get (x, "promise", json_type_boolean);
+  c->promise = v && json_object_get_boolean (v);
+  if ((v = pc_json_get (o, "rule", json_type_string)) && !(c->rule = strdup (json_object_get_string (v))))
+    return -ENOMEM;
+  c->call = pc_json_get_bytes (o, "call", &bad);
+  c->durable_by = pc_json_get_bytes (o, "durable_by", &bad);
+  c->fix = pc_json_get_bytes (o, "fix", &bad);
+  if ((v = pc_json_get (o, "pid", json_type_int)))
+    c->pid = json_object_get_int (v);
+  if ((v = json_object_object_get (o, "time")) && (json_object_is_type (v, json_type_double) ||
+                                                    json_object_is_type (v, json_type_int)))
+    c->time_ns = (uint64_t) (json_object_get_double (v) * 1e9 + 0.5);
+  if ((v = json_object_object_get (o, "durable_at")) && (json_object_is_type (v, json_type_double) ||
+                                                          json_object_is_type (v, json_type_int)))
+    c->durable_ns = (int64_t) (json_object_get_double (v) * 1e9 + 0.5);
+  if (bad) {
+    pc_cause_clear (c);
+    return -EBADMSG;
+  }
+  return 0;
 }
 
 json_object *
@@ -155,7 +215,12 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     json_object_object_add (w, "files_reused", json_object_new_uint64 (res->work.files_reused));
     json_object_object_add (root, "work", w);
   }
-  json_object_object_add (root, "totals", pc_json_totals (res->count, res->npoints, res->unique));
+  {
+    json_object *t = pc_json_totals (res->count, res->npoints, res->unique);
+    json_object_object_add (t, "promises", json_object_new_int64 ((int64_t) res->promises));
+    json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) res->exposures));
+    json_object_object_add (root, "totals", t);
+  }
   json_object_object_add (root, "windows", pc_windows_json (res));
   for (size_t i = 0; i < res->npoints; i++)
     json_object_array_add (pts, pc_json_point (res, &res->points[i], PC_JSON_EXACT));
@@ -319,7 +384,12 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
           bad = "a malformed finding";
           goto bad;
         }
+        memset (fd, 0, sizeof *fd);
         fd->kind = kind;
+        if (read_cause (x, &fd->cause) < 0) {
+          bad = "a malformed cause";
+          goto bad;
+        }
         fd->path = pc_json_get_bytes (x, "path", &b);
         fd->found = pc_json_get_bytes (x, "found", &b);
         fd->allowed = pc_json_get_bytes (x, "allowed", &b);
@@ -327,6 +397,7 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
           free (fd->path);
           free (fd->found);
           free (fd->allowed);
+          pc_cause_clear (&fd->cause);
           bad = "a malformed finding";
           goto bad;
         }

@@ -48,7 +48,7 @@ pc_outputs_write (const struct pc_outputs *o, const struct pc_check_result *res,
                 res->count[PC_V_NOT_CHECKED], res->npoints);
     return PC_CHECK_UNFINISHED;
   }
-  return pc_report_failed (res) ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
+  return pc_report_failed_on (res, o->fail_on) ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
 }
 
 /* The directory failing states' images are kept in, made if missing. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "check/checker.h"
+#include "report/report.h"
 #include "result/result.h"
 #include "util/err.h"
 
@@ -18,6 +19,7 @@ struct pc_outputs {
   FILE *text;                   /* the text report, or NULL (--quiet) */
   const char *json;             /* the JSON report's path ("-": stdout), or NULL */
   const char *html;             /* the HTML page's path, or NULL */
+  enum pc_fail_on fail_on;      /* what makes the check fail (report.h) */
 };
 
 /* What a check came to (the commands' exit status). */

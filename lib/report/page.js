@@ -11,6 +11,12 @@ D.verdicts.forEach(function(v){C[v.name]=v.colour;RANK[v.name]=v.rank;MEANING[v.
 const OK=NAMES[0],NC=D.verdicts.find(v=>!v.verdict).name,V=NAMES.filter(v=>v!==NC);
 function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
 function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag||'td');if(c instanceof Node)td.appendChild(c);else td.textContent=String(c);tr.appendChild(td);}return tr;}
+/* A finding's cause: the rule (a broken promise, or exposure of data never
+   made durable), the call behind the version lost, when it was durable, the fix. */
+function why(p){if(!p.cause)return '';const c=p.cause;
+  return (p.promise?'broken promise: ':'exposure: ')+(c.rule||'')+(c.call?'; '+c.call+' at '+secs(c.time):'')+
+    (c.durable_at!==null&&c.durable_at!==undefined?'; durable at '+secs(c.durable_at)+(c.durable_by?' by '+c.durable_by:''):(c.call?'; never durable':''))+
+    (c.fix?'; fix: '+c.fix:'');}
 function secs(x){return x===null||x===undefined?'-':x.toFixed(1)+' s';}
 function winCells(w){return [(w.not_durable&&w.open>=(w.longest||0)?'>'+secs(w.open):secs(w.longest)),secs(w.median),w.acknowledged_lost?secs(w.acknowledged_exposed):'-'];}
 const TMAX=Math.max(1e-3,...D.configs.map(c=>c.duration));
@@ -63,8 +69,8 @@ D.configs.forEach(function(c,ci){
     const wt=el('div',null,'tl windows');const wc=document.createElement('canvas');wc.className='windows';wt.appendChild(wc);sec.appendChild(wt);
     drawWin(c,wc);redraw.push(()=>drawWin(c,wc));}
   if(c.paths.length){sec.appendChild(el('h3','Failing paths ('+c.paths.length+')'));const t=el('table');t.className='paths';
-    t.appendChild(row(['path','verdict','points','first','last','found','allowed'],'th'));
-    c.paths.forEach(function(p){const r=row([p.path,chip(p.verdict,''),p.count,p.first,p.last,p.found,p.allowed]);
+    t.appendChild(row(['path','verdict','points','first','last','found','allowed','why'],'th'));
+    c.paths.forEach(function(p){const r=row([p.path,chip(p.verdict,''),p.count,p.first,p.last,p.found,p.allowed,why(p)]);
       r.children[0].className='mono';r.children[5].className='mono';r.children[6].className='mono';t.appendChild(r);});
     sec.appendChild(t);}
   if(c.failing.length){sec.appendChild(el('h3','Failing crash points ('+c.totals.failing+(c.failing.length<c.totals.failing?', the first '+c.failing.length+' listed':'')+')'));

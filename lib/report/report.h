@@ -71,6 +71,17 @@ struct pc_path_sum *pc_report_paths (const struct pc_check_result *res, int kind
 /* Does any point fail? */
 int pc_report_failed (const struct pc_check_result *res);
 
+/* What makes a check fail (its exit status 1): any failing crash point
+ * (exposure, the default), or only one that broke a promise (promises:
+ * pc_point_broke_promise). */
+enum pc_fail_on { PC_FAIL_ON_EXPOSURE, PC_FAIL_ON_PROMISES };
+
+/* Parses "promises" or "exposure".  Returns 0 or -EINVAL. */
+int pc_fail_on_parse (const char *s, enum pc_fail_on *ret);
+
+/* Did res fail, as on says? */
+int pc_report_failed_on (const struct pc_check_result *res, enum pc_fail_on on);
+
 /* Durability windows (result.h) in the reports. */
 
 /* The text report's section (nothing if there are no versions). */

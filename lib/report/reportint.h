@@ -27,7 +27,11 @@ json_object *pc_json_seconds (uint64_t ns);
 /* {"points": ..., "unique": ..., and a count per verdict, by name}. */
 json_object *pc_json_totals (const size_t count[PC_V_COUNT], size_t points, size_t unique);
 
-/* {"verdict", "path", "found", "allowed"}. */
+/* A cause: {"rule", "call", "pid", "time", "durable_at", "durable_by", "fix"}. */
+json_object *pc_json_cause (const struct pc_cause *c, enum pc_json_form form);
+
+/* {"verdict", "path", "found", "allowed"}, and with a cause "promise" and
+ * "cause". */
 json_object *pc_json_finding (const struct pc_finding *fd, enum pc_json_form form);
 
 /* A point: id, record, time, dropped, torn, verdict, same_as,

@@ -73,6 +73,24 @@ pc_report_failed (const struct pc_check_result *res)
   return res->npoints > res->count[PC_V_OK] + res->count[PC_V_NOT_CHECKED];
 }
 
+int
+pc_fail_on_parse (const char *s, enum pc_fail_on *ret)
+{
+  if (strcmp (s, "promises") == 0)
+    *ret = PC_FAIL_ON_PROMISES;
+  else if (strcmp (s, "exposure") == 0)
+    *ret = PC_FAIL_ON_EXPOSURE;
+  else
+    return -EINVAL;
+  return 0;
+}
+
+int
+pc_report_failed_on (const struct pc_check_result *res, enum pc_fail_on on)
+{
+  return on == PC_FAIL_ON_PROMISES ? res->promises > 0 : pc_report_failed (res);
+}
+
 /* Prints s through show (pc_display_name or _text); "?" without memory. */
 static void
 put_shown (FILE *f, char *(*show) (const char *), const char *s)
@@ -125,6 +143,39 @@ pc_report_paths (const struct pc_check_result *res, int kind, size_t *ret_n)
   return v;
 }
 
+/* A finding's cause: the rule it rests on and, for a traced program's
+ * file, the call behind the version lost, when it was made durable and
+ * what would have kept it. */
+static void
+cause_text (FILE *f, const struct pc_cause *c)
+{
+  if (!c->known)
+    return;
+  fprintf (f, "      rule:    %s: ", c->promise ? "a broken promise" : "exposure");
+  put_shown (f, pc_display_line, c->rule ? c->rule : "?");
+  fputc ('\n', f);
+  if (c->call) {
+    fputs ("      cause:   ", f);
+    put_shown (f, pc_display_line, c->call);
+    fprintf (f, " (pid %" PRId32 ", at %.3f s)", c->pid, c->time_ns / 1e9);
+    fputc ('\n', f);
+  }
+  if (c->call || c->durable_by) {
+    if (c->durable_ns >= 0) {
+      fprintf (f, "      durable: at %.3f s, by ", c->durable_ns / 1e9);
+      put_shown (f, pc_display_line, c->durable_by ? c->durable_by : "?");
+    }
+    else
+      fputs ("      durable: never", f);
+    fputc ('\n', f);
+  }
+  if (c->fix) {
+    fputs ("      fix:     ", f);
+    put_shown (f, pc_display_line, c->fix);
+    fputc ('\n', f);
+  }
+}
+
 static void
 paths_text (FILE *f, const struct pc_check_result *res)
 {
@@ -144,6 +195,7 @@ paths_text (FILE *f, const struct pc_check_result *res)
     fputs ("\n      allowed: ", f);
     put_shown (f, pc_display_line, v[j].first->allowed);
     fputc ('\n', f);
+    cause_text (f, &v[j].first->cause);
   }
   if (n > shown)
     fprintf (f, "  ... and %zu more files (see the JSON report)\n", n - shown);
@@ -256,6 +308,10 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   if (nnot > 0)
     fprintf (f, "not checked: %zu crash point%s (powercut could not check %s: no verdict)\n",
              nnot, nnot == 1 ? "" : "s", nnot == 1 ? "it" : "them");
+  if (nfail > 0)
+    fprintf (f, "of the failing: %zu broke a promise (lost what was made durable, or the "
+             "filesystem or the application broken), %zu only exposed data never made "
+             "durable\n", res->promises, res->exposures);
   if (res->manifests == 0 && res->verify == NULL)
     fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
   if (res->verify) {

@@ -50,6 +50,7 @@ pc_findings_add (struct pc_findings *l, int kind, const char *path,
   if (pc_grow (&l->v, &l->cap, l->n + 1, sizeof *l->v, 16) < 0)
     return -ENOMEM;
   f = &l->v[l->n];
+  memset (f, 0, sizeof *f);
   f->kind = kind;
   f->path = strdup (path);
   f->found = strdup (found);
@@ -65,19 +66,44 @@ pc_findings_add (struct pc_findings *l, int kind, const char *path,
 }
 
 void
+pc_cause_clear (struct pc_cause *c)
+{
+  free (c->rule);
+  free (c->call);
+  free (c->durable_by);
+  free (c->fix);
+  memset (c, 0, sizeof *c);
+}
+
+void
+pc_findings_set_cause (struct pc_findings *l, struct pc_cause *c)
+{
+  if (l->n == 0) {
+    pc_cause_clear (c);
+    return;
+  }
+  pc_cause_clear (&l->v[l->n - 1].cause);
+  l->v[l->n - 1].cause = *c;
+  memset (c, 0, sizeof *c);
+}
+
+void
 pc_findings_clear (struct pc_findings *l)
 {
   for (size_t i = 0; i < l->n; i++) {
     free (l->v[i].path);
     free (l->v[i].found);
     free (l->v[i].allowed);
+    pc_cause_clear (&l->v[i].cause);
   }
   free (l->v);
   memset (l, 0, sizeof *l);
 }
 
-/* The packed form: u64 count, then per finding a u8 kind and three
- * strings, each a u32 length and its bytes (little-endian). */
+/* The packed form: u64 count, then per finding a u8 kind, three strings,
+ * each a u32 length and its bytes (little-endian), and a u8 of cause
+ * flags (1 known, 2 promise); with a cause, four more strings (rule, call,
+ * durable_by, fix; empty for none), u32 pid, u64 time, i64 durable. */
 static int
 put (uint8_t **buf, size_t *len, size_t *cap, const void *p, size_t n)
 {
@@ -100,6 +126,25 @@ put_str (uint8_t **buf, size_t *len, size_t *cap, const char *s)
   return put (buf, len, cap, n, 4) < 0 ? -ENOMEM : put (buf, len, cap, s, sl);
 }
 
+static int
+put_cause (uint8_t **buf, size_t *len, size_t *cap, const struct pc_cause *c)
+{
+  uint8_t fl = (uint8_t) ((c->known ? 1 : 0) | (c->promise ? 2 : 0)), n[20];
+  int r = put (buf, len, cap, &fl, 1);
+
+  if (r < 0 || !c->known)
+    return r;
+  if (put_str (buf, len, cap, c->rule ? c->rule : "") < 0 ||
+      put_str (buf, len, cap, c->call ? c->call : "") < 0 ||
+      put_str (buf, len, cap, c->durable_by ? c->durable_by : "") < 0 ||
+      put_str (buf, len, cap, c->fix ? c->fix : "") < 0)
+    return -ENOMEM;
+  pc_put_le32 (n, (uint32_t) c->pid);
+  pc_put_le64 (n + 4, c->time_ns);
+  pc_put_le64 (n + 12, (uint64_t) c->durable_ns);
+  return put (buf, len, cap, n, 20);
+}
+
 int
 pc_findings_pack (const struct pc_findings *l, uint8_t **buf, size_t *len, size_t *cap)
 {
@@ -117,6 +162,8 @@ pc_findings_pack (const struct pc_findings *l, uint8_t **buf, size_t *len, size_
       r = put_str (buf, len, cap, l->v[i].found);
     if (r == 0)
       r = put_str (buf, len, cap, l->v[i].allowed);
+    if (r == 0)
+      r = put_cause (buf, len, cap, &l->v[i].cause);
   }
   return r;
 }
@@ -139,6 +186,46 @@ get_str (const uint8_t *p, size_t len, size_t *at, char **ret)
   memcpy (*ret, p + *at, n);
   (*ret)[n] = '\0';
   *at += n;
+  return 0;
+}
+
+/* A packed string that may be empty: NULL for "". */
+static int
+get_opt (const uint8_t *p, size_t len, size_t *at, char **ret)
+{
+  int r = get_str (p, len, at, ret);
+
+  if (r == 0 && **ret == '\0') {
+    free (*ret);
+    *ret = NULL;
+  }
+  return r;
+}
+
+static int
+get_cause (const uint8_t *p, size_t len, size_t *at, struct pc_cause *c)
+{
+  uint8_t fl;
+  int r;
+
+  if (*at >= len)
+    return -EBADMSG;
+  fl = p[(*at)++];
+  if (fl & ~3u)
+    return -EBADMSG;
+  c->known = fl & 1;
+  c->promise = (fl & 2) != 0;
+  if (!c->known)
+    return c->promise ? -EBADMSG : 0;
+  if ((r = get_opt (p, len, at, &c->rule)) < 0 || (r = get_opt (p, len, at, &c->call)) < 0 ||
+      (r = get_opt (p, len, at, &c->durable_by)) < 0 || (r = get_opt (p, len, at, &c->fix)) < 0)
+    return r;
+  if (len - *at < 20)
+    return -EBADMSG;
+  c->pid = (int32_t) pc_get_le32 (p + *at);
+  c->time_ns = pc_get_le64 (p + *at + 4);
+  c->durable_ns = (int64_t) pc_get_le64 (p + *at + 12);
+  *at += 20;
   return 0;
 }
 
@@ -176,11 +263,14 @@ pc_findings_unpack (const uint8_t *p, size_t len, size_t *used, struct pc_findin
     if (r == 0)
       r = get_str (p, len, &at, &f->allowed);
     if (r == 0)
+      r = get_cause (p, len, &at, &f->cause);
+    if (r == 0)
       l->n++;
     else {
       free (f->path);
       free (f->found);
       free (f->allowed);
+      pc_cause_clear (&f->cause);
     }
   }
   if (r < 0) {

@@ -32,9 +32,28 @@ enum pc_finding_kind {
   PC_F_COUNT
 };
 
+/* Why a finding about a traced program's file is one (history.h): the rule
+ * it rests on and the call behind the version lost.  Strings are NULL when
+ * not known. */
+struct pc_cause {
+  bool known;                     /* a cause is given */
+  bool promise;                   /* the version lost had been made durable: a
+                                   * broken promise; else exposure of data
+                                   * never made durable */
+  char *rule;                     /* the rule, for people */
+  char *call;                     /* the call that made the version lost, as
+                                   * strace prints it */
+  int32_t pid;
+  uint64_t time_ns;               /* when, in the recording */
+  int64_t durable_ns;             /* when it was made durable, or -1: never */
+  char *durable_by;               /* the call or mark that made it durable */
+  char *fix;                      /* the smallest change that keeps it */
+};
+
 struct pc_finding {
   int kind;                       /* enum pc_finding_kind */
   char *path, *found, *allowed;
+  struct pc_cause cause;
 };
 
 struct pc_findings {
@@ -53,6 +72,13 @@ enum pc_verdict pc_finding_verdict (int kind);
 int pc_findings_add (struct pc_findings *l, int kind, const char *path,
                      const char *found, const char *allowed);
 void pc_findings_clear (struct pc_findings *l);
+
+/* Gives the last finding of l (appended just before) the cause c, whose
+ * strings are taken over (freed if it cannot be). */
+void pc_findings_set_cause (struct pc_findings *l, struct pc_cause *c);
+
+/* Frees a cause's strings and clears it. */
+void pc_cause_clear (struct pc_cause *c);
 
 /* Appends l to the byte buffer *buf (*len used, *cap allocated) in a form
  * pc_findings_unpack() reads back exactly.  Returns 0 or -ENOMEM. */

@@ -10,9 +10,35 @@ void
 pc_check_result_recount (struct pc_check_result *res)
 {
   memset (res->count, 0, sizeof res->count);
-  for (size_t i = 0; i < res->npoints; i++)
-    if ((unsigned) res->points[i].verdict < PC_V_COUNT)
-      res->count[res->points[i].verdict]++;
+  res->promises = res->exposures = 0;
+  for (size_t i = 0; i < res->npoints; i++) {
+    const struct pc_point *p = &res->points[i];
+    if ((unsigned) p->verdict < PC_V_COUNT)
+      res->count[p->verdict]++;
+    if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
+      continue;
+    if (pc_point_broke_promise (p))
+      res->promises++;
+    else
+      res->exposures++;
+  }
+}
+
+bool
+pc_point_broke_promise (const struct pc_point *p)
+{
+  const struct pc_verdict_info *vi = pc_verdict_info (p->verdict);
+
+  if (vi == NULL || !vi->path)
+    return p->verdict != PC_V_OK && p->verdict != PC_V_NOT_CHECKED;
+  for (size_t k = 0; k < p->findings.n; k++) {
+    const struct pc_finding *f = &p->findings.v[k];
+    if (pc_finding_verdict (f->kind) == PC_V_OK)
+      continue;
+    if (!f->cause.known || f->cause.promise)
+      return true;
+  }
+  return false;
 }
 
 void

@@ -77,6 +77,9 @@ struct pc_check_result {
   char *verify;                 /* the application's checker given, or NULL */
   char last_mark[PC_ID_MAX];    /* the last of them ("" if none) */
   size_t count[PC_V_COUNT];
+  size_t promises;              /* failing points that broke a promise (below) */
+  size_t exposures;             /* ... and those that only exposed data never
+                                 * made durable */
   struct pc_check_work work;    /* what checking took (zero in a merged report) */
   struct pc_window *windows;    /* every version a mark recorded (below) */
   size_t nwindows;
@@ -121,8 +124,14 @@ pc_window_time (uint64_t ns)
 
 void pc_check_result_free (struct pc_check_result *res);
 
-/* Recounts res->count from the points. */
+/* Recounts res->count, promises and exposures from the points. */
 void pc_check_result_recount (struct pc_check_result *res);
+
+/* Did failing point p break a promise: the filesystem corrupt or
+ * unmountable, the application's checker failing, or a finding whose lost
+ * version had been made durable (or whose cause is not known)?  Else it
+ * only exposed data never made durable, which a crash may lose. */
+bool pc_point_broke_promise (const struct pc_point *p);
 
 /* Fills the derived fields of res->windows from lost_until and the
  * points' times. */

@@ -273,7 +273,7 @@ run_plan (const struct pc_run_job *job, struct pc_run_plan *plan, struct pc_err 
     timed.t0 = pc_now_mono_ns ();
     error |= pc_config_run (&each, &plan->cf[i], o) != 0;
     if (o->ok) {
-      failed |= pc_report_failed (o->res);
+      failed |= pc_report_failed_on (o->res, job->fail_on);
       if (plan->n == 1)
         pc_report_text (job->report, o->res);
     }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "report/compare.h"
+#include "report/report.h"
 #include "run/configs.h"
 #include "util/err.h"
 
@@ -85,6 +86,7 @@ struct pc_run_job {
                                  * for PC_SYSCTL_DIR */
   FILE *report;                 /* the text report of a single
                                  * configuration, or the comparison */
+  enum pc_fail_on fail_on;      /* what makes a configuration fail (report.h) */
   /* The check's progress, with the seconds since its configuration began
    * (may be NULL: then each.check.progress, if any, is called). */
   void (*progress) (void *ctx, size_t done, size_t total, double secs);

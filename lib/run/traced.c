@@ -87,6 +87,29 @@ from_root (const struct sink *s, char *path)
     memmove (path, path + s->rootlen, strlen (path + s->rootlen) + 1);
 }
 
+/* The call's text with the root's own prefix off every path in it, so that
+ * it reads the same wherever the filesystem was mounted ("/mnt/a" is "/a",
+ * "3</mnt>" is "3</>"). */
+static void
+text_from_root (const struct sink *s, char *text)
+{
+  char out[PC_EVENT_TEXT_MAX];
+  size_t o = 0;
+
+  for (const char *p = text; *p && o + 1 < sizeof out;) {
+    if (strncmp (p, s->root, s->rootlen) == 0 &&
+        (p[s->rootlen] == '/' || p[s->rootlen] == '>' || p[s->rootlen] == '"')) {
+      p += s->rootlen;
+      if (*p != '/')
+        out[o++] = '/';
+      continue;
+    }
+    out[o++] = *p++;
+  }
+  out[o] = '\0';
+  memcpy (text, out, o + 1);
+}
+
 static int
 send_event (const struct pc_event *orig, void *arg)
 {
@@ -101,9 +124,10 @@ send_event (const struct pc_event *orig, void *arg)
     return 0;
   }
   *ev = *orig;
-  if (!s->all) {
+  if (!s->all && s->rootlen > 0) {
     from_root (s, ev->path[0]);
     from_root (s, ev->path[1]);
+    text_from_root (s, ev->text);
   }
   r = pc_event_encode (ev, &buf, &len);
   if (r < 0)

@@ -1,0 +1,105 @@
+/* histint.h: the history's insides, shared by history.c (building it
+ * from the events) and histjudge.c (judging a crash state against it). */
+#ifndef POWERCUT_HISTINT_H
+#define POWERCUT_HISTINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/event.h"
+#include "oracle/history.h"
+
+#define BLOCK PC_EVENT_BLOCK         /* the blocks the events hash */
+#define NONE UINT64_MAX
+
+enum bkind { B_HASH, B_ZERO, B_UNKNOWN };
+
+/* What a block held from a call on. */
+struct bver {
+  uint64_t block, seq;
+  uint64_t hash;
+  uint32_t call;                /* index in calls, or UINT32_MAX: before tracing */
+  uint8_t kind;                 /* enum bkind */
+};
+
+/* A size from a call on. */
+struct sver {
+  uint64_t seq, size;
+  uint32_t call;
+};
+
+/* A point from which a node's data (blocks first..last, or all) was
+ * durable. */
+struct dpoint {
+  uint64_t seq;
+  uint64_t first, last;         /* blocks; 0 .. UINT64_MAX: the whole file */
+  uint32_t call;                /* what made it durable, or UINT32_MAX: a mark */
+};
+
+enum ntype { N_FILE = 'f', N_DIR = 'd', N_LINK = 'l' };
+
+struct node {
+  uint64_t ino;                 /* 0: not known (a directory or a link made) */
+  uint8_t type;                 /* enum ntype */
+  bool base;                    /* was there before the first event: blocks of
+                                 * unknown content */
+  char *target;                 /* a link's */
+  struct bver *b;               /* by seq as added; by (block, seq) once done */
+  size_t nb, capb;
+  struct sver *s;               /* by seq */
+  size_t ns, caps;
+  struct dpoint *d;             /* by seq */
+  size_t nd, capd;
+  uint64_t lost_from;           /* a call the tracer cannot follow wrote it from
+                                 * then on (NONE: never) */
+  uint32_t lost_call;
+};
+
+/* A name bound to a node (or to nothing) from a call on. */
+struct ever {
+  uint64_t seq;
+  int64_t node;                 /* -1: absent */
+  uint32_t call;
+};
+
+struct phist {
+  char *path;                   /* relative, as manifests name it */
+  struct ever *e;
+  size_t ne, cape;
+};
+
+/* What people are told of a call. */
+struct call {
+  uint64_t seq;                 /* its entry record */
+  uint64_t time_ns;
+  int32_t pid;
+  char *text;
+};
+
+/* A durable point of a directory's entries. */
+struct ddur {
+  char *dir;                    /* relative ("" for the root) */
+  uint64_t seq;
+  uint32_t call;
+};
+
+struct pc_history {
+  uint64_t events;
+  struct node *nodes;
+  size_t nnodes, capnodes;
+  struct phist *paths;          /* sorted by path once built */
+  size_t npaths, cappaths;
+  const char **names;           /* the paths, for pc_history_paths */
+  struct call *calls;
+  size_t ncalls, capcalls;
+  struct ddur *dd;              /* by seq */
+  size_t ndd, capdd;
+  struct dpoint *global;        /* sync, syncfs, synced marks (first..last unused) */
+  size_t nglobal, capglobal;
+  const struct pc_index *ix;    /* for the times of records */
+};
+
+/* The files' names, sorted (the order the paths are kept in). */
+int pc_hist_path_cmp (const void *a, const void *b);
+
+#endif

@@ -1,0 +1,499 @@
+/* histjudge.c: judging a crash state's files against a traced program's
+ * history: the versions it allows, what does not fit, and why. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle/histint.h"
+#include "util/xxh.h"
+
+/* ------------------------------------------------------------------ */
+/* Judging */
+
+static const struct phist *
+find_path (const struct pc_history *h, const char *path)
+{
+  struct phist key = { (char *) path, NULL, 0, 0 };
+
+  return h->npaths ? bsearch (&key, h->paths, h->npaths, sizeof *h->paths, pc_hist_path_cmp) : NULL;
+}
+
+/* The last point at or before point from which path's name was durable:
+ * a sync, its directory's fsync, a mark naming it or synced; NONE if
+ * none.  *ret_call: what made it durable (UINT32_MAX: a mark). */
+static uint64_t
+entry_durable (const struct pc_history *h, const char *path, uint64_t point, uint32_t *ret_call)
+{
+  const char *slash = strrchr (path, '/');
+  size_t dl = slash ? (size_t) (slash - path) : 0;
+  uint64_t best = NONE;
+
+  *ret_call = UINT32_MAX;
+  for (size_t i = 0; i < h->nglobal; i++)
+    if (h->global[i].seq <= point && (best == NONE || h->global[i].seq > best)) {
+      best = h->global[i].seq;
+      *ret_call = h->global[i].call;
+    }
+  for (size_t i = 0; i < h->ndd; i++)
+    if (h->dd[i].seq <= point && (best == NONE || h->dd[i].seq > best) &&
+        strlen (h->dd[i].dir) == dl && strncmp (h->dd[i].dir, path, dl) == 0) {
+      best = h->dd[i].seq;
+      *ret_call = h->dd[i].call;
+    }
+  return best;
+}
+
+/* The last point at or before point from which block b of n (or its size,
+ * b NONE) was durable, or NONE; *ret_call what made it so. */
+static uint64_t
+data_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint64_t point,
+              uint32_t *ret_call)
+{
+  uint64_t best = NONE;
+
+  *ret_call = UINT32_MAX;
+  for (size_t i = 0; i < h->nglobal; i++)
+    if (h->global[i].seq <= point && (best == NONE || h->global[i].seq > best)) {
+      best = h->global[i].seq;
+      *ret_call = h->global[i].call;
+    }
+  for (size_t i = 0; i < n->nd; i++) {
+    const struct dpoint *d = &n->d[i];
+    bool covers = b == NONE ? d->first == 0 && d->last == UINT64_MAX
+                            : d->first <= b && b <= d->last;
+    if (covers && d->seq <= point && (best == NONE || d->seq > best)) {
+      best = d->seq;
+      *ret_call = d->call;
+    }
+  }
+  return best;
+}
+
+/* The first point at or after seq from which block b of n was durable
+ * (anywhere in the recording), or NONE. */
+static uint64_t
+made_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint64_t seq,
+              uint32_t *ret_call)
+{
+  uint64_t best = NONE;
+
+  *ret_call = UINT32_MAX;
+  for (size_t i = 0; i < h->nglobal; i++)
+    if (h->global[i].seq >= seq && h->global[i].seq < best) {
+      best = h->global[i].seq;
+      *ret_call = h->global[i].call;
+    }
+  for (size_t i = 0; i < n->nd; i++)
+    if (n->d[i].first <= b && b <= n->d[i].last && n->d[i].seq >= seq && n->d[i].seq < best) {
+      best = n->d[i].seq;
+      *ret_call = n->d[i].call;
+    }
+  return best;
+}
+
+/* The versions of block b of n: [*ret_a, *ret_b) in n->b. */
+static void
+block_range (const struct node *n, uint64_t b, size_t *ret_a, size_t *ret_b)
+{
+  size_t lo = 0, hi = n->nb;
+
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (n->b[mid].block < b)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *ret_a = lo;
+  while (lo < n->nb && n->b[lo].block == b)
+    lo++;
+  *ret_b = lo;
+}
+
+static uint64_t
+zeros_hash (uint64_t len)
+{
+  static const uint8_t z[BLOCK];
+
+  return XXH3_64bits (z, len);
+}
+
+/* May block b of n hold hash (of len bytes) at point, its versions from
+ * the one at lo (NONE: from the start) on?  *ret_newest: the newest
+ * version in the window (NULL if none). */
+static bool
+block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_t lo,
+          uint64_t point, const struct bver **ret_newest)
+{
+  size_t a, z;
+  const struct bver *at_lo = NULL;
+  bool zero = hash == zeros_hash (len), seen_any = false;
+
+  *ret_newest = NULL;
+  block_range (n, b, &a, &z);
+  for (size_t i = a; i < z; i++) {
+    const struct bver *v = &n->b[i];
+    if (v->seq > point)
+      break;
+    if (lo != NONE && v->seq <= lo) {
+      at_lo = v;
+      continue;
+    }
+    seen_any = true;
+    *ret_newest = v;
+    if (v->kind == B_UNKNOWN || (v->kind == B_ZERO && zero) ||
+        (v->kind == B_HASH && v->hash == hash))
+      return true;
+  }
+  if (at_lo)
+    return at_lo->kind == B_UNKNOWN || (at_lo->kind == B_ZERO && zero) ||
+           (at_lo->kind == B_HASH && at_lo->hash == hash);
+  /* Before any version: what the file held before the program (unknown),
+   * or a hole. */
+  (void) seen_any;
+  return n->base || zero;
+}
+
+/* Sizes n may have at point, from its durable one (at lo) on: is size one? */
+static bool
+size_ok (const struct node *n, uint64_t size, uint64_t lo, uint64_t point)
+{
+  const struct sver *at_lo = NULL;
+
+  if (n->ns == 0)
+    return true;
+  for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++) {
+    if (lo != NONE && n->s[i].seq <= lo) {
+      at_lo = &n->s[i];
+      continue;
+    }
+    if (n->s[i].size == size)
+      return true;
+  }
+  if (at_lo)
+    return at_lo->size == size;
+  return size == 0;             /* before the file had a size: made empty */
+}
+
+/* When n's size was last set, at or before point (0: never). */
+static uint64_t
+size_set_by (const struct node *n, uint64_t point)
+{
+  uint64_t seq = 0;
+
+  for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
+    seq = n->s[i].seq;
+  return seq;
+}
+
+static uint64_t
+size_at (const struct node *n, uint64_t point)
+{
+  uint64_t s = 0;
+
+  for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
+    s = n->s[i].size;
+  return s;
+}
+
+/* Did n grow past size at some point in (lo, point], with block b written
+ * then?  (A crash may find the older size over newer data: the block's
+ * bytes up to size are the newer ones.) */
+static bool
+grown_over (const struct node *n, uint64_t b, uint64_t size, uint64_t lo, uint64_t point)
+{
+  size_t a, z;
+  bool grew = false, wrote = false;
+
+  for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
+    grew |= (lo == NONE || n->s[i].seq > lo) && n->s[i].size > size;
+  block_range (n, b, &a, &z);
+  for (size_t i = a; i < z && n->b[i].seq <= point; i++)
+    wrote |= lo == NONE || n->b[i].seq > lo;
+  return grew && wrote;
+}
+
+/* How found differs from n at point: 0 if it is what n had (a mix of its
+ * versions since their durable points); else a finding kind, *ret_block
+ * the first block at fault (NONE: the size), *ret_promise whether what
+ * was lost had been made durable. */
+static int
+match_file (const struct pc_history *h, const struct node *n, const struct pc_entry *found,
+            uint64_t point, bool from_start, uint64_t *ret_block, bool *ret_promise)
+{
+  uint32_t dc;
+  uint64_t dsize = from_start ? NONE : data_durable (h, n, NONE, point, &dc);
+  uint64_t nb = (found->size + BLOCK - 1) / BLOCK;
+  bool all_zero = true, promise = false, bad = false;
+
+  *ret_block = NONE;
+  *ret_promise = false;
+  if (n->lost_from <= point)
+    return PC_F_NOT_JUDGED;
+  if (found->size > 0 && found->nblocks != nb)
+    return 0;                   /* its blocks were not read: nothing to judge by */
+  if (!size_ok (n, found->size, dsize, point)) {
+    /* a promise broken if the size last set was durable by now */
+    *ret_block = NONE;
+    promise = dsize != NONE && size_set_by (n, point) <= dsize;
+    bad = true;
+  }
+  for (uint64_t b = 0; b < nb; b++) {
+    uint64_t len = found->size - b * BLOCK < BLOCK ? found->size - b * BLOCK : BLOCK;
+    uint64_t lo = from_start ? NONE : data_durable (h, n, b, point, &dc);
+    const struct bver *newest, *last = NULL;
+    size_t a, z;
+    if (block_ok (n, b, found->blocks[b], len, lo, point, &newest))
+      continue;
+    if (len < BLOCK && grown_over (n, b, found->size, lo, point))
+      continue;
+    if (*ret_block == NONE)
+      *ret_block = b;
+    all_zero &= found->blocks[b] == zeros_hash (len);
+    /* A promise broken if what the block last held was durable by now. */
+    block_range (n, b, &a, &z);
+    for (size_t i = a; i < z && n->b[i].seq <= point; i++)
+      last = &n->b[i];
+    promise |= lo != NONE && (last == NULL || last->seq <= lo);
+    bad = true;
+  }
+  *ret_promise = promise;
+  if (!bad)
+    return 0;
+  if (*ret_block == NONE)
+    return PC_F_MISMATCH;       /* the size alone */
+  return all_zero ? PC_F_ZERO_FILLED : PC_F_MISMATCH;
+}
+
+/* A call for people: its text, or what a mark did. */
+static void
+cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call)
+{
+  if (call == UINT32_MAX || call >= h->ncalls)
+    return;
+  c->call = strdup (h->calls[call].text);
+  c->pid = h->calls[call].pid;
+  c->time_ns = h->calls[call].time_ns;
+}
+
+static char *
+describe_durable (const struct pc_history *h, uint32_t call)
+{
+  char *s = NULL;
+
+  if (call != UINT32_MAX && call < h->ncalls)
+    s = strdup (h->calls[call].text);
+  else
+    s = strdup ("a mark");
+  return s;
+}
+
+static uint64_t
+rec_time (const struct pc_history *h, uint64_t seq)
+{
+  return seq < h->ix->n ? h->ix->recs[seq].time_ns : 0;
+}
+
+/* The cause of a finding on block b (NONE: the size) of n at path. */
+static int
+data_cause (const struct pc_history *h, const struct node *n, const char *path, uint64_t b,
+            uint64_t point, int kind, bool promise, struct pc_cause *c)
+{
+  const struct bver *newest = NULL;
+  uint32_t call = UINT32_MAX, dcall;
+  uint64_t seq = 0, dseq;
+
+  memset (c, 0, sizeof *c);
+  c->known = true;
+  c->promise = promise;
+  c->durable_ns = -1;
+  if (b != NONE) {
+    size_t a, z;
+    block_range (n, b, &a, &z);
+    for (size_t i = a; i < z && n->b[i].seq <= point; i++)
+      newest = &n->b[i];
+  }
+  if (newest) {
+    call = newest->call;
+    seq = newest->seq;
+  }
+  else
+    for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
+      if (n->s[i].size > 0) {
+        call = n->s[i].call;
+        seq = n->s[i].seq;
+      }
+  cause_call (h, c, call);
+  dseq = made_durable (h, n, b == NONE ? 0 : b, seq, &dcall);
+  if (dseq != NONE) {
+    c->durable_ns = (int64_t) rec_time (h, dseq);
+    c->durable_by = describe_durable (h, dcall);
+  }
+  if (promise)
+    c->rule = strdup (kind == PC_F_DURABLE_LOST
+                      ? "a version made durable was rolled back: the filesystem broke its promise"
+                      : "data made durable is lost: the filesystem broke its promise");
+  else {
+    c->rule = strdup (kind == PC_F_ZERO_LENGTH
+                      ? "empty where the program had written data it never made durable "
+                        "(a crash may lose what is not synced)"
+                      : "data the program never made durable by the crash "
+                        "(a crash may lose what is not synced)");
+    if (asprintf (&c->fix, "an fsync of %s after that call", path[0] ? path : "/") < 0)
+      c->fix = NULL;
+  }
+  return c->rule ? 0 : -ENOMEM;
+}
+
+/* The cause of a name found missing, or found though it was durably gone. */
+static int
+name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, uint64_t de,
+            uint32_t dcall, struct pc_cause *c)
+{
+  uint32_t call = UINT32_MAX;
+
+  memset (c, 0, sizeof *c);
+  c->known = true;
+  c->promise = true;
+  c->durable_ns = (int64_t) rec_time (h, de);
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= de; i++)
+    call = p->e[i].call;
+  (void) point;
+  cause_call (h, c, call);
+  c->durable_by = describe_durable (h, dcall);
+  c->rule = strdup ("a name made durable (its directory synced) is not what it was: "
+                    "the filesystem broke its promise");
+  return c->rule ? 0 : -ENOMEM;
+}
+
+int
+pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
+                  const struct pc_entry *found, struct pc_history_verdict *ret)
+{
+  const struct phist *p = find_path (h, path);
+  uint32_t dcall;
+  uint64_t de;
+  int64_t at_de = -1, newest = -1;
+  bool absent_ok = false, any = false;
+  int best = -1;
+  uint64_t best_block = NONE;
+  bool best_promise = false;
+  int64_t best_node = -1;
+
+  memset (ret, 0, sizeof *ret);
+  if (p == NULL)
+    return 0;
+  de = entry_durable (h, path, point, &dcall);
+  /* The name states allowed: the one at de, and every later one up to point. */
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++) {
+    if (de != NONE && p->e[i].seq <= de) {
+      at_de = p->e[i].node;
+      continue;
+    }
+    newest = p->e[i].node;
+  }
+  if (de == NONE || at_de < 0)
+    absent_ok = true;           /* absent then, or before anything */
+  if (newest == -1) {
+    /* no change after de: newest is at_de */
+    bool changed_after = false;
+    for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++)
+      changed_after |= de == NONE || p->e[i].seq > de;
+    if (!changed_after)
+      newest = at_de;
+  }
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++)
+    if ((de == NONE || p->e[i].seq > de) && p->e[i].node < 0)
+      absent_ok = true;
+  if (found == NULL) {
+    if (absent_ok)
+      return 0;
+    ret->kind = PC_F_MISSING;
+    return name_cause (h, p, point, de, dcall, &ret->cause);
+  }
+  /* Empty where the program's last version had data: the seed's case,
+   * even when the program passed through an empty file on its way (as
+   * truncate-then-write does). */
+  if (found->type == PC_ENTRY_FILE && found->size == 0 && newest >= 0 &&
+      h->nodes[newest].type == N_FILE && size_at (&h->nodes[newest], point) > 0 &&
+      h->nodes[newest].lost_from > point) {
+    const struct node *n = &h->nodes[newest];
+    uint32_t dc;
+    uint64_t d = data_durable (h, n, NONE, point, &dc);
+    ret->kind = PC_F_ZERO_LENGTH;
+    return data_cause (h, n, path, NONE, point, PC_F_ZERO_LENGTH,
+                       d != NONE && size_set_by (n, point) <= d, &ret->cause);
+  }
+  /* Each node the name may be bound to. */
+  for (size_t i = 0; i <= p->ne; i++) {
+    int64_t nodei;
+    const struct node *n;
+    uint64_t blk;
+    bool promise;
+    int k;
+    if (i == p->ne)
+      nodei = at_de;
+    else if (p->e[i].seq > point || (de != NONE && p->e[i].seq <= de))
+      continue;
+    else
+      nodei = p->e[i].node;
+    if (nodei < 0)
+      continue;
+    n = &h->nodes[nodei];
+    any = true;
+    if (n->type == N_DIR && found->type == PC_ENTRY_DIR)
+      return 0;
+    if (n->type == N_LINK && found->type == PC_ENTRY_SYMLINK &&
+        strcmp (n->target ? n->target : "", found->target ? found->target : "") == 0)
+      return 0;
+    if (n->type != N_FILE || found->type != PC_ENTRY_FILE)
+      continue;
+    k = match_file (h, n, found, point, false, &blk, &promise);
+    if (k == 0)
+      return 0;
+    if (nodei == newest || best < 0) {
+      best = k;
+      best_block = blk;
+      best_promise = promise;
+      best_node = nodei;
+    }
+  }
+  if (!any) {
+    /* Something where the program's name was durably gone. */
+    ret->kind = PC_F_MISMATCH;
+    return name_cause (h, p, point, de, dcall, &ret->cause);
+  }
+  if (best < 0 || best_node < 0) {
+    ret->kind = PC_F_MISMATCH;    /* another type than any the name had */
+    ret->cause.known = true;
+    ret->cause.durable_ns = -1;
+    ret->cause.rule = strdup ("a type the name never had then");
+    return ret->cause.rule ? 0 : -ENOMEM;
+  }
+  if (best == PC_F_NOT_JUDGED) {
+    const struct node *n = &h->nodes[best_node];
+    ret->kind = PC_F_NOT_JUDGED;
+    ret->cause.known = true;
+    ret->cause.durable_ns = -1;
+    cause_call (h, &ret->cause, n->lost_call);
+    ret->cause.rule = strdup ("written by a call the tracer cannot follow (io_uring, AIO, "
+                              "another ABI): not judged");
+    return ret->cause.rule ? 0 : -ENOMEM;
+  }
+  {
+    const struct node *n = &h->nodes[best_node];
+    uint64_t blk;
+    bool promise;
+    /* What it held before its durable point: rolled back. */
+    if (best_promise && match_file (h, n, found, point, true, &blk, &promise) == 0) {
+      ret->kind = PC_F_DURABLE_LOST;
+      return data_cause (h, n, path, best_block, point, PC_F_DURABLE_LOST, true, &ret->cause);
+    }
+    ret->kind = best;
+    return data_cause (h, n, path, best_block, point, best, best_promise, &ret->cause);
+  }
+}

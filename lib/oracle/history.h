@@ -1,0 +1,70 @@
+/* history.h: what a traced program did to every path, from the events of
+ * a log (event.h), and whether a crash state holds what it really had.
+ *
+ * The history replays the events in log order.  It follows nodes (a file,
+ * a directory, a symbolic link; a file known by its inode number) and the
+ * names bound to them: a creation, rename, link or unlink changes a name
+ * at its call's entry record (the call had started: any of its effects may
+ * be in a crash state after it).  A file's content is its size and, per
+ * 4 KiB block, the hash of what the block held after each call that
+ * changed it (the exit event's hashes), stamped with the call's entry
+ * record.  A file the first manifest mark names (the filesystem before the
+ * program ran) starts with its size and blocks of unknown content, which
+ * accept anything.
+ *
+ * Durable: a file's data and size, at the exit of fsync or fdatasync of
+ * it, of an O_SYNC/O_DSYNC or RWF_SYNC/RWF_DSYNC write to it (its blocks),
+ * of msync(MS_SYNC) of a range of it (those blocks); a directory's
+ * entries, at the exit of an fsync of it; everything, at the exit of sync
+ * or syncfs, and at a synced mark; a path's name and data, at a mark that
+ * names it durable.  sync_file_range and close make nothing durable.
+ *
+ * At crash point c, path P may hold: any name state from the last point
+ * its directory's entries were durable up to c; for a file, a size from
+ * its last durable point up to c and, block by block, what the block held
+ * then or after (the kernel writes back any subset of what is dirty).  The
+ * judgement of what does not fit says which rule it rests on (a lost
+ * version that had been made durable: a broken promise; else exposure of
+ * data never made durable) and names the call behind the lost version.
+ */
+#ifndef POWERCUT_HISTORY_H
+#define POWERCUT_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/mark.h"
+#include "replay/crash.h"
+#include "result/finding.h"
+#include "util/err.h"
+
+struct pc_history;
+
+/* Builds the history of the events in ix (with its marks).  Returns 0 (a
+ * log without events gives an empty history), -ENOMEM, or -EBADMSG with
+ * the record at fault in err. */
+int pc_history_new (const struct pc_index *ix, struct pc_history **ret, struct pc_err *err);
+void pc_history_free (struct pc_history *h);
+
+/* How many events it was built from (0: nothing is followed). */
+uint64_t pc_history_events (const struct pc_history *h);
+
+/* The paths it follows (relative to the root, as manifests name them),
+ * sorted; *ret_n of them. */
+const char *const *pc_history_paths (const struct pc_history *h, size_t *ret_n);
+
+/* Its judgement of one path. */
+struct pc_history_verdict {
+  int kind;                     /* 0: what the program had; else a finding kind:
+                                 * PC_F_ZERO_LENGTH, _ZERO_FILLED, _MISSING,
+                                 * _MISMATCH, _DURABLE_LOST, or PC_F_NOT_JUDGED */
+  struct pc_cause cause;        /* why (finding.h); the caller frees its strings */
+};
+
+/* Judges found (NULL: the path is absent) at path in the crash state at
+ * point.  Returns 0 with *ret filled, or -ENOMEM. */
+int pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
+                      const struct pc_entry *found, struct pc_history_verdict *ret);
+
+#endif
