@@ -26,7 +26,8 @@ printed_verdicts () {
 json_verdicts () { python3 -c 'import json,sys
 t = json.load(open(sys.argv[1]))["totals"]
 print(" ".join(sorted("%s=%d" % (k, n) for k, n in t.items()
-                      if k not in ("points", "unique") and (k == "ok" or n))))' "$1"; }
+                      if k not in ("points", "unique", "promises", "exposures")
+                      and (k == "ok" or n))))' "$1"; }
 
 # check_exit WHAT DIR: the run just made ($rc, $out, $err) into DIR was
 # checked to the end, and its exit status says why: 1 with failing
@@ -55,8 +56,12 @@ stderr: $err)"
   echo "$1: exit $rc, $printed"
 }
 
+# (nodioread_nolock: with ext4's default dioread_nolock, whether a sync's
+# first commit carries a new file's size before its extent is converted,
+# a zero-filled file, is a race of the kernel's own, not the workload's)
 for i in 1 2; do
-  run powercut run --quiet --workload random --seed 7 --out "$tmp/a$i"
+  run powercut run --quiet --workload random --seed 7 --mount-opts nodioread_nolock \
+      --out "$tmp/a$i"
   # the random workload runs and is checked; exit 0 or 1 as its verdicts say
   check_exit "random seed 7 run $i" "$tmp/a$i"
 done
@@ -69,7 +74,7 @@ assert_eq "$(totals "$tmp/a2/report.json")" "$(totals "$tmp/a1/report.json")" "t
 # it did something: renames, links, unlinks and syncs among 60 operations
 assert_ge "$(grep -cE '^(rename|link|unlink|sync|fsync|fdatasync|mkdir)' "$tmp/a1/workload.txt")" 10 "varied operations"
 
-run powercut run --quiet --workload random --seed 8 --out "$tmp/b"
+run powercut run --quiet --workload random --seed 8 --mount-opts nodioread_nolock --out "$tmp/b"
 check_exit "random seed 8" "$tmp/b"
 # another seed, other operations
 assert_ne "$(grep -v '^wait' "$tmp/b/workload.txt")" "$ops1" "operations of seed 8"

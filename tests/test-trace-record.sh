@@ -73,8 +73,8 @@ find(r'^entry .* rename(at2)?\(.*"a".*"b"')
 # the failing rename, with its error
 find(r'^exit .* rename(at2)?\(.*"nothing-here".*= -1 ENOENT')
 # the write of "hello" and of "more", and the unlink
-find(r'^exit .* write\(.*"hello\\n".* = 6$')
-find(r'^exit .* write\(.*"more\\n".* = 5$')
+find(r'^exit .* write\(.*"hello\\n".* = 6 path=/a$')
+find(r'^exit .* write\(.*"more\\n".* = 5 path=/b$')
 find(r'^entry .* unlink(at)?\(.*"b"')
 # sync() is logged in order with what it made the disk do: a flush comes
 # between its entry and its exit

@@ -21,6 +21,8 @@
  * set-user-ID programs it runs keep working); by anyone else, with.
  *
  * The file reads it makes (to hash blocks) do not change access times.
+ * The program runs with detect_leaks=0 added to ASAN_OPTIONS and
+ * LSAN_OPTIONS: LeakSanitizer cannot stop a traced program's threads.
  */
 #ifndef POWERCUT_TRACER_H
 #define POWERCUT_TRACER_H
