@@ -19,6 +19,7 @@ struct bver {
   uint64_t block, seq;
   uint64_t hash;
   uint32_t call;                /* index in calls, or UINT32_MAX: before tracing */
+  uint32_t from;                /* the first byte of the block the call wrote */
   uint8_t kind;                 /* enum bkind */
 };
 

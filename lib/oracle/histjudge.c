@@ -152,9 +152,12 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
   if (at_lo)
     return at_lo->kind == B_UNKNOWN || (at_lo->kind == B_ZERO && zero) ||
            (at_lo->kind == B_HASH && at_lo->hash == hash);
-  /* Before any version: what the file held before the program (unknown),
-   * or a hole. */
-  (void) seen_any;
+  /* Before its first version: what the file held before the program
+   * (unknown); a block the program wrote was no hole before (a crash that
+   * finds zeros there found a size without its data).  A block it never
+   * wrote is a hole: zeros. */
+  if (seen_any)
+    return n->base;
   return n->base || zero;
 }
 
@@ -200,21 +203,25 @@ size_at (const struct node *n, uint64_t point)
   return s;
 }
 
-/* Did n grow past size at some point in (lo, point], with block b written
- * then?  (A crash may find the older size over newer data: the block's
- * bytes up to size are the newer ones.) */
+/* Did a call in (lo, point] overwrite block b below size while the file
+ * was already that long or longer?  A crash may find the file's size from
+ * before that call over the block's data from after it: what the size
+ * shows of the block is then bytes no hash was taken of.  (An append,
+ * which writes at or past the size it finds, changes nothing a view of
+ * the older size shows: that view's hash was taken.) */
 static bool
 grown_over (const struct node *n, uint64_t b, uint64_t size, uint64_t lo, uint64_t point)
 {
   size_t a, z;
-  bool grew = false, wrote = false;
 
-  for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
-    grew |= (lo == NONE || n->s[i].seq > lo) && n->s[i].size > size;
   block_range (n, b, &a, &z);
-  for (size_t i = a; i < z && n->b[i].seq <= point; i++)
-    wrote |= lo == NONE || n->b[i].seq > lo;
-  return grew && wrote;
+  for (size_t i = a; i < z && n->b[i].seq <= point; i++) {
+    const struct bver *v = &n->b[i];
+    if ((lo == NONE || v->seq > lo) && v->kind == B_HASH && b * BLOCK + v->from < size &&
+        v->seq > 0 && size_at (n, v->seq - 1) >= size)
+      return true;
+  }
+  return false;
 }
 
 /* How found differs from n at point: 0 if it is what n had (a mix of its

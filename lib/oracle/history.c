@@ -89,7 +89,7 @@ add_block (struct node *n, uint64_t block, uint64_t seq, uint8_t kind, uint64_t 
 {
   if (pc_grow (&n->b, &n->capb, n->nb + 1, sizeof *n->b, 16) < 0)
     return -ENOMEM;
-  n->b[n->nb++] = (struct bver) { block, seq, hash, call, kind };
+  n->b[n->nb++] = (struct bver) { block, seq, hash, call, 0, kind };
   return 0;
 }
 
@@ -162,9 +162,14 @@ event_node (struct pc_history *h, const struct pc_event *ev, const char *path)
 static int
 put_hashes (struct node *nd, const struct pc_event *ev, uint64_t seq, uint32_t call)
 {
-  for (uint32_t i = 0; i < ev->nhashes; i++)
+  for (uint32_t i = 0; i < ev->nhashes; i++) {
+    uint64_t start = (ev->first_block + i) * BLOCK;
     if (add_block (nd, ev->first_block + i, seq, B_HASH, ev->hashes[i], call) < 0)
       return -ENOMEM;
+    /* where the call's bytes begin in the block (a write, a copy) */
+    if ((ev->op == PC_OP_WRITE || ev->op == PC_OP_COPY) && ev->offset > start)
+      nd->b[nd->nb - 1].from = (uint32_t) (ev->offset - start);
+  }
   if (ev->flags & (PC_EVENT_F_UNHASHED | PC_EVENT_F_HASHES_CUT)) {
     uint64_t a = ev->first_block + ev->nhashes;
     uint64_t b = (ev->offset + ev->length + BLOCK - 1) / BLOCK;

@@ -65,7 +65,7 @@ START_TEST (test_status)
     bad[] = { PC_V_OK, PC_V_FS_CORRUPT },
     unchecked[] = { PC_V_FS_CORRUPT, PC_V_NOT_CHECKED };
   struct pc_check_result *res;
-  struct pc_outputs o = { NULL, NULL, NULL };
+  struct pc_outputs o = { .text = NULL };
   struct pc_err err = { "" };
 
   res = fake_result (ok, 2, 0, 1);
@@ -88,7 +88,7 @@ START_TEST (test_where)
   char json[128], html[128], want[256], *text = NULL;
   struct pc_err why;
   size_t len = 0;
-  struct pc_outputs o = { open_memstream (&text, &len), json, html };
+  struct pc_outputs o = { .text = open_memstream (&text, &len), .json = json, .html = html };
   struct pc_err err = { "" };
 
   snprintf (json, sizeof json, "%s/r.json", dir);
@@ -124,7 +124,7 @@ START_TEST (test_merge)
   struct pc_check_result *back = NULL;
   char pa[128], pb[128], out[128], *paths[2] = { pa, pb };
   struct pc_err why;
-  struct pc_outputs o = { NULL, out, NULL };
+  struct pc_outputs o = { .json = out };
   struct pc_err err = { "" };
 
   snprintf (pa, sizeof pa, "%s/a.json", dir);

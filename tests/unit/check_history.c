@@ -1,0 +1,389 @@
+/* check_history.c: unit tests of lib/oracle/history on hand-made logs of
+ * events: what a crash state's file may hold after a program's calls, and
+ * what each finding rests on. */
+#include <config.h>
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/event.h"
+#include "format/log.h"
+#include "format/mark.h"
+#include "oracle/history.h"
+#include "util/xxh.h"
+#include "unit.h"
+
+#define MAXREC 64
+
+static struct pc_index ix;
+static struct pc_record recs[MAXREC];
+static uint8_t *payload[MAXREC];
+static int32_t next_tid = 100;
+
+static void
+reset (void)
+{
+  for (unsigned i = 0; i < MAXREC; i++) {
+    free (payload[i]);
+    payload[i] = NULL;
+  }
+  memset (recs, 0, sizeof recs);
+  memset (&ix, 0, sizeof ix);
+  ix.recs = recs;
+}
+
+static uint64_t
+add_rec (enum pc_rec_type type, uint8_t *data, size_t len)
+{
+  uint64_t i = ix.n++;
+
+  ck_assert_uint_lt (i, MAXREC);
+  recs[i].type = type;
+  recs[i].seq = i;
+  recs[i].time_ns = i * UINT64_C(100000000);   /* record i at i / 10 s */
+  recs[i].data = data;
+  recs[i].datalen = (uint32_t) len;
+  payload[i] = data;
+  return i;
+}
+
+/* The first mark: an empty root but lost+found, synced. */
+static void
+mkfs_mark (void)
+{
+  struct pc_mark m = { 0 };
+  struct pc_entry e = { 0 };
+  uint8_t *buf;
+  size_t len;
+
+  e.path = (char *) "lost+found";
+  e.type = PC_ENTRY_DIR;
+  e.mode = 040700;
+  m.name = (char *) "mkfs";
+  m.flags = PC_MARK_F_SYNC | PC_MARK_F_MANIFEST;
+  m.entries = &e;
+  m.nentries = 1;
+  ck_assert_int_eq (pc_mark_encode (&m, &buf, &len), 0);
+  add_rec (PC_REC_MARK, buf, len);
+}
+
+/* A call: its entry and exit events (ev's kind set for each).  Returns
+ * the record of its entry. */
+static uint64_t
+call (struct pc_event *ev, int64_t result)
+{
+  uint8_t *buf;
+  size_t len;
+  uint64_t at;
+
+  struct pc_event in = *ev;
+
+  ev->tid = ev->pid = in.tid = in.pid = next_tid++;
+  /* what the entry cannot know yet: the result, the size, the hashes */
+  in.kind = PC_EVENT_ENTRY;
+  in.result = 0;
+  in.flags &= ~PC_EVENT_F_SIZE;
+  in.size = 0;
+  in.nhashes = 0;
+  in.hashes = NULL;
+  in.first_block = 0;
+  ck_assert_int_eq (pc_event_encode (&in, &buf, &len), 0);
+  at = add_rec (PC_REC_EVENT, buf, len);
+  ev->kind = PC_EVENT_EXIT;
+  ev->result = result;
+  ck_assert_int_eq (pc_event_encode (ev, &buf, &len), 0);
+  add_rec (PC_REC_EVENT, buf, len);
+  return at;
+}
+
+static void
+ev_init (struct pc_event *ev, uint8_t op, const char *name, const char *path)
+{
+  memset (ev, 0, sizeof *ev);
+  ev->op = op;
+  ev->fd = -1;
+  snprintf (ev->name, sizeof ev->name, "%s", name);
+  snprintf (ev->text, sizeof ev->text, "%s(\"%s\")", name, path);
+  snprintf (ev->path[0], sizeof ev->path[0], "%s", path);
+}
+
+/* open(path, O_WRONLY|O_CREAT|O_TRUNC) of a file whose inode is ino. */
+static void
+creat_file (const char *path, uint64_t ino)
+{
+  struct pc_event ev;
+
+  ev_init (&ev, PC_OP_OPEN, "openat", path);
+  ev.arg_flags = O_WRONLY | O_CREAT | O_TRUNC;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE;
+  ev.ino = ino;
+  ev.fd = 3;
+  snprintf (ev.path[1], sizeof ev.path[1], "%s", path);
+  call (&ev, 3);
+}
+
+/* The file now holds content (len bytes): a write of its last bytes from
+ * off, with the hashes of the blocks it touched. */
+static void
+write_file (const char *path, uint64_t ino, const char *content, size_t off, int64_t result)
+{
+  struct pc_event ev;
+  uint64_t hashes[4];
+  size_t len = strlen (content);
+
+  ev_init (&ev, PC_OP_WRITE, "write", path);
+  snprintf (ev.text, sizeof ev.text, "write(3</%s>, \"%s\", %zu)", path + 1, content + off,
+            len - off);
+  ev.fd = 3;
+  ev.fd_flags = PC_FD_WRITE;
+  ev.flags = PC_EVENT_F_IDENTITY;
+  ev.ino = ino;
+  if (result >= 0) {
+    ev.flags |= PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+    ev.offset = off;
+    ev.length = len - off;
+    ev.size = len;
+    ev.first_block = off / 4096;
+    ev.nhashes = (uint32_t) ((len - 1) / 4096 - off / 4096 + 1);
+    for (uint32_t i = 0; i < ev.nhashes; i++) {
+      size_t b = (ev.first_block + i) * 4096;
+      hashes[i] = XXH3_64bits (content + b, len - b < 4096 ? len - b : 4096);
+    }
+    ev.hashes = hashes;
+  }
+  call (&ev, result);
+}
+
+static void
+fsync_file (const char *path, uint64_t ino)
+{
+  struct pc_event ev;
+
+  ev_init (&ev, PC_OP_FSYNC, "fsync", path);
+  ev.fd = 3;
+  ev.flags = PC_EVENT_F_IDENTITY;
+  ev.ino = ino;
+  call (&ev, 0);
+}
+
+/* What a crash state holds at path: a file of content (NULL: absent). */
+static struct pc_entry *
+found (const char *path, const char *content)
+{
+  static struct pc_entry e;
+  static uint64_t blocks[4];
+  size_t len;
+
+  if (content == NULL)
+    return NULL;
+  memset (&e, 0, sizeof e);
+  len = strlen (content);
+  e.path = (char *) path;
+  e.type = PC_ENTRY_FILE;
+  e.mode = 0100644;
+  e.size = len;
+  e.nblocks = (len + 4095) / 4096;
+  for (size_t b = 0; b < e.nblocks; b++)
+    blocks[b] = XXH3_64bits (content + b * 4096, len - b * 4096 < 4096 ? len - b * 4096 : 4096);
+  e.blocks = blocks;
+  return &e;
+}
+
+/* A file of len bytes, its first keep of content's, the rest zeros. */
+static struct pc_entry *
+found_zeros (const char *path, const char *content, size_t keep)
+{
+  static char buf[8192];
+  struct pc_entry *e;
+  size_t len = strlen (content);
+  static uint64_t blocks[4];
+
+  memset (buf, 0, sizeof buf);
+  memcpy (buf, content, keep);
+  e = found (path, "x");
+  e->size = len;
+  e->nblocks = (len + 4095) / 4096;
+  for (size_t b = 0; b < e->nblocks; b++)
+    blocks[b] = XXH3_64bits (buf + b * 4096, len - b * 4096 < 4096 ? len - b * 4096 : 4096);
+  e->blocks = blocks;
+  return e;
+}
+
+/* Judges what is at path at point; the finding kind (0: none), its
+ * cause in *c (freed by the caller). */
+static int
+judge (uint64_t point, const char *path, const struct pc_entry *f, struct pc_cause *c)
+{
+  struct pc_history *h;
+  struct pc_history_verdict v;
+  struct pc_err err;
+
+  ck_assert_msg (pc_history_new (&ix, &h, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq (pc_history_judge (h, point, path, f, &v), 0);
+  pc_history_free (h);
+  *c = v.cause;
+  return v.kind;
+}
+
+static int
+kind_of (uint64_t point, const char *path, const struct pc_entry *f)
+{
+  struct pc_cause c;
+  int k = judge (point, path, f, &c);
+
+  pc_cause_clear (&c);
+  return k;
+}
+
+/* An append-only log, no fsync: any prefix that ends at a write is what
+ * the program had; empty is zero-length; zeros or bytes never written in
+ * its tail are flagged. */
+START_TEST (test_append)
+{
+  struct pc_cause c;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/log", 12);
+  write_file ("/log", 12, "A\n", 0, 2);
+  write_file ("/log", 12, "A\nB\n", 2, 2);
+  write_file ("/log", 12, "A\nB\nC\n", 4, 2);
+  end = ix.n - 1;
+  ck_assert_int_eq (kind_of (end, "log", found ("log", "A\n")), 0);
+  ck_assert_int_eq (kind_of (end, "log", found ("log", "A\nB\n")), 0);
+  ck_assert_int_eq (kind_of (end, "log", found ("log", "A\nB\nC\n")), 0);
+  /* absent: the name was never made durable */
+  ck_assert_int_eq (kind_of (end, "log", NULL), 0);
+  /* empty where the program had data: the seed's case, an exposure */
+  ck_assert_int_eq (judge (end, "log", found ("log", ""), &c), PC_F_ZERO_LENGTH);
+  ck_assert (c.known && !c.promise);
+  ck_assert_msg (c.call && strstr (c.call, "\"C") != NULL, "%s", c.call);
+  ck_assert_msg (c.fix && strstr (c.fix, "fsync of log") != NULL, "%s", c.fix);
+  ck_assert_int_eq (c.durable_ns, -1);
+  pc_cause_clear (&c);
+  /* a tail of zeros where the program wrote */
+  ck_assert_int_eq (kind_of (end, "log", found_zeros ("log", "A\nB\nC\n", 4)), PC_F_MISMATCH);
+  /* ... and bytes it never wrote */
+  ck_assert_int_eq (kind_of (end, "log", found ("log", "A\nX\n")), PC_F_MISMATCH);
+  /* before the second write started, its data is not expected */
+  ck_assert_int_eq (kind_of (4, "log", found ("log", "A\nB\n")), PC_F_MISMATCH);
+  ck_assert_int_eq (kind_of (4, "log", found ("log", "A\n")), 0);
+}
+END_TEST
+
+/* fsync makes the file's data durable: older is durable-lost, empty is a
+ * broken promise; a failed write is no version. */
+START_TEST (test_fsync_and_failures)
+{
+  struct pc_cause c;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/f", 13);
+  write_file ("/f", 13, "one\n", 0, 4);
+  write_file ("/f", 13, "one\ntwo\n", 4, 4);
+  fsync_file ("/f", 13);
+  write_file ("/f", 13, "one\ntwo\nbad\n", 8, -28);   /* ENOSPC: nothing written */
+  end = ix.n - 1;
+  ck_assert_int_eq (kind_of (end, "f", found ("f", "one\ntwo\n")), 0);
+  /* the failed write's data was never a version */
+  ck_assert_int_eq (kind_of (end, "f", found ("f", "one\ntwo\nbad\n")), PC_F_MISMATCH);
+  /* older than what fsync made durable */
+  ck_assert_int_eq (judge (end, "f", found ("f", "one\n"), &c), PC_F_DURABLE_LOST);
+  ck_assert (c.known && c.promise);
+  ck_assert_msg (c.durable_by && strstr (c.durable_by, "fsync") != NULL, "%s", c.durable_by);
+  ck_assert_int_ge (c.durable_ns, 0);
+  pc_cause_clear (&c);
+  /* empty after fsync: a broken promise */
+  ck_assert_int_eq (judge (end, "f", found ("f", ""), &c), PC_F_ZERO_LENGTH);
+  ck_assert (c.known && c.promise);
+  pc_cause_clear (&c);
+  /* zeros where fsync'd data was: zero-filled, a broken promise */
+  ck_assert_int_eq (judge (end, "f", found_zeros ("f", "one\ntwo\n", 0), &c), PC_F_ZERO_FILLED);
+  ck_assert (c.promise);
+  pc_cause_clear (&c);
+}
+END_TEST
+
+/* Rename over an existing file: before the directory is synced the name
+ * may hold either file; after a sync, only the new one. */
+START_TEST (test_rename)
+{
+  struct pc_event ev;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/cfg", 20);
+  write_file ("/cfg", 20, "v1\n", 0, 3);
+  ev_init (&ev, PC_OP_SYNC, "sync", "");
+  call (&ev, 0);
+  creat_file ("/cfg.tmp", 21);
+  write_file ("/cfg.tmp", 21, "v2\n", 0, 3);
+  fsync_file ("/cfg.tmp", 21);
+  ev_init (&ev, PC_OP_RENAME, "rename", "/cfg.tmp");
+  snprintf (ev.path[1], sizeof ev.path[1], "/cfg");
+  call (&ev, 0);
+  end = ix.n - 1;
+  ck_assert_int_eq (kind_of (end, "cfg", found ("cfg", "v1\n")), 0);
+  ck_assert_int_eq (kind_of (end, "cfg", found ("cfg", "v2\n")), 0);
+  ck_assert_int_eq (kind_of (end, "cfg", found ("cfg", "v3\n")), PC_F_MISMATCH);
+  /* the old name may be there still, or gone */
+  ck_assert_int_eq (kind_of (end, "cfg.tmp", NULL), 0);
+  ck_assert_int_eq (kind_of (end, "cfg.tmp", found ("cfg.tmp", "v2\n")), 0);
+  /* synced: the name holds the new file, its data durable */
+  ev_init (&ev, PC_OP_SYNCFS, "syncfs", "/");
+  call (&ev, 0);
+  end = ix.n - 1;
+  ck_assert_int_eq (kind_of (end, "cfg", found ("cfg", "v2\n")), 0);
+  ck_assert_int_eq (kind_of (end, "cfg", NULL), PC_F_MISSING);
+  ck_assert_int_eq (kind_of (end, "cfg.tmp", NULL), 0);
+}
+END_TEST
+
+/* A file written through io_uring is not judged. */
+START_TEST (test_untraceable)
+{
+  struct pc_event ev;
+  struct pc_cause c;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/db", 30);
+  write_file ("/db", 30, "page\n", 0, 5);
+  ev_init (&ev, PC_OP_UNTRACEABLE, "io_uring_enter", "/db");
+  ev.flags = PC_EVENT_F_IDENTITY;
+  ev.ino = 30;
+  call (&ev, 0);
+  end = ix.n - 1;
+  ck_assert_int_eq (judge (end, "db", found ("db", "anything else\n"), &c), PC_F_NOT_JUDGED);
+  ck_assert_msg (c.rule && strstr (c.rule, "cannot follow") != NULL, "%s", c.rule);
+  pc_cause_clear (&c);
+  /* before it, judged as ever */
+  ck_assert_int_eq (kind_of (end - 2, "db", found ("db", "anything else\n")), PC_F_MISMATCH);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("history");
+  TCase *tc = tcase_create ("history");
+  int r;
+
+  tcase_add_test (tc, test_append);
+  tcase_add_test (tc, test_fsync_and_failures);
+  tcase_add_test (tc, test_rename);
+  tcase_add_test (tc, test_untraceable);
+  suite_add_tcase (s, tc);
+  r = pc_unit_run (s);
+  reset ();
+  return r;
+}
