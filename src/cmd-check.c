@@ -89,6 +89,7 @@ struct args {
   struct pc_check_config cfg;
   struct pc_outputs out;
   bool shard_given;
+  char verify[8192];            /* --verify, its program named from here */
 };
 
 enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
@@ -159,7 +160,7 @@ option (int c, const char *arg, struct args *a)
       cmd_err ("check", "--verify: an empty command");
       return EXIT_ERROR;
     }
-    cfg->verify = arg;
+    cfg->verify = pc_command_here (arg, a->verify, sizeof a->verify);
     break;
   case 'b': cfg->base_path = arg; break;
   case OPT_FAIL_ON:

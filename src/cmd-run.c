@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "run/plan.h"
+#include "util/args.h"
 #include "util/proc.h"
 #include "util/util.h"
 
@@ -146,6 +147,7 @@ struct args {
   const char *wname;
   int trace;                    /* --trace 1, --no-trace 0, neither -1 */
   bool quiet;
+  char verify[8192];            /* --verify, its program named from here */
 };
 
 /* A number option: --seed (any), --files, --timeout, --seconds, --jobs
@@ -255,7 +257,7 @@ option (int c, const char *arg, struct args *a)
       cmd_err ("run", "--verify: an empty command");
       return EXIT_ERROR;
     }
-    cc->verify = arg;
+    cc->verify = pc_command_here (arg, a->verify, sizeof a->verify);
     break;
   case 'm':
     if (pc_model_spec_parse (arg, &cc->model, NULL) < 0) {

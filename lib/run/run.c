@@ -35,6 +35,8 @@ struct run {
   bool loop, nbd, mounted;
   struct pc_err why;            /* the first reason (fail) */
   char out[OUT_MAX];
+  char *const *command;         /* cfg->command, its program named absolutely
+                                 * (in the workload's child) */
 };
 
 static void
@@ -341,7 +343,7 @@ run_traced (struct run *r, unsigned commit_s, FILE *trace)
     dup2 (fileno (trace), 1);
     dup2 (fileno (trace), 2);
   }
-  st = pc_traced_run (cfg->workload ? argv : cfg->command, &t, &err);
+  st = pc_traced_run (cfg->workload ? argv : r->command, &t, &err);
   if (st == -ENOENT || st == -EACCES)
     return 127;                 /* as execvp: cannot run it */
   if (st < 0) {
@@ -349,6 +351,29 @@ run_traced (struct run *r, unsigned commit_s, FILE *trace)
     return TRACE_FAILED;
   }
   return st >= 256 ? 128 + st - 256 : st;
+}
+
+/* The command runs in the mounted filesystem: a program named by a path
+ * relative to where powercut was started is named from there (in the
+ * child, before it changes directory). */
+static void
+command_absolute (struct run *r)
+{
+  char *const *argv = r->cfg->command;
+  char *abs, **copy;
+  size_t n = 0;
+
+  r->command = argv;
+  if (argv == NULL || argv[0][0] == '/' || strchr (argv[0], '/') == NULL ||
+      (abs = realpath (argv[0], NULL)) == NULL)
+    return;
+  while (argv[n])
+    n++;
+  if ((copy = calloc (n + 1, sizeof *copy)) == NULL)
+    return;
+  memcpy (copy, argv, n * sizeof *copy);
+  copy[0] = abs;
+  r->command = copy;
 }
 
 static int
@@ -372,6 +397,7 @@ run_workload (struct run *r, unsigned commit_s)
     setpgid (0, 0);
     signal (SIGINT, SIG_DFL);
     signal (SIGTERM, SIG_DFL);
+    command_absolute (r);
     if (chdir (r->mnt) < 0)
       _exit (126);
     if (cfg->traced)
@@ -392,7 +418,7 @@ run_workload (struct run *r, unsigned commit_s)
         dup2 (fileno (trace), 1);
         dup2 (fileno (trace), 2);
       }
-      execvp (cfg->command[0], cfg->command);
+      execvp (r->command[0], r->command);
       _exit (127);
     }
   }

@@ -2,8 +2,11 @@
 #include <config.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/args.h"
 
@@ -67,4 +70,22 @@ pc_env_shard (unsigned *i, unsigned *n)
   if (!(id && cnt))
     return 0;
   return index_of (id, cnt, 0, i, n) < 0 ? -EINVAL : 1;
+}
+
+const char *
+pc_command_here (const char *cmd, char *buf, size_t len)
+{
+  size_t w = strcspn (cmd, " \t\n");
+  char word[PATH_MAX], abs[PATH_MAX];
+
+  if (cmd[0] == '/' || w >= sizeof word || memchr (cmd, '/', w) == NULL)
+    return cmd;
+  memcpy (word, cmd, w);
+  word[w] = '\0';
+  if (strpbrk (word, "'\"\\$`*?[~=;&|<>(){}") || realpath (word, abs) == NULL ||
+      strchr (abs, '\''))
+    return cmd;
+  if ((size_t) snprintf (buf, len, "'%s'%s", abs, cmd + w) >= len)
+    return cmd;
+  return buf;
 }

@@ -5,6 +5,8 @@
 #ifndef POWERCUT_ARGS_H
 #define POWERCUT_ARGS_H
 
+#include <stddef.h>
+
 /* Parses a decimal number from 0 to max: digits only, no sign, no blank.
  * Returns 0 with *ret, or -EINVAL. */
 int pc_parse_uint (const char *s, unsigned long max, unsigned long *ret);
@@ -21,5 +23,11 @@ int pc_parse_shard (const char *s, unsigned *i, unsigned *n);
  * Kubernetes indexed job).  Returns 1 with *i and *n, 0 if neither pair is
  * set, or -EINVAL if the set one is not a valid index and count. */
 int pc_env_shard (unsigned *i, unsigned *n);
+
+/* A shell command (--verify) run in another directory than the one it was
+ * given in: if its first word is a relative path with a '/' that names an
+ * existing file from here, the command with that word made absolute (in single quotes),
+ * written to buf (len bytes); else (or if it does not fit) cmd itself. */
+const char *pc_command_here (const char *cmd, char *buf, size_t len);
 
 #endif
