@@ -234,21 +234,31 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
   switch (ev->op) {
   case PC_OP_OPEN: {
     const char *real = ev->path[1][0] ? p1 : p0;
-    n = (ev->flags & PC_EVENT_F_IDENTITY) ? node_of_ino (h, ev->ino) : -1;
-    if (n < 0)
+    /* A file it created is a new one, whatever inode number it reuses
+     * (a file gone since may have had it). */
+    bool created = (ev->arg_flags & O_CREAT) && ((ev->arg_flags & O_EXCL) || bound (h, real) < 0);
+    bool fresh = false;
+    n = !created && (ev->flags & PC_EVENT_F_IDENTITY) ? node_of_ino (h, ev->ino) : -1;
+    if (n < 0 && !created)
       n = bound (h, real);
     if (n < 0 || h->nodes[n].type != N_FILE) {
       n = new_node (h, N_FILE, (ev->flags & PC_EVENT_F_IDENTITY) ? ev->ino : 0);
       if (n < 0)
         return (int) n;
+      fresh = true;
     }
     if (bound (h, real) != n && bind (h, real, n, seq, call) < 0)
       return -ENOMEM;
     nd = &h->nodes[n];
     if (ev->arg_flags & O_TRUNC)
       return set_size (nd, seq, 0, call);
-    if (nd->ns == 0 && (ev->flags & PC_EVENT_F_SIZE))
+    if (nd->ns == 0 && (ev->flags & PC_EVENT_F_SIZE)) {
+      /* a file that was there, not made by the program: blocks it never
+       * saw written hold what they held */
+      if (fresh && ev->size > 0)
+        nd->base = true;
       return set_size (nd, seq, ev->size, call);
+    }
     return 0;
   }
   case PC_OP_WRITE:
