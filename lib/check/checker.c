@@ -413,6 +413,7 @@ plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
   }
   c->hash_limit = pc_oracle_max_size (c->oracle);
   res->manifests = pc_oracle_manifests (c->oracle);
+  res->events = pc_oracle_events (c->oracle);
   if (pc_oracle_last_mark (c->oracle))
     snprintf (res->last_mark, sizeof res->last_mark, "%s", pc_oracle_last_mark (c->oracle));
   res->unique = c->nuniq;

@@ -291,6 +291,15 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
         v = ar->verdict;
         ev = ar->evidence;
       }
+      /* What the state lost of what the program had by its last
+       * acknowledgement, each with its cause. */
+      if (v == PC_V_APP_INVALID && judge && jm.have_tree &&
+          pc_oracle_older (c->oracle, c->states[i].point,
+                           nm ? c->marks[nm - 1].record : c->states[i].point, &jm.tree,
+                           &fl) < 0) {
+        v = PC_V_NOT_CHECKED;
+        ev = "powercut ran out of memory naming what this state lost";
+      }
     }
     r = put_result (c, o, i, v, jm.fsck_as, ev, &fl);
     pc_findings_clear (&fl);

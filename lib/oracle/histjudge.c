@@ -22,11 +22,24 @@ find_path (const struct pc_history *h, const char *path)
   return h->npaths ? bsearch (&key, h->paths, h->npaths, sizeof *h->paths, pc_hist_path_cmp) : NULL;
 }
 
+/* A floor (NONE: none) is a point the judgement treats as durable: what
+ * the program had there is the oldest it accepts. */
+static uint64_t
+at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32_t *ret_call)
+{
+  if (floor != NONE && floor <= point && (best == NONE || floor > best)) {
+    *ret_call = UINT32_MAX;
+    return floor;
+  }
+  return best;
+}
+
 /* The last point at or before point from which path's name was durable:
  * a sync, its directory's fsync, a mark naming it or synced; NONE if
  * none.  *ret_call: what made it durable (UINT32_MAX: a mark). */
 static uint64_t
-entry_durable (const struct pc_history *h, const char *path, uint64_t point, uint32_t *ret_call)
+entry_durable (const struct pc_history *h, const char *path, uint64_t point, uint64_t floor,
+               uint32_t *ret_call)
 {
   const char *slash = strrchr (path, '/');
   size_t dl = slash ? (size_t) (slash - path) : 0;
@@ -44,14 +57,14 @@ entry_durable (const struct pc_history *h, const char *path, uint64_t point, uin
       best = h->dd[i].seq;
       *ret_call = h->dd[i].call;
     }
-  return best;
+  return at_floor (best, floor, point, ret_call);
 }
 
 /* The last point at or before point from which block b of n (or its size,
  * b NONE) was durable, or NONE; *ret_call what made it so. */
 static uint64_t
 data_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint64_t point,
-              uint32_t *ret_call)
+              uint64_t floor, uint32_t *ret_call)
 {
   uint64_t best = NONE;
 
@@ -70,7 +83,7 @@ data_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint
       *ret_call = d->call;
     }
   }
-  return best;
+  return at_floor (best, floor, point, ret_call);
 }
 
 /* The first point at or after seq from which block b of n was durable
@@ -230,10 +243,10 @@ grown_over (const struct node *n, uint64_t b, uint64_t size, uint64_t lo, uint64
  * was lost had been made durable. */
 static int
 match_file (const struct pc_history *h, const struct node *n, const struct pc_entry *found,
-            uint64_t point, bool from_start, uint64_t *ret_block, bool *ret_promise)
+            uint64_t point, uint64_t floor, bool from_start, uint64_t *ret_block, bool *ret_promise)
 {
   uint32_t dc;
-  uint64_t dsize = from_start ? NONE : data_durable (h, n, NONE, point, &dc);
+  uint64_t dsize = from_start ? NONE : data_durable (h, n, NONE, point, floor, &dc);
   uint64_t nb = (found->size + BLOCK - 1) / BLOCK;
   bool all_zero = true, promise = false, bad = false;
 
@@ -251,7 +264,7 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
   }
   for (uint64_t b = 0; b < nb; b++) {
     uint64_t len = found->size - b * BLOCK < BLOCK ? found->size - b * BLOCK : BLOCK;
-    uint64_t lo = from_start ? NONE : data_durable (h, n, b, point, &dc);
+    uint64_t lo = from_start ? NONE : data_durable (h, n, b, point, floor, &dc);
     const struct bver *newest, *last = NULL;
     size_t a, z;
     if (block_ok (n, b, found->blocks[b], len, lo, point, &newest))
@@ -359,8 +372,9 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
 /* The cause of a name found missing, or found though it was durably gone. */
 static int
 name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, uint64_t de,
-            uint32_t dcall, struct pc_cause *c)
+            uint32_t dcall, struct pc_history_verdict *ret)
 {
+  struct pc_cause *c = &ret->cause;
   uint32_t call = UINT32_MAX;
 
   memset (c, 0, sizeof *c);
@@ -370,6 +384,8 @@ name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, u
   for (size_t i = 0; i < p->ne && p->e[i].seq <= de; i++)
     call = p->e[i].call;
   (void) point;
+  ret->name = true;
+  ret->call = call;
   cause_call (h, c, call);
   c->durable_by = describe_durable (h, dcall);
   c->rule = strdup ("a name made durable (its directory synced) is not what it was: "
@@ -377,9 +393,11 @@ name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, u
   return c->rule ? 0 : -ENOMEM;
 }
 
-int
-pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
-                  const struct pc_entry *found, struct pc_history_verdict *ret)
+/* The judgement of found at path at point, what the program had at floor
+ * (NONE: none) the oldest it accepts besides what was durable. */
+static int
+judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
+       const struct pc_entry *found, struct pc_history_verdict *ret)
 {
   const struct phist *p = find_path (h, path);
   uint32_t dcall;
@@ -392,9 +410,10 @@ pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
   int64_t best_node = -1;
 
   memset (ret, 0, sizeof *ret);
+  ret->call = UINT32_MAX;
   if (p == NULL)
     return 0;
-  de = entry_durable (h, path, point, &dcall);
+  de = entry_durable (h, path, point, floor, &dcall);
   /* The name states allowed: the one at de, and every later one up to point. */
   for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++) {
     if (de != NONE && p->e[i].seq <= de) {
@@ -420,7 +439,7 @@ pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
     if (absent_ok)
       return 0;
     ret->kind = PC_F_MISSING;
-    return name_cause (h, p, point, de, dcall, &ret->cause);
+    return name_cause (h, p, point, de, dcall, ret);
   }
   /* Empty where the program's last version had data: the seed's case,
    * even when the program passed through an empty file on its way (as
@@ -430,7 +449,7 @@ pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
       h->nodes[newest].lost_from > point) {
     const struct node *n = &h->nodes[newest];
     uint32_t dc;
-    uint64_t d = data_durable (h, n, NONE, point, &dc);
+    uint64_t d = data_durable (h, n, NONE, point, floor, &dc);
     ret->kind = PC_F_ZERO_LENGTH;
     return data_cause (h, n, path, NONE, point, PC_F_ZERO_LENGTH,
                        d != NONE && size_set_by (n, point) <= d, &ret->cause);
@@ -459,7 +478,7 @@ pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
       return 0;
     if (n->type != N_FILE || found->type != PC_ENTRY_FILE)
       continue;
-    k = match_file (h, n, found, point, false, &blk, &promise);
+    k = match_file (h, n, found, point, floor, false, &blk, &promise);
     if (k == 0)
       return 0;
     if (nodei == newest || best < 0) {
@@ -472,7 +491,7 @@ pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
   if (!any) {
     /* Something where the program's name was durably gone. */
     ret->kind = PC_F_MISMATCH;
-    return name_cause (h, p, point, de, dcall, &ret->cause);
+    return name_cause (h, p, point, de, dcall, ret);
   }
   if (best < 0 || best_node < 0) {
     ret->kind = PC_F_MISMATCH;    /* another type than any the name had */
@@ -496,11 +515,116 @@ pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
     uint64_t blk;
     bool promise;
     /* What it held before its durable point: rolled back. */
-    if (best_promise && match_file (h, n, found, point, true, &blk, &promise) == 0) {
+    if (best_promise && match_file (h, n, found, point, NONE, true, &blk, &promise) == 0) {
       ret->kind = PC_F_DURABLE_LOST;
       return data_cause (h, n, path, best_block, point, PC_F_DURABLE_LOST, true, &ret->cause);
     }
     ret->kind = best;
     return data_cause (h, n, path, best_block, point, best, best_promise, &ret->cause);
   }
+}
+
+int
+pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
+                  const struct pc_entry *found, struct pc_history_verdict *ret)
+{
+  return judge (h, point, NONE, path, found, ret);
+}
+
+/* The first point at or after seq from which path's name was durable, or
+ * NONE; *ret_call what made it so. */
+static uint64_t
+entry_made_durable (const struct pc_history *h, const char *path, uint64_t seq, uint32_t *ret_call)
+{
+  const char *slash = strrchr (path, '/');
+  size_t dl = slash ? (size_t) (slash - path) : 0;
+  uint64_t best = NONE;
+
+  *ret_call = UINT32_MAX;
+  for (size_t i = 0; i < h->nglobal; i++)
+    if (h->global[i].seq >= seq && h->global[i].seq < best) {
+      best = h->global[i].seq;
+      *ret_call = h->global[i].call;
+    }
+  for (size_t i = 0; i < h->ndd; i++)
+    if (h->dd[i].seq >= seq && h->dd[i].seq < best && strlen (h->dd[i].dir) == dl &&
+        strncmp (h->dd[i].dir, path, dl) == 0) {
+      best = h->dd[i].seq;
+      *ret_call = h->dd[i].call;
+    }
+  return best;
+}
+
+/* A file found holding what another file the name was bound to before
+ * floor held (a rename over it, not yet durable, was lost): the loss is
+ * the name's, and its cause the call that bound it anew. */
+static void
+older_binding (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
+               const struct pc_entry *found, struct pc_history_verdict *ret)
+{
+  const struct phist *p = find_path (h, path);
+  size_t last = SIZE_MAX;
+
+  if (p == NULL || found == NULL || found->type != PC_ENTRY_FILE)
+    return;
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= floor && p->e[i].seq <= point; i++)
+    last = i;
+  for (size_t j = last; last != SIZE_MAX && j-- > 0;) {
+    int64_t ni = p->e[j].node;
+    uint64_t blk;
+    bool promise;
+    if (ni < 0 || ni == p->e[last].node || h->nodes[ni].type != N_FILE ||
+        match_file (h, &h->nodes[ni], found, point, NONE, true, &blk, &promise) != 0)
+      continue;
+    ret->name = true;
+    ret->call = p->e[j + 1].call;
+    free (ret->cause.call);
+    ret->cause.call = NULL;
+    cause_call (h, &ret->cause, ret->call);
+    return;
+  }
+}
+
+int
+pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
+                  const struct pc_entry *found, struct pc_history_verdict *ret)
+{
+  struct pc_cause *c = &ret->cause;
+  int r = judge (h, point, floor, path, found, ret);
+
+  if (r < 0 || ret->kind == 0)
+    return r;
+  if (ret->kind == PC_F_NOT_JUDGED) {
+    pc_cause_clear (c);
+    memset (ret, 0, sizeof *ret);
+    return 0;
+  }
+  if (!ret->name)
+    older_binding (h, point, floor, path, found, ret);
+  ret->kind = PC_F_OLDER;
+  c->known = true;
+  c->promise = false;
+  free (c->rule);
+  free (c->fix);
+  c->fix = NULL;
+  c->rule = strdup ("older than what the program had by its last acknowledgement (mark): "
+                    "a crash may keep it, as it was not yet durable, but the application "
+                    "counted on the newer version");
+  if (ret->name) {
+    const char *slash = strrchr (path, '/');
+    uint32_t dcall;
+    uint64_t dseq = ret->call < h->ncalls
+                    ? entry_made_durable (h, path, h->calls[ret->call].seq, &dcall) : NONE;
+    free (c->durable_by);
+    c->durable_by = dseq == NONE ? NULL : describe_durable (h, dcall);
+    c->durable_ns = dseq == NONE ? -1 : (int64_t) rec_time (h, dseq);
+    int n = slash ? asprintf (&c->fix, "an fsync of the directory %.*s after that call",
+                              (int) (slash - path), path)
+                  : asprintf (&c->fix, "an fsync of the root directory after that call");
+    if (n < 0)
+      c->fix = NULL;
+  }
+  else if (asprintf (&c->fix, "an fsync of %s after that call", path) < 0)
+    c->fix = NULL;
+  return c->rule ? 0 : -ENOMEM;
 }

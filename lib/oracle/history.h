@@ -59,6 +59,10 @@ struct pc_history_verdict {
   int kind;                     /* 0: what the program had; else a finding kind:
                                  * PC_F_ZERO_LENGTH, _ZERO_FILLED, _MISSING,
                                  * _MISMATCH, _DURABLE_LOST, or PC_F_NOT_JUDGED */
+  bool name;                    /* it is about what the name is bound to (a
+                                 * rename, link, unlink or creation), not data */
+  uint32_t call;                /* for a name: the call that bound it as lost
+                                 * (UINT32_MAX: none known) */
   struct pc_cause cause;        /* why (finding.h); the caller frees its strings */
 };
 
@@ -66,5 +70,16 @@ struct pc_history_verdict {
  * point.  Returns 0 with *ret filled, or -ENOMEM. */
 int pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
                       const struct pc_entry *found, struct pc_history_verdict *ret);
+
+/* What the state lost of what the program had at floor (a point at or
+ * before point: its last acknowledgement, a mark): 0 in ret->kind if found
+ * is what the program had at floor or since, or a version made durable
+ * after; else PC_F_OLDER with the cause: the call that made the version
+ * lost, when it became durable if it did, and the fsync that would have
+ * kept it.  For the points an application's checker fails (--verify), at
+ * paths pc_history_judge() accepts.  Returns 0 or -ENOMEM. */
+int pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor,
+                      const char *path, const struct pc_entry *found,
+                      struct pc_history_verdict *ret);
 
 #endif

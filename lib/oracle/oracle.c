@@ -248,6 +248,12 @@ pc_oracle_judges (const struct pc_oracle *o)
 }
 
 uint64_t
+pc_oracle_events (const struct pc_oracle *o)
+{
+  return o->hist ? pc_history_events (o->hist) : 0;
+}
+
+uint64_t
 pc_oracle_max_size (const struct pc_oracle *o)
 {
   uint64_t max = 0;
@@ -624,5 +630,48 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
     j += f != NULL;
   }
   *ret_verdict = (enum pc_verdict) worst;
+  return 0;
+}
+
+/* Is path in out already? */
+static bool
+has_finding (const struct pc_findings *out, const char *path)
+{
+  for (size_t i = 0; i < out->n; i++)
+    if (strcmp (out->v[i].path, path) == 0)
+      return true;
+  return false;
+}
+
+int
+pc_oracle_older (const struct pc_oracle *o, uint64_t point, uint64_t floor,
+                 const struct pc_mark *found, struct pc_findings *out)
+{
+  size_t nh = 0, j = 0;
+  const char *const *hp = o->hist ? pc_history_paths (o->hist, &nh) : NULL;
+
+  for (size_t k = 0; k < nh; k++) {
+    const struct pc_entry *f = NULL;
+    struct pc_history_verdict hv;
+    int r;
+    while (j < found->nentries && strcmp (found->entries[j].path, hp[k]) < 0)
+      j++;
+    if (j < found->nentries && strcmp (found->entries[j].path, hp[k]) == 0)
+      f = &found->entries[j];
+    if (has_finding (out, hp[k]))
+      continue;
+    r = pc_history_older (o->hist, point, floor, hp[k], f, &hv);
+    if (r < 0)
+      return r;
+    if (hv.kind == 0)
+      continue;
+    r = finding (out, hv.kind, hp[k], f, "what the program had by its last acknowledgement, "
+                 "or after");
+    if (r < 0) {
+      pc_cause_clear (&hv.cause);
+      return r;
+    }
+    pc_findings_set_cause (out, &hv.cause);
+  }
   return 0;
 }

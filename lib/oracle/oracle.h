@@ -61,6 +61,9 @@ size_t pc_oracle_manifests (const struct pc_oracle *o);
  * (history.h, which then judges every path it follows)? */
 bool pc_oracle_judges (const struct pc_oracle *o);
 
+/* How many events of a traced program it follows (0: none). */
+uint64_t pc_oracle_events (const struct pc_oracle *o);
+
 /* The largest size of a regular file in any manifest (0 if none). */
 uint64_t pc_oracle_max_size (const struct pc_oracle *o);
 
@@ -99,5 +102,14 @@ typedef void pc_oracle_lost_fn (void *ctx, size_t version);
 int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
                      struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx,
                      enum pc_verdict *ret_verdict);
+
+/* Where an application's checker failed at point: appends to out (which
+ * holds the point's findings) a note (PC_F_OLDER, with its cause) for every
+ * path a traced program changed whose state is older than what it had at
+ * floor (its last acknowledgement: the last mark at or before point, or
+ * point itself if none), and that has no finding yet.  Returns 0 or
+ * -ENOMEM. */
+int pc_oracle_older (const struct pc_oracle *o, uint64_t point, uint64_t floor,
+                     const struct pc_mark *found, struct pc_findings *out);
 
 #endif

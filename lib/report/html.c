@@ -205,6 +205,7 @@ config_json (const struct pc_html_config *hc)
   json_object_object_add (t, "unchecked", json_object_new_int64 ((int64_t) nnot));
   json_object_object_add (o, "totals", t);
   json_object_object_add (o, "not_judged", paths_json (res, PC_F_NOT_JUDGED));
+  json_object_object_add (o, "older", paths_json (res, PC_F_OLDER));
   paths = paths_json (res, -1);
   json_object_object_add (o, "files", json_object_new_int ((int) json_object_array_length (paths)));
   json_object_object_add (o, "paths", paths);

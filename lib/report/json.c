@@ -85,7 +85,10 @@ pc_json_finding (const struct pc_finding *fd, enum pc_json_form form)
   pc_json_add_text (x, "allowed", fd->allowed, false, form);
   if (fd->cause.known) {
     json_object_object_add (x, "promise", json_object_new_boolean (fd->cause.promise));
-    json_object_object_add (x, "cause", pc_json_cause (&fd->cause, form));
+    json_object *c = pc_json_cause (&fd->cause, form);
+    json_object_object_add (c, "class", json_object_new_string (pc_cause_class (fd->kind,
+                                                                               &fd->cause)));
+    json_object_object_add (x, "cause", c);
   }
   return x;
 }
@@ -161,7 +164,8 @@ pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
   }
   free (shown);
   for (size_t k = 0; k < p->findings.n; k++)
-    if (form == PC_JSON_EXACT || pc_finding_verdict (p->findings.v[k].kind) != PC_V_OK)
+    if (form == PC_JSON_EXACT || pc_finding_verdict (p->findings.v[k].kind) != PC_V_OK ||
+        p->findings.v[k].kind == PC_F_OLDER)
       json_object_array_add (fa, pc_json_finding (&p->findings.v[k], form));
   json_object_object_add (o, "findings", fa);
   pc_report_replay_cmd (res, p, cmd, sizeof cmd);
@@ -197,6 +201,7 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   json_object_object_add (root, "shards", json_object_new_int ((int) res->nshards));
   json_object_object_add (root, "seconds", json_object_new_double (res->seconds));
   json_object_object_add (root, "manifests", json_object_new_int64 ((int64_t) res->manifests));
+  json_object_object_add (root, "events", json_object_new_int64 ((int64_t) res->events));
   if (res->verify)
     pc_json_add_bytes (root, "verify", res->verify);
   else
@@ -311,6 +316,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
     res->seconds = json_object_get_double (v);
   if ((v = pc_json_get (root, "manifests", json_type_int)))
     res->manifests = (size_t) json_object_get_int64 (v);
+  if ((v = pc_json_get (root, "events", json_type_int)))
+    res->events = (uint64_t) json_object_get_int64 (v);
   if ((v = pc_json_get (root, "last_mark", json_type_string)))
     snprintf (res->last_mark, sizeof res->last_mark, "%s", json_object_get_string (v));
   res->shard = (v = pc_json_get (root, "shard", json_type_int)) ? (unsigned) json_object_get_int (v) : 0;

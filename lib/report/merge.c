@@ -89,6 +89,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   m->device_size = parts[0]->device_size;
   m->log_torn = parts[0]->log_torn;
   m->manifests = parts[0]->manifests;
+  m->events = parts[0]->events;
   memcpy (m->last_mark, parts[0]->last_mark, sizeof m->last_mark);
   m->nshards = 1;
   for (size_t i = 0; i < n; i++) {

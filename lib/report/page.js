@@ -14,7 +14,7 @@ function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag|
 /* A finding's cause: the rule (a broken promise, or exposure of data never
    made durable), the call behind the version lost, when it was durable, the fix. */
 function why(p){if(!p.cause)return '';const c=p.cause;
-  return (p.promise?'broken promise: ':'exposure: ')+(c.rule||'')+(c.call?'; '+c.call+' at '+secs(c.time):'')+
+  return (c.class||'')+': '+(c.rule||'')+(c.call?'; '+c.call+' at '+secs(c.time):'')+
     (c.durable_at!==null&&c.durable_at!==undefined?'; durable at '+secs(c.durable_at)+(c.durable_by?' by '+c.durable_by:''):(c.call?'; never durable':''))+
     (c.fix?'; fix: '+c.fix:'');}
 function secs(x){return x===null||x===undefined?'-':x.toFixed(1)+' s';}
@@ -54,7 +54,9 @@ D.configs.forEach(function(c,ci){
   if(c.totals[NC]){const s=chip(NC,c.totals[NC]);s.dataset.verdict=NC;s.dataset.count=c.totals[NC];s.title='powercut could not check these states: no verdict';
     tot.appendChild(el('span',' \u2003not a verdict: ','muted'));tot.appendChild(s);}
   sec.appendChild(tot);
-  if(c.not_judged.length){const d=el('div','Not judged: '+c.not_judged.length+' path(s) the workload changed after its last mark ('+c.last_mark+'); place a final mark after its last change to judge them.','muted');d.className='notjudged muted';sec.appendChild(d);}
+  const njt=c.not_judged.filter(p=>p.cause),njm=c.not_judged.filter(p=>!p.cause);
+  if(njt.length){const d=el('div','Not judged: '+njt.length+' path(s) written by calls the tracer cannot follow (io_uring, AIO, a shared mapping never msync\'d, another ABI): '+njt.slice(0,20).map(p=>p.path+(p.cause.call?' ('+p.cause.call+')':'')).join(', ')+(njt.length>20?', ...':''),'muted');d.className='notjudged muted';sec.appendChild(d);}
+  if(njm.length){const d=el('div','Not judged: '+njm.length+' path(s) the workload changed after its last mark ('+c.last_mark+'); place a final mark after its last change to judge them.','muted');d.className='notjudged muted';sec.appendChild(d);}
   const tl=el('div',null,'tl');const cv=document.createElement('canvas');cv.height=120;tl.appendChild(cv);
   const det=el('div',null,'details');det.textContent='Click the timeline to list the crash points there.';
   sec.appendChild(tl);sec.appendChild(det);
@@ -73,9 +75,14 @@ D.configs.forEach(function(c,ci){
     c.paths.forEach(function(p){const r=row([p.path,chip(p.verdict,''),p.count,p.first,p.last,p.found,p.allowed,why(p)]);
       r.children[0].className='mono';r.children[5].className='mono';r.children[6].className='mono';t.appendChild(r);});
     sec.appendChild(t);}
+  if(c.older.length){sec.appendChild(el('h3','What the application lost ('+c.older.length+')'));
+    sec.appendChild(el('div','Where the application\'s checker failed, these paths held an older version than the program had by its last acknowledgement: a crash may keep one, but the application counted on the newer.','muted'));
+    const t=el('table');t.className='older';t.appendChild(row(['path','points','first','last','found','why'],'th'));
+    c.older.forEach(function(p){const r=row([p.path,p.count,p.first,p.last,p.found,why(p)]);r.children[0].className='mono';r.children[4].className='mono';t.appendChild(r);});
+    sec.appendChild(t);}
   if(c.failing.length){sec.appendChild(el('h3','Failing crash points ('+c.totals.failing+(c.failing.length<c.totals.failing?', the first '+c.failing.length+' listed':'')+')'));
     const t=el('table');t.className='failing';t.appendChild(row(['crash point','verdict','what','rebuild it'],'th'));
-    c.failing.forEach(function(f){const what=f.findings.map(x=>x.verdict+' '+x.path+': '+x.found).concat(f.evidence).join('\n');
+    c.failing.forEach(function(f){const what=f.findings.map(x=>x.verdict+' '+x.path+': '+x.found+(x.cause?' ('+why(x)+')':'')).concat(f.evidence).join('\n');
       const w=el('div',what,'mono');w.style.whiteSpace='pre-wrap';
       t.appendChild(row([el('code',f.id),chip(f.verdict,''),w,el('code',f.replay)]));});
     sec.appendChild(t);}

@@ -6,7 +6,7 @@
  *     "base": PATH or null, "keep_trimmed": BOOL, "model": "flush",
  *     "k": K, "seed": SEED, "from": MARK, "from_record": N,
  *     "records": N, "device_size": BYTES, "log_torn": BOOL,
- *     "shard": I, "shards": N, "seconds": S, "manifests": N,
+ *     "shard": I, "shards": N, "seconds": S, "manifests": N, "events": N,
  *     "last_mark": NAME or null, "work": { ... },
  *     "windows": { "versions": N, "longest": S, "median": S, ...,
  *                  "list": [ { "path": P, "mark": M, "written": S,
@@ -18,7 +18,12 @@
  *                   "verdict": V, "same_as": ID or null,
  *                   "fsck_same_as": ID or null, "evidence": [LINE...],
  *                   "findings": [ { "verdict": KIND, "path": P, "found": S,
- *                                   "allowed": S } ... ],
+ *                                   "allowed": S, "promise": BOOL,
+ *                                   "cause": { "class": S, "rule": S,
+ *                                              "call": S, "pid": N, "time": S,
+ *                                              "durable_at": S or null,
+ *                                              "durable_by": S, "fix": S } }
+ *                                 ... ],
  *                   "replay": COMMAND } ... ] }
  * Points are in crash-point order.  A string that is not UTF-8 (a path,
  * found, allowed, log, base, the evidence) is written for people, and its

@@ -147,11 +147,11 @@ pc_report_paths (const struct pc_check_result *res, int kind, size_t *ret_n)
  * file, the call behind the version lost, when it was made durable and
  * what would have kept it. */
 static void
-cause_text (FILE *f, const struct pc_cause *c)
+cause_text (FILE *f, int kind, const struct pc_cause *c)
 {
   if (!c->known)
     return;
-  fprintf (f, "      rule:    %s: ", c->promise ? "a broken promise" : "exposure");
+  fprintf (f, "      rule:    %s: ", pc_cause_class (kind, c));
   put_shown (f, pc_display_line, c->rule ? c->rule : "?");
   fputc ('\n', f);
   if (c->call) {
@@ -195,7 +195,7 @@ paths_text (FILE *f, const struct pc_check_result *res)
     fputs ("\n      allowed: ", f);
     put_shown (f, pc_display_line, v[j].first->allowed);
     fputc ('\n', f);
-    cause_text (f, &v[j].first->cause);
+    cause_text (f, v[j].first->kind, &v[j].first->cause);
   }
   if (n > shown)
     fprintf (f, "  ... and %zu more files (see the JSON report)\n", n - shown);
@@ -203,24 +203,78 @@ out:
   free (v);
 }
 
-/* Paths the workload changed after its last mark: not judged, and why. */
+/* Where an application's checker failed: the paths that held older
+ * versions than the program had by its last acknowledgement, and why. */
 static void
-not_judged_text (FILE *f, const struct pc_check_result *res)
+older_text (FILE *f, const struct pc_check_result *res)
 {
   size_t n;
-  struct pc_path_sum *v = pc_report_paths (res, PC_F_NOT_JUDGED, &n);
+  struct pc_path_sum *v = pc_report_paths (res, PC_F_OLDER, &n);
 
   if (n > 0) {
-    fprintf (f, "\nnot judged: %zu path%s the workload changed after its last mark (%s): "
-             "what the crash points after it hold there is listed, not judged\n",
-             n, n == 1 ? "" : "s", res->last_mark[0] ? res->last_mark : "?");
+    fprintf (f, "\nwhat the application lost: %zu path%s held an older version than the "
+             "program had by its last acknowledgement, where its checker failed\n",
+             n, n == 1 ? "" : "s");
     for (size_t j = 0; j < n && j < MAX_LISTED; j++) {
       fputs ("  ", f);
       put_shown (f, pc_display_name, v[j].first->path);
-      fprintf (f, " (at %zu point%s)\n", v[j].npoints, v[j].npoints == 1 ? "" : "s");
+      fprintf (f, ": at %zu point%s (%s .. %s)\n", v[j].npoints, v[j].npoints == 1 ? "" : "s",
+               v[j].first_id, v[j].last_id);
+      cause_text (f, PC_F_OLDER, &v[j].first->cause);
     }
     if (n > MAX_LISTED)
       fprintf (f, "  ... and %zu more (see the JSON report)\n", n - MAX_LISTED);
+  }
+  free (v);
+}
+
+/* Paths not judged, and why: written by calls a traced program's tracer
+ * cannot follow (their finding has a cause), or changed after the
+ * workload's last mark. */
+static void
+not_judged_text (FILE *f, const struct pc_check_result *res)
+{
+  size_t n, nt = 0, listed = 0;
+  struct pc_path_sum *v = pc_report_paths (res, PC_F_NOT_JUDGED, &n);
+
+  for (size_t j = 0; j < n; j++)
+    nt += v[j].first->cause.known;
+  if (nt > 0) {
+    fprintf (f, "\nnot judged: %zu path%s written by calls the tracer cannot follow "
+             "(io_uring, AIO, a shared mapping never msync'd, another ABI): what the crash "
+             "points hold there is listed, not judged\n", nt, nt == 1 ? "" : "s");
+    for (size_t j = 0; j < n && listed < MAX_LISTED; j++) {
+      const struct pc_finding *fd = v[j].first;
+      if (!fd->cause.known)
+        continue;
+      fputs ("  ", f);
+      put_shown (f, pc_display_name, fd->path);
+      fprintf (f, " (at %zu point%s)", v[j].npoints, v[j].npoints == 1 ? "" : "s");
+      if (fd->cause.call) {
+        fputs (": ", f);
+        put_shown (f, pc_display_line, fd->cause.call);
+      }
+      fputc ('\n', f);
+      listed++;
+    }
+    if (nt > listed)
+      fprintf (f, "  ... and %zu more (see the JSON report)\n", nt - listed);
+  }
+  if (n > nt) {
+    fprintf (f, "\nnot judged: %zu path%s the workload changed after its last mark (%s): "
+             "what the crash points after it hold there is listed, not judged\n",
+             n - nt, n - nt == 1 ? "" : "s", res->last_mark[0] ? res->last_mark : "?");
+    listed = 0;
+    for (size_t j = 0; j < n && listed < MAX_LISTED; j++) {
+      if (v[j].first->cause.known)
+        continue;
+      fputs ("  ", f);
+      put_shown (f, pc_display_name, v[j].first->path);
+      fprintf (f, " (at %zu point%s)\n", v[j].npoints, v[j].npoints == 1 ? "" : "s");
+      listed++;
+    }
+    if (n - nt > listed)
+      fprintf (f, "  ... and %zu more (see the JSON report)\n", n - nt - listed);
     fprintf (f, "hint: place a final mark after the workload's last change "
              "(powercut mark NAME --manifest DIR --sync) to judge them\n");
   }
@@ -266,13 +320,15 @@ points_text (FILE *f, const struct pc_check_result *res, bool not_checked, size_
     indent_lines (f, p->evidence, "    ");
     for (size_t k = 0; k < p->findings.n; k++) {
       const struct pc_finding *fd = &p->findings.v[k];
-      if (pc_finding_verdict (fd->kind) == PC_V_OK)
+      if (pc_finding_verdict (fd->kind) == PC_V_OK && fd->kind != PC_F_OLDER)
         continue;
       fprintf (f, "    %s ", pc_finding_name (fd->kind));
       put_shown (f, pc_display_name, fd->path);
       fputs (": found ", f);
       put_shown (f, pc_display_line, fd->found);
       fputc ('\n', f);
+      if (fd->kind == PC_F_OLDER)
+        cause_text (f, fd->kind, &fd->cause);
     }
     pc_report_replay_cmd (res, p, cmd, sizeof cmd);
     fprintf (f, "    rebuild: %s\n", cmd);
@@ -312,7 +368,10 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "of the failing: %zu broke a promise (lost what was made durable, or the "
              "filesystem or the application broken), %zu only exposed data never made "
              "durable\n", res->promises, res->exposures);
-  if (res->manifests == 0 && res->verify == NULL)
+  if (res->events > 0)
+    fprintf (f, "a traced program's %" PRIu64 " calls judge the files it changed: every "
+             "version it had is allowed, from the last one made durable on\n", res->events);
+  else if (res->manifests == 0 && res->verify == NULL)
     fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
   if (res->verify) {
     fputs ("application checked by: ", f);
@@ -327,6 +386,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   }
   else {
     paths_text (f, res);
+    older_text (f, res);
     pc_windows_text (f, res);
     fprintf (f, "\nfailing crash points:\n");
     points_text (f, res, false, nfail);

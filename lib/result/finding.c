@@ -9,7 +9,7 @@
 #include "result/finding.h"
 #include "util/util.h"
 
-static const char *const note_names[] = { "unmentioned", "not-judged" };
+static const char *const note_names[] = { "unmentioned", "not-judged", "older-version" };
 
 const char *
 pc_finding_name (int kind)
@@ -31,6 +31,14 @@ pc_finding_parse (const char *name)
       return k;
   v = pc_verdict_parse (name);
   return v >= 0 && pc_finding_verdict (v) != PC_V_OK ? v : -1;
+}
+
+const char *
+pc_cause_class (int kind, const struct pc_cause *c)
+{
+  if (kind == PC_F_OLDER)
+    return "what the application lost";
+  return c->promise ? "a broken promise" : "exposure";
 }
 
 enum pc_verdict

@@ -29,6 +29,9 @@ enum pc_finding_kind {
   PC_F_DURABLE_LOST = PC_V_DURABLE_LOST,
   PC_F_UNMENTIONED = PC_V_COUNT,  /* no manifest names the path: listed */
   PC_F_NOT_JUDGED,                /* changed after the last mark: not judged */
+  PC_F_OLDER,                     /* older than the program had at its last
+                                   * acknowledgement, where its checker
+                                   * fails: listed with the cause */
   PC_F_COUNT
 };
 
@@ -61,7 +64,8 @@ struct pc_findings {
   size_t n, cap;
 };
 
-/* "zero-length", ..., "unmentioned", "not-judged"; "unknown" otherwise. */
+/* "zero-length", ..., "unmentioned", "not-judged", "older-version"; "unknown"
+ * otherwise. */
 const char *pc_finding_name (int kind);
 /* Inverse of pc_finding_name; -1 if unknown. */
 int pc_finding_parse (const char *name);
@@ -76,6 +80,10 @@ void pc_findings_clear (struct pc_findings *l);
 /* Gives the last finding of l (appended just before) the cause c, whose
  * strings are taken over (freed if it cannot be). */
 void pc_findings_set_cause (struct pc_findings *l, struct pc_cause *c);
+
+/* What a finding of kind with cause c is, for people: "a broken promise",
+ * "exposure" or (PC_F_OLDER) "what the application lost". */
+const char *pc_cause_class (int kind, const struct pc_cause *c);
 
 /* Frees a cause's strings and clears it. */
 void pc_cause_clear (struct pc_cause *c);

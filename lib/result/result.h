@@ -74,6 +74,7 @@ struct pc_check_result {
   struct pc_point *points;
   size_t unique;                /* distinct images checked */
   size_t manifests;             /* marks with a manifest (0: no oracle) */
+  uint64_t events;              /* a traced program's events the oracle follows */
   char *verify;                 /* the application's checker given, or NULL */
   char last_mark[PC_ID_MAX];    /* the last of them ("" if none) */
   size_t count[PC_V_COUNT];
