@@ -33,7 +33,8 @@ struct sver {
  * durable. */
 struct dpoint {
   uint64_t seq;
-  uint64_t first, last;         /* blocks; 0 .. UINT64_MAX: the whole file */
+  uint64_t first, last;         /* blocks; 0 .. UINT64_MAX: the whole file;
+                                 * the size too, always */
   uint32_t call;                /* what made it durable, or UINT32_MAX: a mark */
 };
 

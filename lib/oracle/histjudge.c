@@ -76,8 +76,10 @@ data_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint
     }
   for (size_t i = 0; i < n->nd; i++) {
     const struct dpoint *d = &n->d[i];
-    bool covers = b == NONE ? d->first == 0 && d->last == UINT64_MAX
-                            : d->first <= b && b <= d->last;
+    /* every durable point makes the size durable: a sync of the whole
+     * file, and a synchronous write or msync of a range (they sync what
+     * it takes to read the range back, its size with it) */
+    bool covers = b == NONE || (d->first <= b && b <= d->last);
     if (covers && d->seq <= point && (best == NONE || d->seq > best)) {
       best = d->seq;
       *ret_call = d->call;

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 
 #include "format/event.h"
 #include "format/log.h"
@@ -156,6 +158,35 @@ write_file (const char *path, uint64_t ino, const char *content, size_t off, int
     ev.hashes = hashes;
   }
   call (&ev, result);
+}
+
+/* A write like write_file's, and what makes it durable: extra fd_flags
+ * (O_SYNC, O_DSYNC) and arg_flags (RWF_SYNC, RWF_DSYNC). */
+static void
+write_flags (const char *path, uint64_t ino, const char *content, size_t off,
+             uint32_t fd_flags, uint32_t arg_flags)
+{
+  struct pc_event ev;
+  uint64_t hashes[4];
+  size_t len = strlen (content);
+
+  ev_init (&ev, PC_OP_WRITE, "pwritev2", path);
+  ev.fd = 3;
+  ev.fd_flags = PC_FD_WRITE | fd_flags;
+  ev.arg_flags = arg_flags;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev.ino = ino;
+  ev.offset = off;
+  ev.length = len - off;
+  ev.size = len;
+  ev.first_block = off / 4096;
+  ev.nhashes = (uint32_t) ((len - 1) / 4096 - off / 4096 + 1);
+  for (uint32_t i = 0; i < ev.nhashes; i++) {
+    size_t b = (ev.first_block + i) * 4096;
+    hashes[i] = XXH3_64bits (content + b, len - b < 4096 ? len - b : 4096);
+  }
+  ev.hashes = hashes;
+  call (&ev, (int64_t) (len - off));
 }
 
 static void
@@ -371,6 +402,182 @@ START_TEST (test_untraceable)
 }
 END_TEST
 
+/* What an application's checker needed: the state holds the old ref,
+ * which a crash may keep (the rename was never made durable), but the
+ * program had renamed the new one over it by its acknowledgement. */
+START_TEST (test_older)
+{
+  struct pc_history *h;
+  struct pc_history_verdict v;
+  struct pc_err err;
+  struct pc_event ev;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/refs/master", 50);
+  write_file ("/refs/master", 50, "c1\n", 0, 3);
+  ev_init (&ev, PC_OP_SYNC, "sync", "");
+  call (&ev, 0);
+  creat_file ("/refs/master.lock", 51);
+  write_file ("/refs/master.lock", 51, "c2\n", 0, 3);
+  fsync_file ("/refs/master.lock", 51);
+  ev_init (&ev, PC_OP_RENAME, "rename", "/refs/master.lock");
+  snprintf (ev.text, sizeof ev.text, "rename(\"/refs/master.lock\", \"/refs/master\")");
+  snprintf (ev.path[1], sizeof ev.path[1], "/refs/master");
+  call (&ev, 0);
+  end = ix.n - 1;
+  ck_assert_msg (pc_history_new (&ix, &h, &err) == 0, "%s", err.msg);
+  /* allowed: the rename was never made durable */
+  ck_assert_int_eq (pc_history_judge (h, end, "refs/master", found ("refs/master", "c1\n"), &v), 0);
+  /* but older than what the program had at end: the rename lost, and
+   * what would have kept it */
+  ck_assert_int_eq (pc_history_older (h, end, end, "refs/master", found ("refs/master", "c1\n"),
+                                      &v), 0);
+  ck_assert_int_eq (v.kind, PC_F_OLDER);
+  ck_assert (v.name && v.cause.known && !v.cause.promise);
+  ck_assert_msg (v.cause.call && strstr (v.cause.call, "rename(") != NULL, "%s", v.cause.call);
+  ck_assert_msg (v.cause.fix && strstr (v.cause.fix, "fsync of the directory refs ") != NULL,
+                 "%s", v.cause.fix);
+  ck_assert_int_eq (v.cause.durable_ns, -1);
+  pc_cause_clear (&v.cause);
+  /* the lock file, gone by then, still there */
+  ck_assert_int_eq (pc_history_older (h, end, end, "refs/master.lock",
+                                      found ("refs/master.lock", "c2\n"), &v), 0);
+  ck_assert_int_eq (v.kind, PC_F_OLDER);
+  pc_cause_clear (&v.cause);
+  /* what the program had: nothing lost */
+  ck_assert_int_eq (pc_history_older (h, end, end, "refs/master", found ("refs/master", "c2\n"),
+                                      &v), 0);
+  ck_assert_int_eq (v.kind, 0);
+  /* with the acknowledgement before the rename, the old ref is no loss */
+  ck_assert_int_eq (pc_history_older (h, end, end - 2, "refs/master",
+                                      found ("refs/master", "c1\n"), &v), 0);
+  ck_assert_int_eq (v.kind, 0);
+  pc_history_free (h);
+}
+END_TEST
+
+/* A file created anew is a new file though its inode number is one a
+ * file gone since had: its history starts empty. */
+START_TEST (test_inode_reused)
+{
+  struct pc_event ev;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/a", 60);
+  write_file ("/a", 60, "old data\n", 0, 9);
+  fsync_file ("/a", 60);
+  ev_init (&ev, PC_OP_UNLINK, "unlink", "/a");
+  call (&ev, 0);
+  ev_init (&ev, PC_OP_OPEN, "openat", "/b");
+  ev.arg_flags = O_RDWR | O_CREAT | O_EXCL;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE;
+  ev.ino = 60;
+  snprintf (ev.path[1], sizeof ev.path[1], "/b");
+  call (&ev, 3);
+  end = ix.n - 1;
+  /* b was empty, never more: no zero-length, and never a.'s data */
+  ck_assert_int_eq (kind_of (end, "b", found ("b", "")), 0);
+  ck_assert_int_eq (kind_of (end, "b", found ("b", "old data\n")), PC_F_MISMATCH);
+  write_file ("/b", 60, "new\n", 0, 4);
+  end = ix.n - 1;
+  ck_assert_int_eq (kind_of (end, "b", found ("b", "new\n")), 0);
+}
+END_TEST
+
+/* Each durability source makes what it covers a promise: O_SYNC, O_DSYNC,
+ * RWF_SYNC, RWF_DSYNC (the range, at the write's return), fdatasync,
+ * msync(MS_SYNC) of a range, syncfs; sync_file_range makes nothing
+ * durable. */
+START_TEST (test_durability_sources)
+{
+  static const struct { uint32_t fd_flags, arg_flags; } w[] = {
+    { PC_FD_SYNC | PC_FD_DSYNC, 0 }, { PC_FD_DSYNC, 0 }, { 0, RWF_SYNC }, { 0, RWF_DSYNC },
+  };
+  struct pc_event ev;
+  struct pc_cause c;
+  uint64_t end;
+
+  for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+    reset ();
+    mkfs_mark ();
+    creat_file ("/f", 70);
+    write_flags ("/f", 70, "synced\n", 0, w[i].fd_flags, w[i].arg_flags);
+    end = ix.n - 1;
+    ck_assert_int_eq (kind_of (end, "f", found ("f", "synced\n")), 0);
+    ck_assert_int_eq (judge (end, "f", found ("f", ""), &c), PC_F_ZERO_LENGTH);
+    ck_assert_msg (c.promise, "source %zu", i);
+    pc_cause_clear (&c);
+    ck_assert_int_eq (judge (end, "f", found_zeros ("f", "synced\n", 0), &c), PC_F_ZERO_FILLED);
+    ck_assert_msg (c.promise, "source %zu", i);
+    pc_cause_clear (&c);
+    /* a plain write after it: its data is exposure */
+    write_file ("/f", 70, "synced\nplain\n", 7, 6);
+    end = ix.n - 1;
+    ck_assert_int_eq (kind_of (end, "f", found ("f", "synced\n")), 0);
+    ck_assert_int_eq (judge (end, "f", found_zeros ("f", "synced\nplain\n", 7), &c),
+                      PC_F_MISMATCH);   /* a block part zeros: not all zeros */
+    ck_assert_msg (!c.promise, "source %zu", i);
+    pc_cause_clear (&c);
+  }
+
+  /* fdatasync, syncfs: the whole file; sync_file_range: nothing */
+  for (int op = 0; op < 3; op++) {
+    reset ();
+    mkfs_mark ();
+    creat_file ("/f", 71);
+    write_file ("/f", 71, "data\n", 0, 5);
+    ev_init (&ev, op == 0 ? PC_OP_FDATASYNC : op == 1 ? PC_OP_SYNCFS : PC_OP_SYNC_RANGE,
+             op == 0 ? "fdatasync" : op == 1 ? "syncfs" : "sync_file_range", "/f");
+    ev.fd = 3;
+    ev.flags = PC_EVENT_F_IDENTITY;
+    ev.ino = 71;
+    call (&ev, 0);
+    end = ix.n - 1;
+    ck_assert_int_eq (judge (end, "f", found ("f", ""), &c), PC_F_ZERO_LENGTH);
+    ck_assert_msg (c.promise == (op != 2), "op %d", op);
+    pc_cause_clear (&c);
+    /* the name: made durable by syncfs only (fdatasync syncs no directory) */
+    ck_assert_int_eq (kind_of (end, "f", NULL), op == 1 ? PC_F_MISSING : 0);
+  }
+
+  /* msync(MS_SYNC) of a range of a shared mapping */
+  reset ();
+  mkfs_mark ();
+  creat_file ("/m", 72);
+  write_file ("/m", 72, "mapped\n", 0, 7);
+  ev_init (&ev, PC_OP_MSYNC, "msync", "/m");
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_RANGE;
+  ev.ino = 72;
+  ev.arg_flags = MS_SYNC;
+  ev.offset = 0;
+  ev.length = 4096;
+  call (&ev, 0);
+  end = ix.n - 1;
+  ck_assert_int_eq (judge (end, "m", found_zeros ("m", "mapped\n", 0), &c), PC_F_ZERO_FILLED);
+  ck_assert (c.promise);
+  pc_cause_clear (&c);
+
+  /* fsync of a directory: its entries */
+  reset ();
+  mkfs_mark ();
+  creat_file ("/d/new", 73);
+  ev_init (&ev, PC_OP_MKDIR, "mkdir", "/d");
+  call (&ev, 0);
+  ev_init (&ev, PC_OP_FSYNC, "fsync", "/d");
+  ev.fd = 4;
+  call (&ev, 0);
+  end = ix.n - 1;
+  ck_assert_int_eq (judge (end, "d/new", NULL, &c), PC_F_MISSING);
+  ck_assert (c.promise);
+  pc_cause_clear (&c);
+  ck_assert_int_eq (kind_of (end, "d/new", found ("d/new", "")), 0);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -382,6 +589,9 @@ main (void)
   tcase_add_test (tc, test_fsync_and_failures);
   tcase_add_test (tc, test_rename);
   tcase_add_test (tc, test_untraceable);
+  tcase_add_test (tc, test_older);
+  tcase_add_test (tc, test_inode_reused);
+  tcase_add_test (tc, test_durability_sources);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   reset ();
