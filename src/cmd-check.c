@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "oracle/oracle.h"
 #include "report/outputs.h"
 #include "util/args.h"
 #include "util/util.h"
@@ -42,6 +43,10 @@ usage (FILE *f)
 "                        journal and checks every distinct image, every file is read\n"
 "      --verify CMD      run CMD (sh -c) in the tree of every state whose filesystem\n"
 "                        passes; failing, it makes the point app-invalid\n"
+"      --ignore-events   judge files by the marks alone, not by a traced\n"
+"                        program's calls\n"
+"      --ignore-marks    judge files by a traced program's calls alone: of the\n"
+"                        marks, only the first manifest (the tree before it)\n"
 "      --fail-on WHAT    what fails the check: exposure (default: any crash\n"
 "                        point that lost data, made durable or not) or\n"
 "                        promises (only one that broke a promise: lost what\n"
@@ -93,7 +98,7 @@ struct args {
 };
 
 enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
-       OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY, OPT_FAIL_ON };
+       OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY, OPT_FAIL_ON, OPT_IGNORE_EVENTS, OPT_IGNORE_MARKS };
 
 /* The options with a number or a model: -1 to go on, or an exit status. */
 static int
@@ -163,6 +168,8 @@ option (int c, const char *arg, struct args *a)
     cfg->verify = pc_command_here (arg, a->verify, sizeof a->verify);
     break;
   case 'b': cfg->base_path = arg; break;
+  case OPT_IGNORE_EVENTS: cfg->oracle_flags |= PC_ORACLE_NO_EVENTS; break;
+  case OPT_IGNORE_MARKS: cfg->oracle_flags |= PC_ORACLE_NO_MARKS; break;
   case OPT_FAIL_ON:
     if (pc_fail_on_parse (arg, &a->out.fail_on) < 0) {
       cmd_err ("check", "--fail-on %s: not promises or exposure", arg);
@@ -200,6 +207,8 @@ parse_args (int argc, char **argv, struct args *a)
     { "plain", no_argument, NULL, OPT_PLAIN },
     { "verify", required_argument, NULL, OPT_VERIFY },
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+    { "ignore-events", no_argument, NULL, OPT_IGNORE_EVENTS },
+    { "ignore-marks", no_argument, NULL, OPT_IGNORE_MARKS },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },

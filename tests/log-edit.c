@@ -4,10 +4,13 @@
  *   log-edit LOG replace SEQ FROM TO  replaces FROM by TO (same length;
  *                                     "%00" is a NUL) in record SEQ's payload
  *   log-edit LOG zero SEQ OFF LEN     zeroes LEN bytes at OFF of record SEQ's
- *                                     payload (a write's data reads as zeros) */
+ *                                     payload (a write's data reads as zeros)
+ *   log-edit LOG zero-data STRING     zeroes STRING wherever a write's data
+ *                                     holds it (prints how many times) */
 #include <config.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +87,34 @@ zero (uint8_t *buf, size_t size, unsigned long long seq, unsigned long long off,
 }
 
 static int
+zero_data (uint8_t *buf, size_t size, const char *str)
+{
+  size_t off = PC_LOG_HEADER_SIZE, sl = strlen (str);
+  int n = 0;
+
+  if (sl == 0)
+    return -EINVAL;
+  while (off + PC_REC_HEADER_SIZE <= size) {
+    uint8_t *h = buf + off, *data = h + PC_REC_HEADER_SIZE;
+    uint32_t dlen = pc_get_le32 (h + 28);
+    bool hit = false;
+    if (off + PC_REC_HEADER_SIZE + dlen > size)
+      break;
+    for (size_t i = 0; pc_get_le16 (h + 4) == PC_REC_WRITE && i + sl <= dlen; i++)
+      if (memcmp (data + i, str, sl) == 0) {
+        memset (data + i, 0, sl);
+        hit = true;
+        n++;
+      }
+    if (hit)
+      reseal (h, dlen);
+    off += PC_REC_HEADER_SIZE + dlen;
+  }
+  printf ("%d\n", n);
+  return n ? 0 : -ENOENT;
+}
+
+static int
 replace (uint8_t *buf, size_t size, unsigned long long seq, const char *from, const char *to)
 {
   char f[256], t[256];
@@ -119,7 +150,8 @@ main (int argc, char **argv)
 
   if (argc < 4 || (f = fopen (argv[1], "r+b")) == NULL || fseek (f, 0, SEEK_END) < 0 ||
       (size = ftell (f)) < PC_LOG_HEADER_SIZE || (buf = malloc ((size_t) size)) == NULL) {
-    fprintf (stderr, "usage: log-edit LOG version N | LOG replace SEQ FROM TO | LOG zero SEQ OFF LEN\n");
+    fprintf (stderr, "usage: log-edit LOG version N | LOG replace SEQ FROM TO | LOG zero SEQ OFF LEN | "
+             "LOG zero-data STRING\n");
     return 2;
   }
   rewind (f);
@@ -132,6 +164,8 @@ main (int argc, char **argv)
   }
   else if (strcmp (argv[2], "replace") == 0 && argc == 6)
     r = replace (buf, (size_t) size, strtoull (argv[3], NULL, 0), argv[4], argv[5]);
+  else if (strcmp (argv[2], "zero-data") == 0 && argc == 4)
+    r = zero_data (buf, (size_t) size, argv[3]);
   else if (strcmp (argv[2], "zero") == 0 && argc == 6)
     r = zero (buf, (size_t) size, strtoull (argv[3], NULL, 0), strtoull (argv[4], NULL, 0),
               strtoull (argv[5], NULL, 0));

@@ -37,6 +37,7 @@ struct pc_check_config {
   bool plain;                   /* the plain method (judge.h), for comparison */
   int timeout_s;                /* per program run on a state */
   const char *verify;           /* the application's checker (sh -c), or NULL */
+  unsigned oracle_flags;        /* PC_ORACLE_NO_EVENTS, _NO_MARKS (oracle.h) */
   /* Called now and then from the checking process. */
   void (*progress) (void *ctx, size_t done, size_t total);
   void *progress_ctx;

@@ -239,6 +239,16 @@ grown_over (const struct node *n, uint64_t b, uint64_t size, uint64_t lo, uint64
   return false;
 }
 
+/* Was n empty at the last point its size was durable (before point)? */
+static bool
+durably_empty (const struct pc_history *h, const struct node *n, uint64_t point, uint64_t floor)
+{
+  uint32_t dc;
+  uint64_t d = data_durable (h, n, NONE, point, floor, &dc);
+
+  return d != NONE && size_at (n, d) == 0 && n->ns > 0 && n->s[0].seq <= d;
+}
+
 /* How found differs from n at point: 0 if it is what n had (a mix of its
  * versions since their durable points); else a finding kind, *ret_block
  * the first block at fault (NONE: the size), *ret_promise whether what
@@ -445,10 +455,12 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   }
   /* Empty where the program's last version had data: the seed's case,
    * even when the program passed through an empty file on its way (as
-   * truncate-then-write does). */
+   * truncate-then-write does); but not where the file was empty when it
+   * was last made durable (that empty file is the version a crash keeps). */
   if (found->type == PC_ENTRY_FILE && found->size == 0 && newest >= 0 &&
       h->nodes[newest].type == N_FILE && size_at (&h->nodes[newest], point) > 0 &&
-      h->nodes[newest].lost_from > point) {
+      h->nodes[newest].lost_from > point &&
+      !durably_empty (h, &h->nodes[newest], point, floor)) {
     const struct node *n = &h->nodes[newest];
     uint32_t dc;
     uint64_t d = data_durable (h, n, NONE, point, floor, &dc);

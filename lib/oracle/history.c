@@ -450,8 +450,21 @@ struct pend {
   uint32_t call;
 };
 
+uint64_t
+pc_history_max_size (const struct pc_history *h)
+{
+  uint64_t max = 0;
+
+  for (size_t i = 0; i < h->nnodes; i++)
+    for (size_t j = 0; j < h->nodes[i].ns; j++)
+      if (h->nodes[i].s[j].size > max)
+        max = h->nodes[i].s[j].size;
+  return max;
+}
+
 int
-pc_history_new (const struct pc_index *ix, struct pc_history **ret, struct pc_err *err)
+pc_history_new (const struct pc_index *ix, bool marks, struct pc_history **ret,
+                struct pc_err *err)
 {
   struct pc_history *h = calloc (1, sizeof *h);
   struct pend *pend = NULL;
@@ -469,7 +482,8 @@ pc_history_new (const struct pc_index *ix, struct pc_history **ret, struct pc_er
     if (rec->type == PC_REC_MARK) {
       struct pc_mark m;
       if (pc_mark_decode (rec->data, rec->datalen, &m, NULL) == 0) {
-        r = apply_mark (h, &m, i, &have_base);
+        if (marks || (!have_base && (m.flags & PC_MARK_F_MANIFEST)))
+          r = apply_mark (h, &m, i, &have_base);
         pc_mark_free (&m);
       }
       continue;

@@ -41,14 +41,19 @@
 
 struct pc_history;
 
-/* Builds the history of the events in ix (with its marks).  Returns 0 (a
- * log without events gives an empty history), -ENOMEM, or -EBADMSG with
- * the record at fault in err. */
-int pc_history_new (const struct pc_index *ix, struct pc_history **ret, struct pc_err *err);
+/* Builds the history of the events in ix, with its marks (or, marks false,
+ * only the first with a manifest: the tree before the program).  Returns 0
+ * (a log without events gives an empty history), -ENOMEM, or -EBADMSG
+ * with the record at fault in err. */
+int pc_history_new (const struct pc_index *ix, bool marks, struct pc_history **ret,
+                    struct pc_err *err);
 void pc_history_free (struct pc_history *h);
 
 /* How many events it was built from (0: nothing is followed). */
 uint64_t pc_history_events (const struct pc_history *h);
+
+/* The largest size it saw a file have (0 if none). */
+uint64_t pc_history_max_size (const struct pc_history *h);
 
 /* The paths it follows (relative to the root, as manifests name them),
  * sorted; *ret_n of them. */

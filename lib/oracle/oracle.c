@@ -140,7 +140,8 @@ note_lost (const struct pc_oracle *o, size_t k, size_t last, const struct pc_ent
 }
 
 int
-pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err *err)
+pc_oracle_new (const struct pc_index *ix, unsigned flags, struct pc_oracle **ret,
+               struct pc_err *err)
 {
   struct pc_oracle *o = calloc (1, sizeof *o);
   size_t total = 0, k = 0;
@@ -159,7 +160,7 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err 
       pc_oracle_free (o);
       return pc_err_prefix (err, -e, "record %" PRIu64 ": the mark cannot be decoded", i);
     }
-    if (!(m.flags & PC_MARK_F_MANIFEST)) {
+    if (!(m.flags & PC_MARK_F_MANIFEST) || ((flags & PC_ORACLE_NO_MARKS) && o->n > 0)) {
       pc_mark_free (&m);
       continue;
     }
@@ -197,8 +198,8 @@ pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err 
       }
     free (all);
   }
-  {
-    int e = pc_history_new (ix, &o->hist, err);
+  if (!(flags & PC_ORACLE_NO_EVENTS)) {
+    int e = pc_history_new (ix, !(flags & PC_ORACLE_NO_MARKS), &o->hist, err);
     if (e < 0) {
       pc_oracle_free (o);
       return e;
@@ -264,6 +265,8 @@ pc_oracle_max_size (const struct pc_oracle *o)
       if (e->type == PC_ENTRY_FILE && e->size > max)
         max = e->size;
     }
+  if (o->hist && pc_history_max_size (o->hist) > max)
+    max = pc_history_max_size (o->hist);
   return max;
 }
 

@@ -49,9 +49,16 @@
 
 struct pc_oracle;
 
-/* Decodes the marks of ix.  Returns 0, or -EBADMSG with the record at fault
- * in err, or -ENOMEM. */
-int pc_oracle_new (const struct pc_index *ix, struct pc_oracle **ret, struct pc_err *err);
+/* What the oracle judges by (flags of pc_oracle_new): both by default. */
+#define PC_ORACLE_NO_EVENTS 1u  /* the marks alone: a traced program's events
+                                 * are ignored */
+#define PC_ORACLE_NO_MARKS  2u  /* the events alone: of the marks, only the first
+                                 * with a manifest (the tree before the program) */
+
+/* Decodes the marks of ix (and its events).  Returns 0, or -EBADMSG with
+ * the record at fault in err, or -ENOMEM. */
+int pc_oracle_new (const struct pc_index *ix, unsigned flags, struct pc_oracle **ret,
+                   struct pc_err *err);
 void pc_oracle_free (struct pc_oracle *o);
 
 /* How many marks carry a manifest. */
@@ -64,7 +71,8 @@ bool pc_oracle_judges (const struct pc_oracle *o);
 /* How many events of a traced program it follows (0: none). */
 uint64_t pc_oracle_events (const struct pc_oracle *o);
 
-/* The largest size of a regular file in any manifest (0 if none). */
+/* The largest size of a regular file in any manifest, or that a traced
+ * program gave a file (0 if none): larger files are not read whole. */
 uint64_t pc_oracle_max_size (const struct pc_oracle *o);
 
 /* Tells the oracle what the end of the recording holds (the tree of its

@@ -253,7 +253,7 @@ judge (uint64_t point, const char *path, const struct pc_entry *f, struct pc_cau
   struct pc_history_verdict v;
   struct pc_err err;
 
-  ck_assert_msg (pc_history_new (&ix, &h, &err) == 0, "%s", err.msg);
+  ck_assert_msg (pc_history_new (&ix, true, &h, &err) == 0, "%s", err.msg);
   ck_assert_int_eq (pc_history_judge (h, point, path, f, &v), 0);
   pc_history_free (h);
   *c = v.cause;
@@ -427,7 +427,7 @@ START_TEST (test_older)
   snprintf (ev.path[1], sizeof ev.path[1], "/refs/master");
   call (&ev, 0);
   end = ix.n - 1;
-  ck_assert_msg (pc_history_new (&ix, &h, &err) == 0, "%s", err.msg);
+  ck_assert_msg (pc_history_new (&ix, true, &h, &err) == 0, "%s", err.msg);
   /* allowed: the rename was never made durable */
   ck_assert_int_eq (pc_history_judge (h, end, "refs/master", found ("refs/master", "c1\n"), &v), 0);
   /* but older than what the program had at end: the rename lost, and

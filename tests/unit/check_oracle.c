@@ -154,7 +154,7 @@ judge_end (uint64_t point, const char *tree, const char *end, char *findings, si
   size_t pos = 0;
   enum pc_verdict v;
 
-  ck_assert_int_eq (pc_oracle_new (&ix, &o, &err), 0);
+  ck_assert_int_eq (pc_oracle_new (&ix, 0, &o, &err), 0);
   ck_assert_uint_eq (pc_oracle_manifests (o), 5);
   tree_of (tree, &found, e, buf, sizeof buf);
   if (end) {
@@ -507,7 +507,7 @@ START_TEST (test_windows_by_hand)
   struct pc_err err;
   json_object *j;
 
-  ck_assert_int_eq (pc_oracle_new (&ix, &o, &err), 0);
+  ck_assert_int_eq (pc_oracle_new (&ix, 0, &o, &err), 0);
   all = windows_of (o, 0, NW);
   assert_windows (all);
 

@@ -7,20 +7,23 @@
 # default delete), SQLITE_SYNCHRONOUS (off, normal or full, default full)
 # and SQLITE_TRANSACTIONS (default 30) choose what it does; the sqlite3
 # program does it, one process per transaction, as an application would.
+# With SQLITE_MARKS=no it places no mark at all, as a program that knows
+# nothing of powercut: run traced, its history is its calls.
 set -eu
 mode=${SQLITE_JOURNAL_MODE:-delete}
 sync=${SQLITE_SYNCHRONOUS:-full}
 n=${SQLITE_TRANSACTIONS:-30}
+mark() { [ "${SQLITE_MARKS:-yes}" = no ] || "$POWERCUT" mark "$@"; }
 
 cd "$POWERCUT_MNT"
 sqlite3 app.db "PRAGMA journal_mode=$mode;" \
   "CREATE TABLE t (n INTEGER PRIMARY KEY, payload BLOB NOT NULL);" >/dev/null
 sync
-"$POWERCUT" mark created
+mark created
 i=1
 while [ "$i" -le "$n" ]; do
   sqlite3 app.db "PRAGMA synchronous=$sync;" \
     "INSERT INTO t VALUES ($i, randomblob(3000 + $i * 100));"
-  "$POWERCUT" mark "txn-$i"
+  mark "txn-$i"
   i=$((i + 1))
 done
