@@ -298,7 +298,9 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
     return 0;
   if (*ret_block == NONE)
     return PC_F_MISMATCH;       /* the size alone */
-  return all_zero ? PC_F_ZERO_FILLED : PC_F_MISMATCH;
+  /* zero-filled: the whole file reads as zeros (a file only partly zeros
+   * is a mismatch, as the marks judge it) */
+  return all_zero && found->zero_blocks == nb ? PC_F_ZERO_FILLED : PC_F_MISMATCH;
 }
 
 /* A call for people: its text, or what a mark did. */

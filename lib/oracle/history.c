@@ -157,18 +157,23 @@ event_node (struct pc_history *h, const struct pc_event *ev, const char *path)
   return n >= 0 && h->nodes[n].type == N_FILE ? n : -1;
 }
 
-/* The blocks [first, first + n) changed by a call at seq: their hashes,
- * or unknown. */
+/* The blocks [first, first + n) changed by a call at seq (the file old
+ * bytes long before it): their hashes, or unknown. */
 static int
-put_hashes (struct node *nd, const struct pc_event *ev, uint64_t seq, uint32_t call)
+put_hashes (struct node *nd, const struct pc_event *ev, uint64_t old, uint64_t seq,
+            uint32_t call)
 {
+  /* where the call's change begins: its bytes, or the gap it left past
+   * the old end (which reads as zeros) */
+  uint64_t lo = ev->offset < old ? ev->offset : old;
+
   for (uint32_t i = 0; i < ev->nhashes; i++) {
     uint64_t start = (ev->first_block + i) * BLOCK;
     if (add_block (nd, ev->first_block + i, seq, B_HASH, ev->hashes[i], call) < 0)
       return -ENOMEM;
-    /* where the call's bytes begin in the block (a write, a copy) */
-    if ((ev->op == PC_OP_WRITE || ev->op == PC_OP_COPY) && ev->offset > start)
-      nd->b[nd->nb - 1].from = (uint32_t) (ev->offset - start);
+    /* where the change begins in the block (a write, a copy) */
+    if ((ev->op == PC_OP_WRITE || ev->op == PC_OP_COPY) && lo > start)
+      nd->b[nd->nb - 1].from = (uint32_t) (lo - start < BLOCK ? lo - start : BLOCK - 1);
   }
   if (ev->flags & (PC_EVENT_F_UNHASHED | PC_EVENT_F_HASHES_CUT)) {
     uint64_t a = ev->first_block + ev->nhashes;
@@ -274,7 +279,13 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
       return 0;                 /* not a file the history follows */
     nd = &h->nodes[n];
     old = cur_size (nd);
-    if (put_hashes (nd, ev, seq, call) < 0)
+    if (put_hashes (nd, ev, old, seq, call) < 0)
+      return -ENOMEM;
+    /* grown past a partial last block the call did not hash: that
+     * block's tail now reads as zeros, its hash unknown */
+    if ((ev->flags & PC_EVENT_F_SIZE) && ev->size > old && old % BLOCK &&
+        (old / BLOCK < ev->first_block || old / BLOCK >= ev->first_block + ev->nhashes) &&
+        add_block (nd, old / BLOCK, seq, B_UNKNOWN, 0, call) < 0)
       return -ENOMEM;
     if (ev->flags & PC_EVENT_F_SIZE) {
       uint64_t nb = (ev->size + BLOCK - 1) / BLOCK, ob = (old + BLOCK - 1) / BLOCK;

@@ -49,6 +49,10 @@ emit (struct pc_tracer *tr, struct pc_event *ev)
   return pc_interrupted () ? -EINTR : 0;
 }
 
+/* The largest gap a write past a file's end may leave for the block of
+ * the old end to be hashed with it. */
+#define GAP_HASHED (1u << 20)
+
 /* A file's size as the tracer's descriptor f sees it; -1 if unknown. */
 static int64_t
 file_size (int f)
@@ -148,7 +152,7 @@ begin (struct pc_task *t, long nr, const char *name, uint8_t op, const uint64_t 
   snprintf (c->ev.name, sizeof c->ev.name, "%s", name);
   memcpy (c->args, args, sizeof c->args);
   c->file = -1;
-  c->old_size = 0;
+  c->old_size = UINT64_MAX;
   return c;
 }
 
@@ -237,7 +241,17 @@ changes (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c)
                       (ev->nr == SYS_pwritev2 && (ev->arg_flags & RWF_APPEND))))
       ev->offset = (uint64_t) size >= n ? (uint64_t) size - n : 0;
     ev->length = n;
-    hash_range (tr, ev, c->file, ev->offset, n, size);
+    /* A write past the end leaves a gap that reads as zeros: the block
+     * the old end was in changed too (its tail), so it is hashed with
+     * the rest when the gap is small (else the history takes it as
+     * unknown). */
+    if (c->old_size != UINT64_MAX && c->old_size < ev->offset && c->old_size % BLOCK &&
+        ev->offset - c->old_size <= GAP_HASHED) {
+      uint64_t lo = c->old_size - c->old_size % BLOCK;
+      hash_range (tr, ev, c->file, lo, ev->offset + n - lo, size);
+    }
+    else
+      hash_range (tr, ev, c->file, ev->offset, n, size);
     break;
   case PC_OP_TRUNCATE: {
     uint64_t new = a[1], old = c->old_size, lo;

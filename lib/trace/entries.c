@@ -251,6 +251,8 @@ write_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
   ev->flags |= PC_EVENT_F_RANGE;
   if (is_data (&fi))
     c->file = pc_fd_open (t->tid, fd);
+  if (fi.ok && S_ISREG (fi.st.st_mode))
+    c->old_size = (uint64_t) fi.st.st_size;
   return 1;
 }
 

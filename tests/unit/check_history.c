@@ -238,8 +238,12 @@ found_zeros (const char *path, const char *content, size_t keep)
   e = found (path, "x");
   e->size = len;
   e->nblocks = (len + 4095) / 4096;
-  for (size_t b = 0; b < e->nblocks; b++)
-    blocks[b] = XXH3_64bits (buf + b * 4096, len - b * 4096 < 4096 ? len - b * 4096 : 4096);
+  e->zero_blocks = 0;
+  for (size_t b = 0; b < e->nblocks; b++) {
+    size_t n = len - b * 4096 < 4096 ? len - b * 4096 : 4096;
+    blocks[b] = XXH3_64bits (buf + b * 4096, n);
+    e->zero_blocks += buf[b * 4096] == 0 && memcmp (buf + b * 4096, buf + b * 4096 + 1, n - 1) == 0;
+  }
   e->blocks = blocks;
   return e;
 }
@@ -458,6 +462,50 @@ START_TEST (test_older)
 }
 END_TEST
 
+/* A write past the end of a file whose last block is partial: that
+ * block's tail reads as zeros from then on, hashed by the tracer with the
+ * write (hashed_from 0) or, where it did not, unknown (hashed_from 1). */
+START_TEST (test_gap)
+{
+  static char content[8192];
+  struct pc_event ev;
+  uint64_t hashes[2], end;
+  struct pc_entry *e;
+
+  for (int hashed_from = 0; hashed_from < 2; hashed_from++) {
+    reset ();
+    mkfs_mark ();
+    creat_file ("/g", 80);
+    write_file ("/g", 80, "head\n", 0, 5);
+    memset (content, 0, sizeof content);
+    memcpy (content, "head\n", 5);
+    memcpy (content + 6000, "tail\n", 5);
+    ev_init (&ev, PC_OP_WRITE, "pwrite64", "/g");
+    ev.fd = 3;
+    ev.fd_flags = PC_FD_WRITE;
+    ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+    ev.ino = 80;
+    ev.offset = 6000;
+    ev.length = 5;
+    ev.size = 6005;
+    ev.first_block = (uint64_t) hashed_from;
+    ev.nhashes = 2 - (uint32_t) hashed_from;
+    hashes[0] = XXH3_64bits (content, 4096);
+    hashes[1] = XXH3_64bits (content + 4096, 6005 - 4096);
+    ev.hashes = hashes + hashed_from;
+    call (&ev, 5);
+    end = ix.n - 1;
+    /* what the program had: head, zeros, tail */
+    e = found ("g", "x");
+    e->size = 6005;
+    e->nblocks = 2;
+    e->blocks = hashes;
+    e->zero_blocks = 0;
+    ck_assert_int_eq (kind_of (end, "g", e), 0);
+  }
+}
+END_TEST
+
 /* A file created anew is a new file though its inode number is one a
  * file gone since had: its history starts empty. */
 START_TEST (test_inode_reused)
@@ -591,6 +639,7 @@ main (void)
   tcase_add_test (tc, test_untraceable);
   tcase_add_test (tc, test_older);
   tcase_add_test (tc, test_inode_reused);
+  tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_durability_sources);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);

@@ -230,10 +230,11 @@ count (const struct tlog *l, uint8_t op, uint8_t kind)
 }
 
 /* The exit carries [off, off + len) of a file whose content is now
- * content[0..size), with the hashes of those blocks. */
+ * content[0..size), with the hashes of its blocks from the one at hashed
+ * on. */
 static void
-assert_changed (const struct pc_event *x, const uint8_t *content, uint64_t size,
-                uint64_t off, uint64_t len)
+assert_hashed (const struct pc_event *x, const uint8_t *content, uint64_t size,
+               uint64_t off, uint64_t len, uint64_t hashed)
 {
   uint64_t end = off + len < size ? off + len : size;
 
@@ -248,14 +249,31 @@ assert_changed (const struct pc_event *x, const uint8_t *content, uint64_t size,
     ck_assert_uint_eq (x->nhashes, 0);
     return;
   }
-  ck_assert_uint_eq (x->first_block, off / BLOCK);
-  ck_assert_uint_eq (x->nhashes, (end - 1) / BLOCK - off / BLOCK + 1);
+  ck_assert_uint_eq (x->first_block, hashed / BLOCK);
+  ck_assert_uint_eq (x->nhashes, (end - 1) / BLOCK - hashed / BLOCK + 1);
   for (uint32_t i = 0; i < x->nhashes; i++) {
     uint64_t b = (x->first_block + i) * BLOCK;
     size_t n = size - b < BLOCK ? (size_t) (size - b) : BLOCK;
     ck_assert_msg (x->hashes[i] == XXH3_64bits (content + b, n), "%s: block %llu",
                    x->text, (unsigned long long) (x->first_block + i));
   }
+}
+
+static void
+assert_changed (const struct pc_event *x, const uint8_t *content, uint64_t size,
+                uint64_t off, uint64_t len)
+{
+  assert_hashed (x, content, size, off, len, off);
+}
+
+/* A write at off past the file's end old: the block the old end was in
+ * reads with a tail of zeros now, and is hashed too. */
+static void
+assert_grown (const struct pc_event *x, const uint8_t *content, uint64_t size,
+              uint64_t off, uint64_t len, uint64_t old)
+{
+  ck_assert (old < off && old % BLOCK);
+  assert_hashed (x, content, size, off, len, old - old % BLOCK);
 }
 
 /* A call that failed: its errno, and nothing changed. */
@@ -314,7 +332,7 @@ START_TEST (test_write)
 
   e = next_call (&l, &at, "pwrite64", &x);
   put (w, TP_PW_OFF, 2, TP_W1);
-  assert_changed (x, w, TP_PW_OFF + TP_W1, TP_PW_OFF, TP_W1);
+  assert_grown (x, w, TP_PW_OFF + TP_W1, TP_PW_OFF, TP_W1, TP_W1);
 
   e = next_call (&l, &at, "writev", &x);
   ck_assert_uint_eq (e->length, TP_V1 + TP_V2);
@@ -324,7 +342,7 @@ START_TEST (test_write)
 
   e = next_call (&l, &at, "pwritev", &x);
   put (w, TP_PWV_OFF, 5, TP_V1);
-  assert_changed (x, w, TP_PWV_OFF + TP_V1, TP_PWV_OFF, TP_V1);
+  assert_grown (x, w, TP_PWV_OFF + TP_V1, TP_PWV_OFF, TP_V1, TP_PW_OFF + TP_W1);
 
   e = next_call (&l, &at, "pwritev2", &x);
   ck_assert_uint_eq (e->arg_flags, RWF_DSYNC);
