@@ -292,10 +292,11 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
         ev = ar->evidence;
       }
       /* What the state lost of what the program had by its last
-       * acknowledgement, each with its cause. */
+       * acknowledgement (a mark after the first, which is the tree before
+       * the program), each with its cause. */
       if (v == PC_V_APP_INVALID && judge && jm.have_tree &&
           pc_oracle_older (c->oracle, c->states[i].point,
-                           nm ? c->marks[nm - 1].record : c->states[i].point, &jm.tree,
+                           nm > 1 ? c->marks[nm - 1].record : c->states[i].point, &jm.tree,
                            &fl) < 0) {
         v = PC_V_NOT_CHECKED;
         ev = "powercut ran out of memory naming what this state lost";

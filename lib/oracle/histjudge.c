@@ -239,14 +239,23 @@ grown_over (const struct node *n, uint64_t b, uint64_t size, uint64_t lo, uint64
   return false;
 }
 
-/* Was n empty at the last point its size was durable (before point)? */
+/* Was n (at path) empty at the last point its size was durable before
+ * point: by a sync of it, or, for a file made empty, by a sync of the
+ * name that made its inode durable as it was (a new file whose directory
+ * was synced while it was empty)? */
 static bool
-durably_empty (const struct pc_history *h, const struct node *n, uint64_t point, uint64_t floor)
+durably_empty (const struct pc_history *h, const struct node *n, const char *path,
+               uint64_t point, uint64_t floor)
 {
   uint32_t dc;
   uint64_t d = data_durable (h, n, NONE, point, floor, &dc);
+  uint64_t e = entry_durable (h, path, point, floor, &dc);
 
-  return d != NONE && size_at (n, d) == 0 && n->ns > 0 && n->s[0].seq <= d;
+  if (n->ns == 0)
+    return false;
+  if (d != NONE && size_at (n, d) == 0 && n->s[0].seq <= d)
+    return true;
+  return e != NONE && (d == NONE || d < e) && n->s[0].seq <= e && size_at (n, e) == 0;
 }
 
 /* How found differs from n at point: 0 if it is what n had (a mix of its
@@ -462,7 +471,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   if (found->type == PC_ENTRY_FILE && found->size == 0 && newest >= 0 &&
       h->nodes[newest].type == N_FILE && size_at (&h->nodes[newest], point) > 0 &&
       h->nodes[newest].lost_from > point &&
-      !durably_empty (h, &h->nodes[newest], point, floor)) {
+      !durably_empty (h, &h->nodes[newest], path, point, floor)) {
     const struct node *n = &h->nodes[newest];
     uint32_t dc;
     uint64_t d = data_durable (h, n, NONE, point, floor, &dc);

@@ -114,8 +114,8 @@ int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_
 /* Where an application's checker failed at point: appends to out (which
  * holds the point's findings) a note (PC_F_OLDER, with its cause) for every
  * path a traced program changed whose state is older than what it had at
- * floor (its last acknowledgement: the last mark at or before point, or
- * point itself if none), and that has no finding yet.  Returns 0 or
+ * floor (its last acknowledgement: the last mark at or before point but the
+ * first, or point itself if none), and that has no finding yet.  Returns 0 or
  * -ENOMEM. */
 int pc_oracle_older (const struct pc_oracle *o, uint64_t point, uint64_t floor,
                      const struct pc_mark *found, struct pc_findings *out);
