@@ -73,7 +73,9 @@ cmd_trace (int argc, char **argv)
     return EXIT_ERROR;
   }
   if (!quiet)
-    fprintf (stderr, "powercut trace: %s: %llu events logged, %llu about other files left out\n",
-             argv[optind], (unsigned long long) t.events, (unsigned long long) t.elsewhere);
+    fprintf (stderr, "powercut trace: %s: %llu events logged, %llu about other files left "
+             "out; the tracer's peak memory %llu KiB\n", argv[optind],
+             (unsigned long long) t.events, (unsigned long long) t.elsewhere,
+             (unsigned long long) t.peak_kib);
   return r >= 256 ? 128 + (r - 256) : r;
 }

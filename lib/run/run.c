@@ -350,6 +350,9 @@ run_traced (struct run *r, unsigned commit_s, FILE *trace)
     fprintf (stderr, "powercut: tracing the workload: %s\n", err.msg);
     return TRACE_FAILED;
   }
+  fprintf (stderr, "powercut: traced: %llu events logged, %llu about other files left out; "
+           "the tracer's peak memory %llu KiB\n", (unsigned long long) t.events,
+           (unsigned long long) t.elsewhere, (unsigned long long) t.peak_kib);
   return st >= 256 ? 128 + st - 256 : st;
 }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "format/control.h"
@@ -163,6 +164,10 @@ pc_traced_run (char *const argv[], struct pc_traced *t, struct pc_err *err)
   if (r < 0)
     return pc_err_set (err, -r, "%s: %s", t->control, pc_control_strerror (r));
   r = pc_tracer_run (argv, &o, err);
+  {
+    struct rusage ru;
+    t->peak_kib = getrusage (RUSAGE_SELF, &ru) == 0 ? (uint64_t) ru.ru_maxrss : 0;
+  }
   if (r < 0 && s.failed)
     pc_err_set (err, -s.failed, "%s: event %llu: %s (%s was stopped)", t->control,
                 (unsigned long long) t->events + 1, pc_control_strerror (s.failed), argv[0]);

@@ -30,6 +30,7 @@ struct pc_traced {
                                  * events about it are logged (NULL: all) */
   uint64_t events;              /* pc_traced_run: how many events were logged */
   uint64_t elsewhere;           /* ... and how many were about other files */
+  uint64_t peak_kib;            /* ... and the tracer's peak resident memory */
 };
 
 /* Runs argv under the tracer until it and all it started have ended.
