@@ -4,8 +4,9 @@
 # same session, rounds alternating; each workload is timed around itself,
 # inside the recorded filesystem, so mkfs, mount and the check are not
 # counted.  Prints the medians, the slowdown, the tracer's peak memory (its
-# own report in workload.txt) and, for the check, its peak memory against
-# the number of events its history holds.
+# own report in workload.txt) and, for the check, its peak memory and how
+# much of it the history of the events takes (against a check that ignores
+# them: most of a check's memory is the log it reads).
 #
 # The workloads: git (contrib/apps/git: GIT_COMMITS commits, default 20),
 # SQLite (contrib/apps/sqlite: SQLITE_TRANSACTIONS transactions, default 30,
@@ -70,7 +71,8 @@ workload () {
 
 median () { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '%-10s %10s %10s %9s %14s %10s %14s\n' workload untraced traced slowdown "tracer memory" events "check memory"
+printf '%-10s %10s %10s %9s %14s %10s %14s %14s\n' workload untraced traced slowdown \
+  "tracer memory" events "check memory" "its history"
 for w in git sqlite append rewrite; do
   size=128M
   [ "$w" = rewrite ] && size=2G
@@ -88,10 +90,16 @@ for w in git sqlite append rewrite; do
   mem=$(sed -n "s/.*the tracer's peak memory \([0-9]*\) KiB.*/\1/p" "$dir/$w-trace-"*/workload.txt | median)
   log=$dir/$w-trace-1/powercut.log
   events=$("$powercut" log "$log" | sed -n 's/^  event *\([0-9]*\).*/\1/p')
+  # the check's peak memory with the history and without (--ignore-events):
+  # the difference is what the history of those events costs
   /usr/bin/time -o "$dir/mem" -f %M "$powercut" check "$log" --quiet -j 1 >/dev/null 2>&1 || true
   cmem=$(tail -n 1 "$dir/mem")
-  printf '%-10s %9.2fs %9.2fs %8.2fx %10s KiB %10s %10s KiB\n' "$w" "$un" "$tr" \
-    "$(awk -v a="$tr" -v b="$un" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$mem" "${events:-0}" "$cmem"
+  /usr/bin/time -o "$dir/mem" -f %M "$powercut" check "$log" --quiet -j 1 --ignore-events \
+    >/dev/null 2>&1 || true
+  hmem=$((cmem - $(tail -n 1 "$dir/mem")))
+  printf '%-10s %9.2fs %9.2fs %8.2fx %10s KiB %10s %10s KiB %10s KiB\n' "$w" "$un" "$tr" \
+    "$(awk -v a="$tr" -v b="$un" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$mem" "${events:-0}" \
+    "$cmem" "$hmem"
 done
 echo "(medians of $rounds rounds; git: $GIT_COMMITS commits, SQLite: $SQLITE_TRANSACTIONS transactions," \
      "append: $appends x 4 KiB, rewrite: $rewrites x 4 KiB in a 1 GiB file)"

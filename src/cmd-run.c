@@ -63,6 +63,8 @@ usage (FILE *f)
 "      --trace, --no-trace  run the workload under powercut trace, so that its\n"
 "                        calls are in the log (default: a COMMAND is traced, a\n"
 "                        built-in workload, which places its own marks, is not)\n"
+"      --all-cpus        a traced workload may run on every CPU (default: the\n"
+"                        tracer's, where each traced call costs least)\n"
 "      --fail-on WHAT    exposure (default: any lost data fails) or promises\n"
 "                        (only a broken promise: durable data lost, corrupt)\n"
 "  -q, --quiet           no progress lines on stderr\n"
@@ -111,7 +113,8 @@ problem_line (void *ctx, const char *line)
 }
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
-       OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON };
+       OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
+       OPT_ALL_CPUS };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -134,6 +137,7 @@ static const struct option opts[] = {
   { "verify", required_argument, NULL, OPT_VERIFY },
   { "trace", no_argument, NULL, OPT_TRACE },
   { "no-trace", no_argument, NULL, OPT_NO_TRACE },
+  { "all-cpus", no_argument, NULL, OPT_ALL_CPUS },
   { "fail-on", required_argument, NULL, OPT_FAIL_ON },
   { "quiet", no_argument, NULL, 'q' },
   { "help", no_argument, NULL, 'h' },
@@ -275,6 +279,7 @@ option (int c, const char *arg, struct args *a)
     }
     break;
   case OPT_NO_TRACE: a->trace = 0; break;
+  case OPT_ALL_CPUS: a->job.each.run.all_cpus = true; break;
   case 'q': a->quiet = true; break;
   case 'h': usage (stdout); return EXIT_OK;
   case '?': return pc_usage_error ("run");

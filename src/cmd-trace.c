@@ -13,8 +13,8 @@
 static void
 usage (void)
 {
-  printf ("usage: powercut trace [--control PATH] [--root DIR] [--quiet] [--] COMMAND\n"
-          "                      [ARG]...\n"
+  printf ("usage: powercut trace [--control PATH] [--root DIR] [--all-cpus] [--quiet] [--]\n"
+          "                      COMMAND [ARG]...\n"
           "\n"
           "Run COMMAND, and every process it starts, under a tracer that logs each\n"
           "call that can change a file or make it durable (open for writing,\n"
@@ -29,6 +29,8 @@ usage (void)
           "\n"
           "  -c, --control PATH  the recorder's control socket\n"
           "  -r, --root DIR      the recorded filesystem's mount point\n"
+          "      --all-cpus      let COMMAND run on every CPU (default: the CPU the\n"
+          "                      tracer is on, where each traced call costs least)\n"
           "  -q, --quiet         no summary on standard error\n"
           "  -h, --help          show this help\n",
           DEFAULT_CONTROL);
@@ -41,6 +43,7 @@ cmd_trace (int argc, char **argv)
     { "control", required_argument, NULL, 'c' },
     { "root", required_argument, NULL, 'r' },
     { "quiet", no_argument, NULL, 'q' },
+    { "all-cpus", no_argument, NULL, 'A' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -58,6 +61,7 @@ cmd_trace (int argc, char **argv)
     case 'c': control = optarg; break;
     case 'r': t.root = optarg; break;
     case 'q': quiet = true; break;
+    case 'A': t.all_cpus = true; break;
     case 'h': usage (); return EXIT_OK;
     default: return pc_usage_error ("trace");
     }

@@ -44,3 +44,16 @@ assert_ge "$(count event)" 20 "events of a traced built-in workload"
 # the workload still places its marks and tells what it does
 assert_match "$(field marks)" '^[4-9]' "marks of the traced built-in workload"
 assert_match "$(cat "$tmp/b/workload.txt")" 'mark v2' "workload.txt"
+
+# the traced workload shares the tracer's CPU, unless --all-cpus; the
+# tracer's summary ends workload.txt
+if [ "$(nproc)" -gt 1 ]; then
+  run powercut run --quiet --out "$tmp/p" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
+  assert_eq "$rc" 0 "pinned run ($out $err)"
+  assert_match "$(cat "$tmp/p/workload.txt")" 'Cpus_allowed_list:[[:space:]]+[0-9]+$' "one CPU"
+  assert_match "$(cat "$tmp/p/workload.txt")" "traced: [0-9]+ events logged, .*the tracer's peak memory [0-9]+ KiB" \
+    "the tracer's summary"
+  run powercut run --quiet --all-cpus --out "$tmp/a" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
+  assert_eq "$rc" 0 "--all-cpus run ($out $err)"
+  assert_match "$(cat "$tmp/a/workload.txt")" 'Cpus_allowed_list:[[:space:]]+[0-9]+[-,]' "every CPU"
+fi

@@ -206,6 +206,7 @@ pc_ctl_reply_decode (const uint8_t *rep, uint64_t *ret_seq)
 
 struct pc_control_conn {
   int fd;
+  unsigned outstanding;         /* requests sent whose replies are unread */
 };
 
 /* Sends all of iov (n of them), retrying on EINTR and short sends; a
@@ -249,7 +250,48 @@ pc_control_open (const char *path, struct pc_control_conn **ret)
     return fd;
   }
   c->fd = fd;
+  c->outstanding = 0;
   *ret = c;
+  return 0;
+}
+
+int
+pc_control_collect (struct pc_control_conn *c, int timeout_ms)
+{
+  uint8_t rep[PC_CTL_REPLY_SIZE];
+  int first = 0;
+
+  while (c->outstanding > 0) {
+    int r = wait_fd (c->fd, POLLIN, timeout_ms);
+    if (r == 0)
+      r = pc_read_all (c->fd, rep, sizeof rep);
+    if (r < 0)
+      return r == -EPIPE ? -ECONNRESET : r;
+    c->outstanding--;
+    r = pc_ctl_reply_decode (rep, NULL);
+    if (r < 0 && first == 0)
+      first = r;
+  }
+  return first;
+}
+
+int
+pc_control_send (struct pc_control_conn *c, enum pc_ctl_cmd cmd, const void *payload,
+                 size_t len)
+{
+  uint8_t hdr[PC_CTL_HEADER_SIZE];
+  struct iovec iov[2];
+  int r;
+
+  if (len > PC_CTL_MAX_PAYLOAD)
+    return -E2BIG;
+  pc_ctl_request_encode (hdr, cmd, (uint32_t) len);
+  iov[0] = (struct iovec) { hdr, sizeof hdr };
+  iov[1] = (struct iovec) { (void *) payload, len };
+  r = send_all (c->fd, iov, len > 0 ? 2 : 1);
+  if (r < 0)
+    return r == -EPIPE ? -ECONNRESET : r;
+  c->outstanding++;
   return 0;
 }
 
@@ -263,6 +305,9 @@ pc_control_request (struct pc_control_conn *c, enum pc_ctl_cmd cmd, const void *
 
   if (len > PC_CTL_MAX_PAYLOAD)
     return -E2BIG;
+  r = pc_control_collect (c, timeout_ms);
+  if (r < 0)
+    return r;
   pc_ctl_request_encode (hdr, cmd, (uint32_t) len);
   iov[0] = (struct iovec) { hdr, sizeof hdr };
   iov[1] = (struct iovec) { (void *) payload, len };

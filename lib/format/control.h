@@ -57,12 +57,20 @@ int pc_control_call (const char *path, enum pc_ctl_cmd cmd, const void *payload,
 /* A connection to a control socket, for many requests in a row (a traced
  * program's events): pc_control_open connects (0, or -errno as
  * pc_control_call's local failures), pc_control_request sends one request
- * and waits for its reply (as pc_control_call), pc_control_close
- * (NULL: nothing) hangs up. */
+ * and waits for its reply (as pc_control_call, after the replies of any
+ * requests sent before it), pc_control_close (NULL: nothing) hangs up.
+ * pc_control_send sends a request without waiting (0 or -errno); its reply
+ * is read by the next pc_control_request or by pc_control_collect, which
+ * reads every reply outstanding and returns the first failure among them
+ * (the recorder handles a connection's requests in order, so once a reply
+ * is read, every request sent before it is done). */
 struct pc_control_conn;
 int pc_control_open (const char *path, struct pc_control_conn **ret);
 int pc_control_request (struct pc_control_conn *c, enum pc_ctl_cmd cmd, const void *payload,
                         size_t len, int timeout_ms, uint64_t *ret_seq);
+int pc_control_send (struct pc_control_conn *c, enum pc_ctl_cmd cmd, const void *payload,
+                     size_t len);
+int pc_control_collect (struct pc_control_conn *c, int timeout_ms);
 void pc_control_close (struct pc_control_conn *c);
 
 /* Places mark name on the recording behind the control socket.  With dir:

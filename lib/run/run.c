@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -325,7 +326,7 @@ static int
 run_traced (struct run *r, unsigned commit_s, FILE *trace)
 {
   const struct pc_run_config *cfg = r->cfg;
-  struct pc_traced t = { .control = r->ctl, .root = r->mnt };
+  struct pc_traced t = { .control = r->ctl, .root = r->mnt, .all_cpus = cfg->all_cpus };
   char seed[24], files[16], commit[16], seconds[16];
   char *argv[] = { (char *) cfg->self, "workload",
                    (char *) (cfg->workload ? cfg->workload->name : ""), "--control",
@@ -544,6 +545,20 @@ run_vm (struct run *r)
   return pc_vm_run (&vc, &r->why);
 }
 
+/* Keeps this process on the CPU it runs on; false if it cannot. */
+static bool
+pin_here (void)
+{
+  cpu_set_t one;
+  int cpu = sched_getcpu ();
+
+  if (cpu < 0)
+    return false;
+  CPU_ZERO (&one);
+  CPU_SET (cpu, &one);
+  return sched_setaffinity (0, sizeof one, &one) == 0;
+}
+
 static int
 record_once (const struct pc_run_config *cfg, struct pc_err *why)
 {
@@ -551,6 +566,8 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   char opts[512];
   unsigned commit_s;
   enum pc_attach attach;
+  cpu_set_t cpus;
+  bool pinned;
   int e;
 
   memset (&r, 0, sizeof r);
@@ -572,10 +589,16 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   snprintf (r.pidfile, sizeof r.pidfile, "%s/record.pid", r.rt);
 
   status (&r, "recording to %s", cfg->log_path);
+  attach = cfg->attach == PC_ATTACH_AUTO ? pc_run_pick_attach () : cfg->attach;
+  /* A traced workload here: it, the tracer, the recorder and nbdfuse on
+   * one CPU, where every event's round trip is a context switch, not a
+   * wake-up of another CPU (traced.h); they inherit it from this process,
+   * which gets its own CPUs back at the end. */
+  pinned = cfg->traced && !cfg->all_cpus && attach != PC_ATTACH_VM &&
+           sched_getaffinity (0, sizeof cpus, &cpus) == 0 && pin_here ();
   e = start_recorder (&r);
   if (e < 0)
     goto out;
-  attach = cfg->attach == PC_ATTACH_AUTO ? pc_run_pick_attach () : cfg->attach;
   if (attach == PC_ATTACH_VM) {
     e = run_vm (&r);
     goto out;
@@ -645,6 +668,8 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   e = 0;
 out:
   teardown (&r);
+  if (pinned)
+    sched_setaffinity (0, sizeof cpus, &cpus);
   if (cfg->nsysctls > 0) {
     struct pc_err swhy;
     int se = pc_sysctl_release (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, &swhy);

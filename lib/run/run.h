@@ -38,6 +38,7 @@ struct pc_run_config {
   char *const *command;         /* ... a command (argv, NULL-terminated) */
   bool traced;                  /* run it under the tracer (traced.h): its calls
                                  * about the filesystem go into the log */
+  bool all_cpus;                /* traced: it may run on every CPU (traced.h) */
   uint64_t seed;
   unsigned files;
   unsigned seconds;             /* how long a timed workload writes (0: its default) */

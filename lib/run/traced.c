@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,13 @@ send_event (const struct pc_event *orig, void *arg)
   r = pc_event_encode (ev, &buf, &len);
   if (r < 0)
     return r;
-  r = pc_control_request (s->conn, PC_CTL_EVENT, buf, len, EVENT_TIMEOUT_MS, NULL);
+  /* An entry waits for the recorder: the call's writes must come after it
+   * in the log.  An exit need not (nothing it tells is ordered against
+   * the disk): its reply is read with the next entry's, or at the end. */
+  if (ev->kind == PC_EVENT_EXIT)
+    r = pc_control_send (s->conn, PC_CTL_EVENT, buf, len);
+  else
+    r = pc_control_request (s->conn, PC_CTL_EVENT, buf, len, EVENT_TIMEOUT_MS, NULL);
   free (buf);
   if (r < 0) {
     s->failed = r;
@@ -163,7 +170,24 @@ pc_traced_run (char *const argv[], struct pc_traced *t, struct pc_err *err)
   r = pc_control_open (t->control, &s.conn);
   if (r < 0)
     return pc_err_set (err, -r, "%s: %s", t->control, pc_control_strerror (r));
+  if (!t->all_cpus) {
+    /* the program inherits it */
+    cpu_set_t set;
+    int cpu = sched_getcpu ();
+    CPU_ZERO (&set);
+    if (cpu >= 0) {
+      CPU_SET (cpu, &set);
+      sched_setaffinity (0, sizeof set, &set);
+    }
+  }
   r = pc_tracer_run (argv, &o, err);
+  if (r >= 0 && !s.failed) {
+    int c = pc_control_collect (s.conn, EVENT_TIMEOUT_MS);
+    if (c < 0) {
+      s.failed = c;
+      r = c;
+    }
+  }
   {
     struct rusage ru;
     t->peak_kib = getrusage (RUSAGE_SELF, &ru) == 0 ? (uint64_t) ru.ru_maxrss : 0;

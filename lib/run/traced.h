@@ -15,10 +15,16 @@
  * sync() and calls whose effect cannot be seen always are.  A call's entry
  * and exit events carry the same paths and file, so both are logged or
  * neither.
+ *
+ * Each call the tracer stops costs two switches between the program and
+ * the tracer; on one CPU that is a context switch, across two a wake-up
+ * of another CPU, several times dearer (on virtual machines especially).
+ * So unless all_cpus, the tracer and the program share one CPU.
  */
 #ifndef POWERCUT_TRACED_H
 #define POWERCUT_TRACED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/err.h"
@@ -28,6 +34,8 @@ struct pc_traced {
   const char *cwd;              /* the program's directory (NULL: ours) */
   const char *root;             /* the recorded filesystem's mount point: only
                                  * events about it are logged (NULL: all) */
+  bool all_cpus;                /* the program may run on every CPU; else it and
+                                 * the tracer share the one the tracer is on */
   uint64_t events;              /* pc_traced_run: how many events were logged */
   uint64_t elsewhere;           /* ... and how many were about other files */
   uint64_t peak_kib;            /* ... and the tracer's peak resident memory */

@@ -584,6 +584,11 @@ sync_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct p
   struct pc_event *ev = &c->ev;
   struct pc_fdinfo fi;
 
+  /* Most closes are of descriptors open for reading only, which tell
+   * nothing: the mode of /proc's link says so at the cost of one lstat. */
+  if (nr == SYS_close && !pc_dirfd_has (tr, t->tgid, (int) a[0]) &&
+      !pc_fd_writable (t->tid, (int) a[0]))
+    return 0;
   pc_text_add (txt, "%s(", ev->name);
   if (nr == SYS_sync) {
     pc_text_add (txt, ")");

@@ -90,6 +90,10 @@ pc_fd_lookup (pid_t tid, int fd, bool info, struct pc_fdinfo *ret)
   if (stat (p, &ret->st) < 0)
     return;
   ret->ok = true;
+  /* a pipe, a socket, a terminal: no name or flags needed, the call
+   * tells nothing of a file */
+  if (!S_ISREG (ret->st.st_mode) && !S_ISBLK (ret->st.st_mode) && !S_ISDIR (ret->st.st_mode))
+    return;
   read_link (p, ret->path, sizeof ret->path);
   if (!info)
     return;
@@ -104,6 +108,17 @@ pc_fd_lookup (pid_t tid, int fd, bool info, struct pc_fdinfo *ret)
   text[n] = '\0';
   if (sscanf (text, "pos: %" SCNu64 " flags: %o", &ret->pos, &ret->flags) == 2)
     ret->has_info = true;
+}
+
+bool
+pc_fd_writable (pid_t tid, int fd)
+{
+  char p[64];
+  struct stat st;
+
+  snprintf (p, sizeof p, "/proc/%d/fd/%d", (int) tid, fd);
+  /* the link's mode is the descriptor's: S_IWUSR when open for writing */
+  return fd < 0 || lstat (p, &st) < 0 || (st.st_mode & S_IWUSR);
 }
 
 int

@@ -168,6 +168,15 @@ pc_dirfd_take (struct pc_tracer *tr, pid_t tgid, int fd)
   return false;
 }
 
+bool
+pc_dirfd_has (const struct pc_tracer *tr, pid_t tgid, int fd)
+{
+  for (size_t i = 0; i < tr->ndirfds; i++)
+    if (tr->dirfds[i].tgid == tgid && tr->dirfds[i].fd == fd)
+      return true;
+  return false;
+}
+
 void
 pc_dirfd_forget (struct pc_tracer *tr, pid_t tgid)
 {

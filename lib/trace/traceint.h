@@ -131,6 +131,7 @@ void pc_maps_remove (struct pc_tracer *tr, size_t i);
  * forgotten with their process. */
 void pc_dirfd_note (struct pc_tracer *tr, pid_t tgid, int fd);
 bool pc_dirfd_take (struct pc_tracer *tr, pid_t tgid, int fd);
+bool pc_dirfd_has (const struct pc_tracer *tr, pid_t tgid, int fd);
 void pc_dirfd_forget (struct pc_tracer *tr, pid_t tgid);
 
 /* Reading a traced thread and its files (peek.c). */
@@ -149,7 +150,11 @@ struct pc_fdinfo {
   unsigned flags;           /* its open flags */
 };
 
-/* Looks fd of tid up: stat and name always, position and flags if info. */
+/* Is fd of tid open for writing (or not known: true)?  One lstat. */
+bool pc_fd_writable (pid_t tid, int fd);
+
+/* Looks fd of tid up: stat always, and for a file, a block device or a
+ * directory its name, and position and flags if info. */
 void pc_fd_lookup (pid_t tid, int fd, bool info, struct pc_fdinfo *ret);
 /* Opens fd of tid read-only for the tracer (-1 if it cannot). */
 int pc_fd_open (pid_t tid, int fd);
