@@ -48,6 +48,7 @@ struct node {
   char *target;                 /* a link's */
   struct bver *b;               /* by seq as added; by (block, seq) once done */
   size_t nb, capb;
+  uint64_t hiblock;             /* blocks from here on never had a version */
   struct sver *s;               /* by seq */
   size_t ns, caps;
   struct dpoint *d;             /* by seq */

@@ -90,6 +90,8 @@ add_block (struct node *n, uint64_t block, uint64_t seq, uint8_t kind, uint64_t 
   if (pc_grow (&n->b, &n->capb, n->nb + 1, sizeof *n->b, 16) < 0)
     return -ENOMEM;
   n->b[n->nb++] = (struct bver) { block, seq, hash, call, 0, kind };
+  if (block >= n->hiblock)
+    n->hiblock = block + 1;
   return 0;
 }
 
@@ -185,10 +187,14 @@ put_hashes (struct node *nd, const struct pc_event *ev, uint64_t old, uint64_t s
   return 0;
 }
 
-/* Blocks [a, b) of nd read as zeros from seq on (a file grown past them). */
+/* Blocks [a, b) of nd read as zeros from seq on (a file grown past them).
+ * A block that never had a version needs none: without one, it reads as
+ * a hole (histjudge.c), so a file grown by a gigabyte costs nothing. */
 static int
 zeros (struct node *nd, uint64_t a, uint64_t b, uint64_t seq, uint32_t call)
 {
+  if (b > nd->hiblock)
+    b = nd->hiblock;
   for (uint64_t k = a; k < b && k < a + PC_EVENT_HASHES_MAX; k++)
     if (add_block (nd, k, seq, B_ZERO, 0, call) < 0)
       return -ENOMEM;

@@ -506,6 +506,79 @@ START_TEST (test_gap)
 }
 END_TEST
 
+/* A file of size bytes in two blocks whose hashes are h. */
+static struct pc_entry *
+two_blocks (const char *path, uint64_t size, uint64_t *h)
+{
+  struct pc_entry *e = found (path, "x");
+
+  e->size = size;
+  e->nblocks = 2;
+  e->blocks = h;
+  e->zero_blocks = 0;
+  return e;
+}
+
+/* ftruncate(size) of /t (inode 90), the file now content[0..size): the
+ * block around the smaller of the old and new sizes hashed, as the tracer
+ * does. */
+static void
+truncate_to (const char *content, uint64_t old, uint64_t size)
+{
+  struct pc_event ev;
+  uint64_t lo = old < size ? old : size, h;
+
+  ev_init (&ev, PC_OP_TRUNCATE, "ftruncate", "/t");
+  ev.fd = 3;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev.ino = 90;
+  ev.offset = lo;
+  ev.length = old < size ? size - old : old - size;
+  ev.size = size;
+  if (lo % 4096) {
+    uint64_t b = lo / 4096 * 4096;
+    h = XXH3_64bits (content + b, size - b < 4096 ? size - b : 4096);
+    ev.first_block = lo / 4096;
+    ev.nhashes = 1;
+    ev.hashes = &h;
+  }
+  call (&ev, 0);
+}
+
+/* Shrunk, then grown again: what was cut reads as zeros, not as the old
+ * data; a file grown past blocks never written holds holes. */
+START_TEST (test_shrink_grow)
+{
+  static char full[8192], cut[8192];
+  uint64_t h[2];
+
+  reset ();
+  mkfs_mark ();
+  memset (full, 'd', sizeof full);
+  full[sizeof full - 1] = '\0';
+  creat_file ("/t", 90);
+  write_file ("/t", 90, full, 0, 8191);
+  memcpy (cut, full, 100);
+  truncate_to (cut, 8191, 100);
+  truncate_to (cut, 100, 8191);
+  /* what the program had last: 100 bytes of data, then zeros */
+  h[0] = XXH3_64bits (cut, 4096);
+  h[1] = XXH3_64bits (cut + 4096, 8191 - 4096);
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", two_blocks ("t", 8191, h)), 0);
+  /* not synced: the old data, or a mix, may be there still */
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", found ("t", full)), 0);
+  h[1] = XXH3_64bits (full + 4096, 8191 - 4096);
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", two_blocks ("t", 8191, h)), 0);
+  /* once synced, only the last: what was cut reads as zeros */
+  fsync_file ("/t", 90);
+  h[1] = XXH3_64bits (cut + 4096, 8191 - 4096);
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", two_blocks ("t", 8191, h)), 0);
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", found ("t", full)), PC_F_DURABLE_LOST);
+  h[1] = XXH3_64bits (full + 4096, 8191 - 4096);
+  ck_assert_int_ne (kind_of (ix.n - 1, "t", two_blocks ("t", 8191, h)), 0);
+}
+END_TEST
+
 /* A file created anew is a new file though its inode number is one a
  * file gone since had: its history starts empty. */
 START_TEST (test_inode_reused)
@@ -640,6 +713,7 @@ main (void)
   tcase_add_test (tc, test_older);
   tcase_add_test (tc, test_inode_reused);
   tcase_add_test (tc, test_gap);
+  tcase_add_test (tc, test_shrink_grow);
   tcase_add_test (tc, test_durability_sources);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
