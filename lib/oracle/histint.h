@@ -12,7 +12,10 @@
 #define BLOCK PC_EVENT_BLOCK         /* the blocks the events hash */
 #define NONE UINT64_MAX
 
-enum bkind { B_HASH, B_ZERO, B_UNKNOWN };
+/* What a block held from a call on: data of a hash, zeros, anything (not
+ * hashed), or anything a writable shared mapping wrote there (not seen
+ * until it is msync'd or unmapped). */
+enum bkind { B_HASH, B_ZERO, B_UNKNOWN, B_MAPPED };
 
 /* What a block held from a call on. */
 struct bver {
@@ -56,6 +59,9 @@ struct node {
   uint64_t lost_from;           /* a call the tracer cannot follow wrote it from
                                  * then on (NONE: never) */
   uint32_t lost_call;
+  uint64_t mapped_from;         /* mapped shared and writable, not msync'd or
+                                 * unmapped since (NONE: not so) */
+  uint32_t mapped_call;
 };
 
 /* A name bound to a node (or to nothing) from a call on. */
@@ -67,6 +73,9 @@ struct ever {
 
 struct phist {
   char *path;                   /* relative, as manifests name it */
+  bool untraced;                /* the end of the recording holds there what the
+                                 * program never had: something the tracer does
+                                 * not see changed it; not judged */
   struct ever *e;
   size_t ne, cape;
 };

@@ -17,7 +17,7 @@
 static const struct phist *
 find_path (const struct pc_history *h, const char *path)
 {
-  struct phist key = { (char *) path, NULL, 0, 0 };
+  struct phist key = { .path = (char *) path };
 
   return h->npaths ? bsearch (&key, h->paths, h->npaths, sizeof *h->paths, pc_hist_path_cmp) : NULL;
 }
@@ -137,16 +137,25 @@ zeros_hash (uint64_t len)
   return XXH3_64bits (z, len);
 }
 
-/* May block b of n hold hash (of len bytes) at point, its versions from
- * the one at lo (NONE: from the start) on?  *ret_newest: the newest
- * version in the window (NULL if none). */
 static bool
+holds (const struct bver *v, uint64_t hash, bool zero)
+{
+  return v->kind == B_UNKNOWN || (v->kind == B_ZERO && zero) ||
+         (v->kind == B_HASH && v->hash == hash);
+}
+
+/* May block b of n hold hash (of len bytes) at point, its versions from
+ * the one at lo (NONE: from the start) on?  BLOCK_OK, BLOCK_BAD, or
+ * BLOCK_MAPPED: only as what a mapping may have written, unseen.
+ * *ret_newest: the newest version in the window (NULL if none). */
+enum { BLOCK_BAD, BLOCK_OK, BLOCK_MAPPED };
+static int
 block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_t lo,
           uint64_t point, const struct bver **ret_newest)
 {
   size_t a, z;
   const struct bver *at_lo = NULL;
-  bool zero = hash == zeros_hash (len), seen_any = false;
+  bool zero = hash == zeros_hash (len), seen_any = false, mapped = false;
 
   *ret_newest = NULL;
   block_range (n, b, &a, &z);
@@ -160,20 +169,23 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
     }
     seen_any = true;
     *ret_newest = v;
-    if (v->kind == B_UNKNOWN || (v->kind == B_ZERO && zero) ||
-        (v->kind == B_HASH && v->hash == hash))
-      return true;
+    if (holds (v, hash, zero))
+      return BLOCK_OK;
+    mapped |= v->kind == B_MAPPED;
   }
+  if (at_lo && holds (at_lo, hash, zero))
+    return BLOCK_OK;
+  if (mapped || (at_lo && at_lo->kind == B_MAPPED))
+    return BLOCK_MAPPED;
   if (at_lo)
-    return at_lo->kind == B_UNKNOWN || (at_lo->kind == B_ZERO && zero) ||
-           (at_lo->kind == B_HASH && at_lo->hash == hash);
+    return BLOCK_BAD;
   /* Before its first version: what the file held before the program
    * (unknown); a block the program wrote was no hole before (a crash that
    * finds zeros there found a size without its data).  A block it never
    * wrote is a hole: zeros. */
   if (seen_any)
-    return n->base;
-  return n->base || zero;
+    return n->base ? BLOCK_OK : BLOCK_BAD;
+  return n->base || zero ? BLOCK_OK : BLOCK_BAD;
 }
 
 /* Sizes n may have at point, from its durable one (at lo) on: is size one? */
@@ -268,7 +280,7 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
 {
   uint32_t dc;
   uint64_t dsize = from_start ? NONE : data_durable (h, n, NONE, point, floor, &dc);
-  uint64_t nb = (found->size + BLOCK - 1) / BLOCK;
+  uint64_t nb = (found->size + BLOCK - 1) / BLOCK, unseen = NONE;
   bool all_zero = true, promise = false, bad = false;
 
   *ret_block = NONE;
@@ -288,8 +300,14 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
     uint64_t lo = from_start ? NONE : data_durable (h, n, b, point, floor, &dc);
     const struct bver *newest, *last = NULL;
     size_t a, z;
-    if (block_ok (n, b, found->blocks[b], len, lo, point, &newest))
+    int k = block_ok (n, b, found->blocks[b], len, lo, point, &newest);
+    if (k == BLOCK_OK)
       continue;
+    if (k == BLOCK_MAPPED) {
+      if (unseen == NONE)
+        unseen = b;
+      continue;
+    }
     if (len < BLOCK && grown_over (n, b, found->size, lo, point))
       continue;
     if (*ret_block == NONE)
@@ -303,6 +321,11 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
     bad = true;
   }
   *ret_promise = promise;
+  if (!bad && unseen != NONE) {
+    /* what a mapping may have written there, never seen: not judged */
+    *ret_block = unseen;
+    return PC_F_NOT_JUDGED;
+  }
   if (!bad)
     return 0;
   if (*ret_block == NONE)
@@ -436,6 +459,16 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   ret->call = UINT32_MAX;
   if (p == NULL)
     return 0;
+  if (p->untraced) {
+    ret->kind = PC_F_NOT_JUDGED;
+    ret->cause.known = true;
+    ret->cause.durable_ns = -1;
+    ret->cause.rule = strdup ("the end of the recording holds there what the traced program "
+                              "never had: something the tracer does not see changed it (a "
+                              "process outside the traced tree, a shared mapping never "
+                              "msync'd or unmapped): not judged");
+    return ret->cause.rule ? 0 : -ENOMEM;
+  }
   de = entry_durable (h, path, point, floor, &dcall);
   /* The name states allowed: the one at de, and every later one up to point. */
   for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++) {
@@ -527,12 +560,22 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   }
   if (best == PC_F_NOT_JUDGED) {
     const struct node *n = &h->nodes[best_node];
+    uint32_t call = n->lost_call;
     ret->kind = PC_F_NOT_JUDGED;
     ret->cause.known = true;
     ret->cause.durable_ns = -1;
-    cause_call (h, &ret->cause, n->lost_call);
-    ret->cause.rule = strdup ("written by a call the tracer cannot follow (io_uring, AIO, "
-                              "another ABI): not judged");
+    if (n->lost_from > point && best_block != NONE) {
+      /* a mapping's unseen writes: the mmap behind them */
+      size_t a, z;
+      block_range (n, best_block, &a, &z);
+      for (size_t i = a; i < z && n->b[i].seq <= point; i++)
+        if (n->b[i].kind == B_MAPPED)
+          call = n->b[i].call;
+    }
+    cause_call (h, &ret->cause, call);
+    ret->cause.rule = strdup ("written where the tracer cannot follow (io_uring, Linux AIO, "
+                              "another ABI, a shared mapping never msync'd or unmapped): "
+                              "not judged");
     return ret->cause.rule ? 0 : -ENOMEM;
   }
   {
@@ -652,4 +695,21 @@ pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, co
   else if (asprintf (&c->fix, "an fsync of %s after that call", path) < 0)
     c->fix = NULL;
   return c->rule ? 0 : -ENOMEM;
+}
+
+int
+pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end)
+{
+  for (size_t i = 0; end && i < h->npaths; i++) {
+    struct phist *p = &h->paths[i];
+    struct pc_history_verdict v;
+    int r;
+    p->untraced = false;
+    r = judge (h, point, NONE, p->path, pc_mark_find (end, p->path), &v);
+    if (r < 0)
+      return r;
+    p->untraced = v.kind != 0 && v.kind != PC_F_NOT_JUDGED;
+    pc_cause_clear (&v.cause);
+  }
+  return 0;
 }

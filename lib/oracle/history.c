@@ -71,6 +71,7 @@ new_node (struct pc_history *h, uint8_t type, uint64_t ino)
   h->nodes[h->nnodes].type = type;
   h->nodes[h->nnodes].ino = ino;
   h->nodes[h->nnodes].lost_from = NONE;
+  h->nodes[h->nnodes].mapped_from = NONE;
   return (int64_t) h->nnodes++;
 }
 
@@ -284,6 +285,8 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
     if (n < 0)
       return 0;                 /* not a file the history follows */
     nd = &h->nodes[n];
+    if (ev->op == PC_OP_MSYNC || ev->op == PC_OP_MUNMAP || ev->op == PC_OP_MREMAP)
+      nd->mapped_from = NONE;   /* what the mapping wrote is seen */
     old = cur_size (nd);
     if (put_hashes (nd, ev, old, seq, call) < 0)
       return -ENOMEM;
@@ -324,9 +327,13 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
     if (n < 0 || !(ev->mode & PROT_WRITE))
       return 0;
     nd = &h->nodes[n];
+    if (nd->mapped_from == NONE) {
+      nd->mapped_from = seq;
+      nd->mapped_call = call;
+    }
     for (uint64_t k = ev->offset / BLOCK; k <= (ev->offset + ev->length - 1) / BLOCK &&
          k < ev->offset / BLOCK + PC_EVENT_HASHES_MAX && ev->length; k++)
-      if (add_block (nd, k, seq, B_UNKNOWN, 0, call) < 0)
+      if (add_block (nd, k, seq, B_MAPPED, 0, call) < 0)
         return -ENOMEM;
     return 0;
   }
@@ -540,6 +547,13 @@ pc_history_new (const struct pc_index *ix, bool marks, struct pc_history **ret,
     pc_event_free (&ev);
   }
   free (pend);
+  /* A shared mapping written and never msync'd or unmapped (the process
+   * ended with it): what it wrote was never seen. */
+  for (size_t i = 0; r == 0 && i < h->nnodes; i++)
+    if (h->nodes[i].mapped_from < h->nodes[i].lost_from) {
+      h->nodes[i].lost_from = h->nodes[i].mapped_from;
+      h->nodes[i].lost_call = h->nodes[i].mapped_call;
+    }
   if (r == 0) {
     for (size_t i = 0; i < h->nnodes; i++)
       if (h->nodes[i].nb > 1)

@@ -19,6 +19,7 @@ struct omark {
 
 struct pc_oracle {
   struct pc_history *hist;    /* a traced program's (history.h), or NULL */
+  const struct pc_index *ix;  /* the log's */
   struct omark *marks;        /* marks with a manifest, in log order */
   size_t n;
   char **known;               /* every path any manifest names, sorted */
@@ -148,6 +149,7 @@ pc_oracle_new (const struct pc_index *ix, unsigned flags, struct pc_oracle **ret
 
   if (o == NULL)
     return -ENOMEM;
+  o->ix = ix;
   for (uint64_t i = 0; i < ix->n; i++) {
     const struct pc_record *r = &ix->recs[i];
     struct pc_mark m;
@@ -519,6 +521,11 @@ pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end)
   const struct omark *last = o->n ? &o->marks[o->n - 1] : NULL;
 
   o->nchanged = 0;
+  if (o->hist && o->ix->n > 0) {
+    int r = pc_history_set_end (o->hist, o->ix->n - 1, end);
+    if (r < 0)
+      return r;
+  }
   for (size_t k = 0; k < o->nknown; k++) {
     const char *path = o->known[k];
     o->changed[k] = end == NULL ||

@@ -77,7 +77,9 @@ uint64_t pc_oracle_max_size (const struct pc_oracle *o);
 
 /* Tells the oracle what the end of the recording holds (the tree of its
  * last state), or NULL if that could not be read: then every path counts
- * as changed after the last mark.  Until it is called, none does. */
+ * as changed after the last mark.  Until it is called, none does.  A
+ * traced program's paths whose end is none of what it had there are not
+ * judged (pc_history_set_end).  Returns 0 or -ENOMEM. */
 int pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end);
 /* How many paths the manifests name changed after the last mark. */
 size_t pc_oracle_changed_after (const struct pc_oracle *o);

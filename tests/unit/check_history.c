@@ -403,6 +403,54 @@ START_TEST (test_untraceable)
   pc_cause_clear (&c);
   /* before it, judged as ever */
   ck_assert_int_eq (kind_of (end - 2, "db", found ("db", "anything else\n")), PC_F_MISMATCH);
+
+  /* a shared mapping written and never msync'd or unmapped: not judged
+   * from the mmap on */
+  reset ();
+  mkfs_mark ();
+  creat_file ("/m", 31);
+  write_file ("/m", 31, "page\n", 0, 5);
+  ev_init (&ev, PC_OP_MMAP, "mmap", "/m");
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_RANGE;
+  ev.ino = 31;
+  ev.mode = PROT_READ | PROT_WRITE;
+  ev.offset = 0;
+  ev.length = 4096;
+  call (&ev, 0);
+  end = ix.n - 1;
+  ck_assert_int_eq (judge (end, "m", found ("m", "mapped\n"), &c), PC_F_NOT_JUDGED);
+  ck_assert_msg (c.rule && strstr (c.rule, "never msync'd") != NULL, "%s", c.rule);
+  ck_assert_msg (c.call && strstr (c.call, "mmap") != NULL, "%s", c.call);
+  pc_cause_clear (&c);
+  ck_assert_int_eq (kind_of (end - 2, "m", found ("m", "mapped\n")), PC_F_MISMATCH);
+
+  /* a file the end of the recording holds as the program never had it:
+   * something the tracer does not see wrote it */
+  reset ();
+  mkfs_mark ();
+  creat_file ("/o", 32);
+  write_file ("/o", 32, "mine\n", 0, 5);
+  end = ix.n - 1;
+  {
+    struct pc_history *h;
+    struct pc_history_verdict v;
+    struct pc_err err;
+    struct pc_mark m = { 0 };
+    ck_assert_msg (pc_history_new (&ix, true, &h, &err) == 0, "%s", err.msg);
+    m.entries = found ("o", "mine\n");
+    m.nentries = 1;
+    ck_assert_int_eq (pc_history_set_end (h, end, &m), 0);
+    ck_assert_int_eq (pc_history_judge (h, end, "o", found ("o", "theirs\n"), &v), 0);
+    ck_assert_int_eq (v.kind, PC_F_MISMATCH);
+    pc_cause_clear (&v.cause);
+    m.entries = found ("o", "theirs\n");
+    ck_assert_int_eq (pc_history_set_end (h, end, &m), 0);
+    ck_assert_int_eq (pc_history_judge (h, end, "o", found ("o", "theirs\n"), &v), 0);
+    ck_assert_int_eq (v.kind, PC_F_NOT_JUDGED);
+    ck_assert_msg (strstr (v.cause.rule, "does not see") != NULL, "%s", v.cause.rule);
+    pc_cause_clear (&v.cause);
+    pc_history_free (h);
+  }
 }
 END_TEST
 
