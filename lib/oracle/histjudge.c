@@ -705,10 +705,15 @@ pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *
     struct pc_history_verdict v;
     int r;
     p->untraced = false;
-    r = judge (h, point, NONE, p->path, pc_mark_find (end, p->path), &v);
+    const struct pc_entry *e = pc_mark_find (end, p->path);
+    r = judge (h, point, NONE, p->path, e, &v);
     if (r < 0)
       return r;
-    p->untraced = v.kind != 0 && v.kind != PC_F_NOT_JUDGED;
+    /* Data the program never wrote there, and not zeros: someone else
+     * wrote it.  A loss (zeros, an empty file, a name gone) is judged:
+     * a disk that lost data at the end lost it at the crash points too. */
+    p->untraced = v.kind == PC_F_MISMATCH && !v.name && e && e->type == PC_ENTRY_FILE &&
+                  e->zero_blocks < e->nblocks;
     pc_cause_clear (&v.cause);
   }
   return 0;

@@ -77,11 +77,10 @@ int pc_history_judge (const struct pc_history *h, uint64_t point, const char *pa
                       const struct pc_entry *found, struct pc_history_verdict *ret);
 
 /* Tells the history what the end of the recording (its last point, point)
- * holds: a path where it is none of what the program had there was
- * changed by something the tracer does not see (a process outside the
- * traced tree, a shared mapping written and never msync'd or unmapped),
- * and is not judged at any point from then on (PC_F_NOT_JUDGED, with that
- * rule).  end NULL (unreadable): nothing changes.  Returns 0 or -ENOMEM. */
+ * holds: a file that holds there data (not zeros) the program never wrote
+ * was changed by something the tracer does not see (a process outside
+ * the traced tree), and is not judged at any point (PC_F_NOT_JUDGED, with
+ * that rule); a loss (zeros, an empty file, a name gone) is still judged.  end NULL (unreadable): nothing changes.  Returns 0 or -ENOMEM. */
 int pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end);
 
 /* What the state lost of what the program had at floor (a point at or

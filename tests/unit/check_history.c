@@ -449,6 +449,12 @@ START_TEST (test_untraceable)
     ck_assert_int_eq (v.kind, PC_F_NOT_JUDGED);
     ck_assert_msg (strstr (v.cause.rule, "does not see") != NULL, "%s", v.cause.rule);
     pc_cause_clear (&v.cause);
+    /* zeros at the end are a loss, judged as ever */
+    m.entries = found_zeros ("o", "mine\n", 0);
+    ck_assert_int_eq (pc_history_set_end (h, end, &m), 0);
+    ck_assert_int_eq (pc_history_judge (h, end, "o", found_zeros ("o", "mine\n", 0), &v), 0);
+    ck_assert_int_eq (v.kind, PC_F_ZERO_FILLED);
+    pc_cause_clear (&v.cause);
     pc_history_free (h);
   }
 }
