@@ -281,6 +281,81 @@ list_blocks (struct walk *w, ext2_ino_t ino, const struct ext2_inode *inode)
   return w->blk_failed ? -1 : 0;
 }
 
+/* Does the inode (raw, isize bytes) have extended attributes: in an
+ * attribute block, or in the inode's own room past its fixed fields? */
+static bool
+has_xattrs (ext2_filsys fs, const uint8_t *raw, size_t isize, struct ext2_inode *inode)
+{
+  uint16_t extra;
+  uint32_t magic;
+  size_t off;
+
+  if (ext2fs_file_acl_block (fs, inode) != 0)
+    return true;
+  if (isize < EXT2_GOOD_OLD_INODE_SIZE + sizeof extra)
+    return false;
+  memcpy (&extra, raw + EXT2_GOOD_OLD_INODE_SIZE, sizeof extra);
+  off = EXT2_GOOD_OLD_INODE_SIZE + ext2fs_le16_to_cpu (extra);
+  if (off + sizeof magic > isize)
+    return false;
+  memcpy (&magic, raw + off, sizeof magic);
+  return ext2fs_le32_to_cpu (magic) == EXT2_EXT_ATTR_MAGIC;
+}
+
+static int
+add_xattr (char *name, char *value, size_t len, void *arg)
+{
+  struct pc_entry *e = arg;
+  struct pc_xattr *x = realloc (e->xattrs, (e->nxattrs + 1) * sizeof *x);
+
+  if (x == NULL)
+    return XATTR_ABORT;
+  e->xattrs = x;
+  x[e->nxattrs].name = strdup (name);
+  if (x[e->nxattrs].name == NULL)
+    return XATTR_ABORT;
+  x[e->nxattrs++].hash = XXH3_64bits (value, len);
+  return 0;
+}
+
+static int
+xattr_cmp (const void *a, const void *b)
+{
+  return strcmp (((const struct pc_xattr *) a)->name, ((const struct pc_xattr *) b)->name);
+}
+
+/* Reads an inode's extended attributes into ent, sorted by name; if they
+ * cannot be read, none, and ent->xattrs_unknown. */
+static void
+read_xattrs (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
+{
+  struct ext2_xattr_handle *h;
+  errcode_t e = ext2fs_xattrs_open (w->fs, ino, &h);
+
+  if (e == 0) {
+    e = ext2fs_xattrs_read (h);
+    if (e == 0)
+      e = ext2fs_xattrs_iterate (h, add_xattr, ent);
+    ext2fs_xattrs_close (&h);
+  }
+  for (size_t i = 0; e == 0 && i < ent->nxattrs; i++)
+    if (ent->xattrs[i].name == NULL)
+      e = EXT2_ET_NO_MEMORY;
+  if (e) {
+    for (size_t i = 0; i < ent->nxattrs; i++)
+      free (ent->xattrs[i].name);
+    free (ent->xattrs);
+    ent->xattrs = NULL;
+    ent->nxattrs = 0;
+    ent->xattrs_unknown = true;
+    if (e == EXT2_ET_NO_MEMORY)
+      w->no_memory = true;
+    return;
+  }
+  if (ent->nxattrs > 1)
+    qsort (ent->xattrs, ent->nxattrs, sizeof *ent->xattrs, xattr_cmp);
+}
+
 /* Hashes a regular file's content; returns 0 or the libext2fs error. */
 static errcode_t
 hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
@@ -482,6 +557,8 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
       continue;
     }
     ent.path = path;
+    if (has_xattrs (w->fs, u.raw, (size_t) isize, inode))
+      read_xattrs (w, ch.v[i].ino, &ent);
     ent.mode = inode->i_mode;
     ent.nlink = inode->i_links_count;
     ent.ino = ch.v[i].ino;
@@ -510,9 +587,7 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
     }
     r = pc_mark_add_entry (w->m, &w->cap, &ent);
     if (r < 0) {
-      free (ent.path);
-      free (ent.target);
-      free (ent.blocks);
+      pc_entry_clear (&ent);
       break;
     }
     if (ent.type == PC_ENTRY_DIR)

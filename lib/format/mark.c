@@ -211,6 +211,22 @@ struct scan {
   char *bad;                  /* the path at fault, once one failed */
 };
 
+void
+pc_entry_clear (struct pc_entry *e)
+{
+  free (e->path);
+  free (e->target);
+  free (e->blocks);
+  for (size_t i = 0; i < e->nxattrs; i++)
+    free (e->xattrs[i].name);
+  free (e->xattrs);
+  e->path = e->target = NULL;
+  e->blocks = NULL;
+  e->xattrs = NULL;
+  e->nblocks = 0;
+  e->nxattrs = 0;
+}
+
 int
 pc_mark_add_entry (struct pc_mark *m, size_t *cap, const struct pc_entry *e)
 {
@@ -766,11 +782,8 @@ pc_mark_free (struct pc_mark *m)
   for (size_t i = 0; i < m->ndurable; i++)
     free (m->durable[i]);
   free (m->durable);
-  for (size_t i = 0; i < m->nentries; i++) {
-    free (m->entries[i].path);
-    free (m->entries[i].target);
-    free (m->entries[i].blocks);
-  }
+  for (size_t i = 0; i < m->nentries; i++)
+    pc_entry_clear (&m->entries[i]);
   free (m->entries);
   memset (m, 0, sizeof *m);
 }

@@ -65,7 +65,21 @@ struct pc_entry {
                              * memory ran out) */
   uint64_t nblocks;
   char *target;             /* symlink target, or NULL */
+  struct pc_xattr *xattrs;  /* read from an image (not in marks): its extended
+                             * attributes, by name; nxattrs of them */
+  size_t nxattrs;
+  bool xattrs_unknown;      /* ... they could not be read */
 };
+
+/* An extended attribute: its full name ("user.x") and the XXH3-64 of its
+ * value, as a traced program's events hash it (event.h). */
+struct pc_xattr {
+  char *name;
+  uint64_t hash;
+};
+
+/* Frees what an entry owns (not the entry itself). */
+void pc_entry_clear (struct pc_entry *e);
 
 struct pc_mark {
   char *name;

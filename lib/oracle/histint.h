@@ -32,6 +32,17 @@ struct sver {
   uint32_t call;
 };
 
+/* An extended attribute of a node from a call on: set to a value (of a
+ * hash, or unknown), or removed. */
+enum xstate { X_SET, X_UNKNOWN, X_REMOVED };
+struct xver {
+  char *name;
+  uint64_t seq;
+  uint64_t hash;
+  uint32_t call;
+  uint8_t state;                /* enum xstate */
+};
+
 /* A point from which a node's data (blocks first..last, or all) was
  * durable. */
 struct dpoint {
@@ -39,6 +50,8 @@ struct dpoint {
   uint64_t first, last;         /* blocks; 0 .. UINT64_MAX: the whole file;
                                  * the size too, always */
   uint32_t call;                /* what made it durable, or UINT32_MAX: a mark */
+  bool meta;                    /* its extended attributes too (fsync, not
+                                 * fdatasync or a range) */
 };
 
 enum ntype { N_FILE = 'f', N_DIR = 'd', N_LINK = 'l' };
@@ -56,6 +69,8 @@ struct node {
   size_t ns, caps;
   struct dpoint *d;             /* by seq */
   size_t nd, capd;
+  struct xver *x;               /* by seq */
+  size_t nx, capx;
   uint64_t lost_from;           /* a call the tracer cannot follow wrote it from
                                  * then on (NONE: never) */
   uint32_t lost_call;

@@ -114,11 +114,12 @@ set_size (struct node *n, uint64_t seq, uint64_t size, uint32_t call)
 }
 
 static int
-add_durable (struct node *n, uint64_t seq, uint64_t first, uint64_t last, uint32_t call)
+add_durable (struct node *n, uint64_t seq, uint64_t first, uint64_t last, uint32_t call,
+             bool meta)
 {
   if (pc_grow (&n->d, &n->capd, n->nd + 1, sizeof *n->d, 8) < 0)
     return -ENOMEM;
-  n->d[n->nd++] = (struct dpoint) { seq, first, last, call };
+  n->d[n->nd++] = (struct dpoint) { seq, first, last, call, meta };
   return 0;
 }
 
@@ -311,12 +312,12 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
         ((ev->fd_flags & (PC_FD_SYNC | PC_FD_DSYNC)) || (ev->arg_flags & (RWF_DSYNC | RWF_SYNC)))) {
       /* O_SYNC, O_DSYNC, RWF_DSYNC, RWF_SYNC: the range, at its return */
       if (add_durable (nd, xseq, ev->offset / BLOCK,
-                       (ev->offset + (ev->length ? ev->length : 1) - 1) / BLOCK, call) < 0)
+                       (ev->offset + (ev->length ? ev->length : 1) - 1) / BLOCK, call, false) < 0)
         return -ENOMEM;
     }
     if (ev->op == PC_OP_MSYNC && (ev->arg_flags & MS_SYNC) &&
         add_durable (nd, xseq, ev->offset / BLOCK,
-                     (ev->offset + (ev->length ? ev->length : 1) - 1) / BLOCK, call) < 0)
+                     (ev->offset + (ev->length ? ev->length : 1) - 1) / BLOCK, call, false) < 0)
       return -ENOMEM;
     return 0;
   }
@@ -378,14 +379,33 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
       return 0;
     }
     n = event_node (h, ev, ev->path[0]);
-    return n >= 0 ? add_durable (&h->nodes[n], xseq, 0, UINT64_MAX, call) : 0;
+    return n >= 0 ? add_durable (&h->nodes[n], xseq, 0, UINT64_MAX, call,
+                                 ev->op == PC_OP_FSYNC) : 0;
   }
   case PC_OP_SYNC:
   case PC_OP_SYNCFS:
     if (pc_grow (&h->global, &h->capglobal, h->nglobal + 1, sizeof *h->global, 8) < 0)
       return -ENOMEM;
-    h->global[h->nglobal++] = (struct dpoint) { xseq, 0, UINT64_MAX, call };
+    h->global[h->nglobal++] = (struct dpoint) { xseq, 0, UINT64_MAX, call, true };
     return 0;
+  case PC_OP_SETXATTR:
+  case PC_OP_REMOVEXATTR: {
+    struct xver *x;
+    n = event_node (h, ev, ev->path[0]);
+    if (n < 0 || ev->path[1][0] == '\0')
+      return 0;
+    nd = &h->nodes[n];
+    if (pc_grow (&nd->x, &nd->capx, nd->nx + 1, sizeof *nd->x, 4) < 0)
+      return -ENOMEM;
+    x = &nd->x[nd->nx];
+    *x = (struct xver) { strdup (ev->path[1]), seq, ev->value_hash, call,
+                         ev->op == PC_OP_REMOVEXATTR ? X_REMOVED
+                         : (ev->flags & PC_EVENT_F_VALUE_HASH) ? X_SET : X_UNKNOWN };
+    if (x->name == NULL)
+      return -ENOMEM;
+    nd->nx++;
+    return 0;
+  }
   case PC_OP_UNTRACEABLE:
     /* What the process writes there can no longer be followed. */
     n = event_node (h, ev, ev->path[0]);
@@ -417,13 +437,13 @@ apply_mark (struct pc_history *h, const struct pc_mark *m, uint64_t seq, bool *h
   if (m->flags & PC_MARK_F_SYNC) {
     if (pc_grow (&h->global, &h->capglobal, h->nglobal + 1, sizeof *h->global, 8) < 0)
       return -ENOMEM;
-    h->global[h->nglobal++] = (struct dpoint) { seq, 0, UINT64_MAX, call };
+    h->global[h->nglobal++] = (struct dpoint) { seq, 0, UINT64_MAX, call, true };
   }
   for (size_t i = 0; i < m->ndurable; i++) {
     int64_t n = bound (h, m->durable[i]);
     const char *slash = strrchr (m->durable[i], '/');
     if (n >= 0 && h->nodes[n].type == N_FILE &&
-        add_durable (&h->nodes[n], seq, 0, UINT64_MAX, call) < 0)
+        add_durable (&h->nodes[n], seq, 0, UINT64_MAX, call, true) < 0)
       return -ENOMEM;
     /* its name too */
     if (pc_grow (&h->dd, &h->capdd, h->ndd + 1, sizeof *h->dd, 8) < 0 ||
@@ -584,6 +604,9 @@ pc_history_free (struct pc_history *h)
     free (h->nodes[i].b);
     free (h->nodes[i].s);
     free (h->nodes[i].d);
+    for (size_t j = 0; j < h->nodes[i].nx; j++)
+      free (h->nodes[i].x[j].name);
+    free (h->nodes[i].x);
   }
   free (h->nodes);
   for (size_t i = 0; i < h->npaths; i++) {

@@ -633,6 +633,91 @@ START_TEST (test_shrink_grow)
 }
 END_TEST
 
+/* setxattr or removexattr (value NULL) of name on /x (inode 95). */
+static void
+xattr_call (const char *name, const char *value)
+{
+  struct pc_event ev;
+
+  ev_init (&ev, value ? PC_OP_SETXATTR : PC_OP_REMOVEXATTR, value ? "setxattr" : "removexattr",
+           "/x");
+  snprintf (ev.path[1], sizeof ev.path[1], "%s", name);
+  ev.flags = PC_EVENT_F_IDENTITY;
+  ev.ino = 95;
+  if (value) {
+    ev.value_hash = XXH3_64bits (value, strlen (value));
+    ev.flags |= PC_EVENT_F_VALUE_HASH;
+  }
+  call (&ev, 0);
+}
+
+/* /x as found, with the attribute user.a of value (NULL: none). */
+static struct pc_entry *
+with_xattr (const char *value)
+{
+  static struct pc_xattr x;
+  struct pc_entry *e = found ("x", "data\n");
+
+  x.name = (char *) "user.a";
+  e->xattrs = value ? &x : NULL;
+  e->nxattrs = value != NULL;
+  if (value)
+    x.hash = XXH3_64bits (value, strlen (value));
+  return e;
+}
+
+/* Extended attributes are versions too: any state since the last fsync
+ * (not fdatasync) of the file; a state never set is a mismatch, and one
+ * made durable and lost a broken promise. */
+START_TEST (test_xattrs)
+{
+  struct pc_cause c;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/x", 95);
+  write_file ("/x", 95, "data\n", 0, 5);
+  fsync_file ("/x", 95);
+  xattr_call ("user.a", "one");
+  end = ix.n - 1;
+  ck_assert_int_eq (kind_of (end, "x", with_xattr ("one")), 0);
+  ck_assert_int_eq (kind_of (end, "x", with_xattr (NULL)), 0);     /* not yet durable */
+  ck_assert_int_eq (judge (end, "x", with_xattr ("two"), &c), PC_F_MISMATCH);
+  ck_assert (!c.promise && c.call && strstr (c.call, "setxattr") != NULL);
+  ck_assert_msg (c.rule && strstr (c.rule, "user.a") != NULL, "%s", c.rule);
+  pc_cause_clear (&c);
+  /* fdatasync does not make it durable; fsync does */
+  {
+    struct pc_event ev;
+    ev_init (&ev, PC_OP_FDATASYNC, "fdatasync", "/x");
+    ev.fd = 3;
+    ev.flags = PC_EVENT_F_IDENTITY;
+    ev.ino = 95;
+    call (&ev, 0);
+  }
+  end = ix.n - 1;
+  ck_assert_int_eq (kind_of (end, "x", with_xattr (NULL)), 0);
+  fsync_file ("/x", 95);
+  end = ix.n - 1;
+  ck_assert_int_eq (judge (end, "x", with_xattr (NULL), &c), PC_F_DURABLE_LOST);
+  ck_assert (c.promise);
+  ck_assert_msg (c.durable_by && strstr (c.durable_by, "fsync") != NULL, "%s", c.durable_by);
+  pc_cause_clear (&c);
+  /* removed, not yet durable: either */
+  xattr_call ("user.a", NULL);
+  end = ix.n - 1;
+  ck_assert_int_eq (kind_of (end, "x", with_xattr (NULL)), 0);
+  ck_assert_int_eq (kind_of (end, "x", with_xattr ("one")), 0);
+  /* an attribute the program never touched is not judged */
+  {
+    struct pc_entry *e = with_xattr ("one");
+    e->xattrs[0].name = (char *) "security.selinux";
+    ck_assert_int_eq (kind_of (end, "x", e), 0);
+  }
+}
+END_TEST
+
 /* A file created anew is a new file though its inode number is one a
  * file gone since had: its history starts empty. */
 START_TEST (test_inode_reused)
@@ -768,6 +853,7 @@ main (void)
   tcase_add_test (tc, test_inode_reused);
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_shrink_grow);
+  tcase_add_test (tc, test_xattrs);
   tcase_add_test (tc, test_durability_sources);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
