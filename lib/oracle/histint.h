@@ -126,6 +126,25 @@ struct pc_history {
   const struct pc_index *ix;    /* for the times of records */
 };
 
+/* histjudge.c's helpers for histxattr.c: floor as a durable point (NONE:
+ * none) against the best one found, *ret_call UINT32_MAX if it wins; a
+ * call into a cause; what made a thing durable, for people; a record's
+ * time. */
+uint64_t pc_hist_at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32_t *ret_call);
+void pc_hist_cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call);
+char *pc_hist_describe_durable (const struct pc_history *h, uint32_t call);
+uint64_t pc_hist_rec_time (const struct pc_history *h, uint64_t seq);
+
+/* histxattr.c: do found's extended attributes fit n's at point (from the
+ * last point they were durable, floor counting as one)?  NULL if so;
+ * else the version lost, *ret_promise whether it had been made durable. */
+const struct xver *pc_hist_xattrs_match (const struct pc_history *h, const struct node *n,
+                                         const struct pc_entry *found, uint64_t point,
+                                         uint64_t floor, bool *ret_promise);
+/* The cause of an attribute lost (v), for the file at path. */
+int pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const char *path,
+                         const struct xver *v, bool promise, struct pc_cause *c);
+
 /* The files' names, sorted (the order the paths are kept in). */
 int pc_hist_path_cmp (const void *a, const void *b);
 

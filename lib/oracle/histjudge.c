@@ -14,12 +14,6 @@
 /* ------------------------------------------------------------------ */
 /* Judging */
 
-static int
-xattr_name_cmp (const void *a, const void *b)
-{
-  return strcmp (((const struct pc_xattr *) a)->name, ((const struct pc_xattr *) b)->name);
-}
-
 static const struct phist *
 find_path (const struct pc_history *h, const char *path)
 {
@@ -30,8 +24,8 @@ find_path (const struct pc_history *h, const char *path)
 
 /* A floor (NONE: none) is a point the judgement treats as durable: what
  * the program had there is the oldest it accepts. */
-static uint64_t
-at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32_t *ret_call)
+uint64_t
+pc_hist_at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32_t *ret_call)
 {
   if (floor != NONE && floor <= point && (best == NONE || floor > best)) {
     *ret_call = UINT32_MAX;
@@ -63,7 +57,7 @@ entry_durable (const struct pc_history *h, const char *path, uint64_t point, uin
       best = h->dd[i].seq;
       *ret_call = h->dd[i].call;
     }
-  return at_floor (best, floor, point, ret_call);
+  return pc_hist_at_floor (best, floor, point, ret_call);
 }
 
 /* The last point at or before point from which block b of n (or its size,
@@ -91,7 +85,7 @@ data_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint
       *ret_call = d->call;
     }
   }
-  return at_floor (best, floor, point, ret_call);
+  return pc_hist_at_floor (best, floor, point, ret_call);
 }
 
 /* The first point at or after seq from which block b of n was durable
@@ -341,93 +335,9 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
   return all_zero && found->zero_blocks == nb ? PC_F_ZERO_FILLED : PC_F_MISMATCH;
 }
 
-/* The last point at or before point from which n's extended attributes
- * were durable (an fsync of it, not fdatasync; a sync; a synced mark), or
- * NONE. */
-static uint64_t
-meta_durable (const struct pc_history *h, const struct node *n, uint64_t point,
-              uint64_t floor)
-{
-  uint64_t best = NONE;
-  uint32_t call;
-
-  for (size_t i = 0; i < h->nglobal; i++)
-    if (h->global[i].seq <= point && (best == NONE || h->global[i].seq > best))
-      best = h->global[i].seq;
-  for (size_t i = 0; i < n->nd; i++)
-    if (n->d[i].meta && n->d[i].seq <= point && (best == NONE || n->d[i].seq > best))
-      best = n->d[i].seq;
-  return at_floor (best, floor, point, &call);
-}
-
-static const struct pc_xattr *
-find_xattr (const struct pc_entry *e, const char *name)
-{
-  struct pc_xattr key = { (char *) name, 0 };
-
-  return e->nxattrs ? bsearch (&key, e->xattrs, e->nxattrs, sizeof *e->xattrs,
-                               xattr_name_cmp) : NULL;
-}
-
-static bool
-xattr_holds (const struct xver *v, const struct pc_xattr *found)
-{
-  switch (v->state) {
-  case X_SET: return found && found->hash == v->hash;
-  case X_UNKNOWN: return found != NULL;
-  default: return found == NULL;
-  }
-}
-
-/* Do found's extended attributes fit n's at point: for each one the
- * program set or removed, a state it had there since it was last durable?
- * NULL if so; else the version the state should have held (the newest in
- * the window), *ret_promise whether it had been made durable. */
-static const struct xver *
-xattrs_match (const struct pc_history *h, const struct node *n, const struct pc_entry *found,
-              uint64_t point, uint64_t floor, bool *ret_promise)
-{
-  uint64_t lo = meta_durable (h, n, point, floor);
-
-  *ret_promise = false;
-  if (found->xattrs_unknown)
-    return NULL;
-  for (size_t i = 0; i < n->nx && n->x[i].seq <= point; i++) {
-    const char *name = n->x[i].name;
-    const struct pc_xattr *fx = find_xattr (found, name);
-    const struct xver *at_lo = NULL, *newest = NULL;
-    bool ok = false, seen = false, first = true;
-    for (size_t j = 0; j < i; j++)
-      first &= strcmp (n->x[j].name, name) != 0;
-    if (!first)
-      continue;                 /* each name once */
-    for (size_t j = i; j < n->nx && n->x[j].seq <= point; j++) {
-      const struct xver *v = &n->x[j];
-      if (strcmp (v->name, name) != 0)
-        continue;
-      if (lo != NONE && v->seq <= lo) {
-        at_lo = v;
-        continue;
-      }
-      seen = true;
-      newest = v;
-      ok |= xattr_holds (v, fx);
-    }
-    if (at_lo)
-      ok |= xattr_holds (at_lo, fx);
-    else
-      ok |= n->base || fx == NULL;   /* before the program: absent, or unknown */
-    if (!ok) {
-      *ret_promise = !seen && at_lo != NULL;
-      return newest ? newest : at_lo;
-    }
-  }
-  return NULL;
-}
-
 /* A call for people: its text, or what a mark did. */
-static void
-cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call)
+void
+pc_hist_cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call)
 {
   if (call == UINT32_MAX || call >= h->ncalls)
     return;
@@ -436,8 +346,8 @@ cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call)
   c->time_ns = h->calls[call].time_ns;
 }
 
-static char *
-describe_durable (const struct pc_history *h, uint32_t call)
+char *
+pc_hist_describe_durable (const struct pc_history *h, uint32_t call)
 {
   char *s = NULL;
 
@@ -448,8 +358,8 @@ describe_durable (const struct pc_history *h, uint32_t call)
   return s;
 }
 
-static uint64_t
-rec_time (const struct pc_history *h, uint64_t seq)
+uint64_t
+pc_hist_rec_time (const struct pc_history *h, uint64_t seq)
 {
   return seq < h->ix->n ? h->ix->recs[seq].time_ns : 0;
 }
@@ -483,11 +393,11 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
         call = n->s[i].call;
         seq = n->s[i].seq;
       }
-  cause_call (h, c, call);
+  pc_hist_cause_call (h, c, call);
   dseq = made_durable (h, n, b == NONE ? 0 : b, seq, &dcall);
   if (dseq != NONE) {
-    c->durable_ns = (int64_t) rec_time (h, dseq);
-    c->durable_by = describe_durable (h, dcall);
+    c->durable_ns = (int64_t) pc_hist_rec_time (h, dseq);
+    c->durable_by = pc_hist_describe_durable (h, dcall);
   }
   if (promise)
     c->rule = strdup (kind == PC_F_DURABLE_LOST
@@ -505,45 +415,6 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
   return c->rule ? 0 : -ENOMEM;
 }
 
-/* The cause of an extended attribute not as the program had it (v: the
- * version lost). */
-static int
-xattr_cause (const struct pc_history *h, const struct node *n, const char *path,
-             const struct xver *v, bool promise, struct pc_cause *c)
-{
-  uint32_t dcall = UINT32_MAX;
-  uint64_t dseq = NONE;
-
-  memset (c, 0, sizeof *c);
-  c->known = true;
-  c->promise = promise;
-  c->durable_ns = -1;
-  cause_call (h, c, v->call);
-  for (size_t i = 0; i < h->nglobal; i++)
-    if (h->global[i].seq >= v->seq && h->global[i].seq < dseq) {
-      dseq = h->global[i].seq;
-      dcall = h->global[i].call;
-    }
-  for (size_t i = 0; i < n->nd; i++)
-    if (n->d[i].meta && n->d[i].seq >= v->seq && n->d[i].seq < dseq) {
-      dseq = n->d[i].seq;
-      dcall = n->d[i].call;
-    }
-  if (dseq != NONE) {
-    c->durable_ns = (int64_t) rec_time (h, dseq);
-    c->durable_by = describe_durable (h, dcall);
-  }
-  if (asprintf (&c->rule, promise
-                ? "the extended attribute %s, made durable, is not what it was: the "
-                  "filesystem broke its promise"
-                : "the extended attribute %s holds what the program never had there",
-                v->name) < 0)
-    c->rule = NULL;
-  if (!promise && asprintf (&c->fix, "an fsync of %s after that call", path) < 0)
-    c->fix = NULL;
-  return c->rule ? 0 : -ENOMEM;
-}
-
 /* The cause of a name found missing, or found though it was durably gone. */
 static int
 name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, uint64_t de,
@@ -555,14 +426,14 @@ name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, u
   memset (c, 0, sizeof *c);
   c->known = true;
   c->promise = true;
-  c->durable_ns = (int64_t) rec_time (h, de);
+  c->durable_ns = (int64_t) pc_hist_rec_time (h, de);
   for (size_t i = 0; i < p->ne && p->e[i].seq <= de; i++)
     call = p->e[i].call;
   (void) point;
   ret->name = true;
   ret->call = call;
-  cause_call (h, c, call);
-  c->durable_by = describe_durable (h, dcall);
+  pc_hist_cause_call (h, c, call);
+  c->durable_by = pc_hist_describe_durable (h, dcall);
   c->rule = strdup ("a name made durable (its directory synced) is not what it was: "
                     "the filesystem broke its promise");
   return c->rule ? 0 : -ENOMEM;
@@ -668,7 +539,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
       continue;
     k = match_file (h, n, found, point, floor, false, &blk, &promise);
     if (k == 0) {
-      const struct xver *xv = xattrs_match (h, n, found, point, floor, &promise);
+      const struct xver *xv = pc_hist_xattrs_match (h, n, found, point, floor, &promise);
       if (xv == NULL)
         return 0;
       if (nodei == newest || best < 0) {
@@ -713,7 +584,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
         if (n->b[i].kind == B_MAPPED)
           call = n->b[i].call;
     }
-    cause_call (h, &ret->cause, call);
+    pc_hist_cause_call (h, &ret->cause, call);
     ret->cause.rule = strdup ("written where the tracer cannot follow (io_uring, Linux AIO, "
                               "another ABI, a shared mapping never msync'd or unmapped): "
                               "not judged");
@@ -721,7 +592,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   }
   if (best_xattr) {
     ret->kind = best;
-    return xattr_cause (h, &h->nodes[best_node], path, best_xattr, best_promise, &ret->cause);
+    return pc_hist_xattr_cause (h, &h->nodes[best_node], path, best_xattr, best_promise, &ret->cause);
   }
   {
     const struct node *n = &h->nodes[best_node];
@@ -793,7 +664,7 @@ older_binding (const struct pc_history *h, uint64_t point, uint64_t floor, const
     ret->call = p->e[j + 1].call;
     free (ret->cause.call);
     ret->cause.call = NULL;
-    cause_call (h, &ret->cause, ret->call);
+    pc_hist_cause_call (h, &ret->cause, ret->call);
     return;
   }
 }
@@ -829,8 +700,8 @@ pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, co
     uint64_t dseq = ret->call < h->ncalls
                     ? entry_made_durable (h, path, h->calls[ret->call].seq, &dcall) : NONE;
     free (c->durable_by);
-    c->durable_by = dseq == NONE ? NULL : describe_durable (h, dcall);
-    c->durable_ns = dseq == NONE ? -1 : (int64_t) rec_time (h, dseq);
+    c->durable_by = dseq == NONE ? NULL : pc_hist_describe_durable (h, dcall);
+    c->durable_ns = dseq == NONE ? -1 : (int64_t) pc_hist_rec_time (h, dseq);
     int n = slash ? asprintf (&c->fix, "an fsync of the directory %.*s after that call",
                               (int) (slash - path), path)
                   : asprintf (&c->fix, "an fsync of the root directory after that call");
