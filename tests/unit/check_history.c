@@ -102,6 +102,63 @@ call (struct pc_event *ev, int64_t result)
   return at;
 }
 
+static void ev_init (struct pc_event *ev, uint8_t op, const char *name, const char *path);
+
+/* A call's entry by thread tid of process pid (what the entry cannot
+ * know yet left out); its record. */
+static uint64_t
+entry_of (const struct pc_event *ev, int32_t pid, int32_t tid)
+{
+  struct pc_event in = *ev;
+  uint8_t *buf;
+  size_t len;
+
+  in.pid = pid;
+  in.tid = tid;
+  in.kind = PC_EVENT_ENTRY;
+  in.result = 0;
+  in.flags &= ~PC_EVENT_F_SIZE;
+  in.size = 0;
+  in.nhashes = 0;
+  in.hashes = NULL;
+  in.first_block = 0;
+  ck_assert_int_eq (pc_event_encode (&in, &buf, &len), 0);
+  return add_rec (PC_REC_EVENT, buf, len);
+}
+
+/* ... and its exit, with its result. */
+static uint64_t
+exit_of (struct pc_event *ev, int32_t pid, int32_t tid, int64_t result)
+{
+  uint8_t *buf;
+  size_t len;
+
+  ev->pid = pid;
+  ev->tid = tid;
+  ev->kind = PC_EVENT_EXIT;
+  ev->result = result;
+  ck_assert_int_eq (pc_event_encode (ev, &buf, &len), 0);
+  return add_rec (PC_REC_EVENT, buf, len);
+}
+
+/* A write of content (whole file, from 0) to path (inode ino), as an
+ * exit event would carry it, into ev. */
+static void
+write_ev (struct pc_event *ev, const char *path, uint64_t ino, const char *content,
+          uint64_t *hash)
+{
+  ev_init (ev, PC_OP_WRITE, "write", path);
+  ev->fd = 3;
+  ev->fd_flags = PC_FD_WRITE;
+  ev->flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev->ino = ino;
+  ev->length = strlen (content);
+  ev->size = strlen (content);
+  *hash = XXH3_64bits (content, strlen (content));
+  ev->nhashes = 1;
+  ev->hashes = hash;
+}
+
 static void
 ev_init (struct pc_event *ev, uint8_t op, const char *name, const char *path)
 {
@@ -718,6 +775,49 @@ START_TEST (test_xattrs)
 }
 END_TEST
 
+/* Two threads of one process, and a child process, writing at once: each
+ * call's exit is matched to its own thread's entry, and each file is
+ * judged by its own calls. */
+START_TEST (test_threads)
+{
+  struct pc_event a, b, s;
+  uint64_t ha, hb, a_in, end;
+  struct pc_cause c;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/a", 101);
+  creat_file ("/b", 102);
+  write_ev (&a, "/a", 101, "from thread one\n", &ha);
+  write_ev (&b, "/b", 102, "from thread two\n", &hb);
+  a_in = entry_of (&a, 700, 700);
+  entry_of (&b, 700, 701);
+  exit_of (&b, 700, 701, 16);
+  /* the child's fsync of b, while thread one's write is still in it */
+  ev_init (&s, PC_OP_FSYNC, "fsync", "/b");
+  s.fd = 4;
+  s.flags = PC_EVENT_F_IDENTITY;
+  s.ino = 102;
+  entry_of (&s, 710, 710);
+  exit_of (&s, 710, 710, 0);
+  exit_of (&a, 700, 700, 16);
+  end = ix.n - 1;
+  /* thread one's write had started: its data may be there from its entry */
+  ck_assert_int_eq (kind_of (a_in, "a", found ("a", "from thread one\n")), 0);
+  ck_assert_int_eq (kind_of (a_in - 1, "a", found ("a", "from thread one\n")), PC_F_MISMATCH);
+  ck_assert_int_eq (kind_of (end, "b", found ("b", "from thread two\n")), 0);
+  /* b was synced by the child: empty is a broken promise; a, exposure */
+  ck_assert_int_eq (judge (end, "b", found ("b", ""), &c), PC_F_ZERO_LENGTH);
+  ck_assert (c.promise);
+  ck_assert_msg (c.call && strstr (c.call, "write") != NULL, "%s", c.call);
+  ck_assert_int_eq (c.pid, 700);
+  pc_cause_clear (&c);
+  ck_assert_int_eq (judge (end, "a", found ("a", ""), &c), PC_F_ZERO_LENGTH);
+  ck_assert (!c.promise);
+  pc_cause_clear (&c);
+}
+END_TEST
+
 /* A file created anew is a new file though its inode number is one a
  * file gone since had: its history starts empty. */
 START_TEST (test_inode_reused)
@@ -854,6 +954,7 @@ main (void)
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_shrink_grow);
   tcase_add_test (tc, test_xattrs);
+  tcase_add_test (tc, test_threads);
   tcase_add_test (tc, test_durability_sources);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
