@@ -73,6 +73,44 @@ assert_match "$dom" 'not a verdict: ' "not-checked chip apart"
 assert_match "$dom" 'Crash points not checked \([0-9]+' "not-checked table heading"
 assert_match "$dom" 'give check a longer --timeout' "not-checked evidence"
 
+# 1b. A traced program's report: an application's checker failing with what
+# the state lost (older-version notes and their causes), a finding with a
+# cause, and a path the tracer could not follow.
+python3 - "$tmp/traced.json" <<'PY'
+import json, sys
+cause = lambda call, fix: {"class": "what the application lost", "rule": "older than what the program had",
+                          "call": call, "pid": 7, "time": 3.214, "durable_at": 8.402,
+                          "durable_by": "fsync(3</refs>) = 0", "fix": fix}
+pts = [{"id": "1", "record": 1, "verdict": "ok", "evidence": [], "findings": [
+          {"verdict": "not-judged", "path": "mapped", "found": "file 8 B", "allowed": "-", "promise": False,
+           "cause": {"class": "exposure", "rule": "written where the tracer cannot follow", "call": "mmap(0, 4096, ...)",
+                     "pid": 7, "time": 1.0, "durable_at": None}}]},
+       {"id": "2", "record": 2, "verdict": "app-invalid",
+        "evidence": ["the --verify command exited with status 1:", "lost: 1 of 2 acknowledged commits"],
+        "findings": [
+          {"verdict": "older-version", "path": "repo/.git/refs/heads/master", "found": "file 41 B",
+           "allowed": "what the program had", "promise": False,
+           "cause": cause('rename("/repo/.git/refs/heads/master.lock", "/repo/.git/refs/heads/master") = 0',
+                          "an fsync of the directory repo/.git/refs/heads after that call")},
+          {"verdict": "zero-length", "path": "repo/file1", "found": "empty file", "allowed": "what the program had",
+           "promise": False, "cause": {"class": "exposure", "rule": "empty where the program had written data",
+                                       "call": "write(1</repo/file1>, \"change 1\\n\", 9) = 9", "pid": 9,
+                                       "time": 0.1, "durable_at": None, "fix": "an fsync of repo/file1 after that call"}}]}]
+tot = {"points": 2, "unique": 2, "ok": 1, "app-invalid": 1}
+json.dump({"schema": 1, "log": "traced.log", "model": "flush", "from": "mkfs", "records": 3, "events": 40,
+           "verify": "check.sh", "totals": tot, "points": pts}, open(sys.argv[1], "w"))
+PY
+run powercut merge -q --html "$tmp/traced.html" "$tmp/traced.json"
+assert_eq "$rc" 1 "merge --html of a traced report ($err)"
+page "$tmp/traced.html"
+assert_match "$dom" 'data-ready="1"' "traced page ready"
+assert_no_match "$dom" 'data-errors=' "traced page script errors"
+assert_match "$dom" 'What the application lost \(1\)' "the table of what the application lost"
+assert_match "$dom" 'fsync of the directory repo/.git/refs/heads after that call' "its fix"
+assert_match "$dom" 'rename\(&quot;/repo/.git/refs/heads/master.lock&quot;|rename\("/repo/.git/refs/heads/master.lock"' "its call"
+assert_match "$dom" 'Not judged: 1 path\(s\) written by calls the tracer cannot follow' "what the tracer cannot follow"
+assert_match "$dom" 'exposure: empty where the program had written data' "a finding's cause"
+
 # 2. A real run whose workload names a file like markup and loses it.
 requires_root
 requires nbdfuse losetup mkfs.ext4 fusermount3
