@@ -364,6 +364,15 @@ pc_hist_rec_time (const struct pc_history *h, uint64_t seq)
   return seq < h->ix->n ? h->ix->recs[seq].time_ns : 0;
 }
 
+/* Did a mark declare it durable (call: what made it so), rather than a
+ * call or a synced mark make it so? */
+static bool
+declared (const struct pc_history *h, uint32_t call)
+{
+  return call < h->ncalls && h->calls[call].pid == 0 &&
+         strstr (h->calls[call].text, "(synced)") == NULL;
+}
+
 /* The cause of a finding on block b (NONE: the size) of n at path. */
 static int
 data_cause (const struct pc_history *h, const struct node *n, const char *path, uint64_t b,
@@ -399,7 +408,11 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
     c->durable_ns = (int64_t) pc_hist_rec_time (h, dseq);
     c->durable_by = pc_hist_describe_durable (h, dcall);
   }
-  if (promise)
+  if (promise && dseq != NONE && declared (h, dcall))
+    c->rule = strdup (kind == PC_F_DURABLE_LOST
+                      ? "a version declared durable by a mark was rolled back: a promise broken"
+                      : "data declared durable by a mark is lost: a promise broken");
+  else if (promise)
     c->rule = strdup (kind == PC_F_DURABLE_LOST
                       ? "a version made durable was rolled back: the filesystem broke its promise"
                       : "data made durable is lost: the filesystem broke its promise");
@@ -434,8 +447,10 @@ name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, u
   ret->call = call;
   pc_hist_cause_call (h, c, call);
   c->durable_by = pc_hist_describe_durable (h, dcall);
-  c->rule = strdup ("a name made durable (its directory synced) is not what it was: "
-                    "the filesystem broke its promise");
+  c->rule = strdup (declared (h, dcall)
+                    ? "a name declared durable by a mark is not what it was: a promise broken"
+                    : "a name made durable (its directory synced) is not what it was: "
+                      "the filesystem broke its promise");
   return c->rule ? 0 : -ENOMEM;
 }
 

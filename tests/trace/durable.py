@@ -5,10 +5,13 @@
 # times, so a test can find (and zero) it in the log.
 #   fsync fdatasync osync odsync rwf_sync rwf_dsync msync sync syncfs:
 #       the file f's block
+#   mark: the file f declared durable by a mark (powercut mark --durable),
+#       not synced
 #   dir: the name d/entry (the file synced, then its directory)
 import ctypes
 import mmap
 import os
+import subprocess
 import sys
 
 src = sys.argv[1]
@@ -49,6 +52,10 @@ else:
         os.fdatasync(fd)
     elif src == "sync":
         os.sync()
+    elif src == "mark":
+        subprocess.run([os.environ["POWERCUT"], "mark", "declared", "--manifest",
+                        os.environ["POWERCUT_MNT"], "--durable", "f"],
+                       check=True)
     elif src == "syncfs":
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.syncfs(fd) != 0:
