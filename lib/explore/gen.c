@@ -1,0 +1,548 @@
+/* gen.c: generated workloads: the kinds of operation, a model of the
+ * files that says which sequences are possible, and each workload as
+ * text and as shell commands. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explore/gen.h"
+#include "util/util.h"
+
+#define SETUP_SIZE 16384            /* each file's size after the setup */
+#define NAMES_MAX 24
+#define PATHLEN 32                  /* a name of the model, with its NUL */
+
+static const char *const files[PC_GEN_FILES] = {
+  "f0", "f1", "d0/f0", "d0/f1", "d1/f0", "d1/f1",
+};
+
+enum op { O_CREAT, O_MKDIR, O_WRITE, O_DWRITE, O_FALLOC, O_LINK, O_UNLINK, O_RENAME,
+          O_SETX, O_REMOVEX, O_TRUNC, O_MWRITE };
+enum { F_PLAIN, F_KEEP, F_PUNCH, F_ZERO, F_COLLAPSE, F_INSERT };
+enum { AT_INSIDE, AT_BEYOND, AT_STRADDLE };
+
+/* A kind of operation: what it does, with which arguments; one_target:
+ * its target is fixed (the file slot is ignored, only 0 is generated). */
+struct kind {
+  const char *name;
+  uint8_t op, a, b;
+  bool one_target;
+};
+
+static const struct kind kinds[] = {
+  { "creat", O_CREAT, 0, 0, false },
+  { "mkdir.root", O_MKDIR, 0, 0, true },
+  { "mkdir.nested", O_MKDIR, 1, 0, true },
+  { "write.append", O_WRITE, 0, 0, false },
+  { "write.start", O_WRITE, 1, 0, false },
+  { "write.extend", O_WRITE, 2, 0, false },
+  { "dwrite.append", O_DWRITE, 0, 0, false },
+  { "dwrite.overwrite", O_DWRITE, 1, 0, false },
+  { "falloc.plain.inside", O_FALLOC, F_PLAIN, AT_INSIDE, false },
+  { "falloc.plain.beyond", O_FALLOC, F_PLAIN, AT_BEYOND, false },
+  { "falloc.plain.straddle", O_FALLOC, F_PLAIN, AT_STRADDLE, false },
+  { "falloc.keep.inside", O_FALLOC, F_KEEP, AT_INSIDE, false },
+  { "falloc.keep.beyond", O_FALLOC, F_KEEP, AT_BEYOND, false },
+  { "falloc.keep.straddle", O_FALLOC, F_KEEP, AT_STRADDLE, false },
+  { "falloc.punch.inside", O_FALLOC, F_PUNCH, AT_INSIDE, false },
+  { "falloc.punch.beyond", O_FALLOC, F_PUNCH, AT_BEYOND, false },
+  { "falloc.punch.straddle", O_FALLOC, F_PUNCH, AT_STRADDLE, false },
+  { "falloc.zero.inside", O_FALLOC, F_ZERO, AT_INSIDE, false },
+  { "falloc.zero.beyond", O_FALLOC, F_ZERO, AT_BEYOND, false },
+  { "falloc.zero.straddle", O_FALLOC, F_ZERO, AT_STRADDLE, false },
+  { "falloc.collapse", O_FALLOC, F_COLLAPSE, AT_INSIDE, false },
+  { "falloc.insert", O_FALLOC, F_INSERT, AT_INSIDE, false },
+  { "link.same", O_LINK, 0, 0, false },
+  { "link.other", O_LINK, 1, 0, false },
+  { "unlink", O_UNLINK, 0, 0, false },
+  { "rename.new", O_RENAME, 0, 0, false },
+  { "rename.over", O_RENAME, 1, 0, false },
+  { "rename.across", O_RENAME, 2, 0, false },
+  { "setxattr", O_SETX, 0, 0, false },
+  { "removexattr", O_REMOVEX, 0, 0, false },
+  { "truncate.up.aligned", O_TRUNC, 1, 1, false },
+  { "truncate.up.unaligned", O_TRUNC, 1, 0, false },
+  { "truncate.down.aligned", O_TRUNC, 0, 1, false },
+  { "truncate.down.unaligned", O_TRUNC, 0, 0, false },
+  { "mwrite", O_MWRITE, 0, 0, false },
+};
+#define NKINDS PC_ARRAY_SIZE (kinds)
+
+static const char *const persists[] = { "none", "fsync", "fdatasync", "sync" };
+
+const char *
+pc_gen_kind_name (unsigned kind)
+{
+  return kind < NKINDS ? kinds[kind].name : NULL;
+}
+
+const char *
+pc_gen_file_name (unsigned file)
+{
+  return file < PC_GEN_FILES ? files[file] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The model: what each name is as the operations go. */
+
+struct name {
+  char path[PATHLEN];
+  uint8_t type;                     /* 0: absent, 'f', 'd' */
+  uint64_t size;
+  bool xattr;
+};
+
+struct model {
+  struct name n[NAMES_MAX];
+  unsigned nn;
+};
+
+static struct name *
+lookup (struct model *m, const char *path)
+{
+  for (unsigned i = 0; i < m->nn; i++)
+    if (strcmp (m->n[i].path, path) == 0)
+      return &m->n[i];
+  return NULL;
+}
+
+/* path's entry, made (absent) if there is none. */
+static struct name *
+entry (struct model *m, const char *path)
+{
+  struct name *e = lookup (m, path);
+
+  if (e == NULL && m->nn < NAMES_MAX) {
+    e = &m->n[m->nn++];
+    memset (e, 0, sizeof *e);
+    snprintf (e->path, sizeof e->path, "%s", path);
+  }
+  return e;
+}
+
+static bool
+is (struct model *m, const char *path, uint8_t type)
+{
+  const struct name *e = lookup (m, path);
+
+  return e && e->type == type;
+}
+
+/* Makes path a type (of size, with the attribute or not); false if the
+ * model is full. */
+static bool
+make (struct model *m, const char *path, uint8_t type, uint64_t size, bool xattr)
+{
+  struct name *e = entry (m, path);
+
+  if (e == NULL)
+    return false;
+  e->type = type;
+  e->size = size;
+  e->xattr = xattr;
+  return true;
+}
+
+static void
+model_init (struct model *m)
+{
+  m->nn = 0;
+  make (m, "d0", 'd', 0, false);
+  make (m, "d1", 'd', 0, false);
+  make (m, "d0/n", 'd', 0, false);
+  for (unsigned i = 0; i < PC_GEN_FILES; i++)
+    make (m, files[i], 'f', SETUP_SIZE, true);
+}
+
+/* path's directory ("" for the root) into dir (PATHLEN bytes). */
+static void
+dir_of (const char *path, char *dir)
+{
+  const char *s = strrchr (path, '/');
+  size_t n = s ? (size_t) (s - path) : 0;
+
+  memcpy (dir, path, n < PATHLEN ? n : PATHLEN - 1);
+  dir[n < PATHLEN ? n : PATHLEN - 1] = '\0';
+}
+
+/* dir/leaf into out (PATHLEN bytes; the names are short). */
+static void
+join (const char *dir, const char *leaf, char *out)
+{
+  size_t dl = strnlen (dir, 8), ll = strnlen (leaf, 8);
+
+  memcpy (out, dir, dl);
+  if (dl)
+    out[dl++] = '/';
+  memcpy (out + dl, leaf, ll);
+  out[dl + ll] = '\0';
+}
+
+/* The other directory, for a move across ("d1" from the root or d0). */
+static const char *
+other_dir (const char *dir)
+{
+  return strcmp (dir, "d1") == 0 ? "d0" : "d1";
+}
+
+/* The file the same directory holds beside path (f0 <-> f1). */
+static void
+sibling (const char *path, char *out)
+{
+  size_t l = strnlen (path, PATHLEN - 1);
+
+  memcpy (out, path, l + 1);
+  out[l - 1] = out[l - 1] == '0' ? '1' : '0';
+}
+
+#define CMD(...) (cmd ? snprintf (cmd, cmdlen, __VA_ARGS__) : 0)
+
+/* Does step s (the idx-th, 1-based) apply to m?  If so, changes m, writes
+ * its command into cmd (unless NULL) and what its persistence call syncs
+ * into subject (PATHLEN bytes), and returns true. */
+static bool
+apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, size_t cmdlen,
+       char *subject)
+{
+  const struct kind *k;
+  const char *path;
+  char dir[PATHLEN], to[PATHLEN];
+  struct name *e;
+  unsigned pat = 0x60 + idx;        /* the bytes this step writes */
+  uint64_t size, off, len;
+
+  if (s->kind >= NKINDS || s->target >= PC_GEN_FILES || s->persist > PC_GEN_SYNC)
+    return false;
+  k = &kinds[s->kind];
+  if (k->one_target && s->target != 0)
+    return false;
+  path = files[s->target];
+  dir_of (path, dir);
+  e = lookup (m, path);
+  size = e && e->type == 'f' ? e->size : 0;
+  snprintf (subject, PATHLEN, "%s", path);
+  switch (k->op) {
+  case O_CREAT:
+    join (dir, "new", to);
+    if (lookup (m, to) && lookup (m, to)->type)
+      return false;
+    if (!make (m, to, 'f', 0, false))
+      return false;
+    snprintf (subject, PATHLEN, "%s", to);
+    CMD ("touch %s", to);
+    return true;
+  case O_MKDIR:
+    snprintf (to, PATHLEN, "%s", k->a ? "d0/n/m" : "d2");
+    if (is (m, to, 'd') || is (m, to, 'f') || (k->a && !is (m, "d0/n", 'd')))
+      return false;
+    if (!make (m, to, 'd', 0, false))
+      return false;
+    snprintf (subject, PATHLEN, "%s", to);
+    CMD ("mkdir %s", to);
+    return true;
+  default:
+    break;
+  }
+  if (!is (m, path, 'f'))
+    return false;                   /* every other kind needs its file */
+  switch (k->op) {
+  case O_WRITE:
+    off = k->a == 0 ? size : k->a == 1 ? 100 : (size > 1000 ? size - 1000 : 0);
+    len = k->a == 0 ? 5000 : k->a == 1 ? 3000 : 8192;
+    if (k->a == 1 && size < off + len)
+      return false;                 /* an overwrite inside the file */
+    e->size = off + len > size ? off + len : size;
+    CMD ("xfs_io -c \"pwrite -S 0x%02x %" PRIu64 " %" PRIu64 "\" %s", pat, off, len, path);
+    return true;
+  case O_DWRITE:
+    off = k->a == 0 ? size : 4096;
+    if (size % 4096 || (k->a == 1 && size < 8192))
+      return false;                 /* O_DIRECT: aligned */
+    e->size = off + 4096 > size ? off + 4096 : size;
+    CMD ("xfs_io -d -c \"pwrite -S 0x%02x %" PRIu64 " 4096\" %s", pat, off, path);
+    return true;
+  case O_FALLOC: {
+    static const char *const cmds[] = { "falloc", "falloc -k", "fpunch", "fzero", "fcollapse",
+                                        "finsert" };
+    off = k->b == AT_INSIDE ? 4096 : k->b == AT_BEYOND ? size + 4096 : size - 2048;
+    len = k->b == AT_STRADDLE ? 8192 : 4096;
+    if ((k->b == AT_INSIDE && size < 8192) || (k->b == AT_STRADDLE && size < 2048))
+      return false;
+    if (k->a == F_COLLAPSE && (size < 12288 || size % 4096))
+      return false;                 /* ext4: whole blocks, not to the end */
+    if (k->a == F_INSERT && (size < 8192 || size % 4096))
+      return false;
+    if (k->a == F_PLAIN || k->a == F_ZERO)
+      e->size = off + len > size ? off + len : size;
+    else if (k->a == F_COLLAPSE)
+      e->size = size - len;
+    else if (k->a == F_INSERT)
+      e->size = size + len;
+    CMD ("xfs_io -c \"%s %" PRIu64 " %" PRIu64 "\" %s", cmds[k->a], off, len, path);
+    return true;
+  }
+  case O_LINK:
+  case O_RENAME:
+    if (k->op == O_RENAME && k->a == 1)
+      sibling (path, to);
+    else
+      join (k->a == 0 ? dir : other_dir (dir), k->op == O_LINK ? "l" : "r", to);
+    if (k->op == O_RENAME && k->a == 1 ? !is (m, to, 'f') : lookup (m, to) && lookup (m, to)->type)
+      return false;
+    if (!make (m, to, 'f', e->size, e->xattr))
+      return false;
+    if (k->op == O_RENAME)
+      e->type = 0;
+    snprintf (subject, PATHLEN, "%s", to);
+    CMD (k->op == O_LINK ? "ln %s %s" : "mv -T %s %s", path, to);
+    return true;
+  case O_UNLINK:
+    e->type = 0;
+    snprintf (subject, PATHLEN, "%s", dir[0] ? dir : ".");
+    CMD ("rm %s", path);
+    return true;
+  case O_SETX:
+    e->xattr = true;
+    CMD ("setfattr -n user.pc -v v%u %s", idx, path);
+    return true;
+  case O_REMOVEX:
+    if (!e->xattr)
+      return false;
+    e->xattr = false;
+    CMD ("setfattr -x user.pc %s", path);
+    return true;
+  case O_TRUNC:
+    if (k->a)
+      off = k->b ? (size + 4095) / 4096 * 4096 + 8192 : size + 1000;
+    else
+      off = k->b ? 4096 : 1000;
+    if (!k->a && off >= size)
+      return false;
+    e->size = off;
+    CMD ("truncate -s %" PRIu64 " %s", off, path);
+    return true;
+  case O_MWRITE:
+    if (size < 4096)
+      return false;
+    CMD ("xfs_io -c \"mmap -rw 0 4096\" -c \"mwrite -S 0x%02x 0 4096\" -c \"msync -s 0 4096\" %s",
+         pat, path);
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool
+pc_gen_valid (const struct pc_gen_workload *w)
+{
+  struct model m;
+  char subject[PATHLEN];
+
+  if (w->nsteps < 1 || w->nsteps > PC_GEN_MAX_OPS || w->step[w->nsteps - 1].persist == PC_GEN_NONE)
+    return false;
+  model_init (&m);
+  for (unsigned i = 0; i < w->nsteps; i++)
+    if (!apply (&m, &w->step[i], i + 1, NULL, 0, subject))
+      return false;
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Enumerating and sampling */
+
+/* The choices of one step: kind, target, persistence; length 1 (short)
+ * tries two targets and no "none", the last step no "none". */
+static uint64_t
+choices (bool short_, bool last)
+{
+  return NKINDS * (short_ ? 2 : PC_GEN_FILES) * (last ? 3 : 4);
+}
+
+static void
+choice (uint64_t c, bool short_, bool last, struct pc_gen_step *s)
+{
+  unsigned np = last ? 3 : 4, nt = short_ ? 2 : PC_GEN_FILES;
+
+  s->persist = (uint8_t) (c % np + (last ? 1 : 0));
+  c /= np;
+  s->target = (uint8_t) (short_ ? (c % nt) * 2 : c % nt);
+  c /= nt;
+  s->kind = (uint8_t) c;
+}
+
+bool
+pc_gen_next (unsigned n, uint64_t *pos, struct pc_gen_workload *w)
+{
+  bool short_ = n == 1;
+  uint64_t total = 1;
+
+  if (n < 1 || n > PC_GEN_MAX_OPS)
+    return false;
+  for (unsigned i = 0; i < n; i++)
+    total *= choices (short_, i == n - 1);
+  while (*pos < total) {
+    uint64_t p = (*pos)++;
+    /* the first step varies slowest */
+    w->nsteps = n;
+    for (unsigned i = n; i-- > 0;) {
+      uint64_t c = choices (short_, i == n - 1);
+      choice (p % c, short_, i == n - 1, &w->step[i]);
+      p /= c;
+    }
+    if (pc_gen_valid (w))
+      return true;
+  }
+  return false;
+}
+
+static uint64_t
+splitmix (uint64_t *x)
+{
+  uint64_t z = (*x += UINT64_C (0x9e3779b97f4a7c15));
+
+  z = (z ^ (z >> 30)) * UINT64_C (0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C (0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+void
+pc_gen_random (uint64_t seed, uint64_t i, struct pc_gen_workload *w)
+{
+  uint64_t x = seed ^ (i * UINT64_C (0xd1342543de82ef95));
+
+  for (;;) {
+    w->nsteps = 1 + (unsigned) (splitmix (&x) % PC_GEN_MAX_OPS);
+    for (unsigned k = 0; k < w->nsteps; k++) {
+      bool last = k == w->nsteps - 1;
+      choice (splitmix (&x) % choices (false, last), false, last, &w->step[k]);
+    }
+    if (pc_gen_valid (w))
+      return;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* As text, and as shell commands */
+
+void
+pc_gen_format (const struct pc_gen_workload *w, char *buf)
+{
+  size_t pos = 0;
+
+  buf[0] = '\0';
+  for (unsigned i = 0; i < w->nsteps && i < PC_GEN_MAX_OPS; i++) {
+    const struct pc_gen_step *s = &w->step[i];
+    int n = snprintf (buf + pos, PC_GEN_TEXT_MAX - pos, "%s%s %s %s", i ? "; " : "",
+                      s->kind < NKINDS ? kinds[s->kind].name : "?",
+                      s->target < PC_GEN_FILES ? files[s->target] : "?",
+                      s->persist <= PC_GEN_SYNC ? persists[s->persist] : "?");
+    if (n < 0 || (size_t) n >= PC_GEN_TEXT_MAX - pos)
+      break;
+    pos += (size_t) n;
+  }
+}
+
+static int
+find (const char *const *names, size_t n, const char *s, size_t len)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strlen (names[i]) == len && strncmp (names[i], s, len) == 0)
+      return (int) i;
+  return -1;
+}
+
+int
+pc_gen_parse (const char *s, struct pc_gen_workload *w, struct pc_err *err)
+{
+  const char *p = s;
+
+  memset (w, 0, sizeof *w);
+  while (*p) {
+    const char *word[3];
+    size_t len[3];
+    int k = -1, t, q;
+    for (unsigned i = 0; i < 3; i++) {
+      while (*p == ' ')
+        p++;
+      word[i] = p;
+      len[i] = strcspn (p, " ;");
+      p += len[i];
+    }
+    while (*p == ' ')
+      p++;
+    if (*p == ';')
+      p++;
+    for (size_t i = 0; i < NKINDS; i++)
+      if (strlen (kinds[i].name) == len[0] && strncmp (kinds[i].name, word[0], len[0]) == 0)
+        k = (int) i;
+    t = find (files, PC_GEN_FILES, word[1], len[1]);
+    q = find (persists, PC_ARRAY_SIZE (persists), word[2], len[2]);
+    if (k < 0 || t < 0 || q < 0 || w->nsteps == PC_GEN_MAX_OPS)
+      return pc_err_set (err, EINVAL, "\"%s\": not OPERATION FILE PERSISTENCE[; ...] (at \"%.*s\")",
+                         s, (int) len[0], word[0]);
+    w->step[w->nsteps++] = (struct pc_gen_step) { (uint8_t) k, (uint8_t) t, (uint8_t) q };
+  }
+  if (!pc_gen_valid (w))
+    return pc_err_set (err, EINVAL, "\"%s\": not a workload that can run (an operation needs "
+                       "what an earlier one removed, or the last call is none)", s);
+  return 0;
+}
+
+/* One command line, with the prefix and its number if any. */
+static void
+line (FILE *f, const char *prefix, unsigned n, const char *cmd)
+{
+  if (prefix)
+    fprintf (f, "%s %u %s\n", prefix, n, cmd);
+  else
+    fprintf (f, "%s\n", cmd);
+}
+
+void
+pc_gen_script (const struct pc_gen_workload *w, FILE *f, const char *prefix, const char *start)
+{
+  struct model m;
+  char cmd[256], subject[PATHLEN];
+
+  model_init (&m);
+  line (f, prefix, 0, "mkdir d0 d1 d0/n");
+  for (unsigned i = 0; i < PC_GEN_FILES; i++) {
+    snprintf (cmd, sizeof cmd, "xfs_io -f -c \"pwrite -S 0x5a 0 %d\" %s >/dev/null", SETUP_SIZE,
+              files[i]);
+    line (f, prefix, 0, cmd);
+    snprintf (cmd, sizeof cmd, "setfattr -n user.pc -v setup %s", files[i]);
+    line (f, prefix, 0, cmd);
+  }
+  fprintf (f, "sync\n");
+  if (start)
+    fprintf (f, "%s\n", start);
+  for (unsigned i = 0; i < w->nsteps; i++) {
+    const struct pc_gen_step *s = &w->step[i];
+    if (!apply (&m, s, i + 1, cmd, sizeof cmd, subject))
+      break;
+    line (f, prefix, i + 1, cmd);
+    if (s->persist == PC_GEN_FSYNC)
+      snprintf (cmd, sizeof cmd, "sync %s", subject);
+    else if (s->persist == PC_GEN_FDATASYNC)
+      snprintf (cmd, sizeof cmd, "sync -d %s", subject);
+    else if (s->persist == PC_GEN_SYNC)
+      snprintf (cmd, sizeof cmd, "sync");
+    else
+      continue;
+    line (f, prefix, i + 1, cmd);
+  }
+}
+
+unsigned
+pc_gen_calls (const struct pc_gen_workload *w)
+{
+  unsigned n = w->nsteps;
+
+  for (unsigned i = 0; i < w->nsteps; i++)
+    n += w->step[i].persist != PC_GEN_NONE;
+  return n;
+}

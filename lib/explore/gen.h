@@ -1,0 +1,88 @@
+/* gen.h: the workloads powercut explore runs (after CrashMonkey's ACE):
+ * short sequences of file operations over a fixed small set of files,
+ * each operation followed by a persistence call, enumerated in a fixed
+ * order (every sequence of a length) or sampled from a seed.
+ *
+ * The files: f0 and f1 in the root, f0 and f1 in each of the directories
+ * d0 and d1, and the nested directory d0/n; before its operations, every
+ * workload makes them (each file 16 KiB of data with the extended
+ * attribute user.pc) and syncs.  An operation names a kind (its argument
+ * class: "write.append", "falloc.punch.inside", "rename.over", ...) and a
+ * target file; the persistence call after it is none, fsync, fdatasync or
+ * sync (of the file it changed, or, for a name it removed, of its
+ * directory), and the last one is never none.  An operation that needs
+ * what an earlier one removed (a write to a file unlinked before) makes
+ * the sequence invalid: it is not generated.
+ *
+ * A workload is written for people and back as one line of text:
+ *   "write.append f0 fsync; unlink d0/f1 sync"
+ * and for a shell as commands of coreutils, xfs_io (xfsprogs) and
+ * setfattr (attr), run in the directory the files are in.
+ */
+#ifndef POWERCUT_GEN_H
+#define POWERCUT_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+#define PC_GEN_MAX_OPS 3
+#define PC_GEN_FILES 6              /* f0 f1 d0/f0 d0/f1 d1/f0 d1/f1 */
+#define PC_GEN_TEXT_MAX 256         /* a workload as text, with its NUL */
+
+enum pc_gen_persist { PC_GEN_NONE, PC_GEN_FSYNC, PC_GEN_FDATASYNC, PC_GEN_SYNC };
+
+struct pc_gen_step {
+  uint8_t kind;                     /* an index of the kinds (pc_gen_kind_name) */
+  uint8_t target;                   /* a file, 0 .. PC_GEN_FILES - 1 */
+  uint8_t persist;                  /* enum pc_gen_persist */
+};
+
+struct pc_gen_workload {
+  unsigned nsteps;                  /* 1 .. PC_GEN_MAX_OPS */
+  struct pc_gen_step step[PC_GEN_MAX_OPS];
+};
+
+/* The kinds of operation, by index (NULL past the last), and the files'
+ * names. */
+const char *pc_gen_kind_name (unsigned kind);
+const char *pc_gen_file_name (unsigned file);
+
+/* Is every operation of w possible where it comes (its file there, its new
+ * name free), and is the last persistence call not none? */
+bool pc_gen_valid (const struct pc_gen_workload *w);
+
+/* Every valid workload of n operations (1 .. PC_GEN_MAX_OPS), in a fixed
+ * order: *pos starts at 0; each call puts the next one in *w and returns
+ * true, or false after the last.  Length 1 tries two targets (f0 and
+ * d0/f0) and no "none"; longer ones every target and every call. */
+bool pc_gen_next (unsigned n, uint64_t *pos, struct pc_gen_workload *w);
+
+/* The i-th workload sampled from seed: 1 to PC_GEN_MAX_OPS operations, the
+ * same for the same seed and i. */
+void pc_gen_random (uint64_t seed, uint64_t i, struct pc_gen_workload *w);
+
+/* w as one line of text into buf (PC_GEN_TEXT_MAX bytes). */
+void pc_gen_format (const struct pc_gen_workload *w, char *buf);
+
+/* Reads what pc_gen_format wrote.  Returns 0, or -EINVAL with why in err
+ * (also for a workload that is not valid). */
+int pc_gen_parse (const char *s, struct pc_gen_workload *w, struct pc_err *err);
+
+/* Writes w's shell commands to f, in a directory the files are made in:
+ * its setup (the files, then sync), and each operation and persistence
+ * call.  With prefix, every operation and call is preceded by it and its
+ * number ("PREFIX 2 xfs_io ..."), so that a wrapper can note one that
+ * fails; without, they are plain commands.  Between setup and operations
+ * it writes the line start (if not NULL). */
+void pc_gen_script (const struct pc_gen_workload *w, FILE *f, const char *prefix,
+                    const char *start);
+
+/* How many operations and persistence calls (not none) w has: what
+ * shrinking makes smaller. */
+unsigned pc_gen_calls (const struct pc_gen_workload *w);
+
+#endif

@@ -1,0 +1,182 @@
+/* check_gen.c: unit tests of lib/explore/gen: which workloads are
+ * generated, in which order, sampled how, and how they read as text and as
+ * shell commands. */
+#include <config.h>
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explore/gen.h"
+#include "unit.h"
+
+static struct pc_gen_workload
+parsed (const char *s)
+{
+  struct pc_gen_workload w;
+  struct pc_err err;
+
+  ck_assert_msg (pc_gen_parse (s, &w, &err) == 0, "%s: %s", s, err.msg);
+  return w;
+}
+
+static char *
+script (const struct pc_gen_workload *w, const char *prefix)
+{
+  static char buf[8192];
+  FILE *f = fmemopen (buf, sizeof buf, "w");
+
+  ck_assert_ptr_nonnull (f);
+  pc_gen_script (w, f, prefix, "START");
+  fclose (f);
+  return buf;
+}
+
+/* Length 1: every kind, on f0 and d0/f0, with each call but none, in a
+ * fixed order; all valid, all different, the same each time. */
+START_TEST (test_seq1)
+{
+  struct pc_gen_workload w;
+  uint64_t pos = 0, n = 0;
+  char first[PC_GEN_TEXT_MAX], text[PC_GEN_TEXT_MAX], prev[PC_GEN_TEXT_MAX] = "";
+  unsigned kinds = 0, per_kind[64] = { 0 };
+
+  while (pc_gen_kind_name (kinds))
+    kinds++;
+  while (pc_gen_next (1, &pos, &w)) {
+    ck_assert_uint_eq (w.nsteps, 1);
+    ck_assert (pc_gen_valid (&w));
+    ck_assert_uint_ne (w.step[0].persist, PC_GEN_NONE);
+    ck_assert (w.step[0].target == 0 || w.step[0].target == 2);
+    pc_gen_format (&w, text);
+    ck_assert_str_ne (text, prev);
+    if (n == 0)
+      strcpy (first, text);
+    strcpy (prev, text);
+    per_kind[w.step[0].kind]++;
+    n++;
+  }
+  /* every kind is there */
+  for (unsigned k = 0; k < kinds; k++)
+    ck_assert_msg (per_kind[k] > 0, "%s never", pc_gen_kind_name (k));
+  ck_assert_uint_gt (n, 150);
+  ck_assert_uint_lt (n, 400);
+  ck_assert_str_eq (first, "creat f0 fsync");
+  /* the same again */
+  pos = 0;
+  ck_assert (pc_gen_next (1, &pos, &w));
+  pc_gen_format (&w, text);
+  ck_assert_str_eq (text, first);
+}
+END_TEST
+
+/* Longer: an operation never needs what an earlier one removed, and only
+ * the last call cannot be none. */
+START_TEST (test_seq2)
+{
+  struct pc_gen_workload w;
+  uint64_t pos = 0, n = 0, with_none = 0;
+
+  while (pc_gen_next (2, &pos, &w) && n < 20000) {
+    ck_assert_uint_eq (w.nsteps, 2);
+    ck_assert (pc_gen_valid (&w));
+    ck_assert_uint_ne (w.step[1].persist, PC_GEN_NONE);
+    with_none += w.step[0].persist == PC_GEN_NONE;
+    n++;
+  }
+  ck_assert_uint_eq (n, 20000);
+  ck_assert_uint_gt (with_none, 0);
+  /* a write to a file unlinked before it is not generated */
+  w.nsteps = 2;
+  w.step[0] = (struct pc_gen_step) { 0, 0, 0 };
+  {
+    struct pc_gen_workload u = parsed ("unlink f0 none; write.append f1 fsync");
+    struct pc_err err;
+    ck_assert (pc_gen_valid (&u));
+    ck_assert_int_eq (pc_gen_parse ("unlink f0 none; write.append f0 fsync", &u, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("write.append f0 none", &u, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("write.sideways f0 fsync", &u, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("write.append f9 fsync", &u, &err), -EINVAL);
+  }
+}
+END_TEST
+
+/* Sampled: the same for a seed and an index, valid, of every length. */
+START_TEST (test_random)
+{
+  struct pc_gen_workload a, b;
+  unsigned len[PC_GEN_MAX_OPS + 1] = { 0 };
+  char ta[PC_GEN_TEXT_MAX], tb[PC_GEN_TEXT_MAX];
+
+  for (uint64_t i = 0; i < 500; i++) {
+    pc_gen_random (7, i, &a);
+    pc_gen_random (7, i, &b);
+    ck_assert (pc_gen_valid (&a));
+    pc_gen_format (&a, ta);
+    pc_gen_format (&b, tb);
+    ck_assert_str_eq (ta, tb);
+    len[a.nsteps]++;
+  }
+  for (unsigned n = 1; n <= PC_GEN_MAX_OPS; n++)
+    ck_assert_uint_gt (len[n], 50);
+  pc_gen_random (8, 0, &b);
+  pc_gen_random (7, 0, &a);
+  pc_gen_format (&a, ta);
+  pc_gen_format (&b, tb);
+  ck_assert_str_ne (ta, tb);
+}
+END_TEST
+
+/* Text and back; and the commands of each operation. */
+START_TEST (test_text_script)
+{
+  struct pc_gen_workload w = parsed ("rename.over d0/f0 none; falloc.punch.inside d0/f1 fsync; "
+                                     "unlink f1 sync");
+  char text[PC_GEN_TEXT_MAX];
+  const char *s;
+
+  pc_gen_format (&w, text);
+  ck_assert_str_eq (text, "rename.over d0/f0 none; falloc.punch.inside d0/f1 fsync; unlink f1 sync");
+  s = script (&w, NULL);
+  ck_assert_ptr_nonnull (strstr (s, "mkdir d0 d1 d0/n\n"));
+  ck_assert_ptr_nonnull (strstr (s, "xfs_io -f -c \"pwrite -S 0x5a 0 16384\" d1/f1 >/dev/null\n"));
+  ck_assert_ptr_nonnull (strstr (s, "sync\nSTART\nmv -T d0/f0 d0/f1\n"
+                                    "xfs_io -c \"fpunch 4096 4096\" d0/f1\nsync d0/f1\n"
+                                    "rm f1\nsync\n"));
+  s = script (&w, "op");
+  ck_assert_ptr_nonnull (strstr (s, "op 0 mkdir d0 d1 d0/n\n"));
+  ck_assert_ptr_nonnull (strstr (s, "op 1 mv -T d0/f0 d0/f1\nop 2 xfs_io"));
+  ck_assert_ptr_nonnull (strstr (s, "op 2 sync d0/f1\nop 3 rm f1\nop 3 sync\n"));
+  ck_assert_uint_eq (pc_gen_calls (&w), 5);
+
+  /* the unlink syncs its directory; O_DIRECT, mmap, truncate, xattrs */
+  s = script (&(struct pc_gen_workload) { 0 }, NULL);
+  w = parsed ("unlink d1/f0 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "rm d1/f0\nsync d1\n"));
+  w = parsed ("dwrite.append f0 fdatasync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "xfs_io -d -c \"pwrite -S 0x61 16384 4096\" f0\n"
+                                                    "sync -d f0\n"));
+  w = parsed ("mwrite f1 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"msync -s 0 4096\" f1\n"));
+  w = parsed ("truncate.down.unaligned f1 sync; removexattr f1 sync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "truncate -s 1000 f1\nsync\n"
+                                                    "setfattr -x user.pc f1\nsync\n"));
+  (void) s;
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("gen");
+  TCase *tc = tcase_create ("gen");
+
+  tcase_add_test (tc, test_seq1);
+  tcase_add_test (tc, test_seq2);
+  tcase_add_test (tc, test_random);
+  tcase_add_test (tc, test_text_script);
+  suite_add_tcase (s, tc);
+  return pc_unit_run (s);
+}
