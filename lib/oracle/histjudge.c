@@ -270,6 +270,26 @@ durably_empty (const struct pc_history *h, const struct node *n, const char *pat
   return e != NONE && (d == NONE || d < e) && n->s[0].seq <= e && size_at (n, e) == 0;
 }
 
+/* Did a call in (lo, point] leave block b holding fewer bytes than a view
+ * of len bytes shows (a truncate into the block, hashed up to the new
+ * end: the call made the file smaller)?  A crash may find the older, longer size over the block written
+ * since: past the new end it then shows bytes no hash was taken of (the
+ * zeros the filesystem wrote there, or the old data). */
+static bool
+cut_under (const struct node *n, uint64_t b, uint64_t len, uint64_t lo, uint64_t point)
+{
+  size_t a, z;
+
+  block_range (n, b, &a, &z);
+  for (size_t i = a; i < z && n->b[i].seq <= point; i++) {
+    const struct bver *v = &n->b[i];
+    if ((lo == NONE || v->seq > lo) && v->kind == B_HASH && v->seq > 0 &&
+        size_at (n, v->seq) < b * BLOCK + len && size_at (n, v->seq) < size_at (n, v->seq - 1))
+      return true;
+  }
+  return false;
+}
+
 /* How found differs from n at point: 0 if it is what n had (a mix of its
  * versions since their durable points); else a finding kind, *ret_block
  * the first block at fault (NONE: the size), *ret_promise whether what
@@ -309,6 +329,8 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
       continue;
     }
     if (len < BLOCK && grown_over (n, b, found->size, lo, point))
+      continue;
+    if (cut_under (n, b, len, lo, point))
       continue;
     if (*ret_block == NONE)
       *ret_block = b;
