@@ -21,6 +21,7 @@ int cmd_merge (int argc, char **argv);
 int cmd_run (int argc, char **argv);
 int cmd_workload (int argc, char **argv);
 int cmd_trace (int argc, char **argv);
+int cmd_explore (int argc, char **argv);
 int cmd_pipe (int argc, char **argv);
 
 struct pc_index;

@@ -25,6 +25,7 @@ static const struct {
   { "run", cmd_run, "record a workload on a fresh filesystem and check it" },
   { "workload", cmd_workload, "run a built-in workload on a recorded filesystem" },
   { "trace", cmd_trace, "run a program whose file-system calls are recorded" },
+  { "explore", cmd_explore, "run many small generated workloads, shrink what fails" },
   { "pipe", cmd_pipe, "relay standard input and output to a Unix socket" },
 };
 

@@ -1,0 +1,331 @@
+/* batch.c: a batch of generated workloads: its script, its recording and
+ * check (configs.h, traced), and each workload's outcome. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "explore/exploreint.h"
+#include "format/log.h"
+#include "format/mark.h"
+#include "util/util.h"
+
+#define BATCH_SIZE_DEFAULT (64u << 20)  /* each batch's device */
+
+void
+pc_x_batch_script (const struct xitem *it, size_t n, FILE *f)
+{
+  fprintf (f, "#!/bin/sh\n"
+           "# powercut explore: a batch of generated workloads, each in its directory\n"
+           "# wN between the marks wN and wN-end; a command that fails is noted in $1\n"
+           "R=$1\n"
+           "op () { n=$1; shift; if ! e=$(\"$@\" 2>&1 >/dev/null); then "
+           "printf '%%s %%s %%s\\n' \"$W\" \"$n\" \"$(printf '%%s' \"$e\" | head -n 1)\" >>\"$R\"; fi; }\n"
+           "cd \"$POWERCUT_MNT\" || exit 1\n");
+  for (size_t i = 0; i < n; i++) {
+    char text[PC_GEN_TEXT_MAX], start[64];
+    pc_gen_format (&it[i].w, text);
+    fprintf (f, "\n# %s\nW=%" PRIu64 "\nmkdir w%" PRIu64 " && cd w%" PRIu64 " || exit 1\n", text,
+             it[i].index, it[i].index, it[i].index);
+    snprintf (start, sizeof start, "\"$POWERCUT\" mark w%" PRIu64 " || exit 1", it[i].index);
+    pc_gen_script (&it[i].w, f, "op", start);
+    fprintf (f, "sync\n\"$POWERCUT\" mark w%" PRIu64 "-end || exit 1\ncd ..\n", it[i].index);
+  }
+}
+
+bool
+pc_x_fails (int outcome, bool promise, bool exposure)
+{
+  if (outcome == PC_V_OK || outcome == PC_V_NOT_CHECKED || outcome == PC_XV_UNSUPPORTED ||
+      outcome == PC_XV_ERROR)
+    return false;
+  return promise || exposure;
+}
+
+/* The item a workload number names, or NULL. */
+static struct xitem *
+item_of (struct xitem *it, size_t n, uint64_t index)
+{
+  for (size_t i = 0; i < n; i++)
+    if (it[i].index == index)
+      return &it[i];
+  return NULL;
+}
+
+/* The workload a path lies under ("w12/d0/f1": 12), or NULL. */
+static struct xitem *
+item_of_path (struct xitem *it, size_t n, const char *path)
+{
+  char *end;
+  unsigned long long v;
+
+  if (path[0] != 'w' || path[1] < '0' || path[1] > '9')
+    return NULL;
+  v = strtoull (path + 1, &end, 10);
+  return *end == '/' || *end == '\0' ? item_of (it, n, v) : NULL;
+}
+
+/* Each item's marks' records into start[] and end[] (UINT64_MAX: not
+ * found). */
+static int
+marks_of (const char *log_path, struct xitem *it, size_t n, uint64_t *start, uint64_t *end,
+          struct pc_err *err)
+{
+  struct pc_log *log;
+  struct pc_record rec;
+  int r = pc_log_open (log_path, &log);
+
+  for (size_t i = 0; i < n; i++)
+    start[i] = end[i] = UINT64_MAX;
+  if (r < 0)
+    return pc_err_set (err, -r, "%s: %s", log_path, pc_log_strerror (r));
+  while (pc_log_next (log, &rec) == 1) {
+    struct pc_mark m;
+    unsigned long long v;
+    if (rec.type != PC_REC_MARK || pc_mark_decode (rec.data, rec.datalen, &m, NULL) < 0)
+      continue;
+    if (m.name[0] == 'w' && m.name[1] >= '0' && m.name[1] <= '9') {
+      char *rest;
+      v = strtoull (m.name + 1, &rest, 10);
+      for (size_t i = 0; i < n; i++)
+        if (it[i].index == v && *rest == '\0')
+          start[i] = rec.seq;
+        else if (it[i].index == v && strcmp (rest, "-end") == 0)
+          end[i] = rec.seq;
+    }
+    pc_mark_free (&m);
+  }
+  pc_log_close (log);
+  return 0;
+}
+
+/* The item whose operations were running at record r (between its marks),
+ * or NULL (a setup, or between workloads); *ret_setup: the item whose
+ * setup it is, if any. */
+static struct xitem *
+item_at (struct xitem *it, size_t n, const uint64_t *start, const uint64_t *end, uint64_t r,
+         struct xitem **ret_setup)
+{
+  uint64_t next = UINT64_MAX;
+
+  *ret_setup = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (start[i] != UINT64_MAX && start[i] <= r && r <= end[i])
+      return &it[i];
+    if (start[i] != UINT64_MAX && start[i] > r && start[i] < next) {
+      next = start[i];
+      *ret_setup = &it[i];
+    }
+  }
+  return NULL;
+}
+
+/* The refused operations: "W N MESSAGE" lines. */
+static void
+refusals (const char *path, struct xitem *it, size_t n)
+{
+  FILE *f = fopen (path, "re");
+  char line[512];
+
+  if (f == NULL)
+    return;
+  while (fgets (line, sizeof line, f)) {
+    unsigned long long w;
+    unsigned op;
+    int used = 0;
+    struct xitem *x;
+    line[strcspn (line, "\n")] = '\0';
+    if (sscanf (line, "%llu %u %n", &w, &op, &used) < 2 || (x = item_of (it, n, w)) == NULL ||
+        x->why[0])
+      continue;
+    if (op == 0) {
+      x->outcome = PC_XV_ERROR;
+      snprintf (x->why, sizeof x->why, "its setup failed: %s", line + used);
+    }
+    else
+      snprintf (x->why, sizeof x->why, "operation %u: %s", op, line + used);
+  }
+  fclose (f);
+}
+
+static void
+fail_at (struct xitem *x, const struct pc_point *p, int v, bool promise, size_t *last, size_t pi)
+{
+  x->outcome = (int) pc_verdict_worse ((enum pc_verdict) x->outcome, (enum pc_verdict) v);
+  x->promise |= promise;
+  if (*last != pi) {
+    *last = pi;
+    if (x->failing++ == 0)
+      snprintf (x->first, sizeof x->first, "%s", p->id);
+  }
+}
+
+int
+pc_x_judge (const char *log_path, const char *refused, const struct pc_check_result *res,
+            struct xitem *it, size_t n, struct pc_err *err)
+{
+  uint64_t *start = calloc (n ? n : 1, sizeof *start);
+  uint64_t *end = calloc (n ? n : 1, sizeof *end);
+  size_t *last = malloc ((n ? n : 1) * sizeof *last);
+  int r;
+
+  if (start == NULL || end == NULL || last == NULL) {
+    free (start);
+    free (end);
+    free (last);
+    return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  }
+  r = marks_of (log_path, it, n, start, end, err);
+  for (size_t i = 0; i < n; i++) {
+    it[i].outcome = PC_V_OK;
+    it[i].promise = false;
+    it[i].why[0] = it[i].first[0] = '\0';
+    it[i].points = it[i].failing = 0;
+    last[i] = SIZE_MAX;
+  }
+  for (size_t pi = 0; r == 0 && pi < res->npoints; pi++) {
+    const struct pc_point *p = &res->points[pi];
+    struct xitem *setup, *x = item_at (it, n, start, end, p->record, &setup);
+    bool fs_failed = p->verdict == PC_V_FS_CORRUPT || p->verdict == PC_V_UNMOUNTABLE ||
+                     p->verdict == PC_V_NOT_CHECKED || p->verdict == PC_V_APP_INVALID;
+    if (x)
+      x->points++;
+    /* the filesystem broken in a workload's operations, or in its setup */
+    if (fs_failed && (x || setup))
+      fail_at (x ? x : setup, p, p->verdict, p->verdict != PC_V_NOT_CHECKED,
+               &last[(x ? x : setup) - it], pi);
+    for (size_t k = 0; k < p->findings.n; k++) {
+      const struct pc_finding *fd = &p->findings.v[k];
+      struct xitem *y = item_of_path (it, n, fd->path);
+      /* a workload's files from its operations on (its setup is not
+       * synced until they start) */
+      if (y == NULL || pc_finding_verdict (fd->kind) == PC_V_OK ||
+          start[y - it] == UINT64_MAX || p->record < start[y - it])
+        continue;
+      fail_at (y, p, (int) pc_finding_verdict (fd->kind), fd->cause.known && fd->cause.promise,
+               &last[y - it], pi);
+    }
+  }
+  for (size_t i = 0; r == 0 && i < n; i++)
+    if (start[i] == UINT64_MAX) {
+      it[i].outcome = PC_XV_ERROR;
+      snprintf (it[i].why, sizeof it[i].why, "its mark is not in the log (the batch stopped "
+                "before it)");
+    }
+  if (r == 0) {
+    refusals (refused, it, n);
+    for (size_t i = 0; i < n; i++)
+      if (it[i].why[0] && it[i].outcome != PC_XV_ERROR &&
+          (it[i].outcome == PC_V_OK || it[i].outcome == PC_V_NOT_CHECKED))
+        it[i].outcome = PC_XV_UNSUPPORTED;
+  }
+  free (start);
+  free (end);
+  free (last);
+  return r;
+}
+
+struct problems {
+  FILE *f;
+};
+
+static void
+problem_line (void *ctx, const char *line)
+{
+  struct problems *p = ctx;
+
+  if (p->f)
+    fprintf (p->f, "%s\n", line);
+}
+
+static void
+all_error (struct xitem *it, size_t n, const char *why)
+{
+  for (size_t i = 0; i < n; i++) {
+    size_t l = strnlen (why, sizeof it[i].why - 1);
+    it[i].outcome = PC_XV_ERROR;
+    memcpy (it[i].why, why, l);
+    it[i].why[l] = '\0';
+  }
+}
+
+int
+pc_x_run_batch (const struct pc_explore_config *cfg, const struct pc_config *k,
+                const char *dir, struct xitem *it, size_t n, bool keep_log, struct pc_err *err)
+{
+  char script[PATH_MAX], refused[PATH_MAX], probs[PATH_MAX], logp[PATH_MAX + 32];
+  char *argv[] = { (char *) "/bin/sh", script, refused, NULL };
+  struct pc_config_job job;
+  struct pc_config kc;
+  struct pc_outcome o;
+  struct problems pr = { NULL };
+  FILE *f;
+  int r;
+  bool all_ok = true;
+
+  if (pc_mkdir_p (dir) < 0) {
+    r = -errno;
+    pc_err_set (err, -r, "%s: %s", dir, strerror (-r));
+    all_error (it, n, err->msg);
+    return r;
+  }
+  snprintf (script, sizeof script, "%s/batch.sh", dir);
+  snprintf (refused, sizeof refused, "%s/refused.txt", dir);
+  snprintf (probs, sizeof probs, "%s/problems.txt", dir);
+  unlink (refused);
+  f = fopen (script, "we");
+  if (f == NULL) {
+    r = -errno;
+    pc_err_set (err, -r, "%s: %s", script, strerror (-r));
+    all_error (it, n, err->msg);
+    return r;
+  }
+  pc_x_batch_script (it, n, f);
+  if (fclose (f) != 0) {
+    r = -EIO;
+    pc_err_set (err, EIO, "%s: cannot write it", script);
+    all_error (it, n, err->msg);
+    return r;
+  }
+  pr.f = fopen (probs, "we");
+  memset (&job, 0, sizeof job);
+  job.run.self = cfg->self;
+  job.run.size = BATCH_SIZE_DEFAULT;
+  job.run.command = argv;
+  job.run.traced = true;
+  job.run.timeout_s = 900;
+  job.run.sysctl_host.dir = cfg->sysctl_dir;
+  job.check.model = cfg->model;
+  job.check.jobs = 1;
+  job.title = "powercut explore";
+  job.problem = problem_line;
+  job.ctx = &pr;
+  pc_config_copy (&kc, k);
+  pc_config_name (&kc, 0, 1, dir, &o);
+  r = pc_config_run (&job, &kc, &o);
+  if (pr.f)
+    fclose (pr.f);
+  if (r < 0 || !o.ok || o.res == NULL) {
+    pc_err_set (err, r < 0 ? -r : EIO, "%s", o.error[0] ? o.error : "the batch failed");
+    all_error (it, n, err->msg);
+    pc_check_result_free (o.res);
+    return r < 0 ? r : -EIO;
+  }
+  snprintf (logp, sizeof logp, "%s/powercut.log", dir);
+  r = pc_x_judge (logp, refused, o.res, it, n, err);
+  pc_check_result_free (o.res);
+  if (r < 0) {
+    all_error (it, n, err->msg);
+    return r;
+  }
+  for (size_t i = 0; i < n; i++)
+    all_ok &= it[i].outcome == PC_V_OK || it[i].outcome == PC_XV_UNSUPPORTED;
+  if (all_ok && !keep_log)
+    unlink (logp);
+  return 0;
+}

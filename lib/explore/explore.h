@@ -1,0 +1,90 @@
+/* explore.h: powercut explore: many small generated workloads (gen.h),
+ * recorded and checked in batches on each configuration, a verdict for
+ * each, every failure shrunk to the smallest workload that still fails the
+ * same way and written as a script that reproduces it.
+ *
+ * A batch is one recording (run.h, traced) of a shell script that runs
+ * its workloads one after another, each in a directory of its own (wN,
+ * N the workload's number in the exploration) made and synced first,
+ * between the marks "wN" and "wN-end"; one check of that log; and for each
+ * workload the worst verdict of the crash points between its marks and
+ * of every finding under its directory, whether one broke a promise, and
+ * whether the filesystem refused one of its operations (then it is
+ * "unsupported", never "ok").  Batches run in child processes, up to
+ * jobs at once, each on a CPU of its own.
+ *
+ * In the output directory:
+ *   results.jsonl      a line per workload and configuration, appended as
+ *                      each batch ends (what --resume reads)
+ *   explore.json       every workload, its operations, its verdict on each
+ *                      configuration, and the failures found
+ *   summary.txt        the table, and the failures by operation and verdict
+ *   batches/C-B/       a batch's script, log (kept when it failed) and reports
+ *   failures/N.sh      a failure, shrunk, as a script for powercut run; N.txt
+ *                      what it shows and the replay command of its first
+ *                      failing state
+ * Nothing here prints: progress and problems go to the caller's callbacks.
+ */
+#ifndef POWERCUT_EXPLORE_H
+#define POWERCUT_EXPLORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "explore/gen.h"
+#include "replay/crash.h"
+#include "run/configs.h"
+#include "util/err.h"
+
+/* A workload's outcome on a configuration: a verdict (verdict.h), or one
+ * of these. */
+enum {
+  PC_XV_UNSUPPORTED = PC_V_COUNT,       /* the filesystem refused an operation */
+  PC_XV_ERROR,                          /* its batch could not be recorded */
+  PC_XV_COUNT
+};
+const char *pc_explore_outcome_name (int v);
+
+struct pc_explore_progress {
+  size_t done, total;           /* workload runs (workloads x configurations); total 0:
+                                 * not known (--random) */
+  size_t failing, promises;     /* ... failing, and breaking a promise */
+  double seconds;
+  const char *phase;            /* "exploring", "shrinking" */
+};
+
+struct pc_explore_config {
+  unsigned seq;                 /* every workload of this many operations, or */
+  bool random;                  /* ... sampled from seed for budget_s seconds */
+  uint64_t seed;
+  double budget_s;
+  const char *corpus;           /* ... or the workloads of CORPUS/explore.json,
+                                 * compared with their verdicts there */
+  size_t limit;                 /* at most this many workloads (0: all) */
+  const char *only;             /* only workloads whose text has this (NULL: all) */
+  struct pc_config configs[PC_MAX_CONFIGS];
+  size_t nconfigs;
+  struct pc_model model;
+  unsigned jobs;                /* batches at once (>= 1) */
+  unsigned shard, nshards;      /* this exploration's share of the workloads */
+  unsigned batch;               /* workloads per recording (0: 25) */
+  bool resume;                  /* keep what results.jsonl has */
+  bool no_shrink;
+  bool fail_on_exposure;        /* exposure fails too (default: only broken promises) */
+  const char *out;
+  const char *self;             /* this program */
+  const char *sysctl_dir;       /* the knobs' record (sysctl.h), or NULL */
+  void (*progress) (void *ctx, const struct pc_explore_progress *p);
+  void (*problem) (void *ctx, const char *line);
+  void *ctx;
+};
+
+/* Runs the exploration: needs root.  Writes the summary table to report
+ * (NULL: none).  Returns 0 (no failure), 1 (failures: broken promises, or
+ * any with fail_on_exposure; with a corpus, verdicts that changed), 2
+ * (some workload could not be run or checked), or -errno with a reason in
+ * err (-EINTR: interrupted; --resume goes on from there). */
+int pc_explore_run (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err);
+
+#endif

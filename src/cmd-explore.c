@@ -1,0 +1,306 @@
+/* cmd-explore.c: powercut explore: many small generated workloads on each
+ * configuration, every failure shrunk into a script (explore.h). */
+#include <config.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "explore/explore.h"
+#include "report/report.h"
+#include "util/args.h"
+#include "util/util.h"
+
+static const char *const default_configs[] = {
+  "ext4", "ext4 noauto_da_alloc", "ext4 data=journal", "ext3",
+};
+
+static void
+usage (FILE *f)
+{
+  fprintf (f,
+"usage: powercut explore (--seq N | --random [--budget TIME] [--seed S] | --corpus DIR)\n"
+"                        [--config SPEC]... [--model MODEL] [--jobs N] [--out DIR]\n"
+"                        [--shard I/N] [--resume] [--limit N] [--only TEXT]\n"
+"                        [--fail-on promises|exposure] [--no-shrink] [--quiet]\n"
+"\n"
+"Run many small generated workloads (after CrashMonkey's ACE: up to three\n"
+"file operations over a few files, each followed by fsync, fdatasync, sync\n"
+"or nothing), each recorded on a real kernel filesystem and checked at every\n"
+"crash point, and shrink every failure to the smallest workload that still\n"
+"fails, as a script powercut run reproduces.  Needs root.\n"
+"\n"
+"  -n, --seq N           every workload of N operations (1 to %d)\n"
+"      --random          workloads sampled at random, for --budget (default 10m)\n"
+"      --budget TIME     seconds, or a number with s, m or h\n"
+"      --seed S          the sample's seed (default 0)\n"
+"      --corpus DIR      rerun the workloads of DIR/explore.json and say which\n"
+"                        verdicts changed\n"
+"  -c, --config SPEC     a configuration, as for powercut run (repeatable; default:\n"
+"                        ext4, ext4 noauto_da_alloc, ext4 data=journal, ext3)\n"
+"  -m, --model MODEL     the crash model (default flush)\n"
+"  -j, --jobs N          recordings at once (default: the number of CPUs)\n"
+"  -O, --out DIR         output directory (default powercut-explore)\n"
+"      --shard I/N       the I-th of N shares of the workloads (0-based; also from\n"
+"                        SLURM_ARRAY_TASK_ID/_COUNT or JOB_COMPLETION_INDEX with\n"
+"                        POWERCUT_SHARDS)\n"
+"      --resume          keep what DIR has done, and go on\n"
+"      --limit N         at most N workloads\n"
+"      --only TEXT       only the workloads whose text holds TEXT (\"rename\")\n"
+"      --fail-on WHAT    promises (default: only a broken promise fails) or\n"
+"                        exposure (any lost data fails)\n"
+"      --no-shrink       write failures as found\n"
+"  -q, --quiet           no progress on stderr\n"
+"  -h, --help            show this help\n"
+"\n"
+"Writes DIR/summary.txt, DIR/explore.json, DIR/failures/N.sh.  Exit status:\n"
+"0 no failure, 1 failures (with --corpus: verdicts changed), 2 error or some\n"
+"workload could not be run or checked.\n", PC_GEN_MAX_OPS);
+}
+
+enum { OPT_RANDOM = 256, OPT_BUDGET, OPT_SEED, OPT_CORPUS, OPT_SHARD, OPT_RESUME, OPT_LIMIT,
+       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH };
+
+struct args {
+  struct pc_explore_config cfg;
+  bool quiet, shard_given, budget_given;
+  char sysdir[4096];
+};
+
+/* "90", "90s", "10m", "2h": seconds; -1 if not one. */
+static double
+duration (const char *s)
+{
+  char *end;
+  double v = strtod (s, &end);
+
+  if (end == s || v < 0)
+    return -1;
+  if (*end == '\0' || strcmp (end, "s") == 0)
+    return v;
+  if (strcmp (end, "m") == 0)
+    return v * 60;
+  if (strcmp (end, "h") == 0)
+    return v * 3600;
+  return -1;
+}
+
+static int
+number_option (int c, const char *arg, struct args *a)
+{
+  unsigned long v;
+
+  switch (c) {
+  case 'n':
+    if (pc_parse_uint (arg, PC_GEN_MAX_OPS, &v) < 0 || v == 0) {
+      cmd_err ("explore", "--seq %s: not a number from 1 to %d", arg, PC_GEN_MAX_OPS);
+      return EXIT_ERROR;
+    }
+    a->cfg.seq = (unsigned) v;
+    break;
+  case 'j':
+    if (pc_parse_uint (arg, 64, &v) < 0 || v == 0) {
+      cmd_err ("explore", "--jobs %s: not a number from 1 to 64", arg);
+      return EXIT_ERROR;
+    }
+    a->cfg.jobs = (unsigned) v;
+    break;
+  case OPT_SEED:
+    if (pc_parse_uint (arg, ~0ul, &v) < 0) {
+      cmd_err ("explore", "--seed %s: not a number", arg);
+      return EXIT_ERROR;
+    }
+    a->cfg.seed = v;
+    break;
+  case OPT_LIMIT:
+  case OPT_BATCH:
+    if (pc_parse_uint (arg, 1000000, &v) < 0 || v == 0) {
+      cmd_err ("explore", "--%s %s: not a number from 1 to 1000000",
+               c == OPT_LIMIT ? "limit" : "batch", arg);
+      return EXIT_ERROR;
+    }
+    if (c == OPT_LIMIT)
+      a->cfg.limit = v;
+    else
+      a->cfg.batch = (unsigned) v;
+    break;
+  case OPT_BUDGET:
+    a->cfg.budget_s = duration (arg);
+    if (a->cfg.budget_s <= 0) {
+      cmd_err ("explore", "--budget %s: not a duration (90, 90s, 10m, 2h)", arg);
+      return EXIT_ERROR;
+    }
+    a->budget_given = true;
+    break;
+  case OPT_SHARD:
+    if (pc_parse_shard (arg, &a->cfg.shard, &a->cfg.nshards) < 0) {
+      cmd_err ("explore", "--shard %s: not I/N with 0 <= I < N", arg);
+      return EXIT_ERROR;
+    }
+    a->shard_given = true;
+    break;
+  }
+  return -1;
+}
+
+static int
+option (int c, const char *arg, struct args *a)
+{
+  struct pc_err err;
+
+  switch (c) {
+  case 'c':
+    if (a->cfg.nconfigs == PC_MAX_CONFIGS) {
+      cmd_err ("explore", "at most %d configurations", PC_MAX_CONFIGS);
+      return EXIT_ERROR;
+    }
+    if (pc_config_parse (arg, &a->cfg.configs[a->cfg.nconfigs], &err) < 0) {
+      cmd_err ("explore", "--config %s: %s", arg, err.msg);
+      return EXIT_ERROR;
+    }
+    a->cfg.nconfigs++;
+    break;
+  case 'm':
+    if (pc_model_spec_parse (arg, &a->cfg.model, &err) < 0) {
+      cmd_err ("explore", "--model %s: %s", arg, err.msg);
+      return EXIT_ERROR;
+    }
+    break;
+  case 'O': a->cfg.out = arg; break;
+  case OPT_RANDOM: a->cfg.random = true; break;
+  case OPT_CORPUS: a->cfg.corpus = arg; break;
+  case OPT_RESUME: a->cfg.resume = true; break;
+  case OPT_ONLY: a->cfg.only = arg; break;
+  case OPT_NO_SHRINK: a->cfg.no_shrink = true; break;
+  case OPT_FAIL_ON: {
+    enum pc_fail_on fo;
+    if (pc_fail_on_parse (arg, &fo) < 0) {
+      cmd_err ("explore", "--fail-on %s: not promises or exposure", arg);
+      return pc_usage_error ("explore");
+    }
+    a->cfg.fail_on_exposure = fo == PC_FAIL_ON_EXPOSURE;
+    break;
+  }
+  case 'q': a->quiet = true; break;
+  case 'h': usage (stdout); return EXIT_OK;
+  default: return number_option (c, arg, a);
+  }
+  return -1;
+}
+
+static int
+parse_args (int argc, char **argv, struct args *a)
+{
+  static const struct option opts[] = {
+    { "seq", required_argument, NULL, 'n' },
+    { "random", no_argument, NULL, OPT_RANDOM },
+    { "budget", required_argument, NULL, OPT_BUDGET },
+    { "seed", required_argument, NULL, OPT_SEED },
+    { "corpus", required_argument, NULL, OPT_CORPUS },
+    { "config", required_argument, NULL, 'c' },
+    { "model", required_argument, NULL, 'm' },
+    { "jobs", required_argument, NULL, 'j' },
+    { "out", required_argument, NULL, 'O' },
+    { "shard", required_argument, NULL, OPT_SHARD },
+    { "resume", no_argument, NULL, OPT_RESUME },
+    { "limit", required_argument, NULL, OPT_LIMIT },
+    { "only", required_argument, NULL, OPT_ONLY },
+    { "batch", required_argument, NULL, OPT_BATCH },
+    { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+    { "no-shrink", no_argument, NULL, OPT_NO_SHRINK },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  int c, r;
+
+  while ((c = getopt_long (argc, argv, "n:c:m:j:O:qh", opts, NULL)) != -1) {
+    if (c == '?')
+      return pc_usage_error ("explore");
+    if ((r = option (c, optarg, a)) >= 0)
+      return r;
+  }
+  if (optind != argc) {
+    cmd_err ("explore", "unexpected argument '%s'", argv[optind]);
+    return pc_usage_error ("explore");
+  }
+  if ((a->cfg.seq != 0) + a->cfg.random + (a->cfg.corpus != NULL) != 1) {
+    cmd_err ("explore", "give one of --seq N, --random or --corpus DIR");
+    return pc_usage_error ("explore");
+  }
+  if (a->budget_given && !a->cfg.random) {
+    cmd_err ("explore", "--budget goes with --random");
+    return pc_usage_error ("explore");
+  }
+  if (!a->shard_given && pc_env_shard (&a->cfg.shard, &a->cfg.nshards) < 0) {
+    cmd_err ("explore", "the shard in the environment is not a valid index and count");
+    return EXIT_ERROR;
+  }
+  return -1;
+}
+
+static void
+progress (void *ctx, const struct pc_explore_progress *p)
+{
+  bool tty = isatty (2);
+
+  (void) ctx;
+  if (p->total)
+    fprintf (stderr, "%spowercut explore: %s: %zu/%zu workload runs, %zu failing (%zu broken "
+             "promises), %.1f s, %.2f a second%s", tty ? "\r" : "", p->phase, p->done, p->total,
+             p->failing, p->promises, p->seconds, p->seconds > 0 ? p->done / p->seconds : 0.0,
+             tty ? "\033[K" : "\n");
+  else
+    fprintf (stderr, "%spowercut explore: %s: %zu workload runs, %zu failing (%zu broken "
+             "promises), %.1f s, %.2f a second%s", tty ? "\r" : "", p->phase, p->done,
+             p->failing, p->promises, p->seconds, p->seconds > 0 ? p->done / p->seconds : 0.0,
+             tty ? "\033[K" : "\n");
+}
+
+static void
+problem (void *ctx, const char *line)
+{
+  (void) ctx;
+  cmd_err ("explore", "%s", line);
+}
+
+int
+cmd_explore (int argc, char **argv)
+{
+  static struct args a;
+  long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+  const char *rd = getenv ("POWERCUT_RUN_DIR");
+  struct pc_err err;
+  int r;
+
+  a.cfg.out = "powercut-explore";
+  a.cfg.model = (struct pc_model) { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
+  a.cfg.jobs = ncpu > 0 ? (unsigned) ncpu : 1;
+  a.cfg.nshards = 1;
+  a.cfg.budget_s = 600;
+  if ((r = parse_args (argc, argv, &a)) >= 0)
+    return r;
+  if (a.cfg.nconfigs == 0) {
+    for (size_t i = 0; i < PC_ARRAY_SIZE (default_configs); i++)
+      pc_config_parse (default_configs[i], &a.cfg.configs[i], &err);
+    a.cfg.nconfigs = PC_ARRAY_SIZE (default_configs);
+  }
+  if (rd && *rd) {
+    snprintf (a.sysdir, sizeof a.sysdir, "%s/sysctl", rd);
+    a.cfg.sysctl_dir = a.sysdir;
+  }
+  a.cfg.progress = a.quiet ? NULL : progress;
+  a.cfg.problem = problem;
+  pc_catch_stop_signals ();
+  r = pc_explore_run (&a.cfg, stdout, &err);
+  if (!a.quiet && isatty (2))
+    fputc ('\n', stderr);
+  if (r < 0) {
+    cmd_err ("explore", "%s", err.msg);
+    return EXIT_ERROR;
+  }
+  return r;
+}
