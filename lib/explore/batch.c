@@ -154,14 +154,19 @@ refusals (const char *path, struct xitem *it, size_t n)
 }
 
 static void
-fail_at (struct xitem *x, const struct pc_point *p, int v, bool promise, size_t *last, size_t pi)
+fail_at (struct xitem *x, const struct pc_point *p, int v, bool promise, size_t *last, size_t pi,
+         bool later)
 {
   x->outcome = (int) pc_verdict_worse ((enum pc_verdict) x->outcome, (enum pc_verdict) v);
   x->promise |= promise;
   if (*last != pi) {
     *last = pi;
-    if (x->failing++ == 0)
+    if (x->failing + x->later == 0)
       snprintf (x->first, sizeof x->first, "%s", p->id);
+    if (later)
+      x->later++;
+    else
+      x->failing++;
   }
 }
 
@@ -185,7 +190,7 @@ pc_x_judge (const char *log_path, const char *refused, const struct pc_check_res
     it[i].outcome = PC_V_OK;
     it[i].promise = false;
     it[i].why[0] = it[i].first[0] = '\0';
-    it[i].points = it[i].failing = 0;
+    it[i].points = it[i].failing = it[i].later = it[i].setup_failing = 0;
     last[i] = SIZE_MAX;
   }
   for (size_t pi = 0; r == 0 && pi < res->npoints; pi++) {
@@ -195,10 +200,14 @@ pc_x_judge (const char *log_path, const char *refused, const struct pc_check_res
                      p->verdict == PC_V_NOT_CHECKED || p->verdict == PC_V_APP_INVALID;
     if (x)
       x->points++;
-    /* the filesystem broken in a workload's operations, or in its setup */
-    if (fs_failed && (x || setup))
-      fail_at (x ? x : setup, p, p->verdict, p->verdict != PC_V_NOT_CHECKED,
-               &last[(x ? x : setup) - it], pi);
+    /* the filesystem broken in a workload's operations; in its setup, the
+     * configuration's (counted apart) */
+    if (fs_failed && x)
+      fail_at (x, p, p->verdict, p->verdict != PC_V_NOT_CHECKED, &last[x - it], pi, false);
+    else if (fs_failed && setup && p->verdict != PC_V_NOT_CHECKED)
+      setup->setup_failing++;
+    else if (fs_failed && setup)
+      fail_at (setup, p, p->verdict, false, &last[setup - it], pi, true);
     for (size_t k = 0; k < p->findings.n; k++) {
       const struct pc_finding *fd = &p->findings.v[k];
       struct xitem *y = item_of_path (it, n, fd->path);
@@ -208,7 +217,7 @@ pc_x_judge (const char *log_path, const char *refused, const struct pc_check_res
           start[y - it] == UINT64_MAX || p->record < start[y - it])
         continue;
       fail_at (y, p, (int) pc_finding_verdict (fd->kind), fd->cause.known && fd->cause.promise,
-               &last[y - it], pi);
+               &last[y - it], pi, y != x);
     }
   }
   for (size_t i = 0; r == 0 && i < n; i++)

@@ -102,6 +102,8 @@ res_json (const struct ctx *c, const struct xres *x)
   json_object_object_add (o, "promise", json_object_new_boolean (x->it.promise));
   json_object_object_add (o, "points", json_object_new_int64 ((int64_t) x->it.points));
   json_object_object_add (o, "failing", json_object_new_int64 ((int64_t) x->it.failing));
+  json_object_object_add (o, "later", json_object_new_int64 ((int64_t) x->it.later));
+  json_object_object_add (o, "setup_failing", json_object_new_int64 ((int64_t) x->it.setup_failing));
   json_object_object_add (o, "first", x->it.first[0] ? json_object_new_string (x->it.first) : NULL);
   json_object_object_add (o, "why", x->it.why[0] ? json_object_new_string (x->it.why) : NULL);
   json_object_object_add (o, "batch", json_object_new_string (x->batch));
@@ -168,6 +170,8 @@ res_parse (const struct ctx *c, const char *line, struct xres *x)
     x->it.promise = json_object_object_get_ex (o, "promise", &v) && json_object_get_boolean (v);
     x->it.points = (size_t) jint (o, "points");
     x->it.failing = (size_t) jint (o, "failing");
+    x->it.setup_failing = (size_t) jint (o, "setup_failing");
+    x->it.later = (size_t) jint (o, "later");
     snprintf (x->it.first, sizeof x->it.first, "%s", jstr (o, "first") ? jstr (o, "first") : "");
     snprintf (x->it.why, sizeof x->it.why, "%s", jstr (o, "why") ? jstr (o, "why") : "");
     snprintf (x->batch, sizeof x->batch, "%s", jstr (o, "batch") ? jstr (o, "batch") : "");
@@ -529,7 +533,7 @@ write_failures (struct ctx *c, struct pc_err *err)
     struct xres *x = &c->res[i];
     struct xitem small = x->it;
     char path[PATH_MAX + 64], sdir[PATH_MAX + 64], text[PC_GEN_TEXT_MAX], otext[PC_GEN_TEXT_MAX];
-    char log[PATH_MAX + 64];
+    char log[PATH_MAX + 64], model[64];
     FILE *f;
     if (!pc_x_fails (x->it.outcome, x->it.promise, true))
       continue;
@@ -559,6 +563,13 @@ write_failures (struct ctx *c, struct pc_err *err)
     snprintf (path, sizeof path, "%s/%s", c->cfg->out, x->failure);
     pc_gen_format (&small.w, text);
     pc_gen_format (&x->it.w, otext);
+    if (c->cfg->model.kind == PC_MODEL_REORDER || c->cfg->model.kind == PC_MODEL_TORN)
+      snprintf (model, sizeof model, " --model %s:%u --seed %" PRIu64,
+                pc_model_name (c->cfg->model.kind), c->cfg->model.k, c->cfg->model.seed);
+    else if (c->cfg->model.kind != PC_MODEL_FLUSH)
+      snprintf (model, sizeof model, " --model %s", pc_model_name (c->cfg->model.kind));
+    else
+      model[0] = '\0';
     f = fopen (path, "we");
     if (f == NULL)
       return pc_err_set (err, errno, "%s: %s", path, strerror (errno));
@@ -568,13 +579,13 @@ write_failures (struct ctx *c, struct pc_err *err)
     if (strcmp (text, otext) != 0)
       fprintf (f, "#   shrunk from:   %s\n", otext);
     fprintf (f, "#   configuration: %s\n"
-             "#   found:         %s (%s) at %zu of %zu crash points\n"
-             "#   reproduce:     powercut run --config '%s' -- %s\n"
+             "#   found:         %s (%s) at %zu of its %zu crash points, and %zu later\n"
+             "#   reproduce:     powercut run --config '%s'%s -- %s\n"
              "#   first failing: powercut replay %s --at %s -o state.img\n"
              "cd \"${POWERCUT_MNT:-.}\" || exit 1\n", c->label[x->k],
              pc_explore_outcome_name (small.outcome),
              small.promise ? "a broken promise" : "exposure", small.failing, small.points,
-             c->label[x->k], path, log, small.first[0] ? small.first : "?");
+             small.later, c->label[x->k], model, path, log, small.first[0] ? small.first : "?");
     pc_gen_script (&small.w, f, NULL, NULL);
     if (fclose (f) != 0 || chmod (path, 0755) < 0)
       return pc_err_set (err, EIO, "%s: cannot write it", path);
@@ -619,6 +630,14 @@ summary (const struct ctx *c, FILE *f, double secs)
   }
   fprintf (f, "%zu workload runs in %.1f s (%.2f a second)\n", c->nres, secs,
            secs > 0 ? c->nres / secs : 0.0);
+  for (size_t k = 0; k < c->cfg->nconfigs; k++) {
+    size_t n = 0;
+    for (size_t i = 0; i < c->nres; i++)
+      n += c->res[i].k == k ? c->res[i].it.setup_failing : 0;
+    if (n)
+      fprintf (f, "%s: the filesystem failed at %zu crash points of the workloads' setups "
+               "(the configuration's own failures: see the batches' reports)\n", c->label[k], n);
+  }
   /* failures by configuration, operations and outcome */
   {
     bool any = false;

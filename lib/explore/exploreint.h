@@ -20,6 +20,11 @@ struct xitem {
   bool promise;                 /* a failing point of it broke a promise */
   char why[256];                /* unsupported: what refused it; error: why */
   size_t points, failing;       /* its crash points, and those failing */
+  size_t later;                 /* later crash points (of other workloads)
+                                 * where its files were lost */
+  size_t setup_failing;         /* crash points of its setup where the
+                                 * filesystem failed: the configuration's,
+                                 * not its operations' */
   char first[PC_ID_MAX];        /* its first failing point ("" if none) */
 };
 
