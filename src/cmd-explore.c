@@ -26,6 +26,7 @@ usage (FILE *f)
 "                        [--config SPEC]... [--model MODEL] [--jobs N] [--out DIR]\n"
 "                        [--shard I/N] [--resume] [--limit N] [--only TEXT]\n"
 "                        [--fail-on promises|exposure] [--no-shrink] [--quiet]\n"
+"       powercut explore --merge [--out DIR] SHARD-DIR...\n"
 "\n"
 "Run many small generated workloads (after CrashMonkey's ACE: up to three\n"
 "file operations over a few files, each followed by fsync, fdatasync, sync\n"
@@ -53,6 +54,8 @@ usage (FILE *f)
 "      --fail-on WHAT    promises (default: only a broken promise fails) or\n"
 "                        exposure (any lost data fails)\n"
 "      --no-shrink       write failures as found\n"
+"      --merge           join the results of explorations (the shards of one) in\n"
+"                        the SHARD-DIRs into DIR, running nothing\n"
 "  -q, --quiet           no progress on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -62,11 +65,11 @@ usage (FILE *f)
 }
 
 enum { OPT_RANDOM = 256, OPT_BUDGET, OPT_SEED, OPT_CORPUS, OPT_SHARD, OPT_RESUME, OPT_LIMIT,
-       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH };
+       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE };
 
 struct args {
   struct pc_explore_config cfg;
-  bool quiet, shard_given, budget_given;
+  bool quiet, shard_given, budget_given, merge;
   char sysdir[4096];
 };
 
@@ -175,6 +178,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_RESUME: a->cfg.resume = true; break;
   case OPT_ONLY: a->cfg.only = arg; break;
   case OPT_NO_SHRINK: a->cfg.no_shrink = true; break;
+  case OPT_MERGE: a->merge = true; break;
   case OPT_FAIL_ON: {
     enum pc_fail_on fo;
     if (pc_fail_on_parse (arg, &fo) < 0) {
@@ -211,6 +215,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "batch", required_argument, NULL, OPT_BATCH },
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
     { "no-shrink", no_argument, NULL, OPT_NO_SHRINK },
+    { "merge", no_argument, NULL, OPT_MERGE },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -222,6 +227,16 @@ parse_args (int argc, char **argv, struct args *a)
       return pc_usage_error ("explore");
     if ((r = option (c, optarg, a)) >= 0)
       return r;
+  }
+  if (a->merge) {
+    if (optind == argc || a->cfg.seq || a->cfg.random || a->cfg.corpus) {
+      cmd_err ("explore", "--merge takes the explorations' directories, and nothing to run");
+      return pc_usage_error ("explore");
+    }
+    a->cfg.merge = (const char *const *) argv + optind;
+    a->cfg.nmerge = (size_t) (argc - optind);
+    a->cfg.no_shrink = true;
+    return -1;
   }
   if (optind != argc) {
     cmd_err ("explore", "unexpected argument '%s'", argv[optind]);

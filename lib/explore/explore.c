@@ -47,6 +47,7 @@ outcome_parse (const char *s)
 /* A workload's result on a configuration. */
 struct xres {
   size_t k;
+  const char *root;             /* the exploration's directory it came from */
   struct xitem it;
   char batch[64];               /* its batch, under OUT/batches */
   char failure[64];             /* "failures/N.sh", or "" */
@@ -180,9 +181,10 @@ res_parse (const struct ctx *c, const char *line, struct xres *x)
   return ok;
 }
 
-/* Reads OUT/results.jsonl (resume): what was done. */
+/* Reads a results.jsonl (resume: ours; merge: a shard's, root): what was
+ * done. */
 static int
-read_done (struct ctx *c, const char *path)
+read_done (struct ctx *c, const char *path, const char *root)
 {
   FILE *f = fopen (path, "re");
   char *line = NULL;
@@ -193,8 +195,10 @@ read_done (struct ctx *c, const char *path)
     return 0;
   while (r == 0 && getline (&line, &cap, f) > 0) {
     struct xres x;
-    if (res_parse (c, line, &x))
+    if (res_parse (c, line, &x)) {
+      x.root = root;
       r = add_res (c, &x);
+    }
   }
   free (line);
   fclose (f);
@@ -540,8 +544,9 @@ write_failures (struct ctx *c, struct pc_err *err)
     if (n == 0 && pc_mkdir_p (dir) < 0)
       return pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
     n++;
-    snprintf (log, sizeof log, "%s/batches/%s/powercut.log", c->cfg->out, x->batch);
-    if (!c->cfg->no_shrink && pc_gen_calls (&x->it.w) > 2) {
+    snprintf (log, sizeof log, "%s/batches/%s/powercut.log", x->root ? x->root : c->cfg->out,
+              x->batch);
+    if (!c->cfg->no_shrink && !c->cfg->nmerge && pc_gen_calls (&x->it.w) > 2) {
       struct pc_err serr;
       c->prog.phase = "shrinking";
       snprintf (sdir, sizeof sdir, "%s/shrink/%u", c->cfg->out, n);
@@ -628,8 +633,11 @@ summary (const struct ctx *c, FILE *f, double secs)
     fprintf (f, "%-28s %9zu %6zu %11zu %8zu %9zu %11zu %6zu\n", c->label[k], n, ok, uns, exp,
              prom, nc, er);
   }
-  fprintf (f, "%zu workload runs in %.1f s (%.2f a second)\n", c->nres, secs,
-           secs > 0 ? c->nres / secs : 0.0);
+  if (c->cfg->nmerge)
+    fprintf (f, "%zu workload runs, from %zu explorations\n", c->nres, c->cfg->nmerge);
+  else
+    fprintf (f, "%zu workload runs in %.1f s (%.2f a second)\n", c->nres, secs,
+             secs > 0 ? c->nres / secs : 0.0);
   for (size_t k = 0; k < c->cfg->nconfigs; k++) {
     size_t n = 0;
     for (size_t i = 0; i < c->nres; i++)
@@ -753,6 +761,42 @@ changes (const struct ctx *c, FILE *f)
 
 static int explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err);
 
+/* Merging: the configurations are those the shards' results name. */
+static int
+merge_configs (struct pc_explore_config *cfg, struct pc_err *err)
+{
+  cfg->nconfigs = 0;
+  for (size_t i = 0; i < cfg->nmerge; i++) {
+    char path[PATH_MAX + 32], *line = NULL;
+    size_t cap = 0;
+    FILE *f;
+    snprintf (path, sizeof path, "%s/results.jsonl", cfg->merge[i]);
+    f = fopen (path, "re");
+    if (f == NULL)
+      return pc_err_set (err, errno, "%s: %s", path, strerror (errno));
+    while (getline (&line, &cap, f) > 0) {
+      json_object *o = json_tokener_parse (line);
+      const char *label = o ? jstr (o, "config") : NULL;
+      struct pc_config k;
+      struct pc_outcome on;
+      bool known = false;
+      for (size_t j = 0; label && j < cfg->nconfigs; j++) {
+        pc_config_name (&cfg->configs[j], j, 2, cfg->out, &on);
+        known |= strcmp (on.label, label) == 0;
+      }
+      if (label && !known && cfg->nconfigs < PC_MAX_CONFIGS &&
+          pc_config_parse (label, &k, err) == 0)
+        pc_config_copy (&cfg->configs[cfg->nconfigs++], &k);
+      json_object_put (o);
+    }
+    free (line);
+    fclose (f);
+  }
+  if (cfg->nconfigs == 0)
+    return pc_err_set (err, ENOENT, "the explorations to merge hold no results");
+  return 0;
+}
+
 int
 pc_explore_run (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
 {
@@ -772,6 +816,8 @@ pc_explore_run (const struct pc_explore_config *cfg, FILE *report, struct pc_err
     self[n] = '\0';
     own.self = self;
   }
+  if (own.nmerge && (r = merge_configs (&own, err)) < 0)
+    return r;
   if (pc_mkdir_p (cfg->out) < 0 || realpath (cfg->out, out) == NULL)
     return pc_err_set (err, errno, "%s: %s", cfg->out, strerror (errno));
   own.out = out;                /* the batches' scripts run elsewhere */
@@ -805,10 +851,18 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
     snprintf (c.label[k], sizeof c.label[k], "%s", o.label);
   }
   snprintf (path, sizeof path, "%s/results.jsonl", cfg->out);
-  if (cfg->resume && (r = read_done (&c, path)) < 0)
+  if (cfg->resume && (r = read_done (&c, path, cfg->out)) < 0)
     return pc_err_set (err, -r, "%s: %s", path, strerror (-r));
+  for (size_t i = 0; i < cfg->nmerge; i++) {
+    char shard[PATH_MAX + 32];
+    snprintf (shard, sizeof shard, "%s/results.jsonl", cfg->merge[i]);
+    if (access (shard, R_OK) < 0)
+      return pc_err_set (err, errno, "%s: %s", shard, strerror (errno));
+    if ((r = read_done (&c, shard, cfg->merge[i])) < 0)
+      return pc_err_set (err, -r, "%s: %s", shard, strerror (-r));
+  }
   c.prog.done = c.nres;
-  if (!cfg->random && (r = list_work (&c, err)) < 0)
+  if (!cfg->random && !cfg->nmerge && (r = list_work (&c, err)) < 0)
     goto out;
   c.prog.total = cfg->random ? 0 : c.nwork * cfg->nconfigs;
   c.jsonl = fopen (path, cfg->resume ? "ae" : "we");
@@ -816,7 +870,17 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
     r = pc_err_set (err, errno, "%s: %s", path, strerror (errno));
     goto out;
   }
-  r = run_batches (&c, err);
+  if (cfg->nmerge) {
+    /* the shards' results, as they are */
+    for (size_t i = 0; i < c.nres; i++) {
+      json_object *o = res_json (&c, &c.res[i]);
+      fprintf (c.jsonl, "%s\n", json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN));
+      json_object_put (o);
+    }
+    r = 0;
+  }
+  else
+    r = run_batches (&c, err);
   fclose (c.jsonl);
   c.jsonl = NULL;
   if (r < 0)

@@ -60,7 +60,10 @@ struct pc_explore_config {
   uint64_t seed;
   double budget_s;
   const char *corpus;           /* ... or the workloads of CORPUS/explore.json,
-                                 * compared with their verdicts there */
+                                 * compared with their verdicts there, or */
+  const char *const *merge;     /* ... the results of these explorations (the
+                                 * shards of one) joined, nothing run */
+  size_t nmerge;
   size_t limit;                 /* at most this many workloads (0: all) */
   const char *only;             /* only workloads whose text has this (NULL: all) */
   struct pc_config configs[PC_MAX_CONFIGS];
