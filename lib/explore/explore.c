@@ -205,6 +205,29 @@ read_done (struct ctx *c, const char *path, const char *root)
   return r;
 }
 
+/* Resuming: what had an error runs again, and each workload's last result
+ * is kept; the file is written anew with them. */
+static void
+keep_done (struct ctx *c)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < c->nres; i++) {
+    bool later = false;
+    for (size_t j = i + 1; j < c->nres && !later; j++)
+      later = c->res[j].k == c->res[i].k && c->res[j].it.index == c->res[i].it.index;
+    if (!later && c->res[i].it.outcome != PC_XV_ERROR)
+      c->res[n++] = c->res[i];
+  }
+  c->nres = n;
+  c->prog.done = c->prog.failing = c->prog.promises = 0;
+  for (size_t i = 0; i < n; i++) {
+    c->prog.done++;
+    c->prog.failing += pc_x_fails (c->res[i].it.outcome, c->res[i].it.promise, true);
+    c->prog.promises += pc_x_fails (c->res[i].it.outcome, c->res[i].it.promise, false);
+  }
+}
+
 static bool
 is_done (const struct ctx *c, size_t k, uint64_t index)
 {
@@ -371,6 +394,8 @@ batch_child (struct ctx *c, struct xjob *j)
     sched_setaffinity (0, sizeof set, &set);
   }
   r = pc_x_run_batch (c->cfg, &c->cfg->configs[j->k], j->dir, j->it, j->n, false, &err);
+  if (r == -EINTR || pc_interrupted ())
+    _exit (4);                  /* no results: --resume runs it again */
   snprintf (path, sizeof path, "%s/results.jsonl", j->dir);
   f = fopen (path, "we");
   for (size_t i = 0; f && i < j->n; i++) {
@@ -410,7 +435,8 @@ batch_done (struct ctx *c, struct xjob *j, int status)
     fclose (f);
   free (line);
   fflush (c->jsonl);
-  if (r == 0 && got < j->n && !pc_interrupted ()) {
+  if (r == 0 && got < j->n && !pc_interrupted () &&
+      !(WIFEXITED (status) && WEXITSTATUS (status) == 4)) {
     /* the child died: its workloads are errors, not verdicts */
     for (size_t i = 0; r == 0 && i < j->n; i++) {
       struct xres x = { .k = j->k, .it = j->it[i] };
@@ -853,6 +879,8 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
   snprintf (path, sizeof path, "%s/results.jsonl", cfg->out);
   if (cfg->resume && (r = read_done (&c, path, cfg->out)) < 0)
     return pc_err_set (err, -r, "%s: %s", path, strerror (-r));
+  if (cfg->resume)
+    keep_done (&c);
   for (size_t i = 0; i < cfg->nmerge; i++) {
     char shard[PATH_MAX + 32];
     snprintf (shard, sizeof shard, "%s/results.jsonl", cfg->merge[i]);
@@ -865,6 +893,25 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
   if (!cfg->random && !cfg->nmerge && (r = list_work (&c, err)) < 0)
     goto out;
   c.prog.total = cfg->random ? 0 : c.nwork * cfg->nconfigs;
+  if (cfg->resume) {
+    /* the results kept, written anew beside the old file, then over it */
+    char tmp[PATH_MAX + 48];
+    FILE *t;
+    snprintf (tmp, sizeof tmp, "%s.tmp", path);
+    t = fopen (tmp, "we");
+    for (size_t i = 0; t && i < c.nres; i++) {
+      json_object *o = res_json (&c, &c.res[i]);
+      fprintf (t, "%s\n", json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN));
+      json_object_put (o);
+    }
+    bool ok = t && fflush (t) == 0 && fsync (fileno (t)) == 0;
+    if (t && fclose (t) != 0)
+      ok = false;
+    if (!ok || rename (tmp, path) < 0) {
+      r = pc_err_set (err, EIO, "%s: cannot write it", tmp);
+      goto out;
+    }
+  }
   c.jsonl = fopen (path, cfg->resume ? "ae" : "we");
   if (c.jsonl == NULL) {
     r = pc_err_set (err, errno, "%s: %s", path, strerror (errno));

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# test-explore.sh: powercut explore on a real kernel, a short subset of
+# --seq 1 (the whole of it is a bench): every workload judged on each
+# configuration, an operation the filesystem refuses "unsupported" (ext3
+# has no fallocate), an interrupted exploration resumed to the same
+# results as an uninterrupted one, a configuration that loses synced data
+# (no barriers, reordered writes) failing with each failure shrunk and
+# its script reproducing it under powercut run, a corpus rerun, and
+# shards merged.
+source "$top_srcdir/tests/functions.sh"
+requires_root
+requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck python3 xfs_io setfattr
+
+export TMPDIR=$tmp/scratch
+mkdir "$TMPDIR"
+cd "$tmp"
+
+# outcomes FILE: "INDEX CONFIG OUTCOME" lines of an explore.json, sorted
+outcomes () {
+  python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for w in r["workloads"]:
+    for k, x in sorted(w["results"].items()):
+        print(w["index"], k, x["outcome"])' "$1" | sort
+}
+
+# 1. appends (write.append, dwrite.append) on ext4 and ext3: all judged, ok
+run powercut explore --seq 1 --only write.append --config ext4 --config ext3 --out a --quiet
+assert_eq "$rc" 0 "explore of appends ($out $err)"
+assert_match "$out" '^ext4 +12 +12 +0 +0 +0 +0 +0$' "the ext4 row"
+assert_match "$out" '^ext3 +12 +12 ' "the ext3 row"
+assert_eq "$(outcomes a/explore.json | grep -c ' ok$')" 24 "every workload ok"
+assert_match "$(cat a/summary.txt)" 'workload runs in' "summary.txt"
+
+# 2. what ext3 refuses is unsupported, never ok
+run powercut explore --seq 1 --only falloc.plain.inside --config ext3 --out b --quiet
+assert_eq "$rc" 0 "explore of fallocate on ext3 ($out $err)"
+python3 - b/explore.json <<'PY' || fail "unsupported workloads"
+import json, sys
+ws = json.load(open(sys.argv[1]))["workloads"]
+assert len(ws) == 6, len(ws)
+for w in ws:
+    x = w["results"]["ext3"]
+    assert x["outcome"] == "unsupported", x
+    assert "not supported" in x["why"], x
+PY
+
+# 3. interrupted, then resumed: the same results as in one go
+run powercut explore --seq 1 --only write --config ext4 --jobs 1 --batch 3 --out whole --quiet
+assert_eq "$rc" 0 "the uninterrupted exploration ($err)"
+timeout "$T" "$POWERCUT" explore --seq 1 --only write --config ext4 --jobs 1 --batch 3 \
+  --out cut --quiet >cut.out 2>cut.err &
+pid=$!
+stop_explore () { kill "$pid" 2>/dev/null || true; }
+cleanup_fn stop_explore
+wait_until "$T" sh -c 'test "$(cat cut/results.jsonl 2>/dev/null | wc -l)" -ge 3'
+kill -INT "$pid"
+wait "$pid" && rc=0 || rc=$?
+assert_eq "$rc" 2 "interrupted exploration's status ($(cat cut.err))"
+assert_match "$(cat cut.err)" 'interrupted' "interrupted, said"
+done_before=$(wc -l <cut/results.jsonl)
+[ "$done_before" -lt "$(wc -l <whole/results.jsonl)" ] || fail "the interruption came too late to test resuming"
+run powercut explore --seq 1 --only write --config ext4 --jobs 1 --batch 3 --out cut --resume --quiet
+assert_eq "$rc" 0 "resumed exploration ($err)"
+assert_eq "$(wc -l <cut/results.jsonl)" "$(wc -l <whole/results.jsonl)" "each workload once"
+assert_eq "$(outcomes cut/explore.json)" "$(outcomes whole/explore.json)" "resumed against whole"
+
+# 4. no barriers, writes reordered: failures, shrunk, reproduced
+run powercut explore --seq 2 --limit 2 --config 'ext4 nobarrier' --model reorder --out f --quiet
+assert_eq "$rc" 1 "exploration of a configuration that loses synced data ($err)"
+[ -x f/failures/1.sh ] || fail "no failure script"
+assert_match "$(cat f/failures/1.sh)" '#   shrunk from: ' "the failure shrunk"
+repro=$(sed -n 's/^#   reproduce: *//p' f/failures/1.sh)
+assert_match "$repro" "^powercut run --config 'ext4 nobarrier' --model reorder:4 --seed 0 -- " "its command"
+run powercut run --quiet --config 'ext4 nobarrier' --model reorder:4 --seed 0 --out repro \
+  -- "$tmp/f/failures/1.sh"
+assert_eq "$rc" 1 "the failure's script reproduces it ($err)"
+
+# 5. the corpus of the first exploration: nothing changed
+run powercut explore --corpus a --config ext4 --config ext3 --out a2 --quiet
+assert_eq "$rc" 0 "corpus rerun ($out $err)"
+assert_match "$out" 'no verdict changed against the corpus' "corpus said"
+assert_eq "$(outcomes a2/explore.json)" "$(outcomes a/explore.json)" "corpus outcomes"
+
+# 6. two shards, merged: the workloads of the whole
+run powercut explore --seq 1 --only write.append --config ext4 --shard 0/2 --out s0 --quiet
+assert_eq "$rc" 0 "shard 0 ($err)"
+run powercut explore --seq 1 --only write.append --config ext4 --shard 1/2 --out s1 --quiet
+assert_eq "$rc" 0 "shard 1 ($err)"
+run powercut explore --merge --out sm s0 s1
+assert_eq "$rc" 0 "merge ($err)"
+assert_eq "$(outcomes sm/explore.json)" "$(outcomes a/explore.json | grep ' ext4 ')" "merged shards"
