@@ -9,13 +9,21 @@
 # same verdict all three ways.  The seed's replace-rename runs on
 # noauto_da_alloc, where its files come back empty, so that the verdicts
 # compared are not all "ok".
+#
+# One difference is by design (powercut-check(1)): the history knows each
+# file per 4 KiB block, the marks only whole versions, so a state holding
+# a mix of two marked versions' blocks (an in-place overwrite or a
+# truncate into a block, caught half written back) is fine by the calls
+# and a mismatch by the marks.  Such a difference passes only as that:
+# the marks' finding a mismatch that is no broken promise, found at the
+# size of a version the marks allow, and the calls' no finding at all.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck python3
 
 compare() {
   python3 - "$@" <<'PY'
-import json, sys
+import json, re, sys
 def verdicts(f):
     r = json.load(open(f))
     d = {}
@@ -25,14 +33,28 @@ def verdicts(f):
             if x["verdict"] in ("unmentioned", "not-judged", "older-version") or \
                x["path"].endswith(".tmp"):
                 continue
-            d[(p["id"], x["path"])] = x["verdict"]
+            d[(p["id"], x["path"])] = x
     return r, d
+def block_mix(x):
+    """A marks-only mismatch that a mix of allowed versions' blocks explains."""
+    m = re.match(r"file (\d+) B ", x["found"])
+    sizes = re.findall(r"(?:^|; )file (\d+) B ", x["allowed"])
+    return x["verdict"] == "mismatch" and not x["promise"] and m is not None \
+        and m.group(1) in sizes
 ra, a = verdicts(sys.argv[1])
 rb, b = verdicts(sys.argv[2])
 assert [p["id"] for p in ra["points"]] == [p["id"] for p in rb["points"]]
-diff = [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+diff, mixes = [], 0
+for k in sorted(set(a) | set(b)):
+    va, vb = a.get(k), b.get(k)
+    if (va and va["verdict"]) == (vb and vb["verdict"]):
+        continue
+    if va is not None and vb is None and block_mix(va):
+        mixes += 1
+        continue
+    diff.append((k, va and va["verdict"], vb and vb["verdict"]))
 assert not diff, diff[:10]
-print(len(a))
+print(len(a) - mixes)
 PY
 }
 
