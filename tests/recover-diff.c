@@ -108,7 +108,7 @@ main (int argc, char **argv)
       fprintf (stderr, "recover-diff: state %zu: %s\n", i, strerror (-built));
       return 2;
     }
-    pc_state_id (&st[i], id, sizeof id);
+    pc_state_id (&st[i], &model, id, sizeof id);
     if (!pc_fs_needs_recovery (pc_image_data (im) + 1024)) {
       clean++;
       goto next;

@@ -530,7 +530,7 @@ collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
     struct pc_point *p = &res->points[i];
     const struct pc_state *s = &c->states[i];
     const struct result *rs = &c->sh->results[i];
-    pc_state_id (s, p->id, sizeof p->id);
+    pc_state_id (s, &res->model, p->id, sizeof p->id);
     p->record = s->point;
     p->time_ns = pc_window_time (c->ix.recs[s->point].time_ns);
     p->ndrop = s->ndrop;

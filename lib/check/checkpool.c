@@ -115,7 +115,7 @@ run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t 
   ar->nmarks = k;
   ar->verdict = PC_V_NOT_CHECKED;
   ar->evidence[0] = '\0';
-  pc_state_id (&c->states[i], id, sizeof id);
+  pc_state_id (&c->states[i], &c->cfg->model, id, sizeof id);
   for (size_t m = 0; m < k; m++) {
     ml += strlen (c->marks[m].name) + 1;
     if (c->marks[m].sync)
@@ -312,7 +312,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
     return r;
   if (c->cfg->keep_dir && failed) {
     char sid[PC_ID_MAX], to[4096];
-    pc_state_id (s, sid, sizeof sid);
+    pc_state_id (s, &c->cfg->model, sid, sizeof sid);
     for (char *p = sid; *p; p++)
       if (*p == '/' || *p == ':' || *p == ',')
         *p = '_';

@@ -254,6 +254,8 @@ slist_add (struct slist *l, uint64_t point, uint64_t base)
   memset (&l->v[l->n], 0, sizeof l->v[0]);
   l->v[l->n].point = point;
   l->v[l->n].base = base;
+  if (l->n > 0 && l->v[l->n - 1].point == point)
+    l->v[l->n].nth = l->v[l->n - 1].nth + 1;
   return &l->v[l->n++];
 }
 
@@ -438,6 +440,7 @@ struct walk {
   const struct pc_index *ix;
   const struct pc_model *model;
   uint64_t from;                /* the first crash point wanted */
+  uint64_t until;               /* the last (UINT64_MAX: all) */
   struct slist l;               /* the states */
   uint64_t base;                /* records [0, base) are durable (reorder, torn) */
   uint64_t *w;                  /* the data records in flight since then */
@@ -498,15 +501,16 @@ step_reorder (struct walk *wk, uint64_t c, const struct pc_record *rec)
   return r;
 }
 
-int
-pc_states_enumerate (const struct pc_index *ix, const struct pc_model *model,
-                     uint64_t from, struct pc_state **ret_states, size_t *ret_n)
+/* The states of model at points from..until. */
+static int
+enumerate (const struct pc_index *ix, const struct pc_model *model, uint64_t from,
+           uint64_t until, struct pc_state **ret_states, size_t *ret_n)
 {
   const struct model_entry *e = model_entry (model->kind);
-  struct walk wk = { .ix = ix, .model = model, .from = from };
+  struct walk wk = { .ix = ix, .model = model, .from = from, .until = until };
   int r = e ? 0 : -EINVAL;
 
-  for (uint64_t c = 0; c < ix->n && r == 0; c++)
+  for (uint64_t c = 0; c < ix->n && c <= until && r == 0; c++)
     r = e->step (&wk, c, &ix->recs[c]);
   free (wk.w);
   if (r < 0) {
@@ -516,6 +520,13 @@ pc_states_enumerate (const struct pc_index *ix, const struct pc_model *model,
   *ret_states = wk.l.v;
   *ret_n = wk.l.n;
   return 0;
+}
+
+int
+pc_states_enumerate (const struct pc_index *ix, const struct pc_model *model,
+                     uint64_t from, struct pc_state **ret_states, size_t *ret_n)
+{
+  return enumerate (ix, model, from, UINT64_MAX, ret_states, ret_n);
 }
 
 /* Appends "a,b-c,..." for a sorted list given by an accessor. */
@@ -546,7 +557,7 @@ static uint64_t get_sect (const void *ctx, size_t i)
 }
 
 char *
-pc_state_id (const struct pc_state *s, char *buf, size_t len)
+pc_state_id (const struct pc_state *s, const struct pc_model *model, char *buf, size_t len)
 {
   size_t pos = (size_t) snprintf (buf, len, "%" PRIu64, s->point);
 
@@ -566,6 +577,10 @@ pc_state_id (const struct pc_state *s, char *buf, size_t len)
       free (idx);
     }
   }
+  if (pos >= len && model && (model->kind == PC_MODEL_REORDER || model->kind == PC_MODEL_TORN))
+    pos = (size_t) snprintf (buf, len, "%" PRIu64 "/state:%" PRIu32 "/%s:%u/seed:%" PRIu64,
+                             s->point, s->nth, pc_model_name (model->kind), model->k,
+                             model->seed);
   if (pos >= len && len > 4)
     strcpy (buf + len - 4, "...");
   return buf;
@@ -622,6 +637,59 @@ bad:
   return -EINVAL;
 }
 
+/* Parses "I/MODEL:K/seed:S" (what follows "C/state:") into the I-th state
+ * that model gives at point c. */
+static int
+parse_nth (const struct pc_index *ix, uint64_t c, const char *p,
+           struct pc_state *ret_state, const char **ret_why)
+{
+  struct pc_model m;
+  struct pc_state *all = NULL;
+  const char *seed;
+  char spec[64], *e;
+  unsigned long nth;
+  size_t n = 0;
+  int r;
+
+  if (*p < '0' || *p > '9')
+    return -EINVAL;
+  errno = 0;
+  nth = strtoul (p, &e, 10);
+  seed = strstr (e, "/seed:");
+  if (errno || nth > UINT32_MAX || *e != '/' || seed == NULL ||
+      (size_t) (seed - e - 1) >= sizeof spec)
+    return -EINVAL;
+  memcpy (spec, e + 1, (size_t) (seed - e - 1));
+  spec[seed - e - 1] = '\0';
+  if (pc_model_spec_parse (spec, &m, NULL) < 0 ||
+      (m.kind != PC_MODEL_REORDER && m.kind != PC_MODEL_TORN)) {
+    *ret_why = "not a state of the reorder or torn model";
+    return -EINVAL;
+  }
+  if (seed[6] < '0' || seed[6] > '9')
+    return -EINVAL;
+  errno = 0;
+  m.seed = strtoull (seed + 6, &e, 10);
+  if (errno || *e != '\0')
+    return -EINVAL;
+  r = enumerate (ix, &m, c, c, &all, &n);
+  if (r < 0) {
+    *ret_why = strerror (-r);
+    return r;
+  }
+  r = -EINVAL;
+  *ret_why = "the model gives no state of that number at that point";
+  for (size_t i = 0; i < n; i++)
+    if (all[i].point == c && all[i].nth == nth) {
+      *ret_state = all[i];
+      memset (&all[i], 0, sizeof all[i]);
+      r = 0;
+      break;
+    }
+  pc_states_free (all, n);
+  return r;
+}
+
 static int
 parse_state (const struct pc_index *ix, const char *id,
              struct pc_state *ret_state, const char **ret_why)
@@ -662,6 +730,8 @@ parse_state (const struct pc_index *ix, const char *id,
     return -EINVAL;
   }
   p = e;
+  if (strncmp (p, "/state:", 7) == 0)
+    return parse_nth (ix, s.point, p + 7, ret_state, ret_why);
   if (strncmp (p, "/drop:", 6) == 0) {
     const char *end = strchr (p + 6, '/');
     if (end == NULL)

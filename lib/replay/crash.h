@@ -24,6 +24,9 @@
  *   C                    records 0..C
  *   C/drop:LIST          reorder: in-flight records LIST lost
  *   C[/drop:LIST]/torn:LIST  torn: only the sectors LIST of record C persisted
+ *   C/state:I/MODEL:K/seed:S the I-th state (from 0) that MODEL:K, seeded
+ *                        S, gives at point C: what an id too long for
+ *                        PC_ID_MAX is written as (a long epoch's drops)
  * LIST: comma-separated numbers and ranges a-b, ascending.
  */
 #ifndef POWERCUT_CRASH_H
@@ -113,6 +116,7 @@ struct pc_state {
   uint64_t *drop;         /* ascending record numbers not persisted */
   uint32_t nsect;         /* > 0: record point is torn; sectors it has */
   uint8_t *sectors;       /* nsect flags: 1 = this sector persisted */
+  uint32_t nth;           /* its number among its model's states at point */
 };
 
 void pc_state_clear (struct pc_state *s);
@@ -123,9 +127,13 @@ int pc_states_enumerate (const struct pc_index *ix, const struct pc_model *model
                          uint64_t from, struct pc_state **ret_states, size_t *ret_n);
 void pc_states_free (struct pc_state *states, size_t n);
 
-/* Formats a state id into buf (always NUL-terminated; truncated ids end
- * in "..."). Returns buf. */
-char *pc_state_id (const struct pc_state *s, char *buf, size_t len);
+/* Formats the id of s, a state model enumerated, into buf (always
+ * NUL-terminated).  An id that does not fit is written by its number at
+ * its point ("C/state:I/MODEL:K/seed:S"), which pc_state_parse takes
+ * too; if even that does not fit (or model is NULL), it is cut and ends
+ * in "...".  Returns buf. */
+char *pc_state_id (const struct pc_state *s, const struct pc_model *model, char *buf,
+                   size_t len);
 
 /* Parses an id (or "end", or "mark:NAME") against ix.  Returns 0, or
  * -EINVAL with what is wrong in why (may be NULL). */

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <check.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ expect (const char *model, uint64_t from, const char *want)
   for (size_t i = 0; i < n; i++) {
     if (i)
       strcat (got, " ");
-    strcat (got, pc_state_id (&s[i], id, sizeof id));
+    strcat (got, pc_state_id (&s[i], &m, id, sizeof id));
     if (i)
       ck_assert_uint_le (s[i - 1].base, s[i].base);   /* never goes back */
   }
@@ -271,7 +272,83 @@ START_TEST (test_parse_errors)
   ck_assert_int_eq (pc_state_parse (&ix, "6/drop:5,3", &s, &why), -EINVAL);
   ck_assert_int_eq (pc_state_parse (&ix, "mark:x", &s, &why), -EINVAL);
   ck_assert_int_eq (pc_state_parse (&ix, "6x", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/state:0/flush/seed:0", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/state:99/reorder:2/seed:0", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/state:0/reorder:2", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/state:0/reorder:2/seed:x", &s, &why), -EINVAL);
+  ck_assert_int_eq (pc_state_parse (&ix, "6/state:1/reorder:2/seed:0", &s, &why), 0);
+  pc_state_clear (&s);
   ck_assert_int_eq (pc_state_parse (&ix, "6/drop:3-5", &s, &why), -EINVAL); /* 4 is FUA */
+}
+END_TEST
+
+/* Is a the same state as b: the same records applied (the base only says
+ * which of them need no look at the drops)? */
+static bool
+same_state (const struct pc_state *a, const struct pc_state *b)
+{
+  return a->point == b->point && a->ndrop == b->ndrop &&
+         a->nsect == b->nsect &&
+         (a->ndrop == 0 || memcmp (a->drop, b->drop, a->ndrop * sizeof *a->drop) == 0) &&
+         (a->nsect == 0 || memcmp (a->sectors, b->sectors, a->nsect) == 0);
+}
+
+/* Every id reads back as its state: on a log of 300 writes in one epoch,
+ * where most reorder states drop too many records for PC_ID_MAX and are
+ * named by their number at their point instead; torn's too. */
+START_TEST (test_long_ids)
+{
+  char lpath[64] = "/tmp/check_crash_long.XXXXXX";
+  const char *models[] = { "reorder:3", "torn:2" };
+  struct pc_log_header h = { 0 };
+  uint8_t buf[PC_LOG_HEADER_SIZE], data[1024];
+  struct pc_index lix;
+  int fd = mkstemp (lpath);
+
+  ck_assert_int_ge (fd, 0);
+  h.version = PC_LOG_VERSION;
+  h.devsize = 1 << 20;
+  h.sector = 512;
+  pc_log_header_encode (&h, buf);
+  ck_assert_int_eq (pc_write_all (fd, buf, sizeof buf), 0);
+  for (unsigned i = 0; i <= 300; i++) {
+    struct pc_record r = { 0 };
+    uint8_t rh[PC_REC_HEADER_SIZE];
+    r.type = i < 300 ? PC_REC_WRITE : PC_REC_FLUSH;
+    r.seq = i;
+    r.offset = (uint64_t) i * 1024;
+    r.length = r.type == PC_REC_WRITE ? 1024 : 0;
+    r.datalen = r.length;
+    memset (data, (int) i, sizeof data);
+    pc_rec_encode (&r, data, rh);
+    ck_assert_int_eq (pc_write_all (fd, rh, sizeof rh), 0);
+    ck_assert_int_eq (pc_write_all (fd, data, r.datalen), 0);
+  }
+  close (fd);
+  ck_assert_int_eq (pc_index_load (lpath, &lix), 0);
+  for (size_t k = 0; k < 2; k++) {
+    struct pc_model m;
+    struct pc_state *st;
+    size_t n, nshort = 0;
+    ck_assert_int_eq (pc_model_spec_parse (models[k], &m, NULL), 0);
+    m.seed = 7;
+    ck_assert_int_eq (pc_states_enumerate (&lix, &m, 0, &st, &n), 0);
+    for (size_t i = 0; i < n; i++) {
+      char id[PC_ID_MAX];
+      struct pc_state back;
+      struct pc_err why;
+      pc_state_id (&st[i], &m, id, sizeof id);
+      ck_assert_msg (strstr (id, "...") == NULL, "%s: cut", id);
+      nshort += strstr (id, "/state:") != NULL;
+      ck_assert_msg (pc_state_parse (&lix, id, &back, &why) == 0, "%s: %s", id, why.msg);
+      ck_assert_msg (same_state (&st[i], &back), "%s: another state", id);
+      pc_state_clear (&back);
+    }
+    ck_assert_uint_gt (nshort, 100);
+    pc_states_free (st, n);
+  }
+  pc_index_free (&lix);
+  unlink (lpath);
 }
 END_TEST
 
@@ -392,6 +469,7 @@ main (void)
   tcase_add_test (tc, test_models_help);
   tcase_add_test (tc, test_images);
   tcase_add_test (tc, test_parse_errors);
+  tcase_add_test (tc, test_long_ids);
   tcase_add_test (tc, test_signatures);
   tcase_add_test (tc, test_overlay_undo);
   tcase_add_test (tc, test_replay_write);
