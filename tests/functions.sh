@@ -428,3 +428,13 @@ make_base_image ()
   assert_match "$blk" '^[0-9]+$' "root inode block (debugfs: $out $err)"
   dd if="$tmp/base.img" of="$tmp/root.blk" bs=4096 skip="$blk" count=1 status=none
 }
+
+# outcomes FILE: "INDEX CONFIG OUTCOME" lines of an explore.json, sorted
+outcomes () {
+  python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for w in r["workloads"]:
+    for k, x in sorted(w["results"].items()):
+        print(w["index"], k, x["outcome"])' "$1" | sort
+}

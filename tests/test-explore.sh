@@ -15,16 +15,6 @@ export TMPDIR=$tmp/scratch
 mkdir "$TMPDIR"
 cd "$tmp"
 
-# outcomes FILE: "INDEX CONFIG OUTCOME" lines of an explore.json, sorted
-outcomes () {
-  python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-for w in r["workloads"]:
-    for k, x in sorted(w["results"].items()):
-        print(w["index"], k, x["outcome"])' "$1" | sort
-}
-
 # 1. appends (write.append, dwrite.append) on ext4 and ext3: all judged, ok
 run powercut explore --seq 1 --only write.append --config ext4 --config ext3 --out a --quiet
 assert_eq "$rc" 0 "explore of appends ($out $err)"

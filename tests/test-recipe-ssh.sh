@@ -3,11 +3,14 @@
 # The test starts an sshd of its own on a free loopback port with
 # throwaway host and client keys; three host names reach it, and the
 # recipe checks a recorded log in three shards on them and merges them:
-# the same totals and findings as one unsharded check.  Nothing is left on
+# the same totals and findings as one unsharded check; and
+# contrib/parallel-ssh-explore.sh explores in three shards on them: the
+# outcomes of one unsharded exploration.  Nothing is left on
 # the "hosts" or running afterwards.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires sshd ssh scp ssh-keygen parallel python3
+requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck xfs_io setfattr
 
 source "$top_srcdir/tests/clusters.sh"
 
@@ -30,6 +33,19 @@ assert_eq "$rc" 1 "unsharded check: exit status (stderr: $err)"
 same_findings report.json "$tmp/full.json" || fail "the merged shards differ from the unsharded check"
 # the recipe removed what it copied to the hosts
 assert_eq "$(ls /tmp | grep -c '^powercut-[0-9]*-[0-9]*-[0-9]' || true)" 0 "files left on the hosts"
+
+# The exploration recipe: the O_DIRECT appends of --seq 1 on ext4, a shard
+# on each host, merged: the workloads and outcomes of the whole.
+SSH="ssh -F $ssh_config" SCP="scp -F $ssh_config" POWERCUT_REMOTE=$POWERCUT \
+  run "$top_srcdir/contrib/parallel-ssh-explore.sh" "$tmp/run/x" h0 h1 h2 -- \
+      --seq 1 --only dwrite.append --config ext4 --jobs 1
+assert_eq "$rc" 0 "parallel-ssh-explore.sh: exit status (out: $out; stderr: $err)"
+assert_eq "$(ls -d x.shard-* | tr '\n' ' ')" "x.shard-0 x.shard-1 x.shard-2 " "exploration shards"
+run powercut explore --seq 1 --only dwrite.append --config ext4 --out "$tmp/whole" --quiet
+assert_eq "$rc" 0 "unsharded explore: exit status (stderr: $err)"
+assert_eq "$(outcomes x/explore.json)" "$(outcomes "$tmp/whole/explore.json")" "merged exploration"
+assert_eq "$(outcomes "$tmp/whole/explore.json" | wc -l)" 6 "workloads explored"
+assert_eq "$(ls /tmp | grep -c '^powercut-[0-9]*-[0-9]*-[0-9]' || true)" 0 "directories left on the hosts"
 
 cd "$tmp"
 stop_sshd
