@@ -35,6 +35,16 @@ for w in ws:
     assert x["outcome"] == "unsupported", x
     assert "not supported" in x["why"], x
 PY
+# ZERO_RANGE too, where xfs_io says so and exits 0; PUNCH_HOLE ext4's
+# driver does on ext3's files: ok
+run powercut explore --seq 1 --only falloc.zero.inside --config ext3 --out b2 --quiet
+assert_eq "$rc" 0 "explore of zero-range on ext3 ($out $err)"
+assert_eq "$(outcomes b2/explore.json | awk '{ print $3 }' | sort | uniq -c | tr -s ' ')" \
+    " 6 unsupported" "zero-range on ext3"
+run powercut explore --seq 1 --only falloc.punch.inside --config ext3 --out b3 --quiet
+assert_eq "$rc" 0 "explore of punch-hole on ext3 ($out $err)"
+assert_eq "$(outcomes b3/explore.json | awk '{ print $3 }' | sort | uniq -c | tr -s ' ')" \
+    " 6 ok" "punch-hole on ext3"
 
 # 3. interrupted, then resumed: the same results as in one go
 run powercut explore --seq 1 --only write --config ext4 --jobs 1 --batch 3 --out whole --quiet

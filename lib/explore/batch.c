@@ -22,10 +22,12 @@ pc_x_batch_script (const struct xitem *it, size_t n, FILE *f)
 {
   fprintf (f, "#!/bin/sh\n"
            "# powercut explore: a batch of generated workloads, each in its directory\n"
-           "# wN between the marks wN and wN-end; a command that fails is noted in $1\n"
+           "# wN between the marks wN and wN-end; a command that fails, or complains\n"
+           "# (xfs_io exits 0 after some refused calls), is noted in $1\n"
            "R=$1\n"
-           "op () { n=$1; shift; if ! e=$(\"$@\" 2>&1 >/dev/null); then "
-           "printf '%%s %%s %%s\\n' \"$W\" \"$n\" \"$(printf '%%s' \"$e\" | head -n 1)\" >>\"$R\"; fi; }\n"
+           "op () { n=$1; shift; e=$(\"$@\" 2>&1 >/dev/null); s=$?; "
+           "if [ $s != 0 ] || [ -n \"$e\" ]; then printf '%%s %%s %%s\\n' \"$W\" \"$n\" "
+           "\"$(printf '%%s' \"${e:-exit status $s}\" | head -n 1)\" >>\"$R\"; fi; }\n"
            "cd \"$POWERCUT_MNT\" || exit 1\n");
   for (size_t i = 0; i < n; i++) {
     char text[PC_GEN_TEXT_MAX], start[64];
