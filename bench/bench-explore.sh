@@ -3,12 +3,15 @@
 # the same workloads done one powercut run each, in the same session: the
 # whole of --seq 1 on ext4 with the flush model (every workload of one
 # operation), then the first RUNS of them (default 20) as one powercut run
-# each (each its own mkfs, attach, mount and check), and the ratio.
+# each (each its own mkfs, attach, mount and check), and the ratio; ROUNDS
+# rounds of both (default 3), alternating, and the medians of the rates.
 #
-# usage: bench/bench-explore.sh [RUNS]   (as root, from the build directory)
+# usage: bench/bench-explore.sh [RUNS [ROUNDS]]   (as root, from the build
+# directory)
 set -euo pipefail
 
 runs=${1:-20}
+rounds=${2:-3}
 powercut=${POWERCUT:-$(pwd)/powercut}
 for c in python3 xfs_io setfattr "$powercut"; do
   command -v "$c" >/dev/null || { echo "bench-explore: $c is needed" >&2; exit 2; }
@@ -19,9 +22,13 @@ trap 'rm -rf "$dir"' EXIT
 now () { date +%s.%N; }
 since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
-t=$(now)
-"$powercut" explore --seq 1 --config ext4 --out "$dir/x" --quiet >"$dir/x.txt" || true
-tx=$(since "$t")
+explore () {
+  rm -rf "$dir/x"
+  t=$(now)
+  "$powercut" explore --seq 1 --config ext4 --out "$dir/x" --quiet >"$dir/x.txt" || true
+  tx=$(since "$t")
+}
+explore
 n=$(python3 -c 'import json,sys; print(sum(len(w["results"]) for w in json.load(open(sys.argv[1]))["workloads"]))' "$dir/x/explore.json")
 
 # The same workloads as standalone scripts: a batch's commands, each
@@ -44,14 +51,27 @@ for b in sorted(glob.glob(sys.argv[1] + "/*/batch.sh"), key=lambda p: int(p.spli
         elif cur is not None and not line.startswith(("W=", "mkdir w", '"$POWERCUT" mark')):
             cur.append(re.sub(r"^op \d+ ", "", line))
 PY
-t=$(now)
-for s in "$dir"/s/*.sh; do
-  "$powercut" run --quiet --config ext4 --out "$dir/r" -- "$s" >/dev/null || true
-done
-tr=$(since "$t")
+run_each () {
+  t=$(now)
+  for s in "$dir"/s/*.sh; do
+    "$powercut" run --quiet --config ext4 --out "$dir/r" -- "$s" >/dev/null || true
+  done
+  tr=$(since "$t")
+}
 m=$(ls "$dir"/s/*.sh | wc -l)
-awk -v n="$n" -v tx="$tx" -v m="$m" -v tr="$tr" 'BEGIN {
-  printf "%-34s %9s %9s %12s\n", "ext4, flush model, --seq 1", "workloads", "seconds", "a second"
-  printf "%-34s %9d %9.1f %12.2f\n", "powercut explore (--jobs: CPUs)", n, tx, n / tx
-  printf "%-34s %9d %9.1f %12.2f\n", "one powercut run each", m, tr, m / tr
-  printf "explore is %.1fx the rate of one run each\n", (n / tx) / (m / tr) }'
+: >"$dir/rates"
+for ((i = 0; i < rounds; i++)); do
+  [ "$i" = 0 ] || explore
+  run_each
+  echo "$n $tx $m $tr" >>"$dir/rates"
+  awk -v r="$((i + 1))" '{ printf "round %d: explore %.2f a second, one run each %.2f\n", r, $1 / $2, $3 / $4 }' \
+    <(tail -1 "$dir/rates") >&2
+done
+# the medians of the rates
+sort -n -k1,1 <(awk '{ print $1 / $2 }' "$dir/rates") | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' >"$dir/mx"
+sort -n -k1,1 <(awk '{ print $3 / $4 }' "$dir/rates") | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' >"$dir/mr"
+awk -v n="$n" -v m="$m" -v rx="$(cat "$dir/mx")" -v rr="$(cat "$dir/mr")" -v k="$rounds" 'BEGIN {
+  printf "%-34s %9s %12s\n", "ext4, flush model, --seq 1", "workloads", "a second"
+  printf "%-34s %9d %12.2f\n", "powercut explore (--jobs: CPUs)", n, rx
+  printf "%-34s %9d %12.2f\n", "one powercut run each", m, rr
+  printf "explore is %.1fx the rate of one run each (medians of %d rounds)\n", rx / rr, k }'

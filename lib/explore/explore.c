@@ -640,7 +640,12 @@ kinds_of (const struct pc_gen_workload *w, char *buf, size_t len)
 static void
 summary (const struct ctx *c, FILE *f, double secs)
 {
-  fprintf (f, "%-28s %9s %6s %11s %8s %9s %11s %6s\n", "configuration", "workloads", "ok",
+  int w = 28;
+
+  for (size_t k = 0; k < c->cfg->nconfigs; k++)
+    if (strlen (c->label[k]) > (size_t) w)
+      w = (int) strlen (c->label[k]);
+  fprintf (f, "%-*s %9s %6s %11s %8s %9s %11s %6s\n", w, "configuration", "workloads", "ok",
            "unsupported", "exposure", "promises", "not-checked", "error");
   for (size_t k = 0; k < c->cfg->nconfigs; k++) {
     size_t n = 0, ok = 0, uns = 0, exp = 0, prom = 0, nc = 0, er = 0;
@@ -656,11 +661,12 @@ summary (const struct ctx *c, FILE *f, double secs)
       prom += pc_x_fails (x->it.outcome, x->it.promise, false);
       exp += pc_x_fails (x->it.outcome, x->it.promise, true) && !x->it.promise;
     }
-    fprintf (f, "%-28s %9zu %6zu %11zu %8zu %9zu %11zu %6zu\n", c->label[k], n, ok, uns, exp,
-             prom, nc, er);
+    fprintf (f, "%-*s %9zu %6zu %11zu %8zu %9zu %11zu %6zu\n", w, c->label[k], n, ok, uns,
+             exp, prom, nc, er);
   }
   if (c->cfg->nmerge)
-    fprintf (f, "%zu workload runs, from %zu explorations\n", c->nres, c->cfg->nmerge);
+    fprintf (f, "%zu workload runs, from %zu exploration%s\n", c->nres, c->cfg->nmerge,
+             c->cfg->nmerge == 1 ? "" : "s");
   else
     fprintf (f, "%zu workload runs in %.1f s (%.2f a second)\n", c->nres, secs,
              secs > 0 ? c->nres / secs : 0.0);
