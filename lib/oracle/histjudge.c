@@ -149,6 +149,7 @@ holds (const struct bver *v, uint64_t hash, bool zero)
  * BLOCK_MAPPED: only as what a mapping may have written, unseen.
  * *ret_newest: the newest version in the window (NULL if none). */
 enum { BLOCK_BAD, BLOCK_OK, BLOCK_MAPPED };
+static uint64_t size_at (const struct node *n, uint64_t point);
 static int
 block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_t lo,
           uint64_t point, const struct bver **ret_newest)
@@ -181,10 +182,12 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
     return BLOCK_BAD;
   /* Before its first version: what the file held before the program
    * (unknown); a block the program wrote was no hole before (a crash that
-   * finds zeros there found a size without its data).  A block it never
-   * wrote is a hole: zeros. */
+   * finds zeros there found a size without its data), unless the file
+   * already covered the view then (grown by a truncate or fallocate): its
+   * zeros.  A block it never wrote is a hole: zeros. */
   if (seen_any)
-    return n->base ? BLOCK_OK : BLOCK_BAD;
+    return n->base || (zero && n->b[a].seq > 0 && size_at (n, n->b[a].seq - 1) >= b * BLOCK + len)
+           ? BLOCK_OK : BLOCK_BAD;
   return n->base || zero ? BLOCK_OK : BLOCK_BAD;
 }
 

@@ -695,6 +695,51 @@ START_TEST (test_shrink_grow)
 }
 END_TEST
 
+/* A file grown over a block (a truncate up; fallocate does the same),
+ * synced, then written from inside that block on: the block read as
+ * zeros under the older size, and a crash that keeps that size shows them
+ * (found by powercut explore: falloc.plain.straddle, then write.append).
+ * Zeros under the newer size, where the write put data, are not. */
+START_TEST (test_grown_then_written)
+{
+  static char had[8192], now[8192];
+  uint64_t h[2];
+
+  reset ();
+  mkfs_mark ();
+  memset (had, 'd', 100);
+  creat_file ("/t", 90);
+  write_file ("/t", 90, had, 0, 100);
+  truncate_to (had, 100, 6000);
+  fsync_file ("/t", 90);
+  memcpy (now, had, sizeof now);
+  memset (now + 6000, 'e', 8191 - 6000);
+  {
+    struct pc_event ev;
+    uint64_t hw = XXH3_64bits (now + 4096, 8191 - 4096);
+    ev_init (&ev, PC_OP_WRITE, "write", "/t");
+    ev.fd = 3;
+    ev.fd_flags = PC_FD_WRITE;
+    ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+    ev.ino = 90;
+    ev.offset = 6000;
+    ev.length = 8191 - 6000;
+    ev.size = 8191;
+    ev.first_block = 1;
+    ev.nhashes = 1;
+    ev.hashes = &hw;
+    call (&ev, 8191 - 6000);
+  }
+  h[0] = XXH3_64bits (had, 4096);
+  h[1] = XXH3_64bits (had + 4096, 6000 - 4096);
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", two_blocks ("t", 6000, h)), 0);
+  h[1] = XXH3_64bits (now + 4096, 8191 - 4096);
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", two_blocks ("t", 8191, h)), 0);
+  h[1] = XXH3_64bits (had + 4096, 8191 - 4096);
+  ck_assert_int_ne (kind_of (ix.n - 1, "t", two_blocks ("t", 8191, h)), 0);
+}
+END_TEST
+
 /* setxattr or removexattr (value NULL) of name on /x (inode 95). */
 static void
 xattr_call (const char *name, const char *value)
@@ -958,6 +1003,7 @@ main (void)
   tcase_add_test (tc, test_inode_reused);
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_shrink_grow);
+  tcase_add_test (tc, test_grown_then_written);
   tcase_add_test (tc, test_xattrs);
   tcase_add_test (tc, test_threads);
   tcase_add_test (tc, test_durability_sources);
