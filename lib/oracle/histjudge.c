@@ -191,21 +191,28 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
   return n->base || zero ? BLOCK_OK : BLOCK_BAD;
 }
 
-/* Sizes n may have at point, from its durable one (at lo) on: is size one? */
+/* Sizes n may have at point, from its durable one (at lo) on: is size one?
+ * Where a call grew the file, also a whole number of blocks between its
+ * size before and after: writeback of the new data sets the size on disk
+ * to the end of each piece it wrote (ext4's i_disksize). */
 static bool
 size_ok (const struct node *n, uint64_t size, uint64_t lo, uint64_t point)
 {
   const struct sver *at_lo = NULL;
+  uint64_t prev = 0;
 
   if (n->ns == 0)
     return true;
   for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++) {
     if (lo != NONE && n->s[i].seq <= lo) {
       at_lo = &n->s[i];
+      prev = at_lo->size;
       continue;
     }
-    if (n->s[i].size == size)
+    if (n->s[i].size == size ||
+        (size % BLOCK == 0 && prev < size && size < n->s[i].size && (i > 0 || at_lo)))
       return true;
+    prev = n->s[i].size;
   }
   if (at_lo)
     return at_lo->size == size;

@@ -695,6 +695,33 @@ START_TEST (test_shrink_grow)
 }
 END_TEST
 
+/* A write that grows a file by more than a block: writeback may set the
+ * size on disk to the end of any block it wrote first, so a crash may
+ * find the file cut at a block boundary between its sizes, its data the
+ * program's; not cut elsewhere, and not past its last size. */
+START_TEST (test_grown_by_blocks)
+{
+  static char data[12289];
+  uint64_t h[2];
+
+  reset ();
+  mkfs_mark ();
+  memset (data, 'g', sizeof data - 1);
+  creat_file ("/t", 90);
+  write_file ("/t", 90, data, 0, 12288);
+  h[0] = XXH3_64bits (data, 4096);
+  h[1] = XXH3_64bits (data + 4096, 4096);
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", two_blocks ("t", 8192, h)), 0);
+  {
+    struct pc_entry *e = two_blocks ("t", 4096, h);
+    e->nblocks = 1;
+    ck_assert_int_eq (kind_of (ix.n - 1, "t", e), 0);
+  }
+  h[1] = XXH3_64bits (data + 4096, 4000);
+  ck_assert_int_ne (kind_of (ix.n - 1, "t", two_blocks ("t", 8096, h)), 0);
+}
+END_TEST
+
 /* A file grown over a block (a truncate up; fallocate does the same),
  * synced, then written from inside that block on: the block read as
  * zeros under the older size, and a crash that keeps that size shows them
@@ -1004,6 +1031,7 @@ main (void)
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_shrink_grow);
   tcase_add_test (tc, test_grown_then_written);
+  tcase_add_test (tc, test_grown_by_blocks);
   tcase_add_test (tc, test_xattrs);
   tcase_add_test (tc, test_threads);
   tcase_add_test (tc, test_durability_sources);
