@@ -54,6 +54,14 @@ struct dpoint {
                                  * fdatasync or a range) */
 };
 
+/* A call that moved a node's blocks (fallocate's INSERT_RANGE, by > 0, or
+ * COLLAPSE_RANGE, by < 0): blocks from first on moved by blocks. */
+struct shift {
+  uint64_t seq;
+  uint64_t first;
+  int64_t by;
+};
+
 enum ntype { N_FILE = 'f', N_DIR = 'd', N_LINK = 'l' };
 
 struct node {
@@ -71,6 +79,8 @@ struct node {
   size_t nd, capd;
   struct xver *x;               /* by seq */
   size_t nx, capx;
+  struct shift *sh;             /* by seq */
+  size_t nsh, capsh;
   uint64_t lost_from;           /* a call the tracer cannot follow wrote it from
                                  * then on (NONE: never) */
   uint32_t lost_call;

@@ -191,6 +191,26 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
   return n->base || zero ? BLOCK_OK : BLOCK_BAD;
 }
 
+/* Did a call in (lo, point] move block b's neighbours (fallocate's
+ * INSERT_RANGE or COLLAPSE_RANGE), and may b hold, as the blocks were
+ * mapped before, what the block that now sits where it was mapped held
+ * since? */
+static bool
+shifted (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_t lo,
+         uint64_t point)
+{
+  for (size_t i = 0; i < n->nsh && n->sh[i].seq <= point; i++) {
+    const struct shift *s = &n->sh[i];
+    const struct bver *newest;
+    int64_t to = (int64_t) b + s->by;
+    if ((lo != NONE && s->seq <= lo) || b < s->first || to < (int64_t) s->first)
+      continue;
+    if (block_ok (n, (uint64_t) to, hash, len, lo, point, &newest) == BLOCK_OK)
+      return true;
+  }
+  return false;
+}
+
 /* Sizes n may have at point, from its durable one (at lo) on: is size one?
  * Where a call grew the file, also a whole number of blocks between its
  * size before and after: writeback of the new data sets the size on disk
@@ -341,6 +361,8 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
     if (len < BLOCK && grown_over (n, b, found->size, lo, point))
       continue;
     if (cut_under (n, b, len, lo, point))
+      continue;
+    if (shifted (n, b, found->blocks[b], len, lo, point))
       continue;
     if (*ret_block == NONE)
       *ret_block = b;

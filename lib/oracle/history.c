@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 
@@ -291,6 +292,16 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
     old = cur_size (nd);
     if (put_hashes (nd, ev, old, seq, call) < 0)
       return -ENOMEM;
+    if (ev->op == PC_OP_FALLOCATE &&
+        (ev->arg_flags & (FALLOC_FL_INSERT_RANGE | FALLOC_FL_COLLAPSE_RANGE))) {
+      /* the blocks moved: until that is durable, a crash may find them
+       * where they were, holding what was written where they are now */
+      int64_t by = (int64_t) (ev->length / BLOCK);
+      if (pc_grow (&nd->sh, &nd->capsh, nd->nsh + 1, sizeof *nd->sh, 4) < 0)
+        return -ENOMEM;
+      nd->sh[nd->nsh++] = (struct shift) { seq, ev->offset / BLOCK,
+                                           ev->arg_flags & FALLOC_FL_INSERT_RANGE ? by : -by };
+    }
     /* grown past a partial last block the call did not hash: that
      * block's tail now reads as zeros, its hash unknown */
     if ((ev->flags & PC_EVENT_F_SIZE) && ev->size > old && old % BLOCK &&
@@ -607,6 +618,7 @@ pc_history_free (struct pc_history *h)
     for (size_t j = 0; j < h->nodes[i].nx; j++)
       free (h->nodes[i].x[j].name);
     free (h->nodes[i].x);
+    free (h->nodes[i].sh);
   }
   free (h->nodes);
   for (size_t i = 0; i < h->npaths; i++) {
