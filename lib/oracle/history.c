@@ -302,6 +302,15 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
       nd->sh[nd->nsh++] = (struct shift) { seq, ev->offset / BLOCK,
                                            ev->arg_flags & FALLOC_FL_INSERT_RANGE ? by : -by };
     }
+    /* fallocate's ZERO_RANGE across a partial last block: the new size
+     * may be committed before the block's bytes it zeroed below the old
+     * end are, so until that is durable the block may show its old bytes
+     * and zeros past them, which no hash was taken of: not judged then
+     * (the version sorts before the call's hash, which judges it after) */
+    if (ev->op == PC_OP_FALLOCATE && (ev->arg_flags & FALLOC_FL_ZERO_RANGE) &&
+        (ev->flags & PC_EVENT_F_SIZE) && ev->size > old && old % BLOCK && ev->offset < old &&
+        add_block (nd, old / BLOCK, seq, B_UNKNOWN, 0, call) < 0)
+      return -ENOMEM;
     /* grown past a partial last block the call did not hash: that
      * block's tail now reads as zeros, its hash unknown */
     if ((ev->flags & PC_EVENT_F_SIZE) && ev->size > old && old % BLOCK &&
@@ -495,7 +504,11 @@ bver_cmp (const void *a, const void *b)
 
   if (x->block != y->block)
     return x->block < y->block ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  /* one call's versions of a block: what it may show first, what it
+   * leaves last */
+  return (y->kind == B_UNKNOWN) - (x->kind == B_UNKNOWN);
 }
 
 /* A pending call: its entry seen, its exit not yet. */
