@@ -215,6 +215,13 @@ print_header (const char *path, const struct pc_log_summary *s)
   else
     printf ("from zeros\n");
   printf ("started:      %s\n", when);
+  if (h->compat & PC_LOG_COMPAT_CLOCK) {
+    printf ("clock:        CLOCK_MONOTONIC %" PRIu64 ".%09" PRIu64 " s at time 0, boot ",
+            h->start_mono / 1000000000u, h->start_mono % 1000000000u);
+    for (int i = 0; i < 16; i++)
+      printf ("%02x", h->boot_id[i]);
+    printf ("\n");
+  }
 }
 
 /* powercut log: the summary. */

@@ -68,6 +68,10 @@ pc_log_header_encode (const struct pc_log_header *h, uint8_t *buf)
   memcpy (buf + 48, h->basehash, 16);
   pc_put_le64 (buf + 64, h->basesize);
   memcpy (buf + 72, h->basename, strnlen (h->basename, 127));
+  if (h->compat & PC_LOG_COMPAT_CLOCK) {
+    pc_put_le64 (buf + 200, h->start_mono);
+    memcpy (buf + 208, h->boot_id, 16);
+  }
   pc_put_le64 (buf + 248, XXH3_64bits (buf, 248));
 }
 
@@ -98,6 +102,10 @@ pc_log_header_decode (const uint8_t *buf, size_t len, struct pc_log_header *ret_
   h.basesize = pc_get_le64 (buf + 64);
   memcpy (h.basename, buf + 72, 127);
   h.basename[127] = '\0';
+  if (h.compat & PC_LOG_COMPAT_CLOCK) {
+    h.start_mono = pc_get_le64 (buf + 200);
+    memcpy (h.boot_id, buf + 208, 16);
+  }
   if (h.sector < 512 || h.sector > 65536 || (h.sector & (h.sector - 1)) != 0 ||
       h.devsize == 0 || h.devsize % h.sector != 0)
     return -EBADMSG;

@@ -17,7 +17,12 @@
  *    48  u8[16] basehash  XXH128 of the base image (all zero without one)
  *    64  u64 basesize  size of the base image in bytes
  *    72  char[128]     base image name (no directories, NUL padded)
- *   200  zero         reserved
+ *   200  u64 mono      with PC_LOG_COMPAT_CLOCK: CLOCK_MONOTONIC at time 0
+ *                      of the records, in nanoseconds
+ *   208  u8[16] boot   with PC_LOG_COMPAT_CLOCK: the boot that clock counts
+ *                      in (/proc/sys/kernel/random/boot_id): logs of one
+ *                      boot are on one clock (several devices, one power cut)
+ *   224  zero         reserved
  *   248  u64 csum      XXH3-64 of bytes 0..247
  *
  * Record (PC_REC_HEADER_SIZE bytes, then datalen bytes of payload):
@@ -69,7 +74,9 @@
 /* The log may hold EVENT records (a traced program's calls), which a
  * reader that does not know them reads over. */
 #define PC_LOG_COMPAT_EVENTS (1u << 1)
-#define PC_LOG_COMPAT_KNOWN  (PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS)
+/* The header gives the records' clock: mono and boot. */
+#define PC_LOG_COMPAT_CLOCK  (1u << 2)
+#define PC_LOG_COMPAT_KNOWN  (PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS | PC_LOG_COMPAT_CLOCK)
 
 enum pc_rec_type {
   PC_REC_WRITE = 1,
@@ -95,6 +102,8 @@ struct pc_log_header {
   uint8_t basehash[16];
   uint64_t basesize;
   char basename[128];
+  uint64_t start_mono;          /* with PC_LOG_COMPAT_CLOCK */
+  uint8_t boot_id[16];
 };
 
 struct pc_record {

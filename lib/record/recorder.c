@@ -471,6 +471,9 @@ create_log (struct pc_recorder *rec)
   h.sector = PC_NBD_MIN_BLOCK;
   h.compat = PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS;
   h.start_ns = pc_now_real_ns ();
+  h.start_mono = pc_now_mono_ns ();
+  if (pc_boot_id (h.boot_id) == 0)
+    h.compat |= PC_LOG_COMPAT_CLOCK;
   if (rec->disk.has_base) {
     h.flags |= PC_LOG_F_BASE;
     memcpy (h.basehash, rec->disk.basehash, 16);
@@ -487,7 +490,7 @@ create_log (struct pc_recorder *rec)
     return r;
   if (fdatasync (rec->log_fd) < 0)
     return -errno;
-  pc_logw_init (&rec->logw, rec->log_fd, PC_LOG_HEADER_SIZE, 0, 0, &log_ops, rec);
+  pc_logw_init (&rec->logw, rec->log_fd, PC_LOG_HEADER_SIZE, 0, h.start_mono, &log_ops, rec);
   /* Make the file's name durable too. */
   copy = strdup (rec->cfg.log_path);
   if (copy == NULL)

@@ -81,6 +81,40 @@ uint64_t pc_now_mono_ns (void) { return now_ns (CLOCK_MONOTONIC); }
 uint64_t pc_now_real_ns (void) { return now_ns (CLOCK_REALTIME); }
 
 int
+pc_boot_id (uint8_t id[16])
+{
+  char text[64], *p = text;
+  FILE *f = fopen ("/proc/sys/kernel/random/boot_id", "re");
+  size_t n = 0;
+
+  if (f == NULL)
+    return -errno;
+  if (fgets (text, sizeof text, f) == NULL) {
+    fclose (f);
+    return -EIO;
+  }
+  fclose (f);
+  /* 36 characters: 32 hex digits and 4 dashes */
+  while (*p && n < 32) {
+    int v;
+    if (*p == '-') {
+      p++;
+      continue;
+    }
+    if (*p >= '0' && *p <= '9')
+      v = *p - '0';
+    else if (*p >= 'a' && *p <= 'f')
+      v = *p - 'a' + 10;
+    else
+      return -EIO;
+    id[n / 2] = (uint8_t) (n % 2 ? (id[n / 2] | v) : v << 4);
+    n++;
+    p++;
+  }
+  return n == 32 ? 0 : -EIO;
+}
+
+int
 pc_write_all (int fd, const void *buf, size_t len)
 {
   const char *p = buf;

@@ -95,6 +95,9 @@ char *pc_format_size (uint64_t bytes, char *buf, size_t len);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds. */
 uint64_t pc_now_mono_ns (void);
 uint64_t pc_now_real_ns (void);
+/* The running boot's id (/proc/sys/kernel/random/boot_id, 16 bytes):
+ * CLOCK_MONOTONIC counts within it.  Returns 0 or -errno. */
+int pc_boot_id (uint8_t id[16]);
 
 /* Writes all of buf to fd, retrying on EINTR and short writes.
  * Returns 0 or -errno. */

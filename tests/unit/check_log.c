@@ -279,6 +279,35 @@ read_typed (uint32_t compat, uint16_t type, uint32_t datalen, enum pc_log_end *r
 
 /* An event is a record a reader knows; a type it does not know is read
  * over only in a log whose compat word has a bit it does not know. */
+/* The header's clock (CLOCK): written and read back only with its bit. */
+START_TEST (test_header_clock)
+{
+  struct pc_log_header h = { 0 }, back;
+  uint8_t buf[PC_LOG_HEADER_SIZE];
+
+  h.version = PC_LOG_VERSION;
+  h.compat = PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_CLOCK;
+  h.devsize = 1 << 20;
+  h.sector = 512;
+  h.start_mono = 0x0123456789abcdefu;
+  for (int i = 0; i < 16; i++)
+    h.boot_id[i] = (uint8_t) (0xa0 + i);
+  pc_log_header_encode (&h, buf);
+  ck_assert_int_eq (pc_log_header_decode (buf, sizeof buf, &back), 0);
+  ck_assert_uint_eq (back.start_mono, h.start_mono);
+  ck_assert_mem_eq (back.boot_id, h.boot_id, 16);
+  h.compat = PC_LOG_COMPAT_HDRSUM;
+  pc_log_header_encode (&h, buf);
+  ck_assert_int_eq (pc_log_header_decode (buf, sizeof buf, &back), 0);
+  ck_assert_uint_eq (back.start_mono, 0);
+  for (int i = 200; i < 248; i++)
+    ck_assert_uint_eq (buf[i], 0);
+  /* the running boot's id, as the recorder writes it */
+  ck_assert_int_eq (pc_boot_id (h.boot_id), 0);
+  ck_assert (memcmp (h.boot_id, (uint8_t[16]) { 0 }, 16) != 0);
+}
+END_TEST
+
 START_TEST (test_record_types)
 {
   enum pc_log_end end;
@@ -313,6 +342,7 @@ main (void)
   tcase_add_test (tc, test_bad_header);
   tcase_add_test (tc, test_checksum_is_plain_xxh3);
   tcase_add_test (tc, test_record_types);
+  tcase_add_test (tc, test_header_clock);
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   failed = pc_unit_run (s);
