@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
+#include "replay/devset.h"
 #include "replay/image.h"
 #include "replay/replay.h"
 
@@ -13,12 +14,17 @@ usage (FILE *f)
 {
   fprintf (f,
 "usage: powercut replay LOG --at POINT -o IMAGE [OPTION]...\n"
+"       powercut replay DIR --at NAME:POINT -o OUTDIR [OPTION]...\n"
 "\n"
 "Write the disk as it would be found after a power cut at POINT.\n"
 "\n"
 "POINT is a record number (the state after that record), 'end',\n"
 "'mark:NAME' (the state at that mark), or a crash-point id from a\n"
 "report such as 120/drop:117,119 or 88/torn:0-3.\n"
+"\n"
+"With a directory of logs, NAME.pclog each (devices recorded in one boot),\n"
+"write OUTDIR/NAME.img for every device as the power cut right after POINT\n"
+"of device NAME left it: the others hold what they had logged by then.\n"
 "\n"
 "  -a, --at POINT        the crash point\n"
 "  -o, --output IMAGE    the image file to write (created or replaced)\n"
@@ -59,7 +65,8 @@ cmd_replay (int argc, char **argv)
     return pc_usage_error ("replay");
   }
   cfg.log_path = argv[optind];
-  if (pc_replay_write (&cfg, &err) < 0) {
+  if ((pc_devset_is (cfg.log_path) ? pc_replay_devset_write (&cfg, &err)
+                                   : pc_replay_write (&cfg, &err)) < 0) {
     cmd_err ("replay", "%s", err.msg);
     return EXIT_ERROR;
   }

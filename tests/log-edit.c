@@ -1,6 +1,8 @@
 /* log-edit.c: damages powercut logs the way the tests need, keeping their
  * checksums valid so that the damage is what a reader must catch:
  *   log-edit LOG version N            sets the header's format version
+ *   log-edit LOG header OFF HEX       sets the header's bytes from OFF to
+ *                                     HEX's (two digits a byte)
  *   log-edit LOG replace SEQ FROM TO  replaces FROM by TO (same length;
  *                                     "%00" is a NUL) in record SEQ's payload
  *   log-edit LOG zero SEQ OFF LEN     zeroes LEN bytes at OFF of record SEQ's
@@ -161,6 +163,18 @@ main (int argc, char **argv)
     pc_put_le32 (buf + 8, (uint32_t) strtoul (argv[3], NULL, 0));
     pc_put_le64 (buf + 248, XXH3_64bits (buf, 248));
     r = 0;
+  }
+  else if (strcmp (argv[2], "header") == 0 && argc == 5) {
+    size_t off = strtoul (argv[3], NULL, 0), n = strlen (argv[4]) / 2;
+    r = 0;
+    if (off + n > 248 || (size_t) size < PC_LOG_HEADER_SIZE)
+      r = -EINVAL;
+    for (size_t i = 0; r == 0 && i < n; i++) {
+      char two[3] = { argv[4][2 * i], argv[4][2 * i + 1], '\0' };
+      buf[off + i] = (uint8_t) strtoul (two, NULL, 16);
+    }
+    if (r == 0)
+      pc_put_le64 (buf + 248, XXH3_64bits (buf, 248));
   }
   else if (strcmp (argv[2], "replace") == 0 && argc == 6)
     r = replace (buf, (size_t) size, strtoull (argv[3], NULL, 0), argv[4], argv[5]);

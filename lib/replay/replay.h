@@ -22,4 +22,11 @@ struct pc_replay_config {
  * REASON". */
 int pc_replay_write (const struct pc_replay_config *cfg, struct pc_err *err);
 
+/* With cfg->log_path a device set (devset.h) and cfg->at one of its
+ * instants ("NAME:ID"): writes out_path/NAME.img for every device of the
+ * set, as the power cut at that instant left it (out_path a directory,
+ * made if missing).  A device recorded over a base image finds it beside
+ * its log, under the name its log gives.  Errors as pc_replay_write's. */
+int pc_replay_devset_write (const struct pc_replay_config *cfg, struct pc_err *err);
+
 #endif

@@ -1,0 +1,159 @@
+/* devset.c: several devices on one clock (devset.h). */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "replay/devset.h"
+
+static int
+dev_cmp (const void *a, const void *b)
+{
+  return strcmp (((const struct pc_devset_dev *) a)->name,
+                 ((const struct pc_devset_dev *) b)->name);
+}
+
+bool
+pc_devset_is (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && S_ISDIR (st.st_mode);
+}
+
+/* Adds dir/file (a NAME.pclog) to s, its index loaded. */
+static int
+add_dev (struct pc_devset *s, const char *dir, const char *file, size_t namelen,
+         struct pc_err *err)
+{
+  struct pc_devset_dev *d, *nd = realloc (s->dev, (s->n + 1) * sizeof *s->dev);
+  int r;
+
+  if (nd == NULL)
+    return pc_err_set (err, ENOMEM, "%s: %s", dir, strerror (ENOMEM));
+  s->dev = nd;
+  d = &s->dev[s->n];
+  memset (d, 0, sizeof *d);
+  d->name = strndup (file, namelen);
+  if (d->name == NULL || asprintf (&d->path, "%s/%s", dir, file) < 0) {
+    free (d->name);
+    return pc_err_set (err, ENOMEM, "%s: %s", dir, strerror (ENOMEM));
+  }
+  r = pc_index_load (d->path, &d->ix);
+  if (r < 0) {
+    pc_err_set (err, -r, "%s: %s", d->path, pc_log_strerror (r));
+    free (d->name);
+    free (d->path);
+    return r;
+  }
+  s->n++;
+  if (d->ix.end == PC_END_CORRUPT) {
+    char m[256];
+    return pc_err_set (err, EBADMSG, "%s: %s", d->path,
+                       pc_log_corrupt_message (d->ix.log, m, sizeof m));
+  }
+  if (!(d->ix.hdr.compat & PC_LOG_COMPAT_CLOCK))
+    return pc_err_set (err, EINVAL, "%s: the log does not give its clock (recorded by an "
+                       "older powercut): it cannot be set beside others", d->path);
+  d->start = d->ix.hdr.start_mono;
+  return 0;
+}
+
+int
+pc_devset_open (const char *dir, struct pc_devset *ret, struct pc_err *err)
+{
+  struct pc_devset s = { NULL, 0 };
+  size_t sl = strlen (PC_DEVSET_SUFFIX);
+  struct dirent *e;
+  DIR *dp = opendir (dir);
+  int r = 0;
+
+  if (dp == NULL)
+    return pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
+  while (r == 0 && (errno = 0, e = readdir (dp)) != NULL) {
+    size_t len = strlen (e->d_name);
+    if (len <= sl || strcmp (e->d_name + len - sl, PC_DEVSET_SUFFIX) != 0)
+      continue;
+    r = add_dev (&s, dir, e->d_name, len - sl, err);
+  }
+  if (r == 0 && errno != 0)
+    r = pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
+  closedir (dp);
+  if (r == 0 && s.n == 0)
+    r = pc_err_set (err, ENOENT, "%s: no NAME%s log in it", dir, PC_DEVSET_SUFFIX);
+  for (size_t i = 1; r == 0 && i < s.n; i++)
+    if (memcmp (s.dev[i].ix.hdr.boot_id, s.dev[0].ix.hdr.boot_id, 16) != 0)
+      r = pc_err_set (err, EINVAL, "%s and %s were recorded in different boots: not on one "
+                      "clock", s.dev[0].path, s.dev[i].path);
+  if (r < 0) {
+    pc_devset_free (&s);
+    return r;
+  }
+  qsort (s.dev, s.n, sizeof *s.dev, dev_cmp);
+  *ret = s;
+  return 0;
+}
+
+void
+pc_devset_free (struct pc_devset *s)
+{
+  for (size_t i = 0; i < s->n; i++) {
+    free (s->dev[i].name);
+    free (s->dev[i].path);
+    pc_index_free (&s->dev[i].ix);
+  }
+  free (s->dev);
+  s->dev = NULL;
+  s->n = 0;
+}
+
+/* How many of d's records were logged at or before instant t. */
+static uint64_t
+logged_by (const struct pc_devset_dev *d, uint64_t t)
+{
+  uint64_t lo = 0, hi = d->ix.n;
+
+  /* times never decrease along a log */
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (d->start + d->ix.recs[mid].time_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+int
+pc_devset_instant (const struct pc_devset *s, const char *id, size_t *ret_dev,
+                   struct pc_state *ret_state, uint64_t *counts, struct pc_err *err)
+{
+  const char *colon = strchr (id, ':');
+  const struct pc_devset_dev *d = NULL;
+  uint64_t t;
+  size_t k;
+  int r;
+
+  if (colon == NULL)
+    return pc_err_set (err, EINVAL, "not NAME:POINT (a device of the set and its crash point)");
+  for (k = 0; k < s->n; k++)
+    if (strlen (s->dev[k].name) == (size_t) (colon - id) &&
+        strncmp (s->dev[k].name, id, (size_t) (colon - id)) == 0) {
+      d = &s->dev[k];
+      break;
+    }
+  if (d == NULL)
+    return pc_err_set (err, EINVAL, "no device %.*s in the set", (int) (colon - id), id);
+  r = pc_state_parse (&d->ix, colon + 1, ret_state, err);
+  if (r < 0)
+    return pc_err_prefix (err, -r, "%s", d->name);
+  t = d->start + d->ix.recs[ret_state->point].time_ns;
+  for (size_t j = 0; j < s->n; j++)
+    counts[j] = j == k ? ret_state->point + 1 : logged_by (&s->dev[j], t);
+  *ret_dev = k;
+  return 0;
+}
