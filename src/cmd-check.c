@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "oracle/oracle.h"
+#include "replay/devset.h"
 #include "report/outputs.h"
 #include "util/args.h"
 #include "util/util.h"
@@ -17,10 +18,13 @@ usage (FILE *f)
 {
   fprintf (f,
 "usage: powercut check LOG [OPTION]...\n"
+"       powercut check DIR [OPTION]...\n"
 "\n"
 "Rebuild the disk at every crash point of LOG, recover its journal as a\n"
 "reboot would, check it with e2fsck, and report the points where the\n"
-"filesystem did not survive.\n"
+"filesystem did not survive.  With a directory of logs (NAME.pclog each,\n"
+"devices recorded in one boot), check every device's filesystem at every\n"
+"instant one power cut may take them all (see powercut-log(5)).\n"
 "\n"
 "  -m, --model MODEL     the crash model (default %s; K <= %d, default %d):\n",
            pc_model_name (PC_MODEL_FLUSH), PC_MODEL_MAX_K, PC_MODEL_DEFAULT_K);
@@ -230,6 +234,22 @@ parse_args (int argc, char **argv, struct args *a)
   return -1;
 }
 
+/* A device set (a directory of logs) takes the options of one log but
+ * these: -1 to go on, or an exit status. */
+static int
+devset_args (const struct args *a)
+{
+  const char *no = a->cfg.model.kind != PC_MODEL_FLUSH ? "--model (instants follow the flush model)"
+                   : a->cfg.nshards > 1 ? "--shard" : a->cfg.verify ? "--verify"
+                   : a->out.html ? "--html" : a->cfg.base_path ? "--base (bases sit beside their logs)"
+                   : a->cfg.from_mark ? "--from" : a->cfg.keep_dir ? "--keep" : NULL;
+
+  if (no == NULL)
+    return -1;
+  cmd_err ("check", "%s: not for a device set, yet", no);
+  return pc_usage_error ("check");
+}
+
 int
 cmd_check (int argc, char **argv)
 {
@@ -252,7 +272,13 @@ cmd_check (int argc, char **argv)
   }
   /* Interrupted, the check stops its workers and removes its scratch files. */
   pc_catch_stop_signals ();
-  r = pc_check_report (&a.cfg, &a.out, &err);
+  if (pc_devset_is (a.cfg.log_path)) {
+    if ((r = devset_args (&a)) >= 0)
+      return r;
+    r = pc_devcheck_report (&a.cfg, a.cfg.log_path, &a.out, &err);
+  }
+  else
+    r = pc_check_report (&a.cfg, &a.out, &err);
   return report_status ("check", r, &err);
 }
 

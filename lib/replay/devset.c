@@ -134,7 +134,6 @@ pc_devset_instant (const struct pc_devset *s, const char *id, size_t *ret_dev,
 {
   const char *colon = strchr (id, ':');
   const struct pc_devset_dev *d = NULL;
-  uint64_t t;
   size_t k;
   int r;
 
@@ -151,9 +150,16 @@ pc_devset_instant (const struct pc_devset *s, const char *id, size_t *ret_dev,
   r = pc_state_parse (&d->ix, colon + 1, ret_state, err);
   if (r < 0)
     return pc_err_prefix (err, -r, "%s", d->name);
-  t = d->start + d->ix.recs[ret_state->point].time_ns;
-  for (size_t j = 0; j < s->n; j++)
-    counts[j] = j == k ? ret_state->point + 1 : logged_by (&s->dev[j], t);
+  pc_devset_counts (s, k, ret_state->point, counts);
   *ret_dev = k;
   return 0;
+}
+
+void
+pc_devset_counts (const struct pc_devset *s, size_t d, uint64_t c, uint64_t *counts)
+{
+  uint64_t t = s->dev[d].start + s->dev[d].ix.recs[c].time_ns;
+
+  for (size_t j = 0; j < s->n; j++)
+    counts[j] = j == d ? c + 1 : logged_by (&s->dev[j], t);
 }

@@ -57,4 +57,9 @@ bool pc_devset_is (const char *path);
 int pc_devset_instant (const struct pc_devset *s, const char *id, size_t *ret_dev,
                        struct pc_state *ret_state, uint64_t *counts, struct pc_err *err);
 
+/* For the instant right after record c of device d (on the common
+ * clock): counts[j], for every device j, the number of its records logged
+ * by then (c + 1 for d itself). */
+void pc_devset_counts (const struct pc_devset *s, size_t d, uint64_t c, uint64_t *counts);
+
 #endif

@@ -43,6 +43,13 @@ int pc_outputs_write (const struct pc_outputs *o, const struct pc_check_result *
 int pc_check_report (const struct pc_check_config *cfg, const struct pc_outputs *o,
                      struct pc_err *err);
 
+/* powercut check DIR: checks the device set in dir (check/devcheck.h)
+ * with cfg's settings and writes its text and JSON reports (o->html is
+ * not used).  Returns as pc_outputs_write, or -errno with the reason in
+ * err. */
+int pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
+                        const struct pc_outputs *o, struct pc_err *err);
+
 /* powercut merge: reads the JSON reports of the shards of one check,
  * joins them into the report an unsharded check gives and writes it.
  * Returns as pc_outputs_write, or -errno with the reason in err. */
