@@ -14,6 +14,8 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -e
 set -u
 set -o pipefail
+# A command that stops a test through set -e says which it was.
+trap 'echo "$0: line $LINENO: exit status $? of: $BASH_COMMAND" >&2' ERR
 
 : "${top_srcdir:=$(dirname "${BASH_SOURCE[0]}")/..}"
 : "${top_builddir:=$top_srcdir}"

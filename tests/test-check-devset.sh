@@ -19,14 +19,14 @@ stop_all () {
   local d i
   for d in a b; do
     mountpoint -q "$tmp/mnt-$d" && { timeout "$T" umount "$tmp/mnt-$d" || umount -l "$tmp/mnt-$d"; }
-    [ -z "${loopdev[$d]}" ] || losetup -d "${loopdev[$d]}" 2>/dev/null
+    [ -z "${loopdev[$d]}" ] || losetup -d "${loopdev[$d]}" 2>/dev/null || true
     for (( i = 0; i < 50; i++ )); do
       mountpoint -q "$tmp/fuse-$d" || break
       fusermount3 -u "$tmp/fuse-$d" 2>/dev/null && break
       sleep 0.1
     done
-    [ -z "${fuse_pid[$d]}" ] || ! alive "${fuse_pid[$d]}" || kill "${fuse_pid[$d]}" 2>/dev/null
-    [ -z "${pid[$d]}" ] || ! alive "${pid[$d]}" || kill -TERM "${pid[$d]}" 2>/dev/null
+    [ -z "${fuse_pid[$d]}" ] || ! alive "${fuse_pid[$d]}" || kill "${fuse_pid[$d]}" 2>/dev/null || true
+    [ -z "${pid[$d]}" ] || ! alive "${pid[$d]}" || kill -TERM "${pid[$d]}" 2>/dev/null || true
   done
   return 0
 }

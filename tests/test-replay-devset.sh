@@ -15,7 +15,7 @@ pids=()
 stop_all () {
   local p
   for p in "${pids[@]}"; do
-    alive "$p" && kill -TERM "$p" 2>/dev/null
+    alive "$p" && kill -TERM "$p" 2>/dev/null || true
   done
   return 0
 }
