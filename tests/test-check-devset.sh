@@ -120,6 +120,36 @@ PY
 n=$(compare) || fail "the instants' states differ from the reference"
 assert_ge "$n" 10 "instants compared"
 
+# --verify sees both devices at each instant: b's f$i is written after
+# a's f$i was fsynced, so wherever b has a file, a has it whole.
+cat >"$tmp/verify.sh" <<'EOF'
+#!/bin/sh
+for f in "$POWERCUT_ROOT_b"/f*; do
+  [ -e "$f" ] || continue
+  [ -s "$POWERCUT_ROOT_a/${f##*/}" ] || { echo "b has ${f##*/}, a lacks it"; exit 1; }
+done
+echo "$POWERCUT_INSTANT $POWERCUT_LAST_MARK_a $POWERCUT_LAST_MARK_b" >>"$VERIFY_LOG"
+[ -z "$FAIL_ON" ] || [ ! -e "$POWERCUT_ROOT_b/$FAIL_ON" ] || { echo "b has $FAIL_ON"; exit 1; }
+EOF
+chmod +x "$tmp/verify.sh"
+export VERIFY_LOG=$tmp/verify.log FAIL_ON=
+run powercut check "$set_dir" --verify "$tmp/verify.sh" --json "$tmp/v.json" -q
+assert_eq "$rc" 0 "check --verify of the set: exit status (stderr: $err)"
+assert_ge "$(wc -l <"$VERIFY_LOG")" 5 "instants the checker ran at"
+assert_eq "$(awk '$2 != "mkfs" || $3 != "mkfs"' "$VERIFY_LOG" | wc -l)" 0 "the marks each device had logged"
+# a checker that fails where b has f3: exactly those instants, a broken promise
+FAIL_ON=f3 run powercut check "$set_dir" --verify "$tmp/verify.sh" --json "$tmp/v3.json" -q
+assert_eq "$rc" 1 "check --verify failing: exit status (stderr: $err)"
+python3 - "$tmp/v3.json" <<'PY' || fail "the checker's failures are not the instants'"
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = [x for x in r["instants"] if x.get("app") == "app-invalid"]
+assert bad and all("b has f3" in x["evidence"] and x["verdict"] == "app-invalid" and x["promise"]
+                   for x in bad)
+assert all(x["verdict"] == "ok" for x in r["instants"] if x.get("app") != "app-invalid")
+assert r["totals"]["promises"] == len(bad)
+PY
+
 # b's root inode zeroed (every write of its block): the instants where
 # b's state then fails (where no journal brings the block back) fail, with
 # b's verdict.

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check/devcheck.h"
+#include "check/devint.h"
 #include "replay/devset.h"
 #include "util/util.h"
 
@@ -69,7 +70,7 @@ static int
 add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t d,
              uint64_t c, uint64_t t0, uint64_t *counts, size_t *cap)
 {
-  struct pc_instant in = { .dev = d, .record = c, .verdict = PC_V_OK };
+  struct pc_instant in = { .dev = d, .record = c, .verdict = PC_V_OK, .app = PC_V_COUNT };
   bool judged = false;
 
   pc_devset_counts (set, d, c, counts);
@@ -97,14 +98,29 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t
     return -ENOMEM;
   }
   res->inst[res->ninst++] = in;
-  res->count[in.verdict]++;
-  if (in.verdict != PC_V_OK && in.verdict != PC_V_NOT_CHECKED) {
-    if (in.promise)
-      res->promises++;
-    else
-      res->exposures++;
-  }
   return 0;
+}
+
+/* Folds the checker's answers into the instants' verdicts, and counts. */
+static void
+count (struct pc_devcheck_result *res)
+{
+  memset (res->count, 0, sizeof res->count);
+  res->promises = res->exposures = 0;
+  for (size_t i = 0; i < res->ninst; i++) {
+    struct pc_instant *in = &res->inst[i];
+    if (in->app != PC_V_COUNT) {
+      in->verdict = (enum pc_verdict) pc_verdict_worse ((int) in->verdict, (int) in->app);
+      in->promise |= in->app == PC_V_APP_INVALID;
+    }
+    res->count[in->verdict]++;
+    if (in->verdict != PC_V_OK && in->verdict != PC_V_NOT_CHECKED) {
+      if (in->promise)
+        res->promises++;
+      else
+        res->exposures++;
+    }
+  }
 }
 
 int
@@ -148,7 +164,7 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     c.model = (struct pc_model) { PC_MODEL_WRITE, 0, 0 };
     c.shard = 0;
     c.nshards = 1;
-    c.verify = NULL;
+    c.verify = NULL;            /* the checker sees every device at once */
     r = pc_check_run (&c, &res->dev[j], err);
     free (base);
     if (r < 0)
@@ -163,6 +179,10 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
         pc_err_set (err, -r, "%s", strerror (-r));
   if (r == 0)
     qsort (res->inst, res->ninst, sizeof *res->inst, inst_cmp);
+  if (r == 0 && cfg->verify)
+    r = pc_devverify_run (cfg, &set, res, err);
+  if (r == 0)
+    count (res);
 out:
   free (counts);
   pc_devset_free (&set);

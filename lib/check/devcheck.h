@@ -11,6 +11,14 @@
  * an instant before its own check starts (its log's first mark, as for
  * one log).  Each device holds a filesystem of its own: an ext4 whose
  * journal is on another device of the set is not recovered with it here.
+ *
+ * With cfg->verify, the application's checker runs at every instant where
+ * every device is judged (once per distinct set of states), with each
+ * device's tree, its journal recovered, in a directory of its own:
+ * POWERCUT_ROOT_<NAME>, and POWERCUT_MARKS_<NAME> and
+ * POWERCUT_LAST_MARK_<NAME> the marks that device had logged by then
+ * (NAME with every character but letters and digits made "_"), and
+ * POWERCUT_INSTANT the instant's id; its failing is a broken promise.
  */
 #ifndef POWERCUT_DEVCHECK_H
 #define POWERCUT_DEVCHECK_H
@@ -29,8 +37,11 @@ struct pc_instant {
   uint64_t time_ns;             /* since the set's earliest start */
   int64_t *point;               /* per device: its state's index in its
                                  * result's points, -1: not judged */
-  enum pc_verdict verdict;      /* the worst of theirs */
+  enum pc_verdict verdict;      /* the worst of theirs (and of app) */
   bool promise;                 /* failing, and one of them broke a promise */
+  enum pc_verdict app;          /* with --verify: ok, app-invalid or not-checked;
+                                 * PC_V_COUNT: not run (a device not judged) */
+  char evidence[PC_EVIDENCE_MAX]; /* what the checker said */
 };
 
 struct pc_devcheck_result {

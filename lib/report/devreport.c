@@ -60,6 +60,9 @@ text (FILE *f, const struct pc_devcheck_result *res)
                in->point[j] < 0 ? "not judged"
                : pc_verdict_info (res->dev[j]->points[in->point[j]].verdict)->name,
                state_id (res, in, j));
+    if (in->app != PC_V_COUNT)
+      fprintf (f, "    %-10s %-13s %s\n", "--verify", pc_verdict_info (in->app)->name,
+               in->evidence);
     fprintf (f, "    rebuild: powercut replay %s --at %s:%" PRIu64 " -o STATE-DIR\n", res->dir,
              res->names[in->dev], in->record);
   }
@@ -115,6 +118,10 @@ json (const char *path, const struct pc_devcheck_result *res)
       json_object_object_add (st, res->names[j], s);
     }
     json_object_object_add (x, "devices", st);
+    if (in->app != PC_V_COUNT) {
+      json_object_object_add (x, "app", json_object_new_string (pc_verdict_info (in->app)->name));
+      json_object_object_add (x, "evidence", json_object_new_string (in->evidence));
+    }
     json_object_array_add (insts, x);
   }
   json_object_object_add (o, "instants", insts);

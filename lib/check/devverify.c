@@ -1,0 +1,231 @@
+/* devverify.c: the application's checker run at the instants of a device
+ * set (devcheck.h): every device's recovered tree exported side by side. */
+#include <config.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check/devcheck.h"
+#include "check/export.h"
+#include "check/fsck.h"
+#include "check/fstree.h"
+#include "format/mark.h"
+#include "replay/image.h"
+#include "replay/recover.h"
+#include "util/disk.h"
+#include "util/proc.h"
+#include "util/util.h"
+
+#include "check/devint.h"
+
+/* Brings export x to the tree of device d at the state named id, its
+ * journal recovered as a reboot would.  Returns 0, or -errno with the
+ * reason in err (-ENOTSUP: recovery that only e2fsck does). */
+static int
+export_state (const struct pc_devset_dev *d, const uint8_t *base, const char *id,
+              struct pc_export *x, struct pc_err *err)
+{
+  struct pc_state s;
+  struct pc_image *im = NULL;
+  struct pc_mark tree;
+  uint64_t cursor = 0;
+  char problems[512];
+  int r = pc_state_parse (&d->ix, id, &s, err);
+
+  if (r < 0)
+    return r;
+  memset (&tree, 0, sizeof tree);
+  r = pc_image_new (d->ix.hdr.devsize, base, -1, 0, &im);
+  if (r == 0)
+    r = pc_state_build (&d->ix, &s, im, &cursor);
+  if (r >= 0 && pc_image_size (im) >= 2048 && pc_fs_needs_recovery (pc_image_data (im) + 1024))
+    r = pc_recover (im, (int64_t) (pc_now_real_ns () / 1000000000u), NULL, err);
+  if (r >= 0) {
+    r = pc_fstree_read_mem (pc_image_data (im), pc_image_size (im), UINT64_MAX, &tree,
+                            problems, sizeof problems);
+    if (r < 0)
+      pc_err_set (err, -r, "%s: the filesystem cannot be read", d->name);
+  }
+  if (r >= 0)
+    r = pc_export_update (x, pc_image_data (im), pc_image_size (im), &tree, err);
+  pc_mark_free (&tree);
+  pc_image_free (im);
+  pc_state_clear (&s);
+  return r < 0 ? r : 0;
+}
+
+/* The names of device d's marks logged in its first n records, space
+ * separated, and the last: malloc'd strings (NULL without memory). */
+static int
+marks_of (const struct pc_devset_dev *d, uint64_t n, char **ret_all, char **ret_last)
+{
+  char *all = NULL, *last = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&all, &len);
+
+  if (f == NULL)
+    return -ENOMEM;
+  for (uint64_t i = 0; i < n && i < d->ix.n; i++) {
+    struct pc_mark m;
+    if (d->ix.recs[i].type != PC_REC_MARK ||
+        pc_mark_decode (d->ix.recs[i].data, d->ix.recs[i].datalen, &m, NULL) < 0)
+      continue;
+    fprintf (f, "%s%s", len || ftell (f) ? " " : "", m.name);
+    free (last);
+    last = strdup (m.name);
+    pc_mark_free (&m);
+  }
+  if (fclose (f) == EOF || (last == NULL && (last = strdup ("")) == NULL)) {
+    free (all);
+    free (last);
+    return -ENOMEM;
+  }
+  *ret_all = all;
+  *ret_last = last;
+  return 0;
+}
+
+/* An environment variable's name for device name: letters, digits, _. */
+static void
+env_name (const char *prefix, const char *name, char *buf, size_t len)
+{
+  size_t n = (size_t) snprintf (buf, len, "%s", prefix);
+
+  for (const char *p = name; *p && n + 1 < len; p++)
+    buf[n++] = isalnum ((unsigned char) *p) ? *p : '_';
+  buf[n] = '\0';
+}
+
+int
+pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set,
+                  struct pc_devcheck_result *res, struct pc_err *err)
+{
+  const char *tmp = cfg->work_dir ? cfg->work_dir : getenv ("TMPDIR");
+  struct pc_export **x = calloc (set->n, sizeof *x);
+  uint8_t **base = calloc (set->n, sizeof *base);
+  uint64_t *bsize = calloc (set->n, sizeof *bsize), *counts = calloc (set->n, sizeof *counts);
+  char work[4096], *out = malloc (PC_EVIDENCE_MAX * 4);
+  char **env = calloc (3 * set->n + 2, sizeof *env);
+  int r = 0;
+
+  snprintf (work, sizeof work, "%s/powercut-verify.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (x == NULL || base == NULL || bsize == NULL || counts == NULL || out == NULL || env == NULL)
+    r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  else if (mkdtemp (work) == NULL)
+    r = pc_err_set (err, errno, "%s: %s", work, strerror (errno));
+  for (size_t j = 0; r == 0 && j < set->n; j++) {
+    char dir[4200], *bpath = NULL;
+    snprintf (dir, sizeof dir, "%s/%s", work, set->dev[j].name);
+    if ((set->dev[j].ix.hdr.flags & PC_LOG_F_BASE) &&
+        asprintf (&bpath, "%s/%s", res->dir, set->dev[j].ix.hdr.basename) < 0)
+      r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    if (r == 0)
+      r = pc_index_read_base (&set->dev[j].ix, bpath, &base[j], &bsize[j], err);
+    free (bpath);
+    if (r == 0 && (r = pc_export_new (dir, &x[j])) < 0)
+      pc_err_set (err, -r, "%s: %s", dir, strerror (-r));
+  }
+  for (size_t i = 0; r == 0 && i < res->ninst && !pc_interrupted (); i++) {
+    struct pc_instant *in = &res->inst[i];
+    char *argv[] = { (char *) "sh", (char *) "-c", (char *) cfg->verify, NULL };
+    size_t ne = 0, prev;
+    bool all = true;
+    int rv;
+    for (size_t j = 0; j < set->n; j++)
+      all &= in->point[j] >= 0;
+    if (!all)
+      continue;                 /* a device without its filesystem yet */
+    /* the same states as an instant already run: its answer */
+    for (prev = 0; prev < i; prev++)
+      if (res->inst[prev].app != PC_V_COUNT &&
+          memcmp (res->inst[prev].point, in->point, set->n * sizeof *in->point) == 0)
+        break;
+    if (prev < i) {
+      in->app = res->inst[prev].app;
+      memcpy (in->evidence, res->inst[prev].evidence, sizeof in->evidence);
+      continue;
+    }
+    in->app = PC_V_NOT_CHECKED;
+    pc_devset_counts (set, in->dev, in->record, counts);
+    for (size_t j = 0; j < set->n && in->app == PC_V_NOT_CHECKED; j++) {
+      struct pc_err e;
+      char nm[128], dir[4200], *all_marks = NULL, *last = NULL;
+      int er = export_state (&set->dev[j], base[j], res->dev[j]->points[in->point[j]].id,
+                             x[j], &e);
+      if (er < 0) {
+        snprintf (in->evidence, sizeof in->evidence, "the tree of %.64s could not be "
+                  "exported: %.700s", set->dev[j].name, e.msg);
+        in->app = PC_V_COUNT;   /* not run: not checked */
+        break;
+      }
+      snprintf (dir, sizeof dir, "%s/%s", work, set->dev[j].name);
+      if (marks_of (&set->dev[j], counts[j], &all_marks, &last) < 0) {
+        r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+        break;
+      }
+      env_name ("POWERCUT_ROOT_", set->dev[j].name, nm, sizeof nm);
+      if (asprintf (&env[ne++], "%s=%s", nm, dir) < 0)
+        r = -ENOMEM;
+      env_name ("POWERCUT_MARKS_", set->dev[j].name, nm, sizeof nm);
+      if (r == 0 && asprintf (&env[ne++], "%s=%s", nm, all_marks) < 0)
+        r = -ENOMEM;
+      env_name ("POWERCUT_LAST_MARK_", set->dev[j].name, nm, sizeof nm);
+      if (r == 0 && asprintf (&env[ne++], "%s=%s", nm, last) < 0)
+        r = -ENOMEM;
+      free (all_marks);
+      free (last);
+      if (r < 0)
+        pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    }
+    if (r == 0 && in->app == PC_V_NOT_CHECKED &&
+        asprintf (&env[ne++], "POWERCUT_INSTANT=%s:%" PRIu64, set->dev[in->dev].name,
+                  in->record) < 0)
+      r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    if (r == 0 && in->app == PC_V_NOT_CHECKED) {
+      struct pc_proc_extra xe = { .env = env, .cwd = work };
+      rv = pc_proc_run_extra (argv, &xe, cfg->timeout_s, out, PC_EVIDENCE_MAX * 4);
+      if (rv == 0)
+        in->app = PC_V_OK;
+      else if (rv == -ETIME)
+        snprintf (in->evidence, sizeof in->evidence, "the --verify command did not finish "
+                  "within %d s (give a longer --timeout)", cfg->timeout_s);
+      else if (rv < 0 || rv == 126 || rv == 127)
+        snprintf (in->evidence, sizeof in->evidence, "the --verify command could not be run "
+                  "(%s): %.400s", rv < 0 ? strerror (-rv) : "not found or not executable", out);
+      else {
+        snprintf (in->evidence, sizeof in->evidence, "the --verify command %s %d: %.800s",
+                  rv >= 256 ? "was killed by signal" : "exited with status",
+                  rv >= 256 ? rv - 256 : rv, out);
+        in->app = PC_V_APP_INVALID;
+      }
+      for (size_t j = 0; j < set->n; j++)
+        pc_export_verify (x[j]);
+    }
+    if (in->app == PC_V_COUNT)
+      in->app = PC_V_NOT_CHECKED;
+    for (size_t k = 0; k < ne; k++) {
+      free (env[k]);
+      env[k] = NULL;
+    }
+  }
+  for (size_t j = 0; j < set->n; j++) {
+    if (x && x[j])
+      pc_export_free (x[j]);
+    if (base)
+      pc_image_unmap (base[j], bsize[j]);
+  }
+  if (x)
+    rmdir (work);
+  free (x);
+  free (base);
+  free (bsize);
+  free (counts);
+  free (out);
+  free (env);
+  return r;
+}
