@@ -242,7 +242,7 @@ devset_args (const struct args *a)
   const char *no = a->cfg.model.kind != PC_MODEL_FLUSH ? "--model (instants follow the flush model)"
                    : a->cfg.nshards > 1 ? "--shard"
                    : a->out.html ? "--html" : a->cfg.base_path ? "--base (bases sit beside their logs)"
-                   : a->cfg.from_mark ? "--from" : a->cfg.keep_dir ? "--keep" : NULL;
+                   : a->cfg.keep_dir ? "--keep" : NULL;
 
   if (no == NULL)
     return -1;

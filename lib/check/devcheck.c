@@ -129,7 +129,7 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
 {
   struct pc_devcheck_result *res = calloc (1, sizeof *res);
   struct pc_devset set;
-  uint64_t *counts = NULL, t0 = UINT64_MAX;
+  uint64_t *counts = NULL, t0 = UINT64_MAX, from_t = UINT64_MAX;
   size_t cap = 0;
   int r;
 
@@ -160,6 +160,15 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
       break;
     }
     c.log_path = set.dev[j].path;
+    /* --from: the devices that have the mark start there */
+    c.from_mark = cfg->from_mark && pc_index_find_mark (&set.dev[j].ix, cfg->from_mark) >= 0
+                  ? cfg->from_mark : NULL;
+    if (c.from_mark) {
+      uint64_t t = set.dev[j].start +
+                   set.dev[j].ix.recs[pc_index_find_mark (&set.dev[j].ix, cfg->from_mark)].time_ns;
+      if (t < from_t)
+        from_t = t;
+    }
     c.base_path = base;
     c.model = (struct pc_model) { PC_MODEL_WRITE, 0, 0 };
     c.shard = 0;
@@ -172,9 +181,12 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     if (set.dev[j].start < t0)
       t0 = set.dev[j].start;
   }
+  if (r == 0 && cfg->from_mark && from_t == UINT64_MAX)
+    r = pc_err_set (err, EINVAL, "%s: no device has a mark named '%s'", dir, cfg->from_mark);
   for (size_t d = 0; r == 0 && d < set.n; d++)
     for (uint64_t c = 0; r == 0 && c < set.dev[d].ix.n; c++)
       if (flush_point (&set.dev[d].ix.recs[c]) &&
+          (from_t == UINT64_MAX || set.dev[d].start + set.dev[d].ix.recs[c].time_ns >= from_t) &&
           (r = add_instant (res, &set, d, c, t0, counts, &cap)) < 0)
         pc_err_set (err, -r, "%s", strerror (-r));
   if (r == 0)

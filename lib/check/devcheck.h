@@ -9,7 +9,8 @@
  * each, every device holds what it had logged by then.  An instant's
  * verdict is the worst of its devices' states; a device is not judged at
  * an instant before its own check starts (its log's first mark, as for
- * one log).  Each device holds a filesystem of its own: an ext4 whose
+ * one log).  With cfg->from_mark, the devices that have that mark start
+ * there, and so do the instants (from its earliest instant).  Each device holds a filesystem of its own: an ext4 whose
  * journal is on another device of the set is not recovered with it here.
  *
  * With cfg->verify, the application's checker runs at every instant where

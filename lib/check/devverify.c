@@ -24,25 +24,30 @@
 #include "check/devint.h"
 
 /* Brings export x to the tree of device d at the state named id, its
- * journal recovered as a reboot would.  Returns 0, or -errno with the
- * reason in err (-ENOTSUP: recovery that only e2fsck does). */
+ * journal recovered as a reboot would.  im holds d's states one after
+ * another (*cursor: the records it holds outright; the states come in
+ * the order of the instants, which never goes back), each recovered in
+ * an overlay undone after.  Returns 0, or -errno with the reason in err
+ * (-ENOTSUP: recovery that only e2fsck does). */
 static int
-export_state (const struct pc_devset_dev *d, const uint8_t *base, const char *id,
-              struct pc_export *x, struct pc_err *err)
+export_state (const struct pc_devset_dev *d, struct pc_image *im, uint64_t *cursor,
+              const char *id, struct pc_export *x, struct pc_err *err)
 {
   struct pc_state s;
-  struct pc_image *im = NULL;
   struct pc_mark tree;
-  uint64_t cursor = 0;
   char problems[512];
+  bool overlay = false;
   int r = pc_state_parse (&d->ix, id, &s, err);
 
   if (r < 0)
     return r;
   memset (&tree, 0, sizeof tree);
-  r = pc_image_new (d->ix.hdr.devsize, base, -1, 0, &im);
-  if (r == 0)
-    r = pc_state_build (&d->ix, &s, im, &cursor);
+  r = pc_state_build (&d->ix, &s, im, cursor);
+  overlay = r == 1;
+  if (r == 0) {
+    r = pc_image_overlay_begin (im);
+    overlay = r == 0;
+  }
   if (r >= 0 && pc_image_size (im) >= 2048 && pc_fs_needs_recovery (pc_image_data (im) + 1024))
     r = pc_recover (im, (int64_t) (pc_now_real_ns () / 1000000000u), NULL, err);
   if (r >= 0) {
@@ -53,8 +58,9 @@ export_state (const struct pc_devset_dev *d, const uint8_t *base, const char *id
   }
   if (r >= 0)
     r = pc_export_update (x, pc_image_data (im), pc_image_size (im), &tree, err);
+  if (overlay)
+    pc_image_overlay_end (im);
   pc_mark_free (&tree);
-  pc_image_free (im);
   pc_state_clear (&s);
   return r < 0 ? r : 0;
 }
@@ -107,14 +113,18 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
 {
   const char *tmp = cfg->work_dir ? cfg->work_dir : getenv ("TMPDIR");
   struct pc_export **x = calloc (set->n, sizeof *x);
+  struct pc_image **im = calloc (set->n, sizeof *im);
+  uint64_t *cursor = calloc (set->n, sizeof *cursor);
   uint8_t **base = calloc (set->n, sizeof *base);
   uint64_t *bsize = calloc (set->n, sizeof *bsize), *counts = calloc (set->n, sizeof *counts);
   char work[4096], *out = malloc (PC_EVIDENCE_MAX * 4);
   char **env = calloc (3 * set->n + 2, sizeof *env);
   int r = 0;
 
-  snprintf (work, sizeof work, "%s/powercut-verify.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (x == NULL || base == NULL || bsize == NULL || counts == NULL || out == NULL || env == NULL)
+  snprintf (work, sizeof work, "%s/powercut-verify.XXXXXX",
+            tmp && *tmp ? tmp : access ("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+  if (x == NULL || im == NULL || cursor == NULL || base == NULL || bsize == NULL ||
+      counts == NULL || out == NULL || env == NULL)
     r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   else if (mkdtemp (work) == NULL)
     r = pc_err_set (err, errno, "%s: %s", work, strerror (errno));
@@ -129,6 +139,8 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
     free (bpath);
     if (r == 0 && (r = pc_export_new (dir, &x[j])) < 0)
       pc_err_set (err, -r, "%s: %s", dir, strerror (-r));
+    if (r == 0 && (r = pc_image_new (set->dev[j].ix.hdr.devsize, base[j], -1, 0, &im[j])) < 0)
+      pc_err_set (err, -r, "%s: %s", set->dev[j].name, strerror (-r));
   }
   for (size_t i = 0; r == 0 && i < res->ninst && !pc_interrupted (); i++) {
     struct pc_instant *in = &res->inst[i];
@@ -155,8 +167,8 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
     for (size_t j = 0; j < set->n && in->app == PC_V_NOT_CHECKED; j++) {
       struct pc_err e;
       char nm[128], dir[4200], *all_marks = NULL, *last = NULL;
-      int er = export_state (&set->dev[j], base[j], res->dev[j]->points[in->point[j]].id,
-                             x[j], &e);
+      int er = export_state (&set->dev[j], im[j], &cursor[j],
+                             res->dev[j]->points[in->point[j]].id, x[j], &e);
       if (er < 0) {
         snprintf (in->evidence, sizeof in->evidence, "the tree of %.64s could not be "
                   "exported: %.700s", set->dev[j].name, e.msg);
@@ -216,12 +228,16 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
   for (size_t j = 0; j < set->n; j++) {
     if (x && x[j])
       pc_export_free (x[j]);
+    if (im && im[j])
+      pc_image_free (im[j]);
     if (base)
       pc_image_unmap (base[j], bsize[j]);
   }
   if (x)
     rmdir (work);
   free (x);
+  free (im);
+  free (cursor);
   free (base);
   free (bsize);
   free (counts);
