@@ -3,8 +3,8 @@
 # usage: devices.sh DIR NAME:SIZE[:MKFS-OPTIONS]... -- COMMAND [ARG]...
 # For each NAME, a recorder (powercut record) writes DIR/NAME.pclog; its
 # disk is attached through nbdfuse and a loop device, made ext4 (mkfs.ext4
-# -b 4096 and MKFS-OPTIONS, spaces as commas) and mounted (default
-# options) on DIR/mnt/NAME; the mark "mkfs" goes into each log.  COMMAND
+# -b 4096 and MKFS-OPTIONS, spaces as commas) and mounted on DIR/mnt/NAME
+# (with the options in DEVICES_MOUNT_OPTS, if any); the mark "mkfs" goes into each log.  COMMAND
 # runs with POWERCUT (the program), POWERCUT_MNT_NAME and
 # POWERCUT_CONTROL_NAME (NAME's mount point and control socket) in its
 # environment.  Then everything is taken down again, whatever happened;
@@ -56,7 +56,7 @@ for s in "${specs[@]}"; do
   loopdev[$n]=$(losetup -f --show "$run/fuse-$n/nbd") || exit 2
   # shellcheck disable=SC2086
   mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 ${opts//,/ } "${loopdev[$n]}" || exit 2
-  mount "${loopdev[$n]}" "$dir/mnt/$n" || exit 2
+  mount ${DEVICES_MOUNT_OPTS:+-o "$DEVICES_MOUNT_OPTS"} "${loopdev[$n]}" "$dir/mnt/$n" || exit 2
   "$pc" mark --control "$run/$n.ctl" mkfs || exit 2
   export "POWERCUT_MNT_$n=$dir/mnt/$n" "POWERCUT_CONTROL_$n=$run/$n.ctl"
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # contrib/apps/matrix-table.py: the table of contrib/apps/matrix.sh, from
 # the report.json of each run (OUTDIR/APP/N-CONFIG/report.json).
-import glob, json, os, sys
+import glob, json, os, re, sys
 
 # What each configuration documents (sqlite.org/pragma.html#pragma_synchronous,
 # wal.html; git-config(1), core.fsync) and what would be worse than that:
@@ -18,6 +18,8 @@ DOC = {
     "git": ("core.fsync default: loose objects, refs and index not synced, may be lost",
             set()),
     "git:all": ("core.fsync=all: what a command wrote is durable", {"corrupt", "lost"}),
+    "postgres": ("fsync and synchronous_commit on (defaults): a committed transaction is "
+                 "durable", {"corrupt", "lost"}),
 }
 CONFIGS = ["ext4", "ext4 noauto_da_alloc", "ext4 data=writeback"]
 
@@ -49,6 +51,33 @@ def cell(rep):
         parts.append("%d not checked" % nc)
     return (", ".join(parts) or "consistent"), first
 
+def cell_set(rep):
+    """The same for a device set's report (powercut check DIR): its instants."""
+    lost_max, lost_pts, corrupt, first = 0, 0, 0, {}
+    for x in rep["instants"]:
+        v, ev = x["verdict"], x.get("evidence", "")
+        m = re.search(r"(lost|corrupt): ?(\d*)", ev)
+        p = {"id": x["id"], "evidence": ["", ev], "verdict": v,
+             "replay": "powercut replay %s --at %s -o STATE-DIR" % (rep["device_set"], x["id"])}
+        if v in ("fs-corrupt", "unmountable") or (v == "app-invalid" and m and m.group(1) == "corrupt"):
+            corrupt += 1
+            first.setdefault("corrupt", p)
+        elif v == "app-invalid" and m and m.group(1) == "lost":
+            n = int(m.group(2) or 0)
+            lost_pts += 1
+            lost_max = max(lost_max, n)
+            first.setdefault("lost>1" if n > 1 else "lost", p)
+            first.setdefault("lost", p)
+    nc = rep["totals"].get("not-checked", 0)
+    parts = []
+    if corrupt:
+        parts.append("corrupt at %d instants" % corrupt)
+    if lost_pts:
+        parts.append("lost at %d instants" % lost_pts)
+    if nc:
+        parts.append("%d not checked" % nc)
+    return (", ".join(parts) or "consistent (%d instants)" % len(rep["instants"])), first
+
 def main():
     out, apps = sys.argv[1], sys.argv[2:]
     rows, worse = [], []
@@ -58,11 +87,12 @@ def main():
         cells = []
         for i, cfg in enumerate(CONFIGS):
             f = glob.glob(os.path.join(d, "%d-*" % (i + 1), "report.json"))
-            if not f:
+            fs = glob.glob(os.path.join(d, "%d-*" % (i + 1), "report-set.json"))
+            if not f and not fs:
                 cells.append("(no report)")
                 continue
-            rep = json.load(open(f[0]))
-            text, first = cell(rep)
+            rep = json.load(open((f or fs)[0]))
+            text, first = cell(rep) if f else cell_set(rep)
             hit = [k for k in ("corrupt", "lost>1", "lost") if k in bad and k in first]
             if hit:
                 p = first[hit[0]]

@@ -3,7 +3,8 @@
 # configuration (SQLite journal modes x synchronous levels, git with its
 # default core.fsync and with core.fsync=all) runs
 # under powercut run on ext4 with the default options, noauto_da_alloc and
-# data=writeback, with its checker as --verify; the table says, per cell,
+# data=writeback, with its checker as --verify (PostgreSQL, its data and
+# its WAL on two disks: contrib/devices.sh and powercut check DIR); the table says, per cell,
 # what the application documents and what powercut observed at the crash
 # points: consistent, acknowledged transactions lost (how many at most,
 # at how many points), or corrupt.  Where the observation is worse than
@@ -20,7 +21,7 @@ out=${1:-matrix-out}
 [ "${1:-}" = -- ] && shift
 powercut=${POWERCUT:-powercut}
 apps=${MATRIX_APPS:-"sqlite:delete:off sqlite:delete:normal sqlite:delete:full sqlite:delete:extra
-  sqlite:wal:off sqlite:wal:normal sqlite:wal:full git git:all"}
+  sqlite:wal:off sqlite:wal:normal sqlite:wal:full git git:all postgres"}
 mkdir -p "$out"
 for app in $apps; do
   dir=$out/$(echo "$app" | tr ':' '-')
@@ -37,8 +38,22 @@ for app in $apps; do
     GIT_FSYNC=$(echo "$app" | cut -s -d: -f2) \
     "$powercut" run -q --out "$dir" -o '' -o noauto_da_alloc -o data=writeback \
       --verify "$here/git/check.sh" "$@" -- "$here/git/workload.sh" >/dev/null || true ;;
+  postgres)
+    # two devices, one power cut: the data and pg_wal on disks of their own
+    echo "matrix: $app" >&2
+    i=0
+    for opts in '' noauto_da_alloc data=writeback; do
+      i=$((i + 1))
+      d=$dir/$i-ext4${opts:+-$opts}
+      mkdir -p "$d"
+      DEVICES_MOUNT_OPTS=$opts POWERCUT=$(command -v "$powercut") \
+        "$here/../devices.sh" "$d/set" data:256M wal:128M -- "$here/postgres/workload.sh" >/dev/null &&
+      "$powercut" check "$d/set" --from created --verify "$here/postgres/check.sh" -q \
+        --json "$d/report-set.json" || true
+      rm -rf "$d/set/mnt"
+    done ;;
   *)
-    echo "matrix: $app: not sqlite:MODE:SYNC, git or git:FSYNC" >&2
+    echo "matrix: $app: not sqlite:MODE:SYNC, git, git:FSYNC or postgres" >&2
     exit 2 ;;
   esac
 done

@@ -155,10 +155,13 @@ pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
   }
   for (size_t j = 0; j < res->ndev; j++)
     nc += res->dev[j]->count[PC_V_NOT_CHECKED];
+  for (size_t i = 0; i < res->ninst; i++)
+    nc += res->inst[i].app == PC_V_NOT_CHECKED;     /* the checker told nothing */
   r = (o->fail_on == PC_FAIL_ON_PROMISES ? res->promises : res->promises + res->exposures) > 0
       ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
   if (nc > 0) {
-    pc_err_msg (err, "%zu states of the devices could not be checked (see the report)", nc);
+    pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "
+                "report)", nc);
     r = PC_CHECK_UNFINISHED;
   }
   pc_devcheck_free (res);

@@ -42,7 +42,7 @@ if [ "$rows" != "$max" ]; then
   exit 2
 fi
 if [ "$max" -lt "$acked" ]; then
-  echo "lost: $max of $acked acknowledged transactions"
+  echo "lost: $((acked - max)) of $acked acknowledged transactions (the table ends at $max)"
   exit 1
 fi
 echo "consistent: $max transactions, $acked acknowledged"
