@@ -96,6 +96,10 @@ for p in $points; do
   assert_eq "$rc" 0 "$p: e2fsck -fn after recovery ($out $err)"
   n=$((n + 1))
 done
+# powercut check of the set says, in one line, what it does not do yet
+run powercut check "$set_dir"
+assert_eq "$rc" 2 "check of a set with an external journal: exit status"
+assert_match "$err" 'holds an ext3/ext4 external journal' "check of a set with an external journal: message"
 # the instants were checked, on both devices' flushes
 echo "instants: $n, of which $recovered replayed transactions from the journal"
 assert_ge "$n" 20 "instants checked"

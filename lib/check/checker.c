@@ -177,6 +177,13 @@ probe_end (struct ctx *c, struct pc_err *why)
   else if ((r = pc_fs_probe (img, type, sizeof type)) < 0)
     pc_err_msg (why, "%s: blkid cannot probe its end: %s", c->cfg->log_path,
                 strerror (-r));
+  else if (r == 0 && strcmp (type, "jbd") == 0) {
+    pc_err_msg (why, "%s: the device holds an ext3/ext4 external journal, not a filesystem; "
+                "a filesystem is not yet checked with its journal's device (rebuild their "
+                "instants with powercut replay DIR --at NAME:POINT, then e2fsck -j)",
+                c->cfg->log_path);
+    r = -EMEDIUMTYPE;
+  }
   else if (r == 0) {
     pc_err_msg (why, "%s: no ext2/ext3/ext4 filesystem on the device at the end "
                 "of the recording (blkid finds %s)", c->cfg->log_path, type[0] ? type : "none");
