@@ -7,10 +7,12 @@
 # Then at every flush and FUA record of either device after mkfs,
 # "powercut replay DIR --at NAME:N" builds both images of that instant;
 # e2fsck recovers fs with the journal of that same instant, and must find
-# it clean.
+# it clean; powercut check of the set says the same.  With the root inode
+# zeroed in the filesystem's log, check fails exactly the instants where a
+# rebuild with e2fsck -j finds errors.
 source "$top_srcdir/tests/functions.sh"
 requires_root
-requires nbdfuse losetup mkfs.ext4 mke2fs e2fsck fusermount3 python3
+requires nbdfuse losetup mkfs.ext4 mke2fs e2fsck debugfs fusermount3 python3
 
 set_dir=$tmp/set
 mnt=$tmp/mnt
@@ -96,10 +98,61 @@ for p in $points; do
   assert_eq "$rc" 0 "$p: e2fsck -fn after recovery ($out $err)"
   n=$((n + 1))
 done
-# powercut check of the set says, in one line, what it does not do yet
-run powercut check "$set_dir"
-assert_eq "$rc" 2 "check of a set with an external journal: exit status"
-assert_match "$err" 'holds an ext3/ext4 external journal' "check of a set with an external journal: message"
+# powercut check of the set judges the filesystem at each instant with the
+# journal of that instant: clean everywhere, as above
+run powercut check "$set_dir" --json "$tmp/set.json"
+assert_eq "$rc" 0 "check of the set (out: $out; stderr: $err)"
+assert_match "$out" 'its journal on jnl: judged with it' "the report names the pair"
+python3 - "$tmp/set.json" <<'PY' || fail "the set's instants"
+import json, sys
+r = json.load(open(sys.argv[1]))
+x = r["instants"]
+assert len(x) >= 20 and all(i["verdict"] == "ok" and i["devices"]["fs"]["journal_on"] == "jnl"
+                            for i in x), x[:2]
+PY
+# The filesystem's root inode zeroed in its log (every write of its
+# block): where that reaches a state the journal does not mend, check
+# fails the instant, and exactly there does a rebuild (replay, then
+# e2fsck -j) find errors.
+cp -r "$set_dir" "$tmp/bad"
+run powercut replay "$set_dir/fs.pclog" --at end -o "$tmp/fs-end.img"
+blk=$(debugfs -R 'imap <2>' "$tmp/fs-end.img" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\),.*/\1/p')
+assert_match "$blk" '^[0-9]+$' "the root inode's block"
+while read -r seq o; do
+  "$top_builddir/tests/log-edit" "$tmp/bad/fs.pclog" zero "$seq" "$o" 4096 || fail "log-edit"
+done < <(python3 - "$tmp/bad/fs.pclog" "$blk" <<'PY'
+import struct, sys
+data, at = open(sys.argv[1], "rb").read(), int(sys.argv[2]) * 4096
+off = 256
+while off + 56 <= len(data):
+    typ, = struct.unpack_from("<H", data, off + 4)
+    seq, offset, length, datalen = struct.unpack_from("<QQII", data, off + 8)
+    if typ == 1 and offset <= at < offset + length:
+        print(seq, at - offset)
+    off += 56 + datalen
+PY
+)
+run powercut check "$tmp/bad" --json "$tmp/bad.json"
+assert_eq "$rc" 1 "check of the damaged set (stderr: $err)"
+nbad=0
+while read -r id v; do
+  rm -rf "$tmp/o"
+  powercut replay "$tmp/bad" --at "$id" -o "$tmp/o" || fail "replay $id"
+  e2fsck -y -E journal_only -j "$tmp/o/jnl.img" "$tmp/o/fs.img" >/dev/null 2>&1 || true
+  st=0
+  e2fsck -fn -j "$tmp/o/jnl.img" "$tmp/o/fs.img" >/dev/null 2>&1 || st=$?
+  if [ "$v" = ok ]; then
+    assert_eq "$st" 0 "$id: check says ok, e2fsck"
+  else
+    nbad=$((nbad + 1))
+    [ "$st" != 0 ] || fail "$id: check says $v, e2fsck finds it clean"
+  fi
+done < <(python3 -c '
+import json, sys
+for i in json.load(open(sys.argv[1]))["instants"]:
+    print(i["id"], i["verdict"])' "$tmp/bad.json")
+assert_ge "$nbad" 1 "instants the damage reaches"
+
 # the instants were checked, on both devices' flushes
 echo "instants: $n, of which $recovered replayed transactions from the journal"
 assert_ge "$n" 20 "instants checked"

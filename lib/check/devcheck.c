@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check/devcheck.h"
 #include "check/devint.h"
+#include "format/mark.h"
 #include "replay/devset.h"
+#include "util/disk.h"
 #include "util/util.h"
 
 void
@@ -20,8 +23,12 @@ pc_devcheck_free (struct pc_devcheck_result *res)
     free (res->names[j]);
     pc_check_result_free (res->dev[j]);
   }
-  for (size_t i = 0; i < res->ninst; i++)
+  for (size_t i = 0; i < res->ninst; i++) {
     free (res->inst[i].point);
+    free (res->inst[i].pair);
+  }
+  free (res->journal_of);
+  free (res->is_journal);
   free (res->names);
   free (res->dev);
   free (res->inst);
@@ -68,7 +75,7 @@ inst_cmp (const void *a, const void *b)
 /* Adds the instant after record c of device d, if a device is judged. */
 static int
 add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t d,
-             uint64_t c, uint64_t t0, uint64_t *counts, size_t *cap)
+             uint64_t c, uint64_t t0, const uint64_t *from, uint64_t *counts, size_t *cap)
 {
   struct pc_instant in = { .dev = d, .record = c, .verdict = PC_V_OK, .app = PC_V_COUNT };
   bool judged = false;
@@ -76,10 +83,17 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t
   pc_devset_counts (set, d, c, counts);
   in.time_ns = set->dev[d].start + set->dev[d].ix.recs[c].time_ns - t0;
   in.point = malloc (set->n * sizeof *in.point);
-  if (in.point == NULL)
+  in.pair = malloc (set->n * sizeof *in.pair);
+  if (in.point == NULL || in.pair == NULL) {
+    free (in.point);
+    free (in.pair);
     return -ENOMEM;
+  }
   for (size_t j = 0; j < set->n; j++) {
     const struct pc_point *p;
+    /* a filesystem with its journal elsewhere: judged later, with it */
+    in.pair[j] = res->journal_of[j] >= 0 && counts[j] > from[j] ? PC_V_NOT_CHECKED : PC_V_COUNT;
+    judged |= in.pair[j] != PC_V_COUNT;
     in.point[j] = counts[j] ? state_at (res->dev[j], counts[j] - 1) : -1;
     if (in.point[j] < 0)
       continue;
@@ -91,6 +105,7 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t
   }
   if (!judged) {
     free (in.point);
+    free (in.pair);
     return 0;
   }
   if (pc_grow (&res->inst, cap, res->ninst + 1, sizeof *res->inst, 64) < 0) {
@@ -113,6 +128,11 @@ count (struct pc_devcheck_result *res)
       in->verdict = (enum pc_verdict) pc_verdict_worse ((int) in->verdict, (int) in->app);
       in->promise |= in->app == PC_V_APP_INVALID;
     }
+    for (size_t j = 0; j < res->ndev; j++)
+      if (in->pair[j] != PC_V_COUNT) {
+        in->verdict = (enum pc_verdict) pc_verdict_worse ((int) in->verdict, (int) in->pair[j]);
+        in->promise |= in->pair[j] == PC_V_FS_CORRUPT || in->pair[j] == PC_V_UNMOUNTABLE;
+      }
     res->count[in->verdict]++;
     if (in->verdict != PC_V_OK && in->verdict != PC_V_NOT_CHECKED) {
       if (in->promise)
@@ -123,13 +143,113 @@ count (struct pc_devcheck_result *res)
   }
 }
 
+/* Judges every instant's filesystems that keep their journal on another
+ * device, once for each pair of states. */
+static int
+judge_pairs (const struct pc_check_config *cfg, const struct pc_devset *set,
+             struct pc_devcheck_result *res, const char *dir, struct pc_err *err)
+{
+  const char *tmp = cfg->work_dir ? cfg->work_dir : getenv ("TMPDIR");
+  uint64_t *counts = calloc (set->n, sizeof *counts), (*seen)[3] = NULL;
+  uint8_t **base = calloc (set->n, sizeof *base);
+  uint64_t *bsize = calloc (set->n, sizeof *bsize);
+  enum pc_verdict *seen_v = NULL;
+  size_t nseen = 0, cap = 0, capv = 0;
+  char work[4096];
+  int r = 0;
+
+  snprintf (work, sizeof work, "%s/powercut-journal.XXXXXX",
+            tmp && *tmp ? tmp : access ("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+  if (counts == NULL || base == NULL || bsize == NULL)
+    r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  else if (mkdtemp (work) == NULL)
+    r = pc_err_set (err, errno, "%s: %s", work, strerror (errno));
+  for (size_t j = 0; r == 0 && j < set->n; j++) {
+    char *bpath = NULL;
+    if (res->journal_of[j] < 0 && !res->is_journal[j])
+      continue;
+    if ((set->dev[j].ix.hdr.flags & PC_LOG_F_BASE) &&
+        asprintf (&bpath, "%s/%s", dir, set->dev[j].ix.hdr.basename) < 0)
+      r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    if (r == 0)
+      r = pc_index_read_base (&set->dev[j].ix, bpath, &base[j], &bsize[j], err);
+    free (bpath);
+  }
+  for (size_t i = 0; r == 0 && i < res->ninst && !pc_interrupted (); i++) {
+    struct pc_instant *in = &res->inst[i];
+    pc_devset_counts (set, in->dev, in->record, counts);
+    for (size_t f = 0; r == 0 && f < set->n; f++) {
+      size_t jn = (size_t) res->journal_of[f], k;
+      char note[sizeof in->pair_note];
+      if (in->pair[f] == PC_V_COUNT)
+        continue;
+      for (k = 0; k < nseen; k++)
+        if (seen[k][0] == f && seen[k][1] == counts[f] && seen[k][2] == counts[jn])
+          break;
+      note[0] = '\0';
+      if (k == nseen) {
+        enum pc_verdict v;
+        r = pc_devjournal_judge (set, f, jn, counts[f], counts[jn], base[f], base[jn], work,
+                                 cfg->timeout_s, &v, note, sizeof note);
+        if (r < 0) {
+          pc_err_set (err, -r, "%s: writing its images: %s", set->dev[f].name, strerror (-r));
+          break;
+        }
+        if (pc_grow (&seen, &cap, nseen + 1, sizeof *seen, 64) < 0 ||
+            pc_grow (&seen_v, &capv, nseen + 1, sizeof *seen_v, 64) < 0) {
+          r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+          break;
+        }
+        seen[nseen][0] = f;
+        seen[nseen][1] = counts[f];
+        seen[nseen][2] = counts[jn];
+        seen_v[nseen++] = v;
+      }
+      in->pair[f] = seen_v[k];
+      if (note[0] && in->pair_note[0] == '\0')
+        snprintf (in->pair_note, sizeof in->pair_note, "%s: %s", set->dev[f].name, note);
+    }
+  }
+  if (counts && base && bsize) {
+    char path[4200];
+    snprintf (path, sizeof path, "%s/fs.img", work);
+    unlink (path);
+    snprintf (path, sizeof path, "%s/journal.img", work);
+    unlink (path);
+    rmdir (work);
+  }
+  for (size_t j = 0; base && bsize && j < set->n; j++)
+    pc_image_unmap (base[j], bsize[j]);
+  free (counts);
+  free (base);
+  free (bsize);
+  free (seen);
+  free (seen_v);
+  return r;
+}
+
+/* The record a device's check starts at: the --from mark if it has it,
+ * else its first mark, else 0. */
+static uint64_t
+start_record (const struct pc_devset_dev *d, const char *from_mark)
+{
+  int64_t m = from_mark ? pc_index_find_mark (&d->ix, from_mark) : -1;
+
+  if (m >= 0)
+    return (uint64_t) m;
+  for (uint64_t i = 0; i < d->ix.n; i++)
+    if (d->ix.recs[i].type == PC_REC_MARK)
+      return i;
+  return 0;
+}
+
 int
 pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
                  struct pc_devcheck_result **ret, struct pc_err *err)
 {
   struct pc_devcheck_result *res = calloc (1, sizeof *res);
   struct pc_devset set;
-  uint64_t *counts = NULL, t0 = UINT64_MAX, from_t = UINT64_MAX;
+  uint64_t *counts = NULL, *from = NULL, t0 = UINT64_MAX, from_t = UINT64_MAX;
   size_t cap = 0;
   int r;
 
@@ -149,9 +269,51 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     goto out;
   }
   res->ndev = set.n;
+  res->journal_of = calloc (set.n, sizeof *res->journal_of);
+  res->is_journal = calloc (set.n, sizeof *res->is_journal);
+  from = calloc (set.n, sizeof *from);
+  if (res->journal_of == NULL || res->is_journal == NULL || from == NULL)
+    r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  if (r == 0)
+    r = pc_devjournal_roles (&set, dir, res->journal_of, err);
+  for (size_t j = 0; r == 0 && j < set.n; j++)
+    if (res->journal_of[j] >= 0) {
+      res->is_journal[res->journal_of[j]] = true;
+      if (cfg->verify)
+        r = pc_err_set (err, EINVAL, "--verify with a filesystem whose journal is on another "
+                        "device (%s): not yet", set.dev[j].name);
+    }
   for (size_t j = 0; r == 0 && j < set.n; j++) {
     struct pc_check_config c = *cfg;
     char *base = NULL;
+    from[j] = start_record (&set.dev[j], cfg->from_mark);
+    if (res->journal_of[j] >= 0 || res->is_journal[j]) {
+      /* judged with its pair (judge_pairs), or not alone: no states here */
+      res->names[j] = strdup (set.dev[j].name);
+      res->dev[j] = calloc (1, sizeof *res->dev[j]);
+      if (res->names[j] == NULL || res->dev[j] == NULL ||
+          (res->dev[j]->log_path = strdup (set.dev[j].path)) == NULL) {
+        r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+        break;
+      }
+      res->dev[j]->records = set.dev[j].ix.n;
+      res->dev[j]->from_record = from[j];
+      if (set.dev[j].ix.recs && from[j] < set.dev[j].ix.n &&
+          set.dev[j].ix.recs[from[j]].type == PC_REC_MARK) {
+        struct pc_mark m;
+        if (pc_mark_decode (set.dev[j].ix.recs[from[j]].data,
+                            set.dev[j].ix.recs[from[j]].datalen, &m, NULL) == 0) {
+          snprintf (res->dev[j]->from, sizeof res->dev[j]->from, "%s", m.name);
+          pc_mark_free (&m);
+        }
+      }
+      if (cfg->from_mark && pc_index_find_mark (&set.dev[j].ix, cfg->from_mark) >= 0 &&
+          set.dev[j].start + set.dev[j].ix.recs[from[j]].time_ns < from_t)
+        from_t = set.dev[j].start + set.dev[j].ix.recs[from[j]].time_ns;
+      if (set.dev[j].start < t0)
+        t0 = set.dev[j].start;
+      continue;
+    }
     res->names[j] = strdup (set.dev[j].name);
     if (res->names[j] == NULL ||
         ((set.dev[j].ix.hdr.flags & PC_LOG_F_BASE) &&
@@ -187,16 +349,19 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     for (uint64_t c = 0; r == 0 && c < set.dev[d].ix.n; c++)
       if (flush_point (&set.dev[d].ix.recs[c]) &&
           (from_t == UINT64_MAX || set.dev[d].start + set.dev[d].ix.recs[c].time_ns >= from_t) &&
-          (r = add_instant (res, &set, d, c, t0, counts, &cap)) < 0)
+          (r = add_instant (res, &set, d, c, t0, from, counts, &cap)) < 0)
         pc_err_set (err, -r, "%s", strerror (-r));
   if (r == 0)
     qsort (res->inst, res->ninst, sizeof *res->inst, inst_cmp);
+  if (r == 0)
+    r = judge_pairs (cfg, &set, res, dir, err);
   if (r == 0 && cfg->verify)
     r = pc_devverify_run (cfg, &set, res, err);
   if (r == 0)
     count (res);
 out:
   free (counts);
+  free (from);
   pc_devset_free (&set);
   if (r < 0) {
     pc_devcheck_free (res);

@@ -10,8 +10,12 @@
  * verdict is the worst of its devices' states; a device is not judged at
  * an instant before its own check starts (its log's first mark, as for
  * one log).  With cfg->from_mark, the devices that have that mark start
- * there, and so do the instants (from its earliest instant).  Each device holds a filesystem of its own: an ext4 whose
- * journal is on another device of the set is not recovered with it here.
+ * there, and so do the instants (from its earliest instant).  A device
+ * holds a filesystem of its own, or the external journal of one on
+ * another device of the set: that filesystem is judged at each instant
+ * (from its first mark on) with the journal of that same instant, by
+ * e2fsck on image files (recovery with -j, then -fn must find it clean),
+ * and the journal's device is not judged alone.
  *
  * With cfg->verify, the application's checker runs at every instant where
  * every device is judged (once per distinct set of states), with each
@@ -40,6 +44,9 @@ struct pc_instant {
                                  * result's points, -1: not judged */
   enum pc_verdict verdict;      /* the worst of theirs (and of app) */
   bool promise;                 /* failing, and one of them broke a promise */
+  enum pc_verdict *pair;        /* per device: a filesystem judged with its
+                                 * journal's device (see above), else PC_V_COUNT */
+  char pair_note[1024];         /* what e2fsck found, for the first failing one */
   enum pc_verdict app;          /* with --verify: ok, app-invalid or not-checked;
                                  * PC_V_COUNT: not run (a device not judged) */
   char evidence[PC_EVIDENCE_MAX]; /* what the checker said */
@@ -49,6 +56,8 @@ struct pc_devcheck_result {
   char *dir;
   size_t ndev;
   char **names;                 /* sorted */
+  int64_t *journal_of;          /* per device: the device its journal is on, or -1 */
+  bool *is_journal;             /* per device: it is another's journal */
   struct pc_check_result **dev; /* each device checked alone */
   size_t ninst;
   struct pc_instant *inst;      /* judged instants, in time order */

@@ -1,4 +1,5 @@
-/* devint.h: the insides of a device set's check (devcheck.c, devverify.c). */
+/* devint.h: the insides of a device set's check (devcheck.c, devverify.c,
+ * devjournal.c). */
 #ifndef POWERCUT_DEVINT_H
 #define POWERCUT_DEVINT_H
 
@@ -10,5 +11,23 @@
  * evidence.  Returns 0, or -errno with the reason in err. */
 int pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set,
                       struct pc_devcheck_result *res, struct pc_err *err);
+
+/* Which devices keep their journal on another of the set: journal_of[j]
+ * that device's index, or -1.  Read from each device's superblock at its
+ * end.  Returns 0, or -errno with the reason in err (a journal on no
+ * device of the set). */
+int pc_devjournal_roles (const struct pc_devset *set, const char *dir, int64_t *journal_of,
+                         struct pc_err *err);
+
+/* Judges device fs after its first nfs records, its journal device jn
+ * after its first njn (bases as their logs need, or NULL), in image files
+ * in work: e2fsck recovers it with that journal, then must find it clean.
+ * *ret: ok, fs-corrupt, unmountable (recovery failed), or not-checked (an
+ * e2fsck that could not run or finish); note says what e2fsck found.
+ * Returns 0, or -errno (an image not written). */
+int pc_devjournal_judge (const struct pc_devset *set, size_t fs, size_t jn, uint64_t nfs,
+                         uint64_t njn, const uint8_t *fsbase, const uint8_t *jnbase,
+                         const char *work, int timeout_s, enum pc_verdict *ret, char *note,
+                         size_t notelen);
 
 #endif

@@ -31,9 +31,16 @@ text (FILE *f, const struct pc_devcheck_result *res)
   fprintf (f, "\n");
   for (size_t j = 0; j < res->ndev; j++) {
     const struct pc_check_result *d = res->dev[j];
-    fprintf (f, "  %s: %s, %" PRIu64 " records, checked from %s (record %" PRIu64 "): "
-             "%zu states, %zu distinct images\n", res->names[j], d->log_path, d->records,
-             d->from[0] ? d->from : "the start", d->from_record, d->npoints, d->unique);
+    fprintf (f, "  %s: %s, %" PRIu64 " records, ", res->names[j], d->log_path, d->records);
+    if (res->is_journal[j])
+      fprintf (f, "the external journal of another device\n");
+    else if (res->journal_of[j] >= 0)
+      fprintf (f, "its journal on %s: judged with it by e2fsck at each instant from %s "
+               "(record %" PRIu64 ")\n", res->names[res->journal_of[j]],
+               d->from[0] ? d->from : "the start", d->from_record);
+    else
+      fprintf (f, "checked from %s (record %" PRIu64 "): %zu states, %zu distinct images\n",
+               d->from[0] ? d->from : "the start", d->from_record, d->npoints, d->unique);
   }
   fprintf (f, "%zu instants (every flush and FUA write of any device; every device as it\n"
            "had logged by then)\n", res->ninst);
@@ -56,10 +63,16 @@ text (FILE *f, const struct pc_devcheck_result *res)
     fprintf (f, "%s:%" PRIu64 " at %.6f s: %s\n", res->names[in->dev], in->record,
              in->time_ns / 1e9, pc_verdict_info (in->verdict)->name);
     for (size_t j = 0; j < res->ndev; j++)
-      fprintf (f, "    %-10s %-13s state %s\n", res->names[j],
-               in->point[j] < 0 ? "not judged"
-               : pc_verdict_info (res->dev[j]->points[in->point[j]].verdict)->name,
-               state_id (res, in, j));
+      if (in->pair[j] != PC_V_COUNT)
+        fprintf (f, "    %-10s %-13s with the journal of that instant\n", res->names[j],
+                 pc_verdict_info (in->pair[j])->name);
+      else if (!res->is_journal[j])
+        fprintf (f, "    %-10s %-13s state %s\n", res->names[j],
+                 in->point[j] < 0 ? "not judged"
+                 : pc_verdict_info (res->dev[j]->points[in->point[j]].verdict)->name,
+                 state_id (res, in, j));
+    if (in->pair_note[0])
+      fprintf (f, "    %s\n", in->pair_note);
     if (in->app != PC_V_COUNT)
       fprintf (f, "    %-10s %-13s %s\n", "--verify", pc_verdict_info (in->app)->name,
                in->evidence);
@@ -86,6 +99,9 @@ json (const char *path, const struct pc_devcheck_result *res)
     json_object_object_add (d, "from_record", json_object_new_uint64 (res->dev[j]->from_record));
     json_object_object_add (d, "states", json_object_new_uint64 (res->dev[j]->npoints));
     json_object_object_add (d, "unique", json_object_new_uint64 (res->dev[j]->unique));
+    json_object_object_add (d, "journal_on", res->journal_of[j] >= 0
+                            ? json_object_new_string (res->names[res->journal_of[j]]) : NULL);
+    json_object_object_add (d, "is_journal", json_object_new_boolean (res->is_journal[j]));
     json_object_array_add (devs, d);
   }
   json_object_object_add (o, "devices", devs);
@@ -108,7 +124,14 @@ json (const char *path, const struct pc_devcheck_result *res)
     json_object_object_add (x, "promise", json_object_new_boolean (in->promise));
     for (size_t j = 0; j < res->ndev; j++) {
       json_object *s = NULL;
-      if (in->point[j] >= 0) {
+      if (in->pair[j] != PC_V_COUNT) {
+        s = json_object_new_object ();
+        json_object_object_add (s, "journal_on",
+                                json_object_new_string (res->names[res->journal_of[j]]));
+        json_object_object_add (s, "verdict",
+                                json_object_new_string (pc_verdict_info (in->pair[j])->name));
+      }
+      else if (in->point[j] >= 0) {
         const struct pc_point *p = &res->dev[j]->points[in->point[j]];
         s = json_object_new_object ();
         json_object_object_add (s, "state", json_object_new_string (p->id));
@@ -118,6 +141,8 @@ json (const char *path, const struct pc_devcheck_result *res)
       json_object_object_add (st, res->names[j], s);
     }
     json_object_object_add (x, "devices", st);
+    if (in->pair_note[0])
+      json_object_object_add (x, "journal_note", json_object_new_string (in->pair_note));
     if (in->app != PC_V_COUNT) {
       json_object_object_add (x, "app", json_object_new_string (pc_verdict_info (in->app)->name));
       json_object_object_add (x, "evidence", json_object_new_string (in->evidence));
