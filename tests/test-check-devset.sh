@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# test-check-devset.sh: powercut check of a device set.  Two recorders (a
-# and b, one directory), each attached through nbdfuse and a loop device,
-# each with an ext4 the kernel mounts; files written and fsynced on both,
-# in turn.  "powercut check DIR" judges every instant (each flush and FUA
+# test-check-devset.sh: powercut check of a device set.  Two recorded
+# devices (a and b, one directory: contrib/devices.sh), each with an ext4
+# the kernel mounts; files written and fsynced on both, in turn.  "powercut check DIR" judges every instant (each flush and FUA
 # of either device): all survive.  Each instant's device states must be
 # those a reference finds from the log files alone (the records each
 # device had logged by then) in each device's own check with the write
@@ -13,58 +12,23 @@ requires_root
 requires nbdfuse losetup mkfs.ext4 e2fsck debugfs fusermount3 python3
 
 set_dir=$tmp/set
-mkdir "$set_dir"
-declare -A pid fuse_pid loopdev
-stop_all () {
-  local d i
-  for d in a b; do
-    mountpoint -q "$tmp/mnt-$d" && { timeout "$T" umount "$tmp/mnt-$d" || umount -l "$tmp/mnt-$d"; }
-    [ -z "${loopdev[$d]}" ] || losetup -d "${loopdev[$d]}" 2>/dev/null || true
-    for (( i = 0; i < 50; i++ )); do
-      mountpoint -q "$tmp/fuse-$d" || break
-      fusermount3 -u "$tmp/fuse-$d" 2>/dev/null && break
-      sleep 0.1
-    done
-    [ -z "${fuse_pid[$d]}" ] || ! alive "${fuse_pid[$d]}" || kill "${fuse_pid[$d]}" 2>/dev/null || true
-    [ -z "${pid[$d]}" ] || ! alive "${pid[$d]}" || kill -TERM "${pid[$d]}" 2>/dev/null || true
-  done
-  return 0
-}
-cleanup_fn stop_all
-
-for d in a b; do
-  run powercut record --log "$set_dir/$d.pclog" --socket "$tmp/$d.sock" \
-      --control "$tmp/$d.ctl" --pidfile "$tmp/$d.pid" --size 32M
-  assert_eq "$rc" 0 "powercut record $d (stderr: $err)"
-  pid[$d]=$(cat "$tmp/$d.pid")
-  mkdir "$tmp/fuse-$d" "$tmp/mnt-$d"
-  timeout "$T" nbdfuse -P "$tmp/fuse-$d.pid" "$tmp/fuse-$d" --unix "$tmp/$d.sock" &
-  fuse_pid[$d]=$!
-  wait_until "$T" test -s "$tmp/fuse-$d.pid"
-  loopdev[$d]=$(timeout "$T" losetup -f --show "$tmp/fuse-$d/nbd")
-  assert_match "${loopdev[$d]}" '^/dev/loop[0-9]+$' "losetup $d"
-  run mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "${loopdev[$d]}"
-  assert_eq "$rc" 0 "mkfs.ext4 $d (stderr: $err)"
-  timeout "$T" mount "${loopdev[$d]}" "$tmp/mnt-$d" || fail "mount $d"
-  run powercut mark --control "$tmp/$d.ctl" mkfs
-  assert_eq "$rc" 0 "mark mkfs on $d (stderr: $err)"
-done
-
+# The devices and their filesystems made, the workload run, everything
+# taken down: contrib/devices.sh (the recorders stopped cleanly).
+cat >"$tmp/work.sh" <<'EOF'
+#!/bin/sh
+set -e
 for i in 0 1 2 3 4 5; do
-  for d in a b; do
-    head -c $(( (i + 1) * 5000 )) /dev/urandom >"$tmp/mnt-$d/f$i"
-    sync "$tmp/mnt-$d/f$i"
+  for d in "$POWERCUT_MNT_a" "$POWERCUT_MNT_b"; do
+    head -c $(( (i + 1) * 5000 )) /dev/urandom >"$d/f$i"
+    sync "$d/f$i"
   done
 done
-sync
-for d in a b; do
-  timeout "$T" umount "$tmp/mnt-$d" || fail "umount $d"
-  losetup -d "${loopdev[$d]}"; loopdev[$d]=
-done
-stop_all
-for d in a b; do
-  wait_until "$T" eval "! alive ${pid[$d]}"
-done
+EOF
+chmod +x "$tmp/work.sh"
+export POWERCUT
+run "$top_srcdir/contrib/devices.sh" "$set_dir" a:32M b:32M -- "$tmp/work.sh"
+assert_eq "$rc" 0 "recording (out: $out; stderr: $err)"
+assert_eq "$(losetup -a | grep -c "$tmp" || true)" 0 "loop devices left"
 
 # All instants survive.
 run powercut check "$set_dir" --json "$tmp/set.json"

@@ -24,8 +24,6 @@
 static void
 end_superblock (const struct pc_devset_dev *d, const uint8_t *base, uint8_t *sb)
 {
-  uint32_t sector = d->ix.hdr.sector;
-
   memset (sb, 0, 1024);
   if (base && d->ix.hdr.devsize >= SB_OFF + 1024)
     memcpy (sb, base + SB_OFF, 1024);
@@ -41,7 +39,6 @@ end_superblock (const struct pc_devset_dev *d, const uint8_t *base, uint8_t *sb)
     else
       memset (sb + (a - SB_OFF), 0, b - a);
   }
-  (void) sector;
 }
 
 int
