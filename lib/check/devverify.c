@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check/devcheck.h"
@@ -128,6 +129,8 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
     r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   else if (mkdtemp (work) == NULL)
     r = pc_err_set (err, errno, "%s: %s", work, strerror (errno));
+  else
+    chmod (work, 0711);         /* a checker may run a server as another user */
   for (size_t j = 0; r == 0 && j < set->n; j++) {
     char dir[4200], *bpath = NULL;
     snprintf (dir, sizeof dir, "%s/%s", work, set->dev[j].name);
@@ -234,7 +237,7 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
       pc_image_unmap (base[j], bsize[j]);
   }
   if (x)
-    rmdir (work);
+    pc_export_remove (work);     /* and what a checker killed at its timeout left */
   free (x);
   free (im);
   free (cursor);

@@ -20,7 +20,9 @@ p=$(cat "$POWERCUT_ROOT_n1/etcd-port" 2>/dev/null)
 case $p in
 '' | *[!0-9]*) echo "corrupt: the ports file, synced before the start, is gone: '$p'"; exit 2 ;;
 esac
-work=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d) || exit 125
+# in the scratch directory powercut runs it in (removed after, also if
+# a time-out kills this before its trap runs)
+work=$(mktemp -d -p "$PWD" 2>/dev/null || mktemp -d) || exit 125
 pids=
 trap 'kill -9 $pids 2>/dev/null; rm -rf "$work"' EXIT
 cluster=n1=http://127.0.0.1:$((p + 2)),n2=http://127.0.0.1:$((p + 4)),n3=http://127.0.0.1:$((p + 6))

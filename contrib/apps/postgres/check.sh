@@ -18,7 +18,9 @@ for m in $POWERCUT_MARKS_data; do
 done
 [ "$created" = yes ] || { echo "consistent: no table yet"; exit 0; }
 bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-work=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d) || exit 125
+# in the scratch directory powercut runs it in (removed after, also if
+# a time-out kills this before its trap runs)
+work=$(mktemp -d -p "$PWD" 2>/dev/null || mktemp -d) || exit 125
 chmod 755 "$work"
 trap 'runuser -u postgres -- "$bindir/pg_ctl" -s -D "$work/pg" -m immediate stop >/dev/null 2>&1; rm -rf "$work"' EXIT
 cp -a "$POWERCUT_ROOT_data/pg" "$work/pg" && cp -a "$POWERCUT_ROOT_wal/pg_wal" "$work/pg_wal" &&
