@@ -147,7 +147,7 @@ count (struct pc_devcheck_result *res)
  * device, once for each pair of states. */
 static int
 judge_pairs (const struct pc_check_config *cfg, const struct pc_devset *set,
-             struct pc_devcheck_result *res, const char *dir, struct pc_err *err)
+             struct pc_devcheck_result *res, struct pc_err *err)
 {
   const char *tmp = cfg->work_dir ? cfg->work_dir : getenv ("TMPDIR");
   uint64_t *counts = calloc (set->n, sizeof *counts), (*seen)[3] = NULL;
@@ -164,17 +164,9 @@ judge_pairs (const struct pc_check_config *cfg, const struct pc_devset *set,
     r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   else if (mkdtemp (work) == NULL)
     r = pc_err_set (err, errno, "%s: %s", work, strerror (errno));
-  for (size_t j = 0; r == 0 && j < set->n; j++) {
-    char *bpath = NULL;
-    if (res->journal_of[j] < 0 && !res->is_journal[j])
-      continue;
-    if ((set->dev[j].ix.hdr.flags & PC_LOG_F_BASE) &&
-        asprintf (&bpath, "%s/%s", dir, set->dev[j].ix.hdr.basename) < 0)
-      r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
-    if (r == 0)
-      r = pc_index_read_base (&set->dev[j].ix, bpath, &base[j], &bsize[j], err);
-    free (bpath);
-  }
+  for (size_t j = 0; r == 0 && j < set->n; j++)
+    if (res->journal_of[j] >= 0 || res->is_journal[j])
+      r = pc_devset_read_base (set, j, &base[j], &bsize[j], err);
   for (size_t i = 0; r == 0 && i < res->ninst && !pc_interrupted (); i++) {
     struct pc_instant *in = &res->inst[i];
     pc_devset_counts (set, in->dev, in->record, counts);
@@ -275,7 +267,7 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
   if (res->journal_of == NULL || res->is_journal == NULL || from == NULL)
     r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   if (r == 0)
-    r = pc_devjournal_roles (&set, dir, res->journal_of, err);
+    r = pc_devjournal_roles (&set, res->journal_of, err);
   for (size_t j = 0; r == 0 && j < set.n; j++)
     if (res->journal_of[j] >= 0) {
       res->is_journal[res->journal_of[j]] = true;
@@ -285,7 +277,6 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     }
   for (size_t j = 0; r == 0 && j < set.n; j++) {
     struct pc_check_config c = *cfg;
-    char *base = NULL;
     from[j] = start_record (&set.dev[j], cfg->from_mark);
     if (res->journal_of[j] >= 0 || res->is_journal[j]) {
       /* judged with its pair (judge_pairs), or not alone: no states here */
@@ -315,9 +306,7 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
       continue;
     }
     res->names[j] = strdup (set.dev[j].name);
-    if (res->names[j] == NULL ||
-        ((set.dev[j].ix.hdr.flags & PC_LOG_F_BASE) &&
-         asprintf (&base, "%s/%s", dir, set.dev[j].ix.hdr.basename) < 0)) {
+    if (res->names[j] == NULL) {
       r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
       break;
     }
@@ -331,13 +320,12 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
       if (t < from_t)
         from_t = t;
     }
-    c.base_path = base;
+    c.base_path = set.dev[j].base_path;
     c.model = (struct pc_model) { PC_MODEL_WRITE, 0, 0 };
     c.shard = 0;
     c.nshards = 1;
     c.verify = NULL;            /* the checker sees every device at once */
     r = pc_check_run (&c, &res->dev[j], err);
-    free (base);
     if (r < 0)
       pc_err_prefix (err, -r, "device %s", set.dev[j].name);
     if (set.dev[j].start < t0)
@@ -354,7 +342,7 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
   if (r == 0)
     qsort (res->inst, res->ninst, sizeof *res->inst, inst_cmp);
   if (r == 0)
-    r = judge_pairs (cfg, &set, res, dir, err);
+    r = judge_pairs (cfg, &set, res, err);
   if (r == 0 && cfg->verify)
     r = pc_devverify_run (cfg, &set, res, err);
   if (r == 0)

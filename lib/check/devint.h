@@ -16,8 +16,7 @@ int pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset 
  * that device's index, or -1.  Read from each device's superblock at its
  * end.  Returns 0, or -errno with the reason in err (a journal on no
  * device of the set). */
-int pc_devjournal_roles (const struct pc_devset *set, const char *dir, int64_t *journal_of,
-                         struct pc_err *err);
+int pc_devjournal_roles (const struct pc_devset *set, int64_t *journal_of, struct pc_err *err);
 
 /* Judges device fs after its first nfs records, its journal device jn
  * after its first njn (bases as their logs need, or NULL), in image files

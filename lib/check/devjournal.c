@@ -42,8 +42,7 @@ end_superblock (const struct pc_devset_dev *d, const uint8_t *base, uint8_t *sb)
 }
 
 int
-pc_devjournal_roles (const struct pc_devset *set, const char *dir, int64_t *journal_of,
-                     struct pc_err *err)
+pc_devjournal_roles (const struct pc_devset *set, int64_t *journal_of, struct pc_err *err)
 {
   uint8_t (*sb)[1024] = calloc (set->n, 1024);
 
@@ -52,14 +51,7 @@ pc_devjournal_roles (const struct pc_devset *set, const char *dir, int64_t *jour
   for (size_t j = 0; j < set->n; j++) {
     uint8_t *base = NULL;
     uint64_t bsize = 0;
-    char *bpath = NULL;
-    int r = 0;
-    if ((set->dev[j].ix.hdr.flags & PC_LOG_F_BASE) &&
-        asprintf (&bpath, "%s/%s", dir, set->dev[j].ix.hdr.basename) < 0)
-      r = -ENOMEM;
-    if (r == 0)
-      r = pc_index_read_base (&set->dev[j].ix, bpath, &base, &bsize, err);
-    free (bpath);
+    int r = pc_devset_read_base (set, j, &base, &bsize, err);
     if (r < 0) {
       free (sb);
       return r;

@@ -132,14 +132,9 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
   else
     chmod (work, 0711);         /* a checker may run a server as another user */
   for (size_t j = 0; r == 0 && j < set->n; j++) {
-    char dir[4200], *bpath = NULL;
+    char dir[4200];
     snprintf (dir, sizeof dir, "%s/%s", work, set->dev[j].name);
-    if ((set->dev[j].ix.hdr.flags & PC_LOG_F_BASE) &&
-        asprintf (&bpath, "%s/%s", res->dir, set->dev[j].ix.hdr.basename) < 0)
-      r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
-    if (r == 0)
-      r = pc_index_read_base (&set->dev[j].ix, bpath, &base[j], &bsize[j], err);
-    free (bpath);
+    r = pc_devset_read_base (set, j, &base[j], &bsize[j], err);
     if (r == 0 && (r = pc_export_new (dir, &x[j])) < 0)
       pc_err_set (err, -r, "%s: %s", dir, strerror (-r));
     if (r == 0 && (r = pc_image_new (set->dev[j].ix.hdr.devsize, base[j], -1, 0, &im[j])) < 0)

@@ -60,7 +60,17 @@ add_dev (struct pc_devset *s, const char *dir, const char *file, size_t namelen,
     return pc_err_set (err, EINVAL, "%s: the log does not give its clock (recorded by an "
                        "older powercut): it cannot be set beside others", d->path);
   d->start = d->ix.hdr.start_mono;
+  if ((d->ix.hdr.flags & PC_LOG_F_BASE) &&
+      asprintf (&d->base_path, "%s/%s", dir, d->ix.hdr.basename) < 0)
+    return pc_err_set (err, ENOMEM, "%s: %s", dir, strerror (ENOMEM));
   return 0;
+}
+
+int
+pc_devset_read_base (const struct pc_devset *s, size_t j, uint8_t **ret_mem,
+                     uint64_t *ret_size, struct pc_err *err)
+{
+  return pc_index_read_base (&s->dev[j].ix, s->dev[j].base_path, ret_mem, ret_size, err);
 }
 
 int
@@ -104,6 +114,7 @@ pc_devset_free (struct pc_devset *s)
   for (size_t i = 0; i < s->n; i++) {
     free (s->dev[i].name);
     free (s->dev[i].path);
+    free (s->dev[i].base_path);
     pc_index_free (&s->dev[i].ix);
   }
   free (s->dev);

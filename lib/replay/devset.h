@@ -14,7 +14,8 @@
  * was logged, at its instant T: device NAME holds the state, and every
  * other device the records it had logged by T (at or before T), in order
  * (the flush model's state at its last record by then: its base image,
- * or zeros, when it had logged none).
+ * or zeros, when it had logged none).  A device recorded over a base
+ * image finds it in the directory, under the name its log gives.
  */
 #ifndef POWERCUT_DEVSET_H
 #define POWERCUT_DEVSET_H
@@ -31,6 +32,7 @@
 struct pc_devset_dev {
   char *name;                   /* NAME of NAME.pclog */
   char *path;                   /* the log */
+  char *base_path;              /* the base image beside it, if it has one, else NULL */
   struct pc_index ix;
   uint64_t start;               /* its time 0 on the common clock */
 };
@@ -46,6 +48,11 @@ struct pc_devset {
  * or "DIR: REASON"). */
 int pc_devset_open (const char *dir, struct pc_devset *ret, struct pc_err *err);
 void pc_devset_free (struct pc_devset *s);
+
+/* Reads device j's base image (from base_path) as pc_index_read_base
+ * does: *ret_mem NULL without one.  Returns 0 or -errno with err. */
+int pc_devset_read_base (const struct pc_devset *s, size_t j, uint8_t **ret_mem,
+                         uint64_t *ret_size, struct pc_err *err);
 
 /* Is path a directory (a device set rather than one log)? */
 bool pc_devset_is (const char *path);

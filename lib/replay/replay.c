@@ -107,21 +107,17 @@ pc_replay_devset_write (const struct pc_replay_config *cfg, struct pc_err *err)
   for (size_t j = 0; r == 0 && j < set.n; j++) {
     const struct pc_index *ix = &set.dev[j].ix;
     struct pc_state all = { .point = counts[j] ? counts[j] - 1 : 0, .base = counts[j] };
-    char *out = NULL, *bpath = NULL;
+    char *out = NULL;
     uint8_t *base = NULL;
     uint64_t base_size = 0;
-    if (asprintf (&out, "%s/%s.img", cfg->out_path, set.dev[j].name) < 0 ||
-        ((ix->hdr.flags & PC_LOG_F_BASE) &&
-         asprintf (&bpath, "%s/%s", cfg->log_path, ix->hdr.basename) < 0)) {
-      free (out);
+    if (asprintf (&out, "%s/%s.img", cfg->out_path, set.dev[j].name) < 0) {
       r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
       break;
     }
-    r = pc_index_read_base (ix, bpath, &base, &base_size, err);
+    r = pc_devset_read_base (&set, j, &base, &base_size, err);
     if (r >= 0)
       r = write_state (ix, j == d ? &s : counts[j] ? &all : NULL, base, out, cfg->flags, err);
     pc_image_unmap (base, base_size);
-    free (bpath);
     free (out);
   }
 out_state:
