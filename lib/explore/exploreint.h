@@ -1,12 +1,17 @@
 /* exploreint.h: the insides of powercut explore shared by explore.c (the
- * driver), batch.c (one batch recorded, checked and judged per workload)
- * and shrink.c (a failure made smaller). */
+ * driver), batch.c (one batch recorded, checked and judged per workload),
+ * shrink.c (a failure made smaller) and output.c (what it leaves). */
 #ifndef POWERCUT_EXPLOREINT_H
 #define POWERCUT_EXPLOREINT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
 
 #include "explore/explore.h"
 #include "explore/gen.h"
@@ -59,5 +64,61 @@ bool pc_x_fails (int outcome, bool promise, bool exposure);
 int pc_x_shrink (const struct pc_explore_config *cfg, const struct pc_config *k,
                  const char *dir, const struct xitem *orig, struct xitem *ret, char *log,
                  size_t len, struct pc_err *err);
+
+/* The driver's state (explore.c), shared with output.c. */
+/* A workload's result on a configuration. */
+struct xres {
+  size_t k;
+  const char *root;             /* the exploration's directory it came from */
+  struct xitem it;
+  char batch[64];               /* its batch, under OUT/batches */
+  char failure[64];             /* "failures/N.sh", or "" */
+};
+
+/* A workload to run, and (corpus) what it gave before on each configuration. */
+struct xwork {
+  struct pc_gen_workload w;
+  uint64_t index;
+  int expected[PC_MAX_CONFIGS];         /* -1: not known */
+};
+
+/* A batch running in a child process. */
+struct xjob {
+  pid_t pid;
+  size_t k;
+  unsigned slot;
+  struct xitem *it;
+  size_t n;
+  char dir[PATH_MAX];
+  char name[64];
+};
+
+struct ctx {
+  const struct pc_explore_config *cfg;
+  char label[PC_MAX_CONFIGS][128];
+  struct xwork *work;
+  size_t nwork, capwork;
+  uint64_t next_random;         /* --random: the next index to sample */
+  bool random_done;
+  size_t cursor[PC_MAX_CONFIGS];        /* the next work to batch, per configuration */
+  struct xres *res;
+  size_t nres, capres;
+  FILE *jsonl;
+  uint64_t t0;
+  struct pc_explore_progress prog;
+};
+
+/* One result as a JSON object (a results.jsonl line, an explore.json entry). */
+json_object *pc_x_res_json (const struct ctx *c, const struct xres *x);
+
+/* output.c: results in workload, then configuration order (qsort); each
+ * failing result shrunk and written as OUT/failures/N.sh; the summary
+ * table; OUT/explore.json; the verdicts changed against the corpus (how
+ * many).  The int ones return 0 or -errno with why in err. */
+int pc_x_res_cmp (const void *a, const void *b);
+int pc_x_write_failures (struct ctx *c, struct pc_err *err);
+void pc_x_summary (const struct ctx *c, FILE *f, double secs);
+int pc_x_write_json (const struct ctx *c, double secs, struct pc_err *err);
+size_t pc_x_changes (const struct ctx *c, FILE *f);
 
 #endif

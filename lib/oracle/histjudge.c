@@ -389,35 +389,6 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
   return all_zero && found->zero_blocks == nb ? PC_F_ZERO_FILLED : PC_F_MISMATCH;
 }
 
-/* A call for people: its text, or what a mark did. */
-void
-pc_hist_cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call)
-{
-  if (call == UINT32_MAX || call >= h->ncalls)
-    return;
-  c->call = strdup (h->calls[call].text);
-  c->pid = h->calls[call].pid;
-  c->time_ns = h->calls[call].time_ns;
-}
-
-char *
-pc_hist_describe_durable (const struct pc_history *h, uint32_t call)
-{
-  char *s = NULL;
-
-  if (call != UINT32_MAX && call < h->ncalls)
-    s = strdup (h->calls[call].text);
-  else
-    s = strdup ("a mark");
-  return s;
-}
-
-uint64_t
-pc_hist_rec_time (const struct pc_history *h, uint64_t seq)
-{
-  return seq < h->ix->n ? h->ix->recs[seq].time_ns : 0;
-}
-
 /* Did a mark declare it durable (call: what made it so), rather than a
  * call or a synced mark make it so? */
 static bool

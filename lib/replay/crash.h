@@ -127,6 +127,11 @@ int pc_states_enumerate (const struct pc_index *ix, const struct pc_model *model
                          uint64_t from, struct pc_state **ret_states, size_t *ret_n);
 void pc_states_free (struct pc_state *states, size_t n);
 
+/* The same for points from..until only. */
+int pc_states_enumerate_range (const struct pc_index *ix, const struct pc_model *model,
+                               uint64_t from, uint64_t until, struct pc_state **ret_states,
+                               size_t *ret_n);
+
 /* Formats the id of s, a state model enumerated, into buf (always
  * NUL-terminated).  An id that does not fit is written by its number at
  * its point ("C/state:I/MODEL:K/seed:S"), which pc_state_parse takes

@@ -1,0 +1,266 @@
+/* output.c: what powercut explore leaves: the failures shrunk into
+ * scripts, the summary, explore.json and the changes against a corpus. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "explore/exploreint.h"
+#include "util/util.h"
+
+int
+pc_x_res_cmp (const void *a, const void *b)
+{
+  const struct xres *x = a, *y = b;
+
+  if (x->it.index != y->it.index)
+    return x->it.index < y->it.index ? -1 : 1;
+  return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* Shrinks each failing result and writes it as OUT/failures/N.sh. */
+int
+pc_x_write_failures (struct ctx *c, struct pc_err *err)
+{
+  char dir[PATH_MAX + 16];
+  unsigned n = 0;
+
+  snprintf (dir, sizeof dir, "%s/failures", c->cfg->out);
+  for (size_t i = 0; i < c->nres && !pc_interrupted (); i++) {
+    struct xres *x = &c->res[i];
+    struct xitem small = x->it;
+    char path[PATH_MAX + 64], sdir[PATH_MAX + 64], text[PC_GEN_TEXT_MAX], otext[PC_GEN_TEXT_MAX];
+    char log[PATH_MAX + 64], model[64];
+    FILE *f;
+    if (!pc_x_fails (x->it.outcome, x->it.promise, true))
+      continue;
+    if (n == 0 && pc_mkdir_p (dir) < 0)
+      return pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
+    n++;
+    snprintf (log, sizeof log, "%s/batches/%s/powercut.log", x->root ? x->root : c->cfg->out,
+              x->batch);
+    if (!c->cfg->no_shrink && !c->cfg->nmerge && pc_gen_calls (&x->it.w) > 2) {
+      struct pc_err serr;
+      c->prog.phase = "shrinking";
+      snprintf (sdir, sizeof sdir, "%s/shrink/%u", c->cfg->out, n);
+      if (pc_x_shrink (c->cfg, &c->cfg->configs[x->k], sdir, &x->it, &small, log, sizeof log,
+                       &serr) < 0) {
+        if (c->cfg->problem) {
+          char line[PC_ERR_MAX + 64];
+          snprintf (line, sizeof line, "shrinking failure %u: %s", n, serr.msg);
+          c->cfg->problem (c->cfg->ctx, line);
+        }
+        small = x->it;
+      }
+      if (c->cfg->progress) {
+        c->prog.seconds = (pc_now_mono_ns () - c->t0) / 1e9;
+        c->cfg->progress (c->cfg->ctx, &c->prog);
+      }
+    }
+    snprintf (x->failure, sizeof x->failure, "failures/%u.sh", n);
+    snprintf (path, sizeof path, "%s/%s", c->cfg->out, x->failure);
+    pc_gen_format (&small.w, text);
+    pc_gen_format (&x->it.w, otext);
+    if (c->cfg->model.kind == PC_MODEL_REORDER || c->cfg->model.kind == PC_MODEL_TORN)
+      snprintf (model, sizeof model, " --model %s:%u --seed %" PRIu64,
+                pc_model_name (c->cfg->model.kind), c->cfg->model.k, c->cfg->model.seed);
+    else if (c->cfg->model.kind != PC_MODEL_FLUSH)
+      snprintf (model, sizeof model, " --model %s", pc_model_name (c->cfg->model.kind));
+    else
+      model[0] = '\0';
+    f = fopen (path, "we");
+    if (f == NULL)
+      return pc_err_set (err, errno, "%s: %s", path, strerror (errno));
+    fprintf (f, "#!/bin/sh\n"
+             "# powercut explore: failure %u\n"
+             "#   workload:      %s\n", n, text);
+    if (strcmp (text, otext) != 0)
+      fprintf (f, "#   shrunk from:   %s\n", otext);
+    fprintf (f, "#   configuration: %s\n"
+             "#   found:         %s (%s) at %zu of its %zu crash points, and %zu later\n"
+             "#   reproduce:     powercut run --config '%s'%s -- %s\n"
+             "#   first failing: powercut replay %s --at %s -o state.img\n"
+             "cd \"${POWERCUT_MNT:-.}\" || exit 1\n", c->label[x->k],
+             pc_explore_outcome_name (small.outcome),
+             small.promise ? "a broken promise" : "exposure", small.failing, small.points,
+             small.later, c->label[x->k], model, path, log, small.first[0] ? small.first : "?");
+    pc_gen_script (&small.w, f, NULL, NULL);
+    if (fclose (f) != 0 || chmod (path, 0755) < 0)
+      return pc_err_set (err, EIO, "%s: cannot write it", path);
+  }
+  c->prog.phase = "exploring";
+  return 0;
+}
+
+/* The kinds of a workload's operations, "write.append + unlink". */
+static void
+kinds_of (const struct pc_gen_workload *w, char *buf, size_t len)
+{
+  size_t pos = 0;
+
+  buf[0] = '\0';
+  for (unsigned i = 0; i < w->nsteps && pos < len; i++)
+    pos += (size_t) snprintf (buf + pos, len - pos, "%s%s", i ? " + " : "",
+                              pc_gen_kind_name (w->step[i].kind));
+}
+
+void
+pc_x_summary (const struct ctx *c, FILE *f, double secs)
+{
+  int w = 28;
+
+  for (size_t k = 0; k < c->cfg->nconfigs; k++)
+    if (strlen (c->label[k]) > (size_t) w)
+      w = (int) strlen (c->label[k]);
+  fprintf (f, "%-*s %9s %6s %11s %8s %9s %11s %6s\n", w, "configuration", "workloads", "ok",
+           "unsupported", "exposure", "promises", "not-checked", "error");
+  for (size_t k = 0; k < c->cfg->nconfigs; k++) {
+    size_t n = 0, ok = 0, uns = 0, exp = 0, prom = 0, nc = 0, er = 0;
+    for (size_t i = 0; i < c->nres; i++) {
+      const struct xres *x = &c->res[i];
+      if (x->k != k)
+        continue;
+      n++;
+      ok += x->it.outcome == PC_V_OK;
+      uns += x->it.outcome == PC_XV_UNSUPPORTED;
+      nc += x->it.outcome == PC_V_NOT_CHECKED;
+      er += x->it.outcome == PC_XV_ERROR;
+      prom += pc_x_fails (x->it.outcome, x->it.promise, false);
+      exp += pc_x_fails (x->it.outcome, x->it.promise, true) && !x->it.promise;
+    }
+    fprintf (f, "%-*s %9zu %6zu %11zu %8zu %9zu %11zu %6zu\n", w, c->label[k], n, ok, uns,
+             exp, prom, nc, er);
+  }
+  if (c->cfg->nmerge)
+    fprintf (f, "%zu workload runs, from %zu exploration%s\n", c->nres, c->cfg->nmerge,
+             c->cfg->nmerge == 1 ? "" : "s");
+  else
+    fprintf (f, "%zu workload runs in %.1f s (%.2f a second)\n", c->nres, secs,
+             secs > 0 ? c->nres / secs : 0.0);
+  for (size_t k = 0; k < c->cfg->nconfigs; k++) {
+    size_t n = 0;
+    for (size_t i = 0; i < c->nres; i++)
+      n += c->res[i].k == k ? c->res[i].it.setup_failing : 0;
+    if (n)
+      fprintf (f, "%s: the filesystem failed at %zu crash points of the workloads' setups "
+               "(the configuration's own failures: see the batches' reports)\n", c->label[k], n);
+  }
+  /* failures by configuration, operations and outcome */
+  {
+    bool any = false;
+    for (size_t i = 0; i < c->nres; i++) {
+      const struct xres *x = &c->res[i];
+      char kinds[256];
+      size_t count = 0;
+      bool seen = false;
+      if (!pc_x_fails (x->it.outcome, x->it.promise, true))
+        continue;
+      kinds_of (&x->it.w, kinds, sizeof kinds);
+      for (size_t j = 0; j < c->nres && !seen; j++) {
+        const struct xres *y = &c->res[j];
+        char k2[256];
+        if (!pc_x_fails (y->it.outcome, y->it.promise, true) || y->k != x->k ||
+            y->it.outcome != x->it.outcome || y->it.promise != x->it.promise)
+          continue;
+        kinds_of (&y->it.w, k2, sizeof k2);
+        if (strcmp (kinds, k2) != 0)
+          continue;
+        if (j < i)
+          seen = true;
+        count++;
+      }
+      if (seen)
+        continue;
+      if (!any)
+        fprintf (f, "\nfailures by operations and verdict:\n");
+      any = true;
+      fprintf (f, "  %-24s %-40s %-14s %-16s %zu (e.g. %s)\n", c->label[x->k], kinds,
+               pc_explore_outcome_name (x->it.outcome),
+               x->it.promise ? "broken promise" : "exposure", count,
+               x->failure[0] ? x->failure : "-");
+    }
+  }
+}
+
+int
+pc_x_write_json (const struct ctx *c, double secs, struct pc_err *err)
+{
+  json_object *root = json_object_new_object (), *cf = json_object_new_array ();
+  json_object *ws = json_object_new_array (), *cur = NULL;
+  char path[PATH_MAX + 32];
+  uint64_t cur_index = UINT64_MAX;
+  int r;
+
+  json_object_object_add (root, "powercut", json_object_new_string (PACKAGE_VERSION));
+  json_object_object_add (root, "schema", json_object_new_int (1));
+  json_object_object_add (root, "mode", json_object_new_string (c->cfg->corpus ? "corpus"
+                                                                : c->cfg->random ? "random" : "seq"));
+  json_object_object_add (root, "seq", json_object_new_int ((int) c->cfg->seq));
+  json_object_object_add (root, "seed", json_object_new_int64 ((int64_t) c->cfg->seed));
+  json_object_object_add (root, "model", json_object_new_string (pc_model_name (c->cfg->model.kind)));
+  json_object_object_add (root, "seconds", json_object_new_double (secs));
+  for (size_t k = 0; k < c->cfg->nconfigs; k++)
+    json_object_array_add (cf, json_object_new_string (c->label[k]));
+  json_object_object_add (root, "configs", cf);
+  for (size_t i = 0; i < c->nres; i++) {
+    const struct xres *x = &c->res[i];
+    json_object *one = pc_x_res_json (c, x), *rs;
+    char text[PC_GEN_TEXT_MAX];
+    if (x->it.index != cur_index) {
+      cur = json_object_new_object ();
+      pc_gen_format (&x->it.w, text);
+      json_object_object_add (cur, "index", json_object_new_int64 ((int64_t) x->it.index));
+      json_object_object_add (cur, "ops", json_object_new_string (text));
+      json_object_object_add (cur, "results", json_object_new_object ());
+      json_object_array_add (ws, cur);
+      cur_index = x->it.index;
+    }
+    json_object_object_del (one, "config");
+    json_object_object_del (one, "index");
+    json_object_object_del (one, "ops");
+    json_object_object_add (one, "failure", x->failure[0] ? json_object_new_string (x->failure)
+                                                          : NULL);
+    json_object_object_get_ex (cur, "results", &rs);
+    json_object_object_add (rs, c->label[x->k], one);
+  }
+  json_object_object_add (root, "workloads", ws);
+  snprintf (path, sizeof path, "%s/explore.json", c->cfg->out);
+  r = json_object_to_file_ext (path, root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+  json_object_put (root);
+  return r < 0 ? pc_err_set (err, EIO, "%s: cannot write it", path) : 0;
+}
+
+/* Corpus: what changed against the saved verdicts; how many. */
+size_t
+pc_x_changes (const struct ctx *c, FILE *f)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < c->nres; i++) {
+    const struct xres *x = &c->res[i];
+    for (size_t w = 0; w < c->nwork; w++) {
+      int before = c->work[w].expected[x->k];
+      char text[PC_GEN_TEXT_MAX];
+      if (c->work[w].index != x->it.index || before < 0 || before == x->it.outcome)
+        continue;
+      if (n++ == 0)
+        fprintf (f, "\nchanged against the corpus:\n");
+      pc_gen_format (&x->it.w, text);
+      fprintf (f, "  %s: %s: %s -> %s%s\n", c->label[x->k], text, pc_explore_outcome_name (before),
+               pc_explore_outcome_name (x->it.outcome),
+               pc_x_fails (x->it.outcome, true, true) && !pc_x_fails (before, true, true)
+               ? " (new failure)" : !pc_x_fails (x->it.outcome, true, true) &&
+               pc_x_fails (before, true, true) ? " (fixed)" : "");
+    }
+  }
+  if (c->cfg->corpus && n == 0)
+    fprintf (f, "\nno verdict changed against the corpus\n");
+  return n;
+}
