@@ -440,3 +440,21 @@ for w in r["workloads"]:
     for k, x in sorted(w["results"].items()):
         print(w["index"], k, x["outcome"])' "$1" | sort
 }
+
+# writes_over LOG BLOCK: "SEQ OFFSET" for each WRITE record of LOG that
+# covers 4 KiB block BLOCK of the device (OFFSET: where it starts in the
+# record's data), from the log file itself (powercut-log(5)).
+writes_over ()
+{
+  python3 - "$1" "$2" <<'PY'
+import struct, sys
+data, at = open(sys.argv[1], "rb").read(), int(sys.argv[2]) * 4096
+off = 256
+while off + 56 <= len(data):
+    typ, = struct.unpack_from("<H", data, off + 4)
+    seq, offset, length, datalen = struct.unpack_from("<QQII", data, off + 8)
+    if typ == 1 and offset <= at < offset + length:
+        print(seq, at - offset)
+    off += 56 + datalen
+PY
+}

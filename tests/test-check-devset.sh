@@ -121,18 +121,7 @@ run powercut replay "$set_dir/b.pclog" --at end -o "$tmp/b-end.img"
 assert_eq "$rc" 0 "replay b at its end (stderr: $err)"
 blk=$(debugfs -R 'imap <2>' "$tmp/b-end.img" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\),.*/\1/p')
 assert_match "$blk" '^[0-9]+$' "the root inode's block"
-edits=$(python3 - "$set_dir/b.pclog" "$blk" <<'PY'
-import struct, sys
-data, at = open(sys.argv[1], "rb").read(), int(sys.argv[2]) * 4096
-off = 256
-while off + 56 <= len(data):
-    typ, = struct.unpack_from("<H", data, off + 4)
-    seq, offset, length, datalen = struct.unpack_from("<QQII", data, off + 8)
-    if typ == 1 and offset <= at < offset + length:
-        print(seq, at - offset)
-    off += 56 + datalen
-PY
-)
+edits=$(writes_over "$set_dir/b.pclog" "$blk")
 assert_match "$edits" '^[0-9]+ [0-9]+' "the writes of the root inode's block"
 while read -r seq o; do
   "$top_builddir/tests/log-edit" "$set_dir/b.pclog" zero "$seq" "$o" 4096 || fail "log-edit"

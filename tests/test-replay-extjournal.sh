@@ -120,18 +120,7 @@ blk=$(debugfs -R 'imap <2>' "$tmp/fs-end.img" 2>/dev/null | sed -n 's/.*located 
 assert_match "$blk" '^[0-9]+$' "the root inode's block"
 while read -r seq o; do
   "$top_builddir/tests/log-edit" "$tmp/bad/fs.pclog" zero "$seq" "$o" 4096 || fail "log-edit"
-done < <(python3 - "$tmp/bad/fs.pclog" "$blk" <<'PY'
-import struct, sys
-data, at = open(sys.argv[1], "rb").read(), int(sys.argv[2]) * 4096
-off = 256
-while off + 56 <= len(data):
-    typ, = struct.unpack_from("<H", data, off + 4)
-    seq, offset, length, datalen = struct.unpack_from("<QQII", data, off + 8)
-    if typ == 1 and offset <= at < offset + length:
-        print(seq, at - offset)
-    off += 56 + datalen
-PY
-)
+done < <(writes_over "$tmp/bad/fs.pclog" "$blk")
 run powercut check "$tmp/bad" --json "$tmp/bad.json"
 assert_eq "$rc" 1 "check of the damaged set (stderr: $err)"
 nbad=0
