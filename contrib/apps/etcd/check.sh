@@ -8,6 +8,7 @@
 # ..." if they all are there; 1 and "lost: ..." if one is gone; 2 and
 # "corrupt: ..." if the cluster does not come up with a leader.
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 acked=0 started=no
 for m in $POWERCUT_MARKS_n1; do
   case $m in
@@ -25,7 +26,6 @@ esac
 work=$(mktemp -d -p "$PWD" 2>/dev/null || mktemp -d) || exit 125
 pids=
 trap 'kill -9 $pids 2>/dev/null; rm -rf "$work"' EXIT
-cluster=n1=http://127.0.0.1:$((p + 2)),n2=http://127.0.0.1:$((p + 4)),n3=http://127.0.0.1:$((p + 6))
 for i in 1 2 3; do
   eval "root=\$POWERCUT_ROOT_n$i"
   mkdir "$work/n$i"
@@ -34,13 +34,7 @@ for i in 1 2 3; do
   # a node whose directory never got its data joins as it would after a
   # reboot that found it empty: it does not start (etcd would not either)
   [ -d "$work/n$i/data" ] || continue
-  etcd --name "n$i" --data-dir "$work/n$i/data" \
-       --listen-client-urls "http://127.0.0.1:$((p + 2 * i - 1))" \
-       --advertise-client-urls "http://127.0.0.1:$((p + 2 * i - 1))" \
-       --listen-peer-urls "http://127.0.0.1:$((p + 2 * i))" \
-       --initial-advertise-peer-urls "http://127.0.0.1:$((p + 2 * i))" \
-       --initial-cluster "$cluster" --initial-cluster-state existing \
-       --initial-cluster-token powercut >"$work/n$i/log" 2>&1 &
+  "$here/node.sh" "$i" "$p" "$work/n$i/data" existing >"$work/n$i/log" 2>&1 &
   pids="$pids $!"
 done
 ep=http://127.0.0.1:$((p + 1)),http://127.0.0.1:$((p + 3)),http://127.0.0.1:$((p + 5))

@@ -10,9 +10,9 @@
 # write-ahead log, fsynced) the mark put-N.  The nodes are killed at the
 # end, as a power cut would.
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 p=${APP_ETCD_PORT:-23790}
 n=${APP_ETCD_KEYS:-3}
-cluster=n1=http://127.0.0.1:$((p + 2)),n2=http://127.0.0.1:$((p + 4)),n3=http://127.0.0.1:$((p + 6))
 pids=
 trap 'kill -9 $pids 2>/dev/null || true' EXIT
 for i in 1 2 3; do
@@ -20,13 +20,7 @@ for i in 1 2 3; do
   mkdir -p "$dir/etcd"
   echo "$p" >"$dir/etcd-port"
   sync "$dir/etcd-port" "$dir"          # the checker reads it at every instant
-  etcd --name "n$i" --data-dir "$dir/etcd/data" \
-       --listen-client-urls "http://127.0.0.1:$((p + 2 * i - 1))" \
-       --advertise-client-urls "http://127.0.0.1:$((p + 2 * i - 1))" \
-       --listen-peer-urls "http://127.0.0.1:$((p + 2 * i))" \
-       --initial-advertise-peer-urls "http://127.0.0.1:$((p + 2 * i))" \
-       --initial-cluster "$cluster" --initial-cluster-state new \
-       --initial-cluster-token powercut >"$dir/etcd/log" 2>&1 &
+  "$here/node.sh" "$i" "$p" "$dir/etcd/data" new >"$dir/etcd/log" 2>&1 &
   pids="$pids $!"
 done
 ep=http://127.0.0.1:$((p + 1)),http://127.0.0.1:$((p + 3)),http://127.0.0.1:$((p + 5))
