@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "format/event.h"
 #include "format/logsum.h"
+#include "replay/devset.h"
 #include "replay/dmlog.h"
 #include "util/util.h"
 
@@ -21,6 +22,7 @@ usage (FILE *f)
 {
   fprintf (f,
 "usage: powercut log [--dump] FILE\n"
+"       powercut log --instants DIR\n"
 "       powercut log --export dm-log-writes FILE OUT\n"
 "       powercut log --import dm-log-writes IN FILE [--size SIZE]\n"
 "\n"
@@ -29,6 +31,11 @@ usage (FILE *f)
 "  SEQ TIME CONN TYPE DETAILS\n"
 "\n"
 "  -d, --dump   one line per record\n"
+"  -I, --instants  for a device set (a directory of NAME.pclog logs, one\n"
+"               clock), one line per instant of the flush model, in time order:\n"
+"                 INSTANT TIME NAME=RECORDS/LAST-MARK...\n"
+"               (what each device had logged by then, and its last mark, '-'\n"
+"               for none): the ids 'powercut replay DIR --at' takes\n"
 "  -e, --export dm-log-writes FILE OUT\n"
 "               write FILE as a dm-log-writes log (xfstests' replay-log reads it)\n"
 "  -i, --import dm-log-writes IN FILE\n"
@@ -193,6 +200,57 @@ dump (const char *path)
   return log_status (path, out_errno, &end, &bad);
 }
 
+/* powercut log --instants: the instants of a device set. */
+static int
+instants (const char *dir)
+{
+  struct pc_devset set;
+  struct pc_devset_point *pt = NULL;
+  struct pc_err err;
+  uint64_t *counts;
+  int64_t n;
+  int st = EXIT_OK;
+
+  if (!pc_devset_is (dir)) {
+    cmd_err ("log", "%s: not a directory of logs (a device set)", dir);
+    return EXIT_ERROR;
+  }
+  if (pc_devset_open (dir, &set, &err) < 0) {
+    cmd_err ("log", "%s", err.msg);
+    return EXIT_ERROR;
+  }
+  counts = calloc (set.n, sizeof *counts);
+  n = counts ? pc_devset_flush_instants (&set, &pt) : -ENOMEM;
+  for (int64_t i = 0; i < n && st == EXIT_OK; i++) {
+    pc_devset_counts (&set, pt[i].dev, pt[i].record, counts);
+    printf ("%s:%" PRIu64 " %" PRIu64 ".%06" PRIu64, set.dev[pt[i].dev].name, pt[i].record,
+            pt[i].time_ns / 1000000000u, pt[i].time_ns % 1000000000u / 1000u);
+    for (size_t j = 0; j < set.n && st == EXIT_OK; j++) {
+      char *all, *last;
+      if (pc_devset_marks (&set.dev[j], counts[j], &all, &last) < 0) {
+        n = -ENOMEM;
+        break;
+      }
+      printf (" %s=%" PRIu64 "/%s", set.dev[j].name, counts[j], *last ? last : "-");
+      free (all);
+      free (last);
+    }
+    printf ("\n");
+    if (ferror (stdout)) {
+      cmd_err ("log", "standard output: %s", strerror (errno ? errno : EIO));
+      st = EXIT_ERROR;
+    }
+  }
+  if (n < 0) {
+    cmd_err ("log", "%s", strerror (ENOMEM));
+    st = EXIT_ERROR;
+  }
+  free (pt);
+  free (counts);
+  pc_devset_free (&set);
+  return st;
+}
+
 static void
 print_header (const char *path, const struct pc_log_summary *s)
 {
@@ -309,6 +367,7 @@ cmd_log (int argc, char **argv)
 {
   static const struct option opts[] = {
     { "dump", no_argument, NULL, 'd' },
+    { "instants", no_argument, NULL, 'I' },
     { "export", required_argument, NULL, 'e' },
     { "import", required_argument, NULL, 'i' },
     { "size", required_argument, NULL, 's' },
@@ -316,7 +375,7 @@ cmd_log (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *export_fmt = NULL, *import_fmt = NULL;
-  bool dumping = false;
+  bool dumping = false, listing = false;
   uint64_t size = 0;
   int c;
 
@@ -324,9 +383,10 @@ cmd_log (int argc, char **argv)
    * its output that goes away early (as head does) ends it quietly, as it
    * would end cat. */
   signal (SIGPIPE, SIG_DFL);
-  while ((c = getopt_long (argc, argv, "de:i:s:h", opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "dIe:i:s:h", opts, NULL)) != -1) {
     switch (c) {
     case 'd': dumping = true; break;
+    case 'I': listing = true; break;
     case 'e': export_fmt = optarg; break;
     case 'i': import_fmt = optarg; break;
     case 's':
@@ -345,5 +405,8 @@ cmd_log (int argc, char **argv)
     cmd_err ("log", optind == argc ? "a log FILE is required" : "only one log FILE, please");
     return pc_usage_error ("log");
   }
+  if (listing)
+    return dumping ? (cmd_err ("log", "--instants and --dump: one or the other"),
+                      pc_usage_error ("log")) : instants (argv[optind]);
   return dumping ? dump (argv[optind]) : summary (argv[optind]);
 }

@@ -66,37 +66,6 @@ export_state (const struct pc_devset_dev *d, struct pc_image *im, uint64_t *curs
   return r < 0 ? r : 0;
 }
 
-/* The names of device d's marks logged in its first n records, space
- * separated, and the last: malloc'd strings (NULL without memory). */
-static int
-marks_of (const struct pc_devset_dev *d, uint64_t n, char **ret_all, char **ret_last)
-{
-  char *all = NULL, *last = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&all, &len);
-
-  if (f == NULL)
-    return -ENOMEM;
-  for (uint64_t i = 0; i < n && i < d->ix.n; i++) {
-    struct pc_mark m;
-    if (d->ix.recs[i].type != PC_REC_MARK ||
-        pc_mark_decode (d->ix.recs[i].data, d->ix.recs[i].datalen, &m, NULL) < 0)
-      continue;
-    fprintf (f, "%s%s", len || ftell (f) ? " " : "", m.name);
-    free (last);
-    last = strdup (m.name);
-    pc_mark_free (&m);
-  }
-  if (fclose (f) == EOF || (last == NULL && (last = strdup ("")) == NULL)) {
-    free (all);
-    free (last);
-    return -ENOMEM;
-  }
-  *ret_all = all;
-  *ret_last = last;
-  return 0;
-}
-
 /* An environment variable's name for device name: letters, digits, _. */
 static void
 env_name (const char *prefix, const char *name, char *buf, size_t len)
@@ -174,7 +143,7 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
         break;
       }
       snprintf (dir, sizeof dir, "%s/%s", work, set->dev[j].name);
-      if (marks_of (&set->dev[j], counts[j], &all_marks, &last) < 0) {
+      if (pc_devset_marks (&set->dev[j], counts[j], &all_marks, &last) < 0) {
         r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
         break;
       }

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "format/mark.h"
 #include "replay/devset.h"
+#include "util/util.h"
 
 static int
 dev_cmp (const void *a, const void *b)
@@ -173,4 +175,74 @@ pc_devset_counts (const struct pc_devset *s, size_t d, uint64_t c, uint64_t *cou
 
   for (size_t j = 0; j < s->n; j++)
     counts[j] = j == d ? c + 1 : logged_by (&s->dev[j], t);
+}
+
+static int
+point_cmp (const void *a, const void *b)
+{
+  const struct pc_devset_point *x = a, *y = b;
+
+  if (x->time_ns != y->time_ns)
+    return x->time_ns < y->time_ns ? -1 : 1;
+  if (x->dev != y->dev)
+    return x->dev < y->dev ? -1 : 1;
+  return (x->record > y->record) - (x->record < y->record);
+}
+
+int64_t
+pc_devset_flush_instants (const struct pc_devset *s, struct pc_devset_point **ret)
+{
+  struct pc_devset_point *v = NULL;
+  size_t n = 0, cap = 0;
+  uint64_t t0 = UINT64_MAX;
+
+  for (size_t j = 0; j < s->n; j++)
+    if (s->dev[j].start < t0)
+      t0 = s->dev[j].start;
+  for (size_t j = 0; j < s->n; j++)
+    for (uint64_t c = 0; c < s->dev[j].ix.n; c++) {
+      const struct pc_record *r = &s->dev[j].ix.recs[c];
+      if (r->type != PC_REC_FLUSH && !(pc_rec_is_data (r) && (r->flags & PC_REC_F_FUA)))
+        continue;
+      if (pc_grow (&v, &cap, n + 1, sizeof *v, 64) < 0) {
+        free (v);
+        return -ENOMEM;
+      }
+      v[n].dev = j;
+      v[n].record = c;
+      v[n++].time_ns = s->dev[j].start + r->time_ns - t0;
+    }
+  if (n)
+    qsort (v, n, sizeof *v, point_cmp);
+  *ret = v;
+  return (int64_t) n;
+}
+
+int
+pc_devset_marks (const struct pc_devset_dev *d, uint64_t n, char **ret_all, char **ret_last)
+{
+  char *all = NULL, *last = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&all, &len);
+
+  if (f == NULL)
+    return -ENOMEM;
+  for (uint64_t i = 0; i < n && i < d->ix.n; i++) {
+    struct pc_mark m;
+    if (d->ix.recs[i].type != PC_REC_MARK ||
+        pc_mark_decode (d->ix.recs[i].data, d->ix.recs[i].datalen, &m, NULL) < 0)
+      continue;
+    fprintf (f, "%s%s", ftell (f) ? " " : "", m.name);
+    free (last);
+    last = strdup (m.name);
+    pc_mark_free (&m);
+  }
+  if (fclose (f) == EOF || (last == NULL && (last = strdup ("")) == NULL)) {
+    free (all);
+    free (last);
+    return -ENOMEM;
+  }
+  *ret_all = all;
+  *ret_last = last;
+  return 0;
 }

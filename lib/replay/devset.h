@@ -69,4 +69,20 @@ int pc_devset_instant (const struct pc_devset *s, const char *id, size_t *ret_de
  * by then (c + 1 for d itself). */
 void pc_devset_counts (const struct pc_devset *s, size_t d, uint64_t c, uint64_t *counts);
 
+/* The flush model's instants of the set: right after each FLUSH and each
+ * FUA write of any device, in time order (then by device and record).
+ * Returns their number with *ret (malloc'd), or -ENOMEM. */
+struct pc_devset_point {
+  size_t dev;
+  uint64_t record;
+  uint64_t time_ns;             /* since the earliest start of the set */
+};
+int64_t pc_devset_flush_instants (const struct pc_devset *s, struct pc_devset_point **ret);
+
+/* The names of device d's marks among its first n records, space
+ * separated, and the last ("" without one).  Returns 0 with both
+ * (malloc'd), or -ENOMEM. */
+int pc_devset_marks (const struct pc_devset_dev *d, uint64_t n, char **ret_all,
+                     char **ret_last);
+
 #endif
