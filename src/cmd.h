@@ -23,6 +23,7 @@ int cmd_workload (int argc, char **argv);
 int cmd_trace (int argc, char **argv);
 int cmd_explore (int argc, char **argv);
 int cmd_pipe (int argc, char **argv);
+int cmd_vm (int argc, char **argv);
 
 struct pc_index;
 /* Prints "powercut SUB: message" to stderr (printf-style). */

@@ -27,6 +27,7 @@ static const struct {
   { "trace", cmd_trace, "run a program whose file-system calls are recorded" },
   { "explore", cmd_explore, "run many small generated workloads, shrink what fails" },
   { "pipe", cmd_pipe, "relay standard input and output to a Unix socket" },
+  { "vm", cmd_vm, "run a script in a qemu guest whose disks are NBD servers" },
 };
 
 void

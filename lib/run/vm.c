@@ -18,6 +18,7 @@
 
 #include "util/proc.h"
 #include "util/util.h"
+#include "run/initramfs.h"
 #include "run/vm.h"
 #include "util/err.h"
 
@@ -33,9 +34,24 @@ static const char guest_init[] =
 "say () { echo \"powercut-guest: $*\"; }\n"
 "finish () { echo \"POWERCUT-STATUS $1\"; sync; poweroff -f; }\n"
 "for m in $MODULES; do\n"
-"  case $m in nbd) insmod /lib/modules/nbd.ko nbds_max=2 ;; *) insmod /lib/modules/$m.ko ;; esac\n"
+"  case $m in nbd) insmod /lib/modules/nbd.ko nbds_max=$NBDS ;; *) insmod /lib/modules/$m.ko ;; esac\n"
 "done\n"
 "ip link set lo up; ip link set eth0 up; ip addr add 10.0.2.15/24 dev eth0\n"
+"if [ -n \"$SCRIPT_MODE\" ]; then\n"
+"  for d in $DISKS; do\n"
+"    set -- $(echo \"$d\" | tr : ' ')\n"
+"    say attaching /dev/nbd$1 as $2\n"
+"    nbd-client 10.0.2.100 $3 /dev/nbd$1 -b 4096 -N '' -C \"$CONNECTIONS\" || finish 210\n"
+"    export POWERCUT_DEV_$2=/dev/nbd$1\n"
+"    [ \"$4\" = 0 ] || export POWERCUT_CONTROL_$2=tcp:10.0.2.100:$4\n"
+"  done\n"
+"  export POWERCUT=/bin/powercut; mkdir -p /host /run /var/tmp\n"
+"  set -o pipefail\n"
+"  (cd /host && eval \"/workload.sh $ARGS\") 2>&1 | sed 's/^/POWERCUT-OUT /'; st=$?\n"
+"  set +o pipefail; sync\n"
+"  for d in $DISKS; do nbd-client -d /dev/nbd${d%%:*} >/dev/null 2>&1; done\n"
+"  echo \"POWERCUT-SCRIPT $st\"; finish 0\n"
+"fi\n"
 "say attaching /dev/nbd0 over $CONNECTIONS connection\\(s\\)\n"
 "nbd-client 10.0.2.100 10809 /dev/nbd0 -b 4096 -N '' -C \"$CONNECTIONS\" || finish 210\n"
 "mkfs.$FS -q -F $MKFS_OPTS /dev/nbd0 || finish 211\n"
@@ -57,260 +73,6 @@ static const char guest_init[] =
 "nbd-client -d /dev/nbd0\n"
 "finish $st\n";
 
-/* ---------------------------------------------------------------------
- * A cpio "newc" archive writer, as the kernel's initramfs unpacker reads. */
-
-struct cpio {
-  FILE *f;
-  unsigned ino;
-  char **dirs;                  /* directories already in the archive */
-  size_t ndirs;
-  int err;
-};
-
-static void
-cpio_pad (struct cpio *c, size_t n)
-{
-  static const char z[4];
-
-  if (n % 4 && fwrite (z, 1, 4 - n % 4, c->f) != 4 - n % 4)
-    c->err = -EIO;
-}
-
-static void
-cpio_entry (struct cpio *c, const char *name, unsigned mode, const void *data, size_t len)
-{
-  char hdr[160];
-  size_t nlen = strlen (name) + 1;
-
-  snprintf (hdr, sizeof hdr, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-            ++c->ino, mode, 0u, 0u, 1u, 0u, (unsigned) len, 0u, 0u, 0u, 0u,
-            (unsigned) nlen, 0u);
-  if (fwrite (hdr, 1, 110, c->f) != 110 || fwrite (name, 1, nlen, c->f) != nlen)
-    c->err = -EIO;
-  cpio_pad (c, 110 + nlen);
-  if (len && fwrite (data, 1, len, c->f) != len)
-    c->err = -EIO;
-  cpio_pad (c, len);
-}
-
-/* Adds the directories above name (a path without a leading '/'). */
-static void
-cpio_parents (struct cpio *c, const char *name)
-{
-  char buf[PATH_MAX];
-
-  snprintf (buf, sizeof buf, "%s", name);
-  for (char *p = strchr (buf, '/'); p; p = strchr (p + 1, '/')) {
-    bool seen = false;
-    *p = '\0';
-    for (size_t i = 0; i < c->ndirs && !seen; i++)
-      seen = strcmp (c->dirs[i], buf) == 0;
-    if (!seen) {
-      char **n = realloc (c->dirs, (c->ndirs + 1) * sizeof *n);
-      if (n) {
-        c->dirs = n;
-        c->dirs[c->ndirs++] = strdup (buf);
-        cpio_entry (c, buf, 040755, NULL, 0);
-      }
-    }
-    *p = '/';
-  }
-}
-
-static int
-read_file (const char *path, char **ret, size_t *ret_len)
-{
-  struct stat st;
-  char *buf;
-  int fd = open (path, O_RDONLY | O_CLOEXEC), r;
-
-  if (fd < 0)
-    return -errno;
-  if (fstat (fd, &st) < 0 || (buf = malloc ((size_t) st.st_size + 1)) == NULL) {
-    close (fd);
-    return -ENOMEM;
-  }
-  r = pc_read_all (fd, buf, (size_t) st.st_size);
-  close (fd);
-  if (r < 0) {
-    free (buf);
-    return r;
-  }
-  buf[st.st_size] = '\0';
-  *ret = buf;
-  *ret_len = (size_t) st.st_size;
-  return 0;
-}
-
-/* Copies the host file src into the archive as dst (no leading '/'). */
-static int
-cpio_copy (struct cpio *c, const char *src, const char *dst, unsigned mode)
-{
-  char *data;
-  size_t len;
-  int r = read_file (src, &data, &len);
-
-  if (r < 0)
-    return r;
-  cpio_parents (c, dst);
-  cpio_entry (c, dst, mode, data, len);
-  free (data);
-  return c->err;
-}
-
-/* Adds an executable and every shared library ldd says it needs. */
-static int
-cpio_program (struct cpio *c, const char *path, const char *dst, struct pc_err *why)
-{
-  char *argv[] = { "ldd", (char *) path, NULL }, out[8192];
-  int r = cpio_copy (c, path, dst, 0100755);
-
-  if (r < 0) {
-    pc_err_msg (why, "%s: %s", path, strerror (-r));
-    return r;
-  }
-  /* A static program makes ldd fail: it needs nothing. */
-  if (pc_proc_run (argv, 60, out, sizeof out) != 0)
-    return 0;
-  for (char *l = strtok (out, "\n"); l; l = strtok (NULL, "\n")) {
-    char *lib = strstr (l, "=> ");
-    char *sp;
-    lib = lib ? lib + 3 : l;
-    while (*lib == ' ' || *lib == '\t')
-      lib++;
-    if (*lib != '/')
-      continue;
-    sp = strchr (lib, ' ');
-    if (sp)
-      *sp = '\0';
-    r = cpio_copy (c, lib, lib + 1, 0100755);
-    if (r < 0) {
-      pc_err_msg (why, "%s: %s", lib, strerror (-r));
-      return r;
-    }
-  }
-  return 0;
-}
-
-/* Writes a module, decompressed, as lib/modules/NAME.ko. */
-static int
-cpio_module (struct cpio *c, const char *moddir, const char *rel, struct pc_err *why)
-{
-  char src[PATH_MAX], tmp[] = "/tmp/powercut-ko.XXXXXX", name[128], dst[160];
-  const char *base = strrchr (rel, '/') ? strrchr (rel, '/') + 1 : rel;
-  size_t n = strcspn (base, ".");
-  int r, fd;
-  pid_t pid;
-
-  snprintf (src, sizeof src, "%s/%s", moddir, rel);
-  snprintf (name, sizeof name, "%.*s", (int) n, base);
-  for (char *p = name; *p; p++)
-    if (*p == '-')
-      *p = '_';
-  snprintf (dst, sizeof dst, "lib/modules/%s.ko", name);
-  if (strstr (base, ".ko.xz") == NULL && strstr (base, ".ko.zst") == NULL &&
-      strstr (base, ".ko.gz") == NULL)
-    return cpio_copy (c, src, dst, 0100644);
-  fd = mkstemp (tmp);
-  if (fd < 0)
-    return -errno;
-  pid = fork ();
-  if (pid == 0) {
-    const char *tool = strstr (base, ".xz") ? "xz" : strstr (base, ".zst") ? "zstd" : "gzip";
-    dup2 (fd, 1);
-    execlp (tool, tool, "-dc", src, (char *) NULL);
-    _exit (127);
-  }
-  close (fd);
-  if (pid < 0 || waitpid (pid, &r, 0) < 0 || !WIFEXITED (r) || WEXITSTATUS (r) != 0) {
-    unlink (tmp);
-    pc_err_msg (why, "%s: cannot decompress it (xz installed?)", src);
-    return -EIO;
-  }
-  r = cpio_copy (c, tmp, dst, 0100644);
-  unlink (tmp);
-  return r;
-}
-
-/* The module name of a modules.dep path: "kernel/fs/jbd2/jbd2.ko.xz" ->
- * "jbd2" (dashes as underscores, as the kernel names modules). */
-static void
-mod_name (const char *path, size_t len, char *out, size_t olen)
-{
-  const char *b = path;
-
-  for (size_t i = 0; i < len; i++)
-    if (path[i] == '/')
-      b = path + i + 1;
-  snprintf (out, olen, "%.*s", (int) strcspn (b, ".: "), b);
-  for (char *q = out; *q; q++)
-    if (*q == '-')
-      *q = '_';
-}
-
-/* Adds module name and, first, what modules.dep says it needs; appends
- * the load order to order (" a b c "). */
-static int
-add_module (struct cpio *c, const char *moddir, const char *dep, const char *name,
-            char *order, size_t olen, int depth, struct pc_err *why)
-{
-  char key[160], path[512], deps[32][128];
-  const char *line = NULL;
-  size_t ndeps = 0;
-  int r;
-
-  snprintf (key, sizeof key, " %s ", name);
-  if (depth > 16 || strstr (order, key))
-    return 0;
-  /* Its line: "PATH: DEP DEP ..." where PATH names the module. */
-  for (const char *l = dep; *l; ) {
-    const char *colon = strchr (l, ':'), *nl = strchr (l, '\n');
-    char n[128];
-    if (colon == NULL)
-      break;
-    if (nl == NULL)
-      nl = l + strlen (l);
-    if (colon < nl) {
-      mod_name (l, (size_t) (colon - l), n, sizeof n);
-      if (strcmp (n, name) == 0) {
-        line = l;
-        break;
-      }
-    }
-    l = *nl ? nl + 1 : nl;
-  }
-  if (line == NULL) {
-    pc_err_msg (why, "%s: no module %s in its modules.dep", moddir, name);
-    return -ENOENT;
-  }
-  {
-    const char *colon = strchr (line, ':'), *nl = strchr (line, '\n'), *d;
-    if (nl == NULL)
-      nl = line + strlen (line);
-    snprintf (path, sizeof path, "%.*s", (int) (colon - line), line);
-    for (d = colon + 1; d < nl && ndeps < 32;) {
-      size_t len;
-      while (d < nl && *d == ' ')
-        d++;
-      len = strcspn (d, " \n");
-      if (len == 0)
-        break;
-      mod_name (d, len, deps[ndeps++], sizeof deps[0]);
-      d += len;
-    }
-  }
-  for (size_t i = 0; i < ndeps; i++) {
-    r = add_module (c, moddir, dep, deps[i], order, olen, depth + 1, why);
-    if (r < 0)
-      return r;
-  }
-  r = cpio_module (c, moddir, path, why);
-  if (r < 0)
-    return r;
-  snprintf (order + strlen (order), olen - strlen (order), "%s ", name);
-  return 0;
-}
 
 char *
 pc_vm_default_kernel (void)
@@ -334,14 +96,6 @@ pc_vm_default_kernel (void)
   return best;
 }
 
-static const char *
-find_program (const char *const *cands)
-{
-  for (; *cands; cands++)
-    if (access (*cands, X_OK) == 0)
-      return *cands;
-  return NULL;
-}
 
 /* The part of the initramfs that depends only on kernel and programs. */
 static int
@@ -352,7 +106,7 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
   static const char *const nbdc[] = { "/usr/sbin/nbd-client", "/sbin/nbd-client", NULL };
   static const char *const mke2fs[] = { "/usr/sbin/mke2fs", "/sbin/mke2fs", NULL };
   static const char *const want[] = { "e1000", "crc32c_generic", "nbd", "ext4", NULL };
-  const char *bb = find_program (busybox), *nc = find_program (nbdc), *mk = find_program (mke2fs);
+  const char *bb = pc_find_program (busybox), *nc = pc_find_program (nbdc), *mk = pc_find_program (mke2fs);
   struct cpio c = { 0 };
   char depf[PATH_MAX + 16], *dep = NULL, order[1024] = " ";
   size_t deplen;
@@ -364,7 +118,7 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
     return -ENOENT;
   }
   snprintf (depf, sizeof depf, "%s/modules.dep", moddir);
-  r = read_file (depf, &dep, &deplen);
+  r = pc_read_file (depf, &dep, &deplen);
   if (r < 0) {
     pc_err_msg (why, "%s: %s", depf, strerror (-r));
     return r;
@@ -376,28 +130,28 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
     free (dep);
     return r;
   }
-  cpio_entry (&c, "init", 0100755, guest_init, sizeof guest_init - 1);
+  pc_cpio_entry (&c, "init", 0100755, guest_init, sizeof guest_init - 1);
   {
     static const char *const dirs[] = { "proc", "sys", "dev", "mnt", "tmp", "etc", NULL };
     for (const char *const *d = dirs; *d; d++)
-      cpio_entry (&c, *d, 040755, NULL, 0);
+      pc_cpio_entry (&c, *d, 040755, NULL, 0);
   }
-  r = cpio_program (&c, bb, "bin/busybox", why);
+  r = pc_cpio_program (&c, bb, "bin/busybox", why);
   if (r == 0)
-    r = cpio_program (&c, nc, "bin/nbd-client", why);
+    r = pc_cpio_program (&c, nc, "bin/nbd-client", why);
   if (r == 0)
-    r = cpio_program (&c, mk, "bin/mke2fs", why);
+    r = pc_cpio_program (&c, mk, "bin/mke2fs", why);
   if (r == 0)
-    r = cpio_program (&c, cfg->self, "bin/powercut", why);
+    r = pc_cpio_program (&c, cfg->self, "bin/powercut", why);
   if (r == 0 && access ("/etc/mke2fs.conf", R_OK) == 0)
-    r = cpio_copy (&c, "/etc/mke2fs.conf", "etc/mke2fs.conf", 0100644);
+    r = pc_cpio_copy (&c, "/etc/mke2fs.conf", "etc/mke2fs.conf", 0100644);
   for (const char *const *fs = (const char *const[]) { "ext2", "ext3", "ext4", NULL }; r == 0 && *fs; fs++) {
     char name[32];
     snprintf (name, sizeof name, "bin/mkfs.%s", *fs);
-    cpio_entry (&c, name, 0120777, "mke2fs", 6);
+    pc_cpio_entry (&c, name, 0120777, "mke2fs", 6);
   }
   for (const char *const *m = want; r == 0 && *m; m++)
-    r = add_module (&c, moddir, dep, *m, order, sizeof order, 0, why);
+    r = pc_cpio_module (&c, moddir, dep, *m, order, sizeof order, 0, why);
   if (r == 0 && c.err)
     r = c.err;
   if (fclose (c.f) != 0 && r == 0)
@@ -444,6 +198,159 @@ concat (FILE *out, const char *path)
   return 0;
 }
 
+/* The guest's /powercut.conf, with modules (" a b ") loaded in order. */
+static void
+write_conf (const struct pc_vm_config *cfg, const char *modules, char *buf, size_t len)
+{
+  FILE *m = fmemopen (buf, len, "w");
+  char num[32], list[4096] = "";
+  size_t pos = 0;
+
+  conf (m, "MODULES", modules);
+  conf (m, "FS", cfg->fs);
+  conf (m, "MKFS_OPTS", cfg->mkfs_opts);
+  conf (m, "MOUNT_OPTS", cfg->mount_opts);
+  conf (m, "WORKLOAD", cfg->workload);
+  conf (m, "TRACED", cfg->traced ? "1" : "");
+  conf (m, "SCRIPT_MODE", cfg->script_mode ? "1" : "");
+  /* The script's arguments, each single-quoted, for eval in the guest. */
+  for (char *const *a = cfg->script_args; a && *a && pos + 4 < sizeof list; a++) {
+    pos += pc_shell_quote (*a, list + pos, sizeof list - pos - 1);
+    list[pos++] = ' ';
+    list[pos] = '\0';
+  }
+  conf (m, "ARGS", list);
+  /* The disks of script mode: "I:NAME:NBD-PORT:CONTROL-PORT" (0: none). */
+  list[0] = '\0';
+  pos = 0;
+  for (size_t i = 0; i < cfg->ndisks && pos < sizeof list; i++)
+    pos += (size_t) snprintf (list + pos, sizeof list - pos, "%s%zu:%s:%zu:%zu", i ? " " : "", i,
+                              cfg->disks[i].name, 10811 + 2 * i,
+                              cfg->disks[i].ctl_sock ? 10812 + 2 * i : 0);
+  conf (m, "DISKS", list);
+  snprintf (num, sizeof num, "%zu", cfg->ndisks > 2 ? cfg->ndisks : 2);
+  conf (m, "NBDS", num);
+  snprintf (num, sizeof num, "%llu", (unsigned long long) cfg->seed);
+  conf (m, "SEED", num);
+  snprintf (num, sizeof num, "%u", cfg->files ? cfg->files : 20);
+  conf (m, "FILES", num);
+  snprintf (num, sizeof num, "%u", cfg->commit_s ? cfg->commit_s : 5);
+  conf (m, "COMMIT", num);
+  snprintf (num, sizeof num, "%u", cfg->connections ? cfg->connections : 1);
+  conf (m, "CONNECTIONS", num);
+  snprintf (num, sizeof num, "%u", cfg->seconds);
+  conf (m, "SECONDS", num);
+  list[0] = '\0';
+  pos = 0;
+  for (size_t i = 0; i < cfg->nsysctls && pos < sizeof list; i++)
+    pos += (size_t) snprintf (list + pos, sizeof list - pos, "%s%s=%s", i ? " " : "",
+                              cfg->sysctls[i].name, cfg->sysctls[i].value);
+  conf (m, "SYSCTLS", list);
+  fclose (m);
+}
+
+/* Script mode's extra modules, programs and copies, into this run's part
+ * of the initramfs. */
+static int
+add_extras (const struct pc_vm_config *cfg, struct cpio *c, const char *moddir,
+            char *order, size_t olen, struct pc_err *why)
+{
+  char depf[PATH_MAX + 16], *dep = NULL;
+  size_t deplen;
+  int r = 0;
+
+  if (cfg->extra_modules && cfg->extra_modules[0]) {
+    snprintf (depf, sizeof depf, "%s/modules.dep", moddir);
+    r = pc_read_file (depf, &dep, &deplen);
+    if (r < 0) {
+      pc_err_msg (why, "%s: %s", depf, strerror (-r));
+      return r;
+    }
+    for (char *const *m = cfg->extra_modules; r == 0 && *m; m++)
+      r = pc_cpio_module (c, moddir, dep, *m, order, olen, 0, why);
+    free (dep);
+  }
+  for (char *const *p = cfg->programs; r == 0 && p && *p; p++) {
+    char *path = pc_which (*p), dst[PATH_MAX];
+    const char *base = strrchr (*p, '/') ? strrchr (*p, '/') + 1 : *p;
+    if (path == NULL) {
+      pc_err_msg (why, "%s: no such program", *p);
+      return -ENOENT;
+    }
+    snprintf (dst, sizeof dst, "bin/%s", base);
+    r = pc_cpio_program (c, path, dst, why);
+    free (path);
+  }
+  for (char *const *p = cfg->copies; r == 0 && p && *p; p++) {
+    char dst[PATH_MAX], tmp[PATH_MAX];
+    const char *base;
+    size_t n;
+    snprintf (tmp, sizeof tmp, "%s", *p);
+    for (n = strlen (tmp); n > 1 && tmp[n - 1] == '/'; n--)
+      tmp[n - 1] = '\0';
+    base = strrchr (tmp, '/') ? strrchr (tmp, '/') + 1 : tmp;
+    snprintf (dst, sizeof dst, "host/%s", base);
+    r = pc_cpio_tree (c, *p, dst, why);
+  }
+  /* The module load order, without the padding. */
+  {
+    size_t n = strlen (order);
+    while (n && order[n - 1] == ' ')
+      order[--n] = '\0';
+    memmove (order, order + strspn (order, " "), strlen (order + strspn (order, " ")) + 1);
+  }
+  return r;
+}
+
+/* qemu's -nic: the forwarded addresses.  A unix: chardev carries one
+ * connection; a command runs per connection, so nbd-client -C N and every
+ * mark get their own.  (qemu's option syntax takes commas as separators:
+ * paths must not hold one.) */
+static int
+forwards (const struct pc_vm_config *cfg, char *fwd, size_t len, struct pc_err *why)
+{
+  size_t pos = (size_t) snprintf (fwd, len, "user,model=e1000,restrict=on");
+  const char *socks[64];
+  size_t nsocks = 0;
+  unsigned port[64];
+
+  if (cfg->script_mode)
+    for (size_t i = 0; i < cfg->ndisks && nsocks + 2 <= 64; i++) {
+      socks[nsocks] = cfg->disks[i].nbd_sock;
+      port[nsocks++] = 10811 + 2 * (unsigned) i;
+      if (cfg->disks[i].ctl_sock) {
+        socks[nsocks] = cfg->disks[i].ctl_sock;
+        port[nsocks++] = 10812 + 2 * (unsigned) i;
+      }
+    }
+  else {
+    socks[0] = cfg->nbd_sock;
+    port[0] = 10809;
+    socks[1] = cfg->ctl_sock;
+    port[1] = 10810;
+    nsocks = 2;
+  }
+  if (strchr (cfg->self, ',')) {
+    pc_err_msg (why, "a path for the guest holds a comma, which qemu cannot take: %s", cfg->self);
+    return -EINVAL;
+  }
+  for (size_t i = 0; i < nsocks; i++) {
+    if (strchr (socks[i], ',')) {
+      pc_err_msg (why, "a path for the guest holds a comma, which qemu cannot take: %s",
+                  socks[i]);
+      return -EINVAL;
+    }
+    pos += (size_t) snprintf (fwd + pos, pos < len ? len - pos : 0,
+                              ",guestfwd=tcp:10.0.2.100:%u-cmd:%s pipe %s", port[i], cfg->self,
+                              socks[i]);
+  }
+  if (pos >= len) {
+    pc_err_msg (why, "the paths of the guest's disks are too long");
+    return -ENAMETOOLONG;
+  }
+  return 0;
+}
+
 static int boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd,
                  const char *fwd, bool kvm, struct pc_err *why);
 static bool kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initrd);
@@ -454,7 +361,7 @@ vm_run (const struct pc_vm_config *cfg, struct pc_err *why)
 {
   char *kernel = cfg->kernel ? strdup (cfg->kernel) : pc_vm_default_kernel ();
   char moddir[PATH_MAX], cache[PATH_MAX], base[PATH_MAX + 64], initrd[PATH_MAX], modules[1024];
-  char confbuf[8192], fwd[2 * PATH_MAX];
+  char confbuf[8192], fwd[16384];
   const char *ver, *home = getenv ("HOME");
   struct stat st, sst;
   FILE *f;
@@ -519,73 +426,29 @@ vm_run (const struct pc_vm_config *cfg, struct pc_err *why)
   }
   {
     struct cpio c = { f, 100000, NULL, 0, 0 };
-    FILE *m = fmemopen (confbuf, sizeof confbuf, "w");
-    char num[32];
-    conf (m, "MODULES", modules);
-    conf (m, "FS", cfg->fs);
-    conf (m, "MKFS_OPTS", cfg->mkfs_opts);
-    conf (m, "MOUNT_OPTS", cfg->mount_opts);
-    conf (m, "WORKLOAD", cfg->workload);
-    conf (m, "TRACED", cfg->traced ? "1" : "");
-    /* The script's arguments, each single-quoted, for eval in the guest. */
-    {
-      char args[4096] = "";
-      size_t pos = 0;
-      for (char *const *a = cfg->script_args; a && *a && pos + 4 < sizeof args; a++) {
-        pos += pc_shell_quote (*a, args + pos, sizeof args - pos - 1);
-        args[pos++] = ' ';
-        args[pos] = '\0';
+    char order[1024];
+    snprintf (order, sizeof order, " %s ", modules);
+    r = add_extras (cfg, &c, moddir, order, sizeof order, why);
+    if (r == 0) {
+      write_conf (cfg, order, confbuf, sizeof confbuf);
+      pc_cpio_entry (&c, "powercut.conf", 0100644, confbuf, strlen (confbuf));
+      if (cfg->script && pc_cpio_copy (&c, cfg->script, "workload.sh", 0100755) < 0) {
+        pc_err_msg (why, "%s: cannot read it", cfg->script);
+        r = -EIO;
       }
-      conf (m, "ARGS", args);
     }
-    snprintf (num, sizeof num, "%llu", (unsigned long long) cfg->seed);
-    conf (m, "SEED", num);
-    snprintf (num, sizeof num, "%u", cfg->files ? cfg->files : 20);
-    conf (m, "FILES", num);
-    snprintf (num, sizeof num, "%u", cfg->commit_s ? cfg->commit_s : 5);
-    conf (m, "COMMIT", num);
-    snprintf (num, sizeof num, "%u", cfg->connections ? cfg->connections : 1);
-    conf (m, "CONNECTIONS", num);
-    snprintf (num, sizeof num, "%u", cfg->seconds);
-    conf (m, "SECONDS", num);
-    {
-      char sc[1024] = "";
-      size_t pos = 0;
-      for (size_t i = 0; i < cfg->nsysctls && pos < sizeof sc; i++)
-        pos += (size_t) snprintf (sc + pos, sizeof sc - pos, "%s%s=%s", i ? " " : "",
-                                  cfg->sysctls[i].name, cfg->sysctls[i].value);
-      conf (m, "SYSCTLS", sc);
-    }
-    fclose (m);
-    cpio_entry (&c, "powercut.conf", 0100644, confbuf, strlen (confbuf));
-    if (cfg->script && cpio_copy (&c, cfg->script, "workload.sh", 0100755) < 0) {
-      pc_err_msg (why, "%s: cannot read it", cfg->script);
+    if (pc_cpio_end (&c) < 0 && r == 0)
       r = -EIO;
-    }
-    cpio_entry (&c, "TRAILER!!!", 0, NULL, 0);
-    if (fclose (f) != 0 || c.err)
-      r = r ? r : -EIO;
+    pc_cpio_free (&c);
   }
+  if (r == 0)
+    r = forwards (cfg, fwd, sizeof fwd, why);
   if (r < 0) {
     unlink (initrd);
     free (kernel);
     return r;
   }
 
-  /* A unix: chardev carries one connection; a command runs per connection,
-   * so nbd-client -C N and every mark get their own.  (qemu's option
-   * syntax takes commas as separators: paths must not hold one.) */
-  if (strchr (cfg->self, ',') || strchr (cfg->nbd_sock, ',') || strchr (cfg->ctl_sock, ',')) {
-    pc_err_msg (why, "a path for the guest holds a comma, which qemu cannot take: %s",
-                strchr (cfg->self, ',') ? cfg->self : cfg->nbd_sock);
-    unlink (initrd);
-    free (kernel);
-    return -EINVAL;
-  }
-  snprintf (fwd, sizeof fwd,
-            "user,model=e1000,restrict=on,guestfwd=tcp:10.0.2.100:10809-cmd:%s pipe %s,"
-            "guestfwd=tcp:10.0.2.100:10810-cmd:%s pipe %s", cfg->self, cfg->nbd_sock,
-            cfg->self, cfg->ctl_sock);
   /* KVM where it works, else TCG.  Nested virtualisation often fails, at
    * once or part-way; a guest that stopped part-way would leave half a
    * recording, so KVM is tried on a probe boot first, with no disk. */
@@ -599,11 +462,15 @@ vm_run (const struct pc_vm_config *cfg, struct pc_err *why)
  * timeout_s.  Returns qemu's wait status, or -ETIME, -EINTR, -errno. */
 static int
 qemu (const char *kernel, const char *initrd, bool kvm, const char *append, const char *nic,
-      const char *out_path, int timeout_s)
+      unsigned memory_mb, const char *out_path, int timeout_s)
 {
+  char mem[16];
   uint64_t deadline = pc_now_mono_ns () + (uint64_t) timeout_s * 1000000000u;
-  pid_t pid = fork ();
+  pid_t pid;
   int status;
+
+  snprintf (mem, sizeof mem, "%u", memory_mb ? memory_mb : 768);
+  pid = fork ();
 
   if (pid < 0)
     return -errno;
@@ -618,7 +485,7 @@ qemu (const char *kernel, const char *initrd, bool kvm, const char *append, cons
       dup2 (nul, 0);
     setpgid (0, 0);
     execlp ("qemu-system-x86_64", "qemu-system-x86_64", "-accel", kvm ? "kvm" : "tcg",
-            "-cpu", kvm ? "host" : "max", "-m", "768", "-smp", "2", "-nographic", "-no-reboot",
+            "-cpu", kvm ? "host" : "max", "-m", mem, "-smp", "2", "-nographic", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd, "-append", append, "-nic", nic, (char *) NULL);
     _exit (127);
   }
@@ -651,8 +518,8 @@ kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initr
   if (access ("/dev/kvm", R_OK | W_OK) < 0)
     return false;
   snprintf (out, sizeof out, "%s/kvm-probe.txt", cfg->work_dir);
-  if (qemu (kernel, initrd, true, "console=ttyS0 panic=-1 quiet powercut.probe", "none",
-            out, 60) >= 0 && read_file (out, &text, &len) == 0)
+  if (qemu (kernel, initrd, true, "console=ttyS0 panic=-1 quiet powercut.probe", "none", 0,
+            out, 60) >= 0 && pc_read_file (out, &text, &len) == 0)
     known = strstr (text, "POWERCUT-PROBE-OK") != NULL;
   free (text);
   unlink (out);
@@ -668,7 +535,7 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
   size_t clen;
   int status, r = 0;
 
-  status = qemu (kernel, initrd, kvm, "console=ttyS0 panic=-1 quiet loglevel=3", fwd,
+  status = qemu (kernel, initrd, kvm, "console=ttyS0 panic=-1 quiet loglevel=3", fwd, cfg->memory_mb,
                  cfg->console_path, cfg->timeout_s);
   if (status == -ETIME || status == -EINTR) {
     pc_err_msg (why, status == -ETIME
@@ -682,7 +549,7 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     pc_err_msg (why, "qemu-system-x86_64: not found (package qemu-system-x86)");
     return -ENOENT;
   }
-  if (read_file (cfg->console_path, &console, &clen) < 0) {
+  if (pc_read_file (cfg->console_path, &console, &clen) < 0) {
     pc_err_msg (why, "%s: the guest left no console output", cfg->console_path);
     return -EIO;
   }
@@ -692,8 +559,16 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     static const char *const step[] = { "attaching /dev/nbd0", "mkfs", "mount",
                                         "the mkfs mark", "the end mark", "umount",
                                         "setting the writeback knobs" };
-    if (gst == 0)
+    const char *sc = strstr (console, "POWERCUT-SCRIPT ");
+    if (gst == 0 && cfg->script_mode && sc == NULL) {
+      pc_err_msg (why, "the guest's script left no status (its console: %s)", cfg->console_path);
+      r = -ECHILD;
+    }
+    else if (gst == 0) {
+      if (cfg->script_mode && cfg->script_status)
+        *cfg->script_status = atoi (sc + 16);
       r = 0;
+    }
     else if (gst < 0) {
       /* Its last words say why, mostly. */
       char *end = console + strlen (console), *last;

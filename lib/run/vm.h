@@ -12,6 +12,14 @@
  * workload (a built-in one through `powercut workload`, or a script copied
  * in), places "end" after a script, unmounts, detaches, prints its status
  * on the console and powers off.  KVM is used when it works, else TCG.
+ *
+ * In script mode (powercut vm) no filesystem is made: each of the disks
+ * is attached as /dev/nbdI, in order, over 10.0.2.100:10811+2I (its
+ * control socket over 10812+2I), and the script runs in /host, where the
+ * copies are, with POWERCUT_DEV_<name>, POWERCUT_CONTROL_<name> and
+ * POWERCUT in its environment, the extra programs in /bin and the extra
+ * modules loaded.  What it prints reaches the console as lines
+ * "POWERCUT-OUT <line>"; its exit status is returned.
  */
 #ifndef POWERCUT_VM_H
 #define POWERCUT_VM_H
@@ -22,6 +30,13 @@
 #include <stdint.h>
 
 #include "util/err.h"
+
+/* A disk of a script-mode guest. */
+struct pc_vm_disk {
+  const char *name;             /* [A-Za-z0-9_]+ */
+  const char *nbd_sock;
+  const char *ctl_sock;         /* or NULL */
+};
 
 struct pc_vm_config {
   const char *self;             /* the powercut program (copied into the guest) */
@@ -41,10 +56,20 @@ struct pc_vm_config {
   int timeout_s;
   const char *work_dir;         /* for the initramfs of this run */
   const char *console_path;     /* the guest's console goes here */
+  unsigned memory_mb;           /* 0: 768 */
+  /* Script mode: */
+  bool script_mode;
+  const struct pc_vm_disk *disks;
+  size_t ndisks;
+  char *const *extra_modules;   /* NULL-terminated, or NULL */
+  char *const *programs;        /* names or paths, NULL-terminated, or NULL */
+  char *const *copies;          /* host files or trees for /host, or NULL */
+  int *script_status;           /* where the script's exit status goes */
 };
 
 /* Boots the guest and waits for it.  Returns 0 when the workload ran and
- * reported success, -ECHILD when the guest stopped without reporting at
+ * reported success (in script mode: when the script ran, whatever its
+ * status), -ECHILD when the guest stopped without reporting at
  * all (it crashed: the recording is incomplete), or -errno; with a
  * one-line reason in why. */
 int pc_vm_run (const struct pc_vm_config *cfg, struct pc_err *why);

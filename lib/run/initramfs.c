@@ -1,0 +1,372 @@
+/* initramfs.c: the guest's initramfs, a cpio archive. */
+#include <config.h>
+
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/proc.h"
+#include "util/util.h"
+#include "run/initramfs.h"
+
+static void
+cpio_pad (struct cpio *c, size_t n)
+{
+  static const char z[4];
+
+  if (n % 4 && fwrite (z, 1, 4 - n % 4, c->f) != 4 - n % 4)
+    c->err = -EIO;
+}
+
+void
+pc_cpio_entry (struct cpio *c, const char *name, unsigned mode, const void *data, size_t len)
+{
+  char hdr[160];
+  size_t nlen = strlen (name) + 1;
+
+  snprintf (hdr, sizeof hdr, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
+            ++c->ino, mode, 0u, 0u, 1u, 0u, (unsigned) len, 0u, 0u, 0u, 0u,
+            (unsigned) nlen, 0u);
+  if (fwrite (hdr, 1, 110, c->f) != 110 || fwrite (name, 1, nlen, c->f) != nlen)
+    c->err = -EIO;
+  cpio_pad (c, 110 + nlen);
+  if (len && fwrite (data, 1, len, c->f) != len)
+    c->err = -EIO;
+  cpio_pad (c, len);
+}
+
+/* Adds the directories above name (a path without a leading '/'). */
+static void
+cpio_parents (struct cpio *c, const char *name)
+{
+  char buf[PATH_MAX];
+
+  snprintf (buf, sizeof buf, "%s", name);
+  for (char *p = strchr (buf, '/'); p; p = strchr (p + 1, '/')) {
+    bool seen = false;
+    *p = '\0';
+    for (size_t i = 0; i < c->ndirs && !seen; i++)
+      seen = strcmp (c->dirs[i], buf) == 0;
+    if (!seen) {
+      char **n = realloc (c->dirs, (c->ndirs + 1) * sizeof *n);
+      if (n) {
+        c->dirs = n;
+        c->dirs[c->ndirs++] = strdup (buf);
+        pc_cpio_entry (c, buf, 040755, NULL, 0);
+      }
+    }
+    *p = '/';
+  }
+}
+
+int
+pc_read_file (const char *path, char **ret, size_t *ret_len)
+{
+  struct stat st;
+  char *buf;
+  int fd = open (path, O_RDONLY | O_CLOEXEC), r;
+
+  if (fd < 0)
+    return -errno;
+  if (fstat (fd, &st) < 0 || (buf = malloc ((size_t) st.st_size + 1)) == NULL) {
+    close (fd);
+    return -ENOMEM;
+  }
+  r = pc_read_all (fd, buf, (size_t) st.st_size);
+  close (fd);
+  if (r < 0) {
+    free (buf);
+    return r;
+  }
+  buf[st.st_size] = '\0';
+  *ret = buf;
+  *ret_len = (size_t) st.st_size;
+  return 0;
+}
+
+/* Copies the host file src into the archive as dst (no leading '/'). */
+int
+pc_cpio_copy (struct cpio *c, const char *src, const char *dst, unsigned mode)
+{
+  char *data;
+  size_t len;
+  int r = pc_read_file (src, &data, &len);
+
+  if (r < 0)
+    return r;
+  cpio_parents (c, dst);
+  pc_cpio_entry (c, dst, mode, data, len);
+  free (data);
+  return c->err;
+}
+
+/* Adds an executable and every shared library ldd says it needs. */
+int
+pc_cpio_program (struct cpio *c, const char *path, const char *dst, struct pc_err *why)
+{
+  char *argv[] = { "ldd", (char *) path, NULL }, out[8192];
+  int r = pc_cpio_copy (c, path, dst, 0100755);
+
+  if (r < 0) {
+    pc_err_msg (why, "%s: %s", path, strerror (-r));
+    return r;
+  }
+  /* A static program makes ldd fail: it needs nothing. */
+  if (pc_proc_run (argv, 60, out, sizeof out) != 0)
+    return 0;
+  for (char *l = strtok (out, "\n"); l; l = strtok (NULL, "\n")) {
+    char *lib = strstr (l, "=> ");
+    char *sp;
+    lib = lib ? lib + 3 : l;
+    while (*lib == ' ' || *lib == '\t')
+      lib++;
+    if (*lib != '/')
+      continue;
+    sp = strchr (lib, ' ');
+    if (sp)
+      *sp = '\0';
+    r = pc_cpio_copy (c, lib, lib + 1, 0100755);
+    if (r < 0) {
+      pc_err_msg (why, "%s: %s", lib, strerror (-r));
+      return r;
+    }
+  }
+  return 0;
+}
+
+/* Writes a module, decompressed, as lib/modules/NAME.ko. */
+static int
+cpio_module (struct cpio *c, const char *moddir, const char *rel, struct pc_err *why)
+{
+  char src[PATH_MAX], tmp[] = "/tmp/powercut-ko.XXXXXX", name[128], dst[160];
+  const char *base = strrchr (rel, '/') ? strrchr (rel, '/') + 1 : rel;
+  size_t n = strcspn (base, ".");
+  int r, fd;
+  pid_t pid;
+
+  snprintf (src, sizeof src, "%s/%s", moddir, rel);
+  snprintf (name, sizeof name, "%.*s", (int) n, base);
+  for (char *p = name; *p; p++)
+    if (*p == '-')
+      *p = '_';
+  snprintf (dst, sizeof dst, "lib/modules/%s.ko", name);
+  if (strstr (base, ".ko.xz") == NULL && strstr (base, ".ko.zst") == NULL &&
+      strstr (base, ".ko.gz") == NULL)
+    return pc_cpio_copy (c, src, dst, 0100644);
+  fd = mkstemp (tmp);
+  if (fd < 0)
+    return -errno;
+  pid = fork ();
+  if (pid == 0) {
+    const char *tool = strstr (base, ".xz") ? "xz" : strstr (base, ".zst") ? "zstd" : "gzip";
+    dup2 (fd, 1);
+    execlp (tool, tool, "-dc", src, (char *) NULL);
+    _exit (127);
+  }
+  close (fd);
+  if (pid < 0 || waitpid (pid, &r, 0) < 0 || !WIFEXITED (r) || WEXITSTATUS (r) != 0) {
+    unlink (tmp);
+    pc_err_msg (why, "%s: cannot decompress it (xz installed?)", src);
+    return -EIO;
+  }
+  r = pc_cpio_copy (c, tmp, dst, 0100644);
+  unlink (tmp);
+  return r;
+}
+
+/* The module name of a modules.dep path: "kernel/fs/jbd2/jbd2.ko.xz" ->
+ * "jbd2" (dashes as underscores, as the kernel names modules). */
+static void
+mod_name (const char *path, size_t len, char *out, size_t olen)
+{
+  const char *b = path;
+
+  for (size_t i = 0; i < len; i++)
+    if (path[i] == '/')
+      b = path + i + 1;
+  snprintf (out, olen, "%.*s", (int) strcspn (b, ".: "), b);
+  for (char *q = out; *q; q++)
+    if (*q == '-')
+      *q = '_';
+}
+
+/* Adds module name and, first, what modules.dep says it needs; appends
+ * the load order to order (" a b c "). */
+int
+pc_cpio_module (struct cpio *c, const char *moddir, const char *dep, const char *name,
+            char *order, size_t olen, int depth, struct pc_err *why)
+{
+  char key[160], path[512], deps[32][128];
+  const char *line = NULL;
+  size_t ndeps = 0;
+  int r;
+
+  snprintf (key, sizeof key, " %s ", name);
+  if (depth > 16 || strstr (order, key))
+    return 0;
+  /* Its line: "PATH: DEP DEP ..." where PATH names the module. */
+  for (const char *l = dep; *l; ) {
+    const char *colon = strchr (l, ':'), *nl = strchr (l, '\n');
+    char n[128];
+    if (colon == NULL)
+      break;
+    if (nl == NULL)
+      nl = l + strlen (l);
+    if (colon < nl) {
+      mod_name (l, (size_t) (colon - l), n, sizeof n);
+      if (strcmp (n, name) == 0) {
+        line = l;
+        break;
+      }
+    }
+    l = *nl ? nl + 1 : nl;
+  }
+  if (line == NULL) {
+    pc_err_msg (why, "%s: no module %s in its modules.dep", moddir, name);
+    return -ENOENT;
+  }
+  {
+    const char *colon = strchr (line, ':'), *nl = strchr (line, '\n'), *d;
+    if (nl == NULL)
+      nl = line + strlen (line);
+    snprintf (path, sizeof path, "%.*s", (int) (colon - line), line);
+    for (d = colon + 1; d < nl && ndeps < 32;) {
+      size_t len;
+      while (d < nl && *d == ' ')
+        d++;
+      len = strcspn (d, " \n");
+      if (len == 0)
+        break;
+      mod_name (d, len, deps[ndeps++], sizeof deps[0]);
+      d += len;
+    }
+  }
+  for (size_t i = 0; i < ndeps; i++) {
+    r = pc_cpio_module (c, moddir, dep, deps[i], order, olen, depth + 1, why);
+    if (r < 0)
+      return r;
+  }
+  r = cpio_module (c, moddir, path, why);
+  if (r < 0)
+    return r;
+  snprintf (order + strlen (order), olen - strlen (order), "%s ", name);
+  return 0;
+}
+
+const char *
+pc_find_program (const char *const *cands)
+{
+  for (; *cands; cands++)
+    if (access (*cands, X_OK) == 0)
+      return *cands;
+  return NULL;
+}
+int
+pc_cpio_tree (struct cpio *c, const char *src, const char *dst, struct pc_err *why)
+{
+  struct stat st;
+  DIR *d;
+  struct dirent *de;
+  int r = 0;
+
+  if (lstat (src, &st) < 0) {
+    r = -errno;
+    pc_err_msg (why, "%s: %s", src, strerror (-r));
+    return r;
+  }
+  if (S_ISLNK (st.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = readlink (src, target, sizeof target);
+    if (n < 0 || (size_t) n >= sizeof target) {
+      pc_err_msg (why, "%s: cannot read the link", src);
+      return -EIO;
+    }
+    cpio_parents (c, dst);
+    pc_cpio_entry (c, dst, 0120777, target, (size_t) n);
+    return c->err;
+  }
+  if (S_ISREG (st.st_mode)) {
+    r = pc_cpio_copy (c, src, dst, 0100000 | (st.st_mode & 07777));
+    if (r < 0)
+      pc_err_msg (why, "%s: %s", src, strerror (-r));
+    return r;
+  }
+  if (!S_ISDIR (st.st_mode)) {
+    pc_err_msg (why, "%s: not a file, directory or link", src);
+    return -EINVAL;
+  }
+  cpio_parents (c, dst);
+  pc_cpio_entry (c, dst, 040000 | (st.st_mode & 07777), NULL, 0);
+  d = opendir (src);
+  if (d == NULL) {
+    r = -errno;
+    pc_err_msg (why, "%s: %s", src, strerror (-r));
+    return r;
+  }
+  while (r == 0 && (de = readdir (d)) != NULL) {
+    char s[PATH_MAX], t[PATH_MAX];
+    if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+      continue;
+    if ((size_t) snprintf (s, sizeof s, "%s/%s", src, de->d_name) >= sizeof s ||
+        (size_t) snprintf (t, sizeof t, "%s/%s", dst, de->d_name) >= sizeof t) {
+      pc_err_msg (why, "%s/%s: path too long", src, de->d_name);
+      r = -ENAMETOOLONG;
+      break;
+    }
+    r = pc_cpio_tree (c, s, t, why);
+  }
+  closedir (d);
+  return r;
+}
+
+int
+pc_cpio_end (struct cpio *c)
+{
+  pc_cpio_entry (c, "TRAILER!!!", 0, NULL, 0);
+  if (fclose (c->f) != 0 && c->err == 0)
+    c->err = -EIO;
+  c->f = NULL;
+  return c->err;
+}
+
+void
+pc_cpio_free (struct cpio *c)
+{
+  for (size_t i = 0; i < c->ndirs; i++)
+    free (c->dirs[i]);
+  free (c->dirs);
+  c->dirs = NULL;
+  c->ndirs = 0;
+}
+
+char *
+pc_which (const char *name)
+{
+  const char *path = getenv ("PATH");
+  char *dirs, *save = NULL;
+
+  if (strchr (name, '/'))
+    return access (name, X_OK) == 0 ? strdup (name) : NULL;
+  if (asprintf (&dirs, "%s:/usr/local/sbin:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin") < 0)
+    return NULL;
+  for (char *dir = strtok_r (dirs, ":", &save); dir; dir = strtok_r (NULL, ":", &save)) {
+    char *p;
+    if (*dir == '\0' || asprintf (&p, "%s/%s", dir, name) < 0)
+      continue;
+    if (access (p, X_OK) == 0) {
+      free (dirs);
+      return p;
+    }
+    free (p);
+  }
+  free (dirs);
+  return NULL;
+}

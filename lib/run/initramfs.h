@@ -1,0 +1,65 @@
+/* initramfs.h: writing the qemu guest's initramfs: a cpio "newc" archive
+ * as the kernel's unpacker reads it, with programs (and the shared
+ * libraries ldd names), kernel modules (decompressed, with what
+ * modules.dep says they need) and host files or trees.
+ *
+ * Archives may be concatenated (the kernel unpacks them in turn, a later
+ * file replacing an earlier one of the same name); only the last ends
+ * with pc_cpio_end.  Every writer returns 0 or -errno and, once one
+ * failed, the archive is bad: c->err stays set.  Names in the archive
+ * have no leading '/'.
+ */
+#ifndef POWERCUT_INITRAMFS_H
+#define POWERCUT_INITRAMFS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+struct cpio {
+  FILE *f;
+  unsigned ino;                 /* the last inode number used */
+  char **dirs;                  /* directories already in the archive */
+  size_t ndirs;
+  int err;
+};
+
+/* One entry: mode holds the type bits (0100644, 040755, 0120777 with the
+ * link target as data). */
+void pc_cpio_entry (struct cpio *c, const char *name, unsigned mode,
+                    const void *data, size_t len);
+
+/* The host file src as dst, with the directories above it. */
+int pc_cpio_copy (struct cpio *c, const char *src, const char *dst, unsigned mode);
+
+/* The host file or directory src (recursively; regular files, directories
+ * and symbolic links) as dst. */
+int pc_cpio_tree (struct cpio *c, const char *src, const char *dst, struct pc_err *why);
+
+/* The program path as dst and every shared library ldd says it needs. */
+int pc_cpio_program (struct cpio *c, const char *path, const char *dst, struct pc_err *why);
+
+/* Module name (of moddir, whose modules.dep is dep) as lib/modules/NAME.ko,
+ * after what it needs, unless order (" a b ") has it already; appends what
+ * it added to order in load order. */
+int pc_cpio_module (struct cpio *c, const char *moddir, const char *dep, const char *name,
+                    char *order, size_t olen, int depth, struct pc_err *why);
+
+/* The trailer; then closes c->f.  Returns c->err or -EIO. */
+int pc_cpio_end (struct cpio *c);
+
+/* Frees what c holds (not c->f). */
+void pc_cpio_free (struct cpio *c);
+
+/* A whole file, NUL-terminated. (*ret malloc'd) */
+int pc_read_file (const char *path, char **ret, size_t *ret_len);
+
+/* The first of cands that is executable, or NULL. */
+const char *pc_find_program (const char *const *cands);
+
+/* name as an absolute path: as given if it holds a '/', else found in
+ * PATH and the sbin directories.  Returns NULL if there is none. (malloc'd) */
+char *pc_which (const char *name);
+
+#endif
