@@ -45,6 +45,13 @@ usage (FILE *f)
 "                        machine while recording, and put back afterwards\n"
 "                        (shared with runs beside it: see powercut-run(1))\n"
 "  -s, --size SIZE       device size (default 128M)\n"
+"      --device NAME:SIZE[:FS[:MKFS-OPTS]]  several devices, one power cut\n"
+"                        (repeatable): each recorded into DIR/set/NAME.pclog,\n"
+"                        attached, made (FS and MKFS-OPTS: the configuration's\n"
+"                        unless given) and mounted; the COMMAND (not traced)\n"
+"                        gets POWERCUT_MNT_NAME and POWERCUT_CONTROL_NAME for\n"
+"                        each, and every instant is checked as by 'powercut\n"
+"                        check DIR/set' (see powercut-run(1))\n"
 "      --attach HOW      auto (default), nbd (nbd-client, /dev/nbdX), fuse\n"
 "                        (nbdfuse and a loop device) or vm (a qemu guest whose\n"
 "                        kernel attaches /dev/nbd0 itself: real FUA, any kernel)\n"
@@ -114,7 +121,7 @@ problem_line (void *ctx, const char *line)
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
        OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
-       OPT_ALL_CPUS };
+       OPT_ALL_CPUS, OPT_DEVICE };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -124,6 +131,7 @@ static const struct option opts[] = {
   { "config", required_argument, NULL, 'c' },
   { "seconds", required_argument, NULL, OPT_SECONDS },
   { "size", required_argument, NULL, 's' },
+  { "device", required_argument, NULL, OPT_DEVICE },
   { "attach", required_argument, NULL, OPT_ATTACH },
   { "kernel", required_argument, NULL, OPT_KERNEL },
   { "modules", required_argument, NULL, OPT_MODULES },
@@ -152,6 +160,9 @@ struct args {
   int trace;                    /* --trace 1, --no-trace 0, neither -1 */
   bool quiet;
   char verify[8192];            /* --verify, its program named from here */
+  struct pc_run_device devices[PC_MAX_DEVICES];        /* --device */
+  char devspec[PC_MAX_DEVICES][512];
+  bool sized;                   /* --size given */
 };
 
 /* A number option: --seed (any), --files, --timeout, --seconds, --jobs
@@ -199,6 +210,75 @@ attach_option (const char *arg, struct pc_run_config *rc)
   return EXIT_ERROR;
 }
 
+/* --device NAME:SIZE[:FS[:MKFS-OPTS]]: -1 to go on, or an exit status. */
+static int
+device_option (const char *arg, struct args *a)
+{
+  struct pc_run_config *rc = &a->job.each.run;
+  size_t n = rc->ndevices;
+  struct pc_run_device *d = &a->devices[n];
+  char *s = a->devspec[n], *size, *fs, *mkfs;
+
+  if (n >= PC_MAX_DEVICES) {
+    cmd_err ("run", "--device: at most %d devices", PC_MAX_DEVICES);
+    return EXIT_ERROR;
+  }
+  snprintf (s, sizeof a->devspec[n], "%s", arg);
+  size = strchr (s, ':');
+  if (size)
+    *size++ = '\0';
+  fs = size ? strchr (size, ':') : NULL;
+  if (fs)
+    *fs++ = '\0';
+  mkfs = fs ? strchr (fs, ':') : NULL;
+  if (mkfs)
+    *mkfs++ = '\0';
+  memset (d, 0, sizeof *d);
+  if (size == NULL || *s == '\0' || strlen (s) > 32 ||
+      strspn (s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen (s) ||
+      pc_parse_size (size, &d->size) < 0 || d->size < (UINT64_C(16) << 20) ||
+      d->size > (UINT64_C(1) << 40) || d->size % 4096 ||
+      (fs && *fs && strcmp (fs, "ext2") && strcmp (fs, "ext3") && strcmp (fs, "ext4"))) {
+    cmd_err ("run", "--device %s: not NAME:SIZE[:FS[:MKFS-OPTS]] (NAME letters, digits and _; "
+             "SIZE from 16M to 1T in whole 4K blocks; FS ext2, ext3 or ext4)", arg);
+    return EXIT_ERROR;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (a->devices[i].name, s) == 0) {
+      cmd_err ("run", "--device %s: %s named twice", arg, s);
+      return EXIT_ERROR;
+    }
+  d->name = s;
+  d->fs = fs && *fs ? fs : NULL;
+  d->mkfs_opts = mkfs && *mkfs ? mkfs : NULL;
+  rc->devices = a->devices;
+  rc->ndevices = n + 1;
+  return -1;
+}
+
+/* What --device rules out: -1 to go on, or an exit status. */
+static int
+devices_check (struct args *a)
+{
+  const struct pc_run_config *rc = &a->job.each.run;
+  const char *bad = NULL;
+
+  if (rc->ndevices == 0)
+    return -1;
+  if (rc->command == NULL)
+    bad = "a built-in workload (give a command)";
+  else if (rc->attach == PC_ATTACH_VM)
+    bad = "--attach vm (see powercut vm)";
+  else if (a->sized)
+    bad = "--size (each device has its own)";
+  else if (a->trace == 1)
+    bad = "--trace (the tracer follows one filesystem)";
+  if (bad == NULL)
+    return -1;
+  cmd_err ("run", "--device does not go with %s", bad);
+  return pc_usage_error ("run");
+}
+
 /* Options that say how to record: -1 to go on, or an exit status. */
 static int
 record_option (int c, const char *arg, struct args *a)
@@ -216,7 +296,9 @@ record_option (int c, const char *arg, struct args *a)
   case OPT_KERNEL: rc->kernel = arg; break;
   case OPT_MODULES: rc->modules = arg; break;
   case OPT_ATTACH: return attach_option (arg, rc);
+  case OPT_DEVICE: return device_option (arg, a);
   case 's':
+    a->sized = true;
     /* check keeps the device, and a signature per 4K block, in memory:
      * past 1 TiB that is more than a machine is likely to have. */
     if (pc_parse_size (arg, &rc->size) < 0 || rc->size < (UINT64_C(16) << 20) ||
@@ -333,7 +415,7 @@ cmd_run (int argc, char **argv)
     if ((r = option (c, optarg, &a)) >= 0)
       return r;
   a.job.each.check.model.seed = a.job.each.run.seed;
-  if ((r = workload (argc, argv, &a)) >= 0)
+  if ((r = workload (argc, argv, &a)) >= 0 || (r = devices_check (&a)) >= 0)
     return r;
   a.job.each.run.traced = a.trace >= 0 ? a.trace == 1 : a.job.each.run.command != NULL;
   a.job.each.run.status = a.quiet ? NULL : status_line;

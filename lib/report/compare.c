@@ -165,8 +165,8 @@ pc_compare_html (const char *out, const char *workload, const struct pc_outcome 
     goto out;
   for (size_t i = 0; i < n; i++) {
     char logp[PATH_MAX + 32];
-    if (!cf[i].ok)
-      continue;
+    if (!cf[i].ok || cf[i].res == NULL)
+      continue;                 /* failed, or a device set (no timeline) */
     snprintf (logp, sizeof logp, "%s/powercut.log", cf[i].dir);
     have[k] = pc_index_load (logp, &ix[k]) == 0;
     hc[k].label = cf[i].label;

@@ -26,7 +26,9 @@ struct pc_outcome {
   size_t count[PC_V_COUNT];
   struct pc_window_summary win;
   struct pc_check_result *res;  /* the check's result, for the page (the
-                                 * outcome's owner frees it) */
+                                 * outcome's owner frees it); NULL for ... */
+  bool set;                     /* ... a device set: its instants counted */
+  size_t promises, exposures;   /* its failing instants of each kind */
 };
 
 /* o was recorded and checked, with the result res: takes its numbers and

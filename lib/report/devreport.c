@@ -162,22 +162,16 @@ json (const char *path, const struct pc_devcheck_result *res)
 }
 
 int
-pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
-                    const struct pc_outputs *o, struct pc_err *err)
+pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs *o,
+                   struct pc_err *err)
 {
-  struct pc_devcheck_result *res;
   size_t nc = 0;
-  int r = pc_devcheck_run (cfg, dir, &res, err);
+  int r;
 
-  if (r < 0)
-    return r;
   if (o->text)
     text (o->text, res);
-  if (o->json && (r = json (o->json, res)) < 0) {
-    pc_err_set (err, -r, "%s: %s", o->json, strerror (-r));
-    pc_devcheck_free (res);
-    return r;
-  }
+  if (o->json && (r = json (o->json, res)) < 0)
+    return pc_err_set (err, -r, "%s: %s", o->json, strerror (-r));
   for (size_t j = 0; j < res->ndev; j++)
     nc += res->dev[j]->count[PC_V_NOT_CHECKED];
   for (size_t i = 0; i < res->ninst; i++)
@@ -189,6 +183,19 @@ pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
                 "report)", nc);
     r = PC_CHECK_UNFINISHED;
   }
+  return r;
+}
+
+int
+pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
+                    const struct pc_outputs *o, struct pc_err *err)
+{
+  struct pc_devcheck_result *res;
+  int r = pc_devcheck_run (cfg, dir, &res, err);
+
+  if (r < 0)
+    return r;
+  r = pc_devcheck_write (res, o, err);
   pc_devcheck_free (res);
   return r;
 }

@@ -50,6 +50,12 @@ int pc_check_report (const struct pc_check_config *cfg, const struct pc_outputs 
 int pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
                         const struct pc_outputs *o, struct pc_err *err);
 
+/* The same for a device set checked already: res's reports as o says,
+ * and the status its instants come to. */
+struct pc_devcheck_result;
+int pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs *o,
+                       struct pc_err *err);
+
 /* powercut merge: reads the JSON reports of the shards of one check,
  * joins them into the report an unsharded check gives and writes it.
  * Returns as pc_outputs_write, or -errno with the reason in err. */

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/devcheck.h"
 #include "report/html.h"
+#include "report/outputs.h"
 #include "report/report.h"
 #include "run/configs.h"
 #include "util/util.h"
@@ -144,6 +146,75 @@ config_failed (const struct pc_config_job *job, struct pc_outcome *o, int r, con
   return r;
 }
 
+/* pc_config_run for several devices: recorded into o->dir/set, checked
+ * at every instant (devcheck.h), its text and JSON reports written. */
+static int
+config_run_set (const struct pc_config_job *job, struct pc_run_config *rc,
+                struct pc_check_config *cc, struct pc_outcome *o)
+{
+  struct pc_run_device *devs = calloc (rc->ndevices, sizeof *devs);
+  char set[PATH_MAX + 8], txt[PATH_MAX + 16], js[PATH_MAX + 16], line[PATH_MAX + 1024];
+  struct pc_devcheck_result *res = NULL;
+  struct pc_outputs out = { NULL, js, NULL, PC_FAIL_ON_EXPOSURE };
+  struct pc_err why;
+  int r, st;
+
+  if (devs == NULL)
+    return config_failed (job, o, -ENOMEM, "", strerror (ENOMEM));
+  snprintf (set, sizeof set, "%s/set", o->dir);
+  if (pc_mkdir_p (set) < 0) {
+    r = -errno;
+    free (devs);
+    return config_failed (job, o, r, set, strerror (-r));
+  }
+  for (size_t i = 0; i < rc->ndevices; i++) {
+    char *p;
+    devs[i] = rc->devices[i];
+    if (asprintf (&p, "%s/%s.pclog", set, devs[i].name) < 0)
+      p = NULL;
+    devs[i].log_path = p;
+  }
+  rc->devices = devs;
+  r = pc_run_record (rc, &why);
+  if (r < 0)
+    r = config_failed (job, o, r, "", why.msg);
+  if (r == 0) {
+    if (rc->status)
+      rc->status (o->label, "checking every instant of the devices");
+    r = pc_devcheck_run (cc, set, &res, &why);
+    if (r < 0)
+      r = config_failed (job, o, r, "check: ", why.msg);
+  }
+  for (size_t i = 0; i < rc->ndevices; i++)
+    free ((char *) devs[i].log_path);
+  free (devs);
+  if (r < 0)
+    return r;
+  snprintf (txt, sizeof txt, "%s/report.txt", o->dir);
+  snprintf (js, sizeof js, "%s/report.json", o->dir);
+  out.text = fopen (txt, "we");
+  if (out.text == NULL)
+    cannot_write (job, txt);
+  st = pc_devcheck_write (res, &out, &why);
+  if (out.text && fclose (out.text) != 0)
+    cannot_write (job, txt);
+  if (st < 0)
+    cannot_write (job, js);
+  o->ok = o->set = true;
+  o->promises = res->promises;
+  o->exposures = res->exposures;
+  o->points = o->unique = res->ninst;
+  memcpy (o->count, res->count, sizeof o->count);
+  r = st < 0 || out.text == NULL;
+  if (st == PC_CHECK_UNFINISHED) {
+    snprintf (line, sizeof line, "%s: %.600s (%s)", o->label, why.msg, txt);
+    job->problem (job->ctx, line);
+    r = 1;
+  }
+  pc_devcheck_free (res);
+  return r;
+}
+
 int
 pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_outcome *o)
 {
@@ -171,14 +242,16 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   rc.log_path = logp;
   rc.trace_path = tracep;
   rc.status_ctx = o->label;
-  r = pc_run_record (&rc, &why);
-  if (r < 0)
-    return config_failed (job, o, r, "", why.msg);
-  cc.log_path = logp;
   if (cc.nshards == 0)
     cc.nshards = 1;
   if (cc.timeout_s == 0)
     cc.timeout_s = 60;
+  if (rc.ndevices > 0)
+    return config_run_set (job, &rc, &cc, o);
+  r = pc_run_record (&rc, &why);
+  if (r < 0)
+    return config_failed (job, o, r, "", why.msg);
+  cc.log_path = logp;
   if (rc.status)
     rc.status (o->label, "checking every crash point");
   r = pc_check_run (&cc, &res, &why);

@@ -249,6 +249,22 @@ prepare (const struct pc_run_job *job, struct pc_config_job *each, const char *o
 }
 
 /* pc_run_all over plan.  Returns its status or -errno. */
+/* A device set's text report (dir/report.txt) onto f. */
+static void
+copy_report (FILE *f, const char *dir)
+{
+  char path[PATH_MAX + 16], buf[8192];
+  FILE *in;
+  size_t n;
+
+  snprintf (path, sizeof path, "%s/report.txt", dir);
+  if ((in = fopen (path, "re")) == NULL)
+    return;
+  while ((n = fread (buf, 1, sizeof buf, in)) > 0)
+    fwrite (buf, 1, n, f);
+  fclose (in);
+}
+
 static int
 run_plan (const struct pc_run_job *job, struct pc_run_plan *plan, struct pc_err *err)
 {
@@ -272,7 +288,13 @@ run_plan (const struct pc_run_job *job, struct pc_run_plan *plan, struct pc_err 
     struct pc_outcome *o = &plan->got[i];
     timed.t0 = pc_now_mono_ns ();
     error |= pc_config_run (&each, &plan->cf[i], o) != 0;
-    if (o->ok) {
+    if (o->ok && o->set) {
+      failed |= (job->fail_on == PC_FAIL_ON_PROMISES ? o->promises
+                                                     : o->promises + o->exposures) > 0;
+      if (plan->n == 1)
+        copy_report (job->report, o->dir);
+    }
+    else if (o->ok) {
       failed |= pc_report_failed_on (o->res, job->fail_on);
       if (plan->n == 1)
         pc_report_text (job->report, o->res);

@@ -19,26 +19,14 @@
 #include "record/serve.h"
 #include "util/proc.h"
 #include "run/run.h"
+#include "run/runint.h"
 #include "run/traced.h"
 #include "util/util.h"
 #include "run/vm.h"
 #include "util/err.h"
 
 #define CMD_TIMEOUT_S 120
-#define OUT_MAX 4096
 
-struct run {
-  const struct pc_run_config *cfg;
-  char rt[80];                  /* private runtime directory */
-  char sock[128], ctl[128], fusedir[128], mnt[128], pidfile[128];
-  pid_t recorder, nbdfuse;
-  char dev[64];
-  bool loop, nbd, mounted;
-  struct pc_err why;            /* the first reason (fail) */
-  char out[OUT_MAX];
-  char *const *command;         /* cfg->command, its program named absolutely
-                                 * (in the workload's child) */
-};
 
 static void
 status (struct run *r, const char *fmt, ...)
@@ -55,8 +43,8 @@ status (struct run *r, const char *fmt, ...)
 }
 
 /* Sets the reason (first one wins) and returns -err. */
-static int
-fail (struct run *r, int err, const char *fmt, ...)
+int
+pc_run_fail (struct run *r, int err, const char *fmt, ...)
 {
   va_list ap;
 
@@ -87,22 +75,16 @@ run_cmd (struct run *r, char *const argv[])
   if (s == 0)
     return 0;
   if (s == -EINTR)
-    return fail (r, EINTR, "interrupted");
+    return pc_run_fail (r, EINTR, "interrupted");
   if (s == 127)
-    return fail (r, ENOENT, "%s: not found (is it installed?)", argv[0]);
+    return pc_run_fail (r, ENOENT, "%s: not found (is it installed?)", argv[0]);
   if (s == -ETIME)
-    return fail (r, ETIME, "%s: no answer within %d s", argv[0], CMD_TIMEOUT_S);
-  return fail (r, EIO, "%s: %s", argv[0], first_line (r->out));
+    return pc_run_fail (r, ETIME, "%s: no answer within %d s", argv[0], CMD_TIMEOUT_S);
+  return pc_run_fail (r, EIO, "%s: %s", argv[0], first_line (r->out));
 }
 
-static bool
-interrupted (void)
-{
-  return pc_interrupted ();
-}
-
-static void
-msleep (long ms)
+void
+pc_run_msleep (long ms)
 {
   struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
   nanosleep (&ts, NULL);
@@ -118,10 +100,10 @@ reap (pid_t pid, int timeout_s, int sig)
     pid_t p = waitpid (pid, &st, WNOHANG);
     if (p == pid || (p < 0 && errno == ECHILD))
       return st;
-    msleep (50);
+    pc_run_msleep (50);
   }
   kill (pid, sig);
-  msleep (200);
+  pc_run_msleep (200);
   kill (pid, SIGKILL);
   waitpid (pid, &st, 0);
   return st;
@@ -151,7 +133,7 @@ start_recorder (struct run *r)
   int e = pc_recorder_spawn (&rc, r->pidfile, &r->recorder, &err);
 
   if (e < 0)
-    return fail (r, -e, "recorder: %s", err.msg);
+    return pc_run_fail (r, -e, "recorder: %s", err.msg);
   return 0;
 }
 
@@ -162,10 +144,10 @@ attach_fuse (struct run *r)
   pid_t pid;
 
   if (mkdir (r->fusedir, 0700) < 0)
-    return fail (r, errno, "%s: %s", r->fusedir, strerror (errno));
+    return pc_run_fail (r, errno, "%s: %s", r->fusedir, strerror (errno));
   pid = fork ();
   if (pid < 0)
-    return fail (r, errno, "fork: %s", strerror (errno));
+    return pc_run_fail (r, errno, "fork: %s", strerror (errno));
   if (pid == 0) {
     int nul = open ("/dev/null", O_RDWR);
     if (nul >= 0) {
@@ -183,15 +165,15 @@ attach_fuse (struct run *r)
     int st;
     if (waitpid (pid, &st, WNOHANG) == pid) {
       r->nbdfuse = 0;
-      return fail (r, EIO, "nbdfuse exited (status %d): is it installed, and FUSE usable?",
+      return pc_run_fail (r, EIO, "nbdfuse exited (status %d): is it installed, and FUSE usable?",
                    WIFEXITED (st) ? WEXITSTATUS (st) : 128 + WTERMSIG (st));
     }
-    if (interrupted ())
-      return fail (r, EINTR, "interrupted");
-    msleep (50);
+    if (pc_interrupted ())
+      return pc_run_fail (r, EINTR, "interrupted");
+    pc_run_msleep (50);
   }
   if (access (nbdfile, F_OK) < 0)
-    return fail (r, ETIME, "nbdfuse: %s did not appear", nbdfile);
+    return pc_run_fail (r, ETIME, "nbdfuse: %s did not appear", nbdfile);
   {
     char *argv[] = { "losetup", "-f", "--show", nbdfile, NULL };
     int e = run_cmd (r, argv);
@@ -203,7 +185,7 @@ attach_fuse (struct run *r)
     r->dev[n] = '\0';
     r->loop = strncmp (r->dev, "/dev/loop", 9) == 0;
     if (!r->loop)
-      return fail (r, EIO, "losetup: unexpected answer '%s'", r->dev);
+      return pc_run_fail (r, EIO, "losetup: unexpected answer '%s'", r->dev);
   }
   return 0;
 }
@@ -231,7 +213,7 @@ attach_nbd (struct run *r)
     r->nbd = true;
     return 0;
   }
-  return fail (r, ENODEV, "no free /dev/nbdN (is the nbd module loaded?)");
+  return pc_run_fail (r, ENODEV, "no free /dev/nbdN (is the nbd module loaded?)");
 }
 
 /* Splits s on blanks into argv (appending to *argv at *argc). */
@@ -292,171 +274,6 @@ mount_options (const struct pc_run_config *cfg, char *buf, size_t len, unsigned 
 }
 
 static void
-trace_to_file (void *ctx, const char *line)
-{
-  FILE *f = ctx;
-
-  fprintf (f, "%s\n", line);
-  fflush (f);
-}
-
-/* Runs the workload in a child process in the mount point. */
-/* In the workload's process: the environment a command gets. */
-static void
-command_env (struct run *r)
-{
-  char *path = NULL, *dir = strdup (r->cfg->self);
-  const char *old = getenv ("PATH");
-
-  if (dir && strrchr (dir, '/'))
-    *strrchr (dir, '/') = '\0';
-  if (dir && asprintf (&path, "%s:%s", dir, old ? old : "/usr/bin:/bin") > 0)
-    setenv ("PATH", path, 1);
-  setenv ("POWERCUT_MNT", r->mnt, 1);
-  setenv ("POWERCUT_CONTROL", r->ctl, 1);
-  setenv ("POWERCUT", r->cfg->self, 1);
-}
-
-/* In the workload's process: the workload run under the tracer, a
- * built-in one as "powercut workload" (what a guest runs too).  Returns
- * the exit status for the process: the workload's, or TRACE_FAILED with
- * the reason in its trace file. */
-#define TRACE_FAILED 125
-static int
-run_traced (struct run *r, unsigned commit_s, FILE *trace)
-{
-  const struct pc_run_config *cfg = r->cfg;
-  struct pc_traced t = { .control = r->ctl, .root = r->mnt, .all_cpus = cfg->all_cpus };
-  char seed[24], files[16], commit[16], seconds[16];
-  char *argv[] = { (char *) cfg->self, "workload",
-                   (char *) (cfg->workload ? cfg->workload->name : ""), "--control",
-                   r->ctl, "--dir", r->mnt, "--seed", seed, "--files", files, "--commit",
-                   commit, "--seconds", seconds, NULL };
-  struct pc_err err;
-  int st;
-
-  command_env (r);
-  snprintf (seed, sizeof seed, "%llu", (unsigned long long) cfg->seed);
-  snprintf (files, sizeof files, "%u", cfg->files);
-  snprintf (commit, sizeof commit, "%u", commit_s);
-  snprintf (seconds, sizeof seconds, "%u", cfg->seconds);
-  if (trace) {
-    dup2 (fileno (trace), 1);
-    dup2 (fileno (trace), 2);
-  }
-  st = pc_traced_run (cfg->workload ? argv : r->command, &t, &err);
-  if (st == -ENOENT || st == -EACCES)
-    return 127;                 /* as execvp: cannot run it */
-  if (st < 0) {
-    fprintf (stderr, "powercut: tracing the workload: %s\n", err.msg);
-    return TRACE_FAILED;
-  }
-  fprintf (stderr, "powercut: traced: %llu events logged, %llu about other files left out; "
-           "the tracer's peak memory %llu KiB\n", (unsigned long long) t.events,
-           (unsigned long long) t.elsewhere, (unsigned long long) t.peak_kib);
-  return st >= 256 ? 128 + st - 256 : st;
-}
-
-/* The command runs in the mounted filesystem: a program named by a path
- * relative to where powercut was started is named from there (in the
- * child, before it changes directory). */
-static void
-command_absolute (struct run *r)
-{
-  char *const *argv = r->cfg->command;
-  char *abs, **copy;
-  size_t n = 0;
-
-  r->command = argv;
-  if (argv == NULL || argv[0][0] == '/' || strchr (argv[0], '/') == NULL ||
-      (abs = realpath (argv[0], NULL)) == NULL)
-    return;
-  while (argv[n])
-    n++;
-  if ((copy = calloc (n + 1, sizeof *copy)) == NULL)
-    return;
-  memcpy (copy, argv, n * sizeof *copy);
-  copy[0] = abs;
-  r->command = copy;
-}
-
-static int
-run_workload (struct run *r, unsigned commit_s)
-{
-  const struct pc_run_config *cfg = r->cfg;
-  uint64_t deadline = pc_now_mono_ns () + (uint64_t) cfg->timeout_s * 1000000000u;
-  FILE *trace = NULL;
-  pid_t pid;
-  int st = 0;
-
-  if (cfg->trace_path && (trace = fopen (cfg->trace_path, "we")) == NULL)
-    return fail (r, errno, "%s: %s", cfg->trace_path, strerror (errno));
-  pid = fork ();
-  if (pid < 0) {
-    if (trace)
-      fclose (trace);
-    return fail (r, errno, "fork: %s", strerror (errno));
-  }
-  if (pid == 0) {
-    setpgid (0, 0);
-    signal (SIGINT, SIG_DFL);
-    signal (SIGTERM, SIG_DFL);
-    command_absolute (r);
-    if (chdir (r->mnt) < 0)
-      _exit (126);
-    if (cfg->traced)
-      _exit (run_traced (r, commit_s, trace));
-    if (cfg->workload) {
-      struct pc_workload_env env = {
-        .control = r->ctl, .root = r->mnt, .seed = cfg->seed, .files = cfg->files,
-        .commit_s = commit_s, .seconds = cfg->seconds, .trace = trace ? trace_to_file : NULL, .trace_ctx = trace,
-      };
-      int e = cfg->workload->run (&env);
-      if (e < 0 && trace)
-        fprintf (trace, "failed: %s\n", strerror (-e));
-      _exit (e < 0 ? 1 : 0);
-    }
-    else {
-      command_env (r);
-      if (trace) {
-        dup2 (fileno (trace), 1);
-        dup2 (fileno (trace), 2);
-      }
-      execvp (r->command[0], r->command);
-      _exit (127);
-    }
-  }
-  if (trace)
-    fclose (trace);
-  for (;;) {
-    pid_t p = waitpid (pid, &st, WNOHANG);
-    if (p == pid)
-      break;
-    if (interrupted () || pc_now_mono_ns () > deadline) {
-      kill (-pid, SIGKILL);
-      kill (pid, SIGKILL);
-      waitpid (pid, &st, 0);
-      return interrupted () ? fail (r, EINTR, "interrupted")
-                            : fail (r, ETIME, "the workload did not finish within %d s",
-                                    cfg->timeout_s);
-    }
-    msleep (20);
-  }
-  if (WIFEXITED (st) && WEXITSTATUS (st) == 0)
-    return 0;
-  if (WIFEXITED (st) && WEXITSTATUS (st) == 127)
-    return fail (r, ENOENT, "%s: cannot run it", cfg->command ? cfg->command[0] : "workload");
-  if (cfg->traced && WIFEXITED (st) && WEXITSTATUS (st) == TRACE_FAILED)
-    return fail (r, EIO, "the workload could not be traced%s%s",
-                 cfg->trace_path ? ": see " : "", cfg->trace_path ? cfg->trace_path : "");
-  return fail (r, EIO, "the workload failed (%s %d)%s%s",
-               WIFEXITED (st) ? "exit status" : "signal",
-               WIFEXITED (st) ? WEXITSTATUS (st) : WTERMSIG (st),
-               cfg->trace_path ? ": see " : "", cfg->trace_path ? cfg->trace_path : "");
-}
-
-/* Undoes whatever was set up, in reverse; never gives up half-way. */
-static void
 teardown (struct run *r)
 {
   char *umount_argv[] = { "umount", r->mnt, NULL };
@@ -472,7 +289,7 @@ teardown (struct run *r)
       if (pc_proc_run (umount_argv, 30, r->out, sizeof r->out) == 0)
         r->mounted = false;
       else
-        msleep (200);
+        pc_run_msleep (200);
     }
     if (r->mounted)
       pc_proc_run (lazy_argv, 30, r->out, sizeof r->out);
@@ -486,7 +303,7 @@ teardown (struct run *r)
     for (int i = 0; i < 50; i++) {
       if (pc_proc_run (fuse_argv, 30, r->out, sizeof r->out) == 0)
         break;
-      msleep (100);
+      pc_run_msleep (100);
     }
     reap (r->nbdfuse, 10, SIGTERM);
   }
@@ -559,6 +376,114 @@ pin_here (void)
   return sched_setaffinity (0, sizeof one, &one) == 0;
 }
 
+/* r's private directory and the paths in it.  r->cfg is set. */
+static int
+init_dir (struct run *r)
+{
+  /* $TMPDIR if socket paths under it stay short enough, else /tmp. */
+  const char *t = getenv ("TMPDIR");
+
+  if (t == NULL || *t != '/' || strlen (t) > 48)
+    t = "/tmp";
+  snprintf (r->rt, sizeof r->rt, "%s/powercut-run.XXXXXX", t);
+  if (mkdtemp (r->rt) == NULL) {
+    int e = errno;
+    r->rt[0] = '\0';
+    return pc_run_fail (r, e, "%s: %s", t, strerror (e));
+  }
+  snprintf (r->sock, sizeof r->sock, "%s/nbd.sock", r->rt);
+  snprintf (r->ctl, sizeof r->ctl, "%s/control.sock", r->rt);
+  snprintf (r->fusedir, sizeof r->fusedir, "%s/fuse", r->rt);
+  snprintf (r->mnt, sizeof r->mnt, "%s/mnt", r->rt);
+  snprintf (r->pidfile, sizeof r->pidfile, "%s/record.pid", r->rt);
+  return 0;
+}
+
+/* The recorder started (already, with started), the device attached, its
+ * filesystem made and mounted with opts, and the mark "mkfs" placed. */
+static int
+setup_device (struct run *r, enum pc_attach attach, bool started, const char *opts)
+{
+  const struct pc_run_config *cfg = r->cfg;
+  int e = started ? 0 : start_recorder (r);
+
+  if (e < 0)
+    return e;
+  e = attach == PC_ATTACH_NBD ? attach_nbd (r) : attach_fuse (r);
+  if (e < 0)
+    return e;
+  status (r, "%s%sattached as %s (%s)", r->name ? r->name : "", r->name ? ": " : "", r->dev,
+          attach == PC_ATTACH_NBD ? "nbd" : "nbdfuse + loop");
+  e = make_fs (r);
+  if (e < 0)
+    return e;
+  if (mkdir (r->mnt, 0700) < 0)
+    return pc_run_fail (r, errno, "%s: %s", r->mnt, strerror (errno));
+  {
+    char *argv[] = { "mount", "-t", (char *) cfg->fs, "-o", (char *) opts, r->dev, r->mnt, NULL };
+    if (opts[0] == '\0') {
+      argv[3] = r->dev;
+      argv[4] = r->mnt;
+      argv[5] = NULL;
+    }
+    e = run_cmd (r, argv);
+    if (e < 0)
+      return e;
+    r->mounted = true;
+  }
+  status (r, "%s%smkfs.%s, mounted with %s", r->name ? r->name : "", r->name ? ": " : "", cfg->fs,
+          opts[0] ? opts : "defaults");
+  {
+    struct pc_err mwhy;
+    e = pc_control_mark (r->ctl, "mkfs", r->mnt, true, NULL, 0, 120000, &mwhy);
+    if (e < 0)
+      return pc_run_fail (r, -e, "mark mkfs: %s", mwhy.msg);
+  }
+  return 0;
+}
+
+/* Sets the writeback knobs (first) or puts them back (last). */
+static int
+knobs (struct run *r, bool set)
+{
+  const struct pc_run_config *cfg = r->cfg;
+  struct pc_err swhy;
+  int e;
+
+  if (cfg->nsysctls == 0)
+    return 0;
+  if (!set) {
+    e = pc_sysctl_release (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, &swhy);
+    return e < 0 ? pc_run_fail (r, -e, "%s (recorded in %s)", swhy.msg,
+                         cfg->sysctl_host.dir ? cfg->sysctl_host.dir : PC_SYSCTL_DIR) : 0;
+  }
+  /* The writeback knobs are the machine's: put back in any case. */
+  e = pc_sysctl_apply (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, cfg->sysctl_waiting,
+                       cfg->sysctl_waiting_ctx, &swhy);
+  if (e == -EINTR)
+    return pc_run_fail (r, EINTR, "interrupted");
+  if (e < 0)
+    return pc_run_fail (r, -e, "setting %s", swhy.msg);
+  for (size_t i = 0; i < cfg->nsysctls; i++)
+    status (r, "%s=%s (was %s, put back afterwards)", cfg->sysctls[i].name,
+            cfg->sysctls[i].value, cfg->sysctls[i].old);
+  return 0;
+}
+
+/* The mark "end" in every log of the set after a command. */
+static int
+mark_end (struct run *rs, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    struct pc_err mwhy;
+    int e = pc_control_mark (rs[i].ctl, "end", rs[i].mnt, true, NULL, 0, 120000, &mwhy);
+    if (e < 0)
+      return pc_run_fail (&rs[0], -e, "mark end%s%s: %s", rs[i].name ? " in " : "",
+                   rs[i].name ? rs[i].name : "", mwhy.msg);
+  }
+  return 0;
+}
+
 static int
 record_once (const struct pc_run_config *cfg, struct pc_err *why)
 {
@@ -567,27 +492,17 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   unsigned commit_s;
   enum pc_attach attach;
   cpu_set_t cpus;
-  bool pinned;
+  bool pinned = false, knobs_set = false;
   int e;
 
   memset (&r, 0, sizeof r);
   r.cfg = cfg;
+  r.set = &r;
+  r.nset = 1;
   r.why.msg[0] = '\0';
-  {
-    /* $TMPDIR if socket paths under it stay short enough, else /tmp. */
-    const char *t = getenv ("TMPDIR");
-    if (t == NULL || *t != '/' || strlen (t) > 48)
-      t = "/tmp";
-    snprintf (r.rt, sizeof r.rt, "%s/powercut-run.XXXXXX", t);
-  }
-  if (mkdtemp (r.rt) == NULL)
-    return fail (&r, errno, "%s: %s", r.rt, strerror (errno));
-  snprintf (r.sock, sizeof r.sock, "%s/nbd.sock", r.rt);
-  snprintf (r.ctl, sizeof r.ctl, "%s/control.sock", r.rt);
-  snprintf (r.fusedir, sizeof r.fusedir, "%s/fuse", r.rt);
-  snprintf (r.mnt, sizeof r.mnt, "%s/mnt", r.rt);
-  snprintf (r.pidfile, sizeof r.pidfile, "%s/record.pid", r.rt);
-
+  e = init_dir (&r);
+  if (e < 0)
+    goto out;
   status (&r, "recording to %s", cfg->log_path);
   attach = cfg->attach == PC_ATTACH_AUTO ? pc_run_pick_attach () : cfg->attach;
   /* A traced workload here: it, the tracer, the recorder and nbdfuse on
@@ -603,95 +518,114 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
     e = run_vm (&r);
     goto out;
   }
-  e = attach == PC_ATTACH_NBD ? attach_nbd (&r) : attach_fuse (&r);
-  if (e < 0)
-    goto out;
-  status (&r, "attached as %s (%s)", r.dev, attach == PC_ATTACH_NBD ? "nbd" : "nbdfuse + loop");
-  e = make_fs (&r);
-  if (e < 0)
-    goto out;
-  if (mkdir (r.mnt, 0700) < 0) {
-    e = fail (&r, errno, "%s: %s", r.mnt, strerror (errno));
-    goto out;
-  }
   mount_options (cfg, opts, sizeof opts, &commit_s);
-  if (cfg->nsysctls > 0) {
-    /* The writeback knobs are the machine's: put back in any case below. */
-    struct pc_err swhy;
-    e = pc_sysctl_apply (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, cfg->sysctl_waiting,
-                         cfg->sysctl_waiting_ctx, &swhy);
-    if (e == -EINTR) {
-      e = fail (&r, EINTR, "interrupted");
-      goto out;
-    }
-    if (e < 0) {
-      e = fail (&r, -e, "setting %s", swhy.msg);
-      goto out;
-    }
-    for (size_t i = 0; i < cfg->nsysctls; i++)
-      status (&r, "%s=%s (was %s, put back afterwards)", cfg->sysctls[i].name,
-              cfg->sysctls[i].value, cfg->sysctls[i].old);
+  e = knobs (&r, true);
+  knobs_set = e == 0;
+  if (e == 0)
+    e = setup_device (&r, attach, true, opts);
+  if (e == 0) {
+    status (&r, "running %s", cfg->workload ? cfg->workload->name : cfg->command[0]);
+    e = pc_run_workload (&r, commit_s);
   }
-  {
-    char *argv[] = { "mount", "-t", (char *) cfg->fs, "-o", opts, r.dev, r.mnt, NULL };
-    if (opts[0] == '\0') {
-      argv[3] = r.dev;
-      argv[4] = r.mnt;
-      argv[5] = NULL;
-    }
-    e = run_cmd (&r, argv);
-    if (e < 0)
-      goto out;
-    r.mounted = true;
-  }
-  status (&r, "mkfs.%s, mounted with %s", cfg->fs, opts[0] ? opts : "defaults");
-  {
-    struct pc_err mwhy;
-    e = pc_control_mark (r.ctl, "mkfs", r.mnt, true, NULL, 0, 120000, &mwhy);
-    if (e < 0) {
-      e = fail (&r, -e, "mark mkfs: %s", mwhy.msg);
-      goto out;
-    }
-  }
-  status (&r, "running %s", cfg->workload ? cfg->workload->name : cfg->command[0]);
-  e = run_workload (&r, commit_s);
-  if (e < 0)
-    goto out;
-  if (!cfg->workload) {
-    struct pc_err mwhy;
-    e = pc_control_mark (r.ctl, "end", r.mnt, true, NULL, 0, 120000, &mwhy);
-    if (e < 0) {
-      e = fail (&r, -e, "mark end: %s", mwhy.msg);
-      goto out;
-    }
-  }
-  e = 0;
+  if (e == 0 && !cfg->workload)
+    e = mark_end (&r, 1);
 out:
-  teardown (&r);
+  if (r.rt[0])
+    teardown (&r);
   if (pinned)
     sched_setaffinity (0, sizeof cpus, &cpus);
-  if (cfg->nsysctls > 0) {
-    struct pc_err swhy;
-    int se = pc_sysctl_release (cfg->sysctls, cfg->nsysctls, &cfg->sysctl_host, &swhy);
-    if (se < 0 && e == 0)
-      e = fail (&r, -se, "%s (recorded in %s)", swhy.msg,
-                cfg->sysctl_host.dir ? cfg->sysctl_host.dir : PC_SYSCTL_DIR);
+  if (knobs_set) {
+    int se = knobs (&r, false);
+    e = e ? e : se;
   }
-  if (e == 0 && interrupted ())
-    e = fail (&r, EINTR, "interrupted");
+  if (e == 0 && pc_interrupted ())
+    e = pc_run_fail (&r, EINTR, "interrupted");
   if (e < 0)
     pc_err_set (why, -e, "%s", r.why.msg[0] ? r.why.msg : strerror (-e));
+  return e;
+}
+
+/* Several devices, one power cut: each set up as one device is, in
+ * order, the command run with every mount point and control socket, and
+ * all torn down again in reverse. */
+static int
+record_set (const struct pc_run_config *cfg, struct pc_err *why)
+{
+  size_t n = cfg->ndevices, up = 0, bad = cfg->ndevices;  /* the device that failed */
+  struct run *rs = calloc (n, sizeof *rs);
+  struct pc_run_config *dc = calloc (n, sizeof *dc);
+  enum pc_attach attach = cfg->attach == PC_ATTACH_AUTO ? pc_run_pick_attach () : cfg->attach;
+  char opts[512];
+  unsigned commit_s;
+  bool knobs_set = false;
+  int e = 0;
+
+  if (rs == NULL || dc == NULL) {
+    free (rs);
+    free (dc);
+    return pc_err_set (why, ENOMEM, "%s", strerror (ENOMEM));
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct pc_run_device *d = &cfg->devices[i];
+    dc[i] = *cfg;
+    dc[i].size = d->size;
+    dc[i].log_path = d->log_path;
+    dc[i].fs = d->fs ? d->fs : cfg->fs;
+    dc[i].mkfs_opts = d->mkfs_opts ? d->mkfs_opts : cfg->mkfs_opts;
+    dc[i].traced = false;       /* the tracer follows one filesystem */
+    rs[i].cfg = &dc[i];
+    rs[i].name = d->name;
+    rs[i].set = rs;
+    rs[i].nset = n;
+  }
+  mount_options (cfg, opts, sizeof opts, &commit_s);
+  status (&rs[0], "recording %zu devices to %s, ...", n, cfg->devices[0].log_path);
+  e = knobs (&rs[0], true);
+  knobs_set = e == 0;
+  for (; e == 0 && up < n; up++) {
+    e = init_dir (&rs[up]);
+    if (e == 0)
+      e = setup_device (&rs[up], attach, false, opts);
+    if (e < 0)
+      bad = up;
+  }
+  if (e == 0) {
+    status (&rs[0], "running %s", cfg->command[0]);
+    e = pc_run_workload (&rs[0], commit_s);
+  }
+  if (e == 0)
+    e = mark_end (rs, n);
+  while (up-- > 0)
+    if (rs[up].rt[0])
+      teardown (&rs[up]);
+  if (knobs_set) {
+    int se = knobs (&rs[0], false);
+    e = e ? e : se;
+  }
+  if (e == 0 && pc_interrupted ())
+    e = pc_run_fail (&rs[0], EINTR, "interrupted");
+  if (e < 0 && bad < n)
+    pc_err_set (why, -e, "%s: %s", rs[bad].name, rs[bad].why.msg[0] ? rs[bad].why.msg
+                                                                    : strerror (-e));
+  else if (e < 0)
+    pc_err_set (why, -e, "%s", rs[0].why.msg[0] ? rs[0].why.msg : strerror (-e));
+  free (rs);
+  free (dc);
   return e;
 }
 
 int
 pc_run_record (const struct pc_run_config *cfg, struct pc_err *why)
 {
-  int e = record_once (cfg, why);
+  int e;
+
+  if (cfg->ndevices > 0)
+    return record_set (cfg, why);
+  e = record_once (cfg, why);
 
   /* A guest that died without a word (an emulator or guest kernel crash,
    * not the workload) left a partial recording: record once more, anew. */
-  if (e == -ECHILD && !interrupted ()) {
+  if (e == -ECHILD && !pc_interrupted ()) {
     if (cfg->status)
       cfg->status (cfg->status_ctx, "the guest stopped without reporting; recording again");
     e = record_once (cfg, why);

@@ -10,7 +10,8 @@
  * tears everything down again, in reverse, whatever happened
  * (failure, time-out, interruption: pc_interrupted, err.h).
  * With PC_ATTACH_VM all of that between starting and stopping the recorder
- * happens in a qemu guest instead (vm.h).
+ * happens in a qemu guest instead (vm.h).  With devices, each of them is
+ * set up so, in order, and torn down in reverse.
  */
 #ifndef POWERCUT_RUN_H
 #define POWERCUT_RUN_H
@@ -23,6 +24,17 @@
 #include "util/err.h"
 
 enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
+
+#define PC_MAX_DEVICES 8
+
+/* One device of a set (several devices, one power cut). */
+struct pc_run_device {
+  const char *name;             /* letters, digits and _ */
+  uint64_t size;
+  const char *fs;               /* NULL: the configuration's */
+  const char *mkfs_opts;        /* NULL: the configuration's */
+  const char *log_path;         /* its log: DIR/NAME.pclog of a device set */
+};
 
 struct pc_run_config {
   const char *self;             /* the powercut program (for a command, as
@@ -51,6 +63,14 @@ struct pc_run_config {
   void *sysctl_waiting_ctx;
   int timeout_s;                /* the workload's time limit */
   const char *log_path;         /* the log to write */
+  /* Or several devices: each is recorded into its own log, attached (not
+   * in a guest), made and mounted with the configuration's mount options
+   * and marked as one device is; the command (not traced) runs in the
+   * first one's mount point with POWERCUT_MNT_<NAME> and
+   * POWERCUT_CONTROL_<NAME> for every device (POWERCUT_MNT and
+   * POWERCUT_CONTROL: the first's); "end" goes into every log. */
+  const struct pc_run_device *devices;
+  size_t ndevices;
   const char *trace_path;       /* what the workload did, or NULL */
   const char *console_path;     /* PC_ATTACH_VM: the guest's console, or NULL */
   void (*status) (void *ctx, const char *line);   /* progress lines, or NULL */

@@ -1,0 +1,42 @@
+/* runint.h: the insides of run.c and runcmd.c: one device being
+ * recorded (struct run), and the workload run on it in a child process. */
+#ifndef POWERCUT_RUNINT_H
+#define POWERCUT_RUNINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "run/run.h"
+#include "util/err.h"
+
+#define OUT_MAX 4096
+
+struct run {
+  const struct pc_run_config *cfg;
+  char rt[80];                  /* private runtime directory */
+  char sock[128], ctl[128], fusedir[128], mnt[128], pidfile[128];
+  pid_t recorder, nbdfuse;
+  char dev[64];
+  bool loop, nbd, mounted;
+  struct pc_err why;            /* the first reason (fail) */
+  char out[OUT_MAX];
+  char *const *command;         /* cfg->command, its program named absolutely
+                                 * (in the workload's child) */
+  const char *name;             /* a device of a set: its name, else NULL */
+  const struct run *set;        /* the first device of its set (or r itself) */
+  size_t nset;                  /* the set's devices (1: one device) */
+};
+
+/* Sets r's reason (the first one wins) and returns -err. */
+int pc_run_fail (struct run *r, int err, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+void pc_run_msleep (long ms);
+
+/* Runs the workload (a built-in one, or the command, traced or not) in a
+ * child process in r's mount point, within the time limit.  Returns 0,
+ * or -errno with r's reason set. */
+int pc_run_workload (struct run *r, unsigned commit_s);
+
+#endif
