@@ -391,6 +391,9 @@ init_dir (struct run *r)
     r->rt[0] = '\0';
     return pc_run_fail (r, e, "%s: %s", t, strerror (e));
   }
+  /* others may pass through to the mount point (a command that drops
+   * privileges, as a database server's does), not list what is here */
+  chmod (r->rt, 0711);
   snprintf (r->sock, sizeof r->sock, "%s/nbd.sock", r->rt);
   snprintf (r->ctl, sizeof r->ctl, "%s/control.sock", r->rt);
   snprintf (r->fusedir, sizeof r->fusedir, "%s/fuse", r->rt);
