@@ -20,6 +20,9 @@ DOC = {
     "git:all": ("core.fsync=all: what a command wrote is durable", {"corrupt", "lost"}),
     "postgres": ("fsync and synchronous_commit on (defaults): a committed transaction is "
                  "durable", {"corrupt", "lost"}),
+    "raid1": ("md RAID-1 (md(4)): a write completes once both legs have it; an array not "
+              "cleanly stopped is resynced when assembled; ext4's fsync'ed files are durable",
+              {"corrupt", "lost"}),
 }
 CONFIGS = ["ext4", "ext4 noauto_da_alloc", "ext4 data=writeback"]
 
@@ -78,6 +81,30 @@ def cell_set(rep):
         parts.append("%d not checked" % nc)
     return (", ".join(parts) or "consistent (%d instants)" % len(rep["instants"])), first
 
+def cell_raid1(path):
+    """The same from contrib/apps/raid1's check.txt: a line per instant."""
+    first, rec = {}, os.path.join(os.path.dirname(path), "rec")
+    summary = ""
+    for line in open(path):
+        w = line.split()
+        if line.startswith("summary:"):
+            summary = line
+        elif len(w) > 2 and w[-1] in ("corrupt", "lost"):
+            first.setdefault(w[-1], {"id": w[0], "evidence": ["", line.strip()], "verdict": w[-1],
+                                     "replay": "powercut replay %s --at %s -o STATE-DIR" % (rec, w[0])})
+    m = re.search(r"(\d+) instants, (\d+) with the legs differing.*; (\d+) ok, (\d+) corrupt, "
+                  r"(\d+) lost", summary)
+    if not m:
+        return "(no result)", {}
+    n, differ, _, corrupt, lost = (int(x) for x in m.groups())
+    parts = []
+    if corrupt:
+        parts.append("corrupt at %d instants" % corrupt)
+    if lost:
+        parts.append("lost at %d instants" % lost)
+    return (", ".join(parts) or "consistent (%d instants, %d with the legs differing)"
+            % (n, differ)), first
+
 def main():
     out, apps = sys.argv[1], sys.argv[2:]
     rows, worse = [], []
@@ -88,11 +115,15 @@ def main():
         for i, cfg in enumerate(CONFIGS):
             f = glob.glob(os.path.join(d, "%d-*" % (i + 1), "report.json"))
             fs = glob.glob(os.path.join(d, "%d-*" % (i + 1), "report-set.json"))
-            if not f and not fs:
+            ft = glob.glob(os.path.join(d, "%d-*" % (i + 1), "check.txt"))
+            if not f and not fs and not ft:
                 cells.append("(no report)")
                 continue
-            rep = json.load(open((f or fs)[0]))
-            text, first = cell(rep) if f else cell_set(rep)
+            if ft:
+                text, first = cell_raid1(ft[0])
+            else:
+                rep = json.load(open((f or fs)[0]))
+                text, first = cell(rep) if f else cell_set(rep)
             hit = [k for k in ("corrupt", "lost>1", "lost") if k in bad and k in first]
             if hit:
                 p = first[hit[0]]

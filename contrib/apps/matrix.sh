@@ -4,7 +4,8 @@
 # default core.fsync and with core.fsync=all) runs
 # under powercut run on ext4 with the default options, noauto_da_alloc and
 # data=writeback, with its checker as --verify (PostgreSQL, its data and
-# its WAL on two disks: contrib/devices.sh and powercut check DIR); the table says, per cell,
+# its WAL on two disks: contrib/devices.sh and powercut check DIR; md
+# RAID-1 over two disks in qemu guests: raid1/run.sh); the table says, per cell,
 # what the application documents and what powercut observed at the crash
 # points: consistent, acknowledged transactions lost (how many at most,
 # at how many points), or corrupt.  Where the observation is worse than
@@ -21,7 +22,7 @@ out=${1:-matrix-out}
 [ "${1:-}" = -- ] && shift
 powercut=${POWERCUT:-powercut}
 apps=${MATRIX_APPS:-"sqlite:delete:off sqlite:delete:normal sqlite:delete:full sqlite:delete:extra
-  sqlite:wal:off sqlite:wal:normal sqlite:wal:full git git:all postgres"}
+  sqlite:wal:off sqlite:wal:normal sqlite:wal:full git git:all postgres raid1"}
 mkdir -p "$out"
 for app in $apps; do
   dir=$out/$(echo "$app" | tr ':' '-')
@@ -52,8 +53,17 @@ for app in $apps; do
         --json "$d/report-set.json" || true
       rm -rf "$d/set/mnt"
     done ;;
+  raid1)
+    # two legs of an md mirror, built, assembled and checked in guests
+    echo "matrix: $app" >&2
+    i=0
+    for opts in '' noauto_da_alloc data=writeback; do
+      i=$((i + 1))
+      RAID1_MOUNT_OPTS=$opts POWERCUT=$(command -v "$powercut") \
+        "$here/raid1/run.sh" "$dir/$i-ext4${opts:+-$opts}" >/dev/null || true
+    done ;;
   *)
-    echo "matrix: $app: not sqlite:MODE:SYNC, git, git:FSYNC or postgres" >&2
+    echo "matrix: $app: not sqlite:MODE:SYNC, git, git:FSYNC, postgres or raid1" >&2
     exit 2 ;;
   esac
 done
