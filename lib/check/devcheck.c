@@ -53,25 +53,6 @@ state_at (const struct pc_check_result *res, uint64_t rec)
   return lo == 0 ? -1 : (int64_t) lo - 1;
 }
 
-/* Is record r a point of the flush model? */
-static bool
-flush_point (const struct pc_record *r)
-{
-  return r->type == PC_REC_FLUSH || (pc_rec_is_data (r) && (r->flags & PC_REC_F_FUA));
-}
-
-static int
-inst_cmp (const void *a, const void *b)
-{
-  const struct pc_instant *x = a, *y = b;
-
-  if (x->time_ns != y->time_ns)
-    return x->time_ns < y->time_ns ? -1 : 1;
-  if (x->dev != y->dev)
-    return x->dev < y->dev ? -1 : 1;
-  return (x->record > y->record) - (x->record < y->record);
-}
-
 /* Adds the instant after record c of device d, if a device is judged. */
 static int
 add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t d,
@@ -333,14 +314,18 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
   }
   if (r == 0 && cfg->from_mark && from_t == UINT64_MAX)
     r = pc_err_set (err, EINVAL, "%s: no device has a mark named '%s'", dir, cfg->from_mark);
-  for (size_t d = 0; r == 0 && d < set.n; d++)
-    for (uint64_t c = 0; r == 0 && c < set.dev[d].ix.n; c++)
-      if (flush_point (&set.dev[d].ix.recs[c]) &&
-          (from_t == UINT64_MAX || set.dev[d].start + set.dev[d].ix.recs[c].time_ns >= from_t) &&
-          (r = add_instant (res, &set, d, c, t0, from, counts, &cap)) < 0)
+  if (r == 0) {
+    /* the instants, in time order; pt[i].time_ns counts from t0 */
+    struct pc_devset_point *pt = NULL;
+    int64_t np = pc_devset_flush_instants (&set, &pt);
+    if (np < 0)
+      r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    for (int64_t i = 0; r == 0 && i < np; i++)
+      if ((from_t == UINT64_MAX || t0 + pt[i].time_ns >= from_t) &&
+          (r = add_instant (res, &set, pt[i].dev, pt[i].record, t0, from, counts, &cap)) < 0)
         pc_err_set (err, -r, "%s", strerror (-r));
-  if (r == 0)
-    qsort (res->inst, res->ninst, sizeof *res->inst, inst_cmp);
+    free (pt);
+  }
   if (r == 0)
     r = judge_pairs (cfg, &set, res, err);
   if (r == 0 && cfg->verify)
