@@ -239,8 +239,7 @@ parse_args (int argc, char **argv, struct args *a)
 static int
 devset_args (const struct args *a)
 {
-  const char *no = a->cfg.model.kind != PC_MODEL_FLUSH ? "--model (instants follow the flush model)"
-                   : a->cfg.nshards > 1 ? "--shard"
+  const char *no = a->cfg.nshards > 1 ? "--shard"
                    : a->out.html ? "--html" : a->cfg.base_path ? "--base (bases sit beside their logs)"
                    : a->cfg.keep_dir ? "--keep" : NULL;
 

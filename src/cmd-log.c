@@ -220,7 +220,7 @@ instants (const char *dir)
     return EXIT_ERROR;
   }
   counts = calloc (set.n, sizeof *counts);
-  n = counts ? pc_devset_flush_instants (&set, &pt) : -ENOMEM;
+  n = counts ? pc_devset_instants (&set, false, &pt) : -ENOMEM;
   for (int64_t i = 0; i < n && st == EXIT_OK; i++) {
     pc_devset_counts (&set, pt[i].dev, pt[i].record, counts);
     printf ("%s:%" PRIu64 " %" PRIu64 ".%06" PRIu64, set.dev[pt[i].dev].name, pt[i].record,

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,9 @@ pc_devcheck_free (struct pc_devcheck_result *res)
     free (res->inst[i].point);
     free (res->inst[i].pair);
   }
+  for (size_t j = 0; res->fine && j < res->ndev; j++)
+    pc_check_result_free (res->fine[j]);
+  free (res->fine);
   free (res->journal_of);
   free (res->is_journal);
   free (res->names);
@@ -53,12 +57,47 @@ state_at (const struct pc_check_result *res, uint64_t rec)
   return lo == 0 ? -1 : (int64_t) lo - 1;
 }
 
-/* Adds the instant after record c of device d, if a device is judged. */
+const struct pc_point *
+pc_instant_point (const struct pc_devcheck_result *res, const struct pc_instant *in, size_t j)
+{
+  if (j == in->dev && in->fine >= 0)
+    return &res->fine[j]->points[in->fine];
+  return in->point[j] < 0 ? NULL : &res->dev[j]->points[in->point[j]];
+}
+
+void
+pc_instant_id (const struct pc_devcheck_result *res, const struct pc_instant *in, char *buf,
+               size_t len)
+{
+  if (in->fine >= 0)
+    snprintf (buf, len, "%s:%s", res->names[in->dev], res->fine[in->dev]->points[in->fine].id);
+  else
+    snprintf (buf, len, "%s:%" PRIu64, res->names[in->dev], in->record);
+}
+
+static int
+inst_cmp (const void *a, const void *b)
+{
+  const struct pc_instant *x = a, *y = b;
+
+  if (x->time_ns != y->time_ns)
+    return x->time_ns < y->time_ns ? -1 : 1;
+  if (x->dev != y->dev)
+    return x->dev < y->dev ? -1 : 1;
+  if (x->record != y->record)
+    return x->record < y->record ? -1 : 1;
+  return (x->fine > y->fine) - (x->fine < y->fine);
+}
+
+/* Adds the instant after record c of device d (in state fine of its fine
+ * check, if not -1), if a device is judged. */
 static int
 add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t d,
-             uint64_t c, uint64_t t0, const uint64_t *from, uint64_t *counts, size_t *cap)
+             uint64_t c, int64_t fine, uint64_t t0, const uint64_t *from, uint64_t *counts,
+             size_t *cap)
 {
-  struct pc_instant in = { .dev = d, .record = c, .verdict = PC_V_OK, .app = PC_V_COUNT };
+  struct pc_instant in = { .dev = d, .record = c, .fine = fine, .verdict = PC_V_OK,
+                           .app = PC_V_COUNT };
   bool judged = false;
 
   pc_devset_counts (set, d, c, counts);
@@ -76,10 +115,9 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t
     in.pair[j] = res->journal_of[j] >= 0 && counts[j] > from[j] ? PC_V_NOT_CHECKED : PC_V_COUNT;
     judged |= in.pair[j] != PC_V_COUNT;
     in.point[j] = counts[j] ? state_at (res->dev[j], counts[j] - 1) : -1;
-    if (in.point[j] < 0)
+    if ((p = pc_instant_point (res, &in, j)) == NULL)
       continue;
     judged = true;
-    p = &res->dev[j]->points[in.point[j]];
     in.verdict = (enum pc_verdict) pc_verdict_worse ((int) in.verdict, (int) p->verdict);
     in.promise |= p->verdict != PC_V_OK && p->verdict != PC_V_NOT_CHECKED &&
                   pc_point_broke_promise (p);
@@ -216,6 +254,35 @@ start_record (const struct pc_devset_dev *d, const char *from_mark)
   return 0;
 }
 
+/* Every instant the model makes (devcheck.h), in time order; times on
+ * the set's clock count from t0, and none is before from_t (--from). */
+static int
+add_instants (const struct pc_check_config *cfg, const struct pc_devset *set,
+              struct pc_devcheck_result *res, uint64_t t0, uint64_t from_t,
+              const uint64_t *from, uint64_t *counts, size_t *cap, struct pc_err *err)
+{
+  struct pc_devset_point *pt = NULL;
+  int64_t np = pc_devset_instants (set, cfg->model.kind == PC_MODEL_WRITE, &pt);
+  int r = np < 0 ? (int) np : 0;
+
+  for (int64_t i = 0; r == 0 && i < np; i++)
+    if (from_t == UINT64_MAX || t0 + pt[i].time_ns >= from_t)
+      r = add_instant (res, set, pt[i].dev, pt[i].record, -1, t0, from, counts, cap);
+  free (pt);
+  for (size_t j = 0; r == 0 && res->fine && j < set->n; j++)
+    for (size_t k = 0; r == 0 && res->fine[j] && k < res->fine[j]->npoints; k++) {
+      const struct pc_point *p = &res->fine[j]->points[k];
+      if ((p->ndrop > 0 || p->torn) &&
+          (from_t == UINT64_MAX || set->dev[j].start + set->dev[j].ix.recs[p->record].time_ns >= from_t))
+        r = add_instant (res, set, j, p->record, (int64_t) k, t0, from, counts, cap);
+    }
+  if (r < 0)
+    return pc_err_set (err, -r, "%s", strerror (-r));
+  if (res->fine)
+    qsort (res->inst, res->ninst, sizeof *res->inst, inst_cmp);
+  return 0;
+}
+
 int
 pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
                  struct pc_devcheck_result **ret, struct pc_err *err)
@@ -242,6 +309,12 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     goto out;
   }
   res->ndev = set.n;
+  res->model = cfg->model;
+  if ((cfg->model.kind == PC_MODEL_REORDER || cfg->model.kind == PC_MODEL_TORN) &&
+      (res->fine = calloc (set.n, sizeof *res->fine)) == NULL) {
+    r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    goto out;
+  }
   res->journal_of = calloc (set.n, sizeof *res->journal_of);
   res->is_journal = calloc (set.n, sizeof *res->is_journal);
   from = calloc (set.n, sizeof *from);
@@ -307,6 +380,10 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     c.nshards = 1;
     c.verify = NULL;            /* the checker sees every device at once */
     r = pc_check_run (&c, &res->dev[j], err);
+    if (r == 0 && res->fine) {
+      c.model = cfg->model;     /* its open epochs' freedom, at its flushes */
+      r = pc_check_run (&c, &res->fine[j], err);
+    }
     if (r < 0)
       pc_err_prefix (err, -r, "device %s", set.dev[j].name);
     if (set.dev[j].start < t0)
@@ -314,18 +391,8 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
   }
   if (r == 0 && cfg->from_mark && from_t == UINT64_MAX)
     r = pc_err_set (err, EINVAL, "%s: no device has a mark named '%s'", dir, cfg->from_mark);
-  if (r == 0) {
-    /* the instants, in time order; pt[i].time_ns counts from t0 */
-    struct pc_devset_point *pt = NULL;
-    int64_t np = pc_devset_flush_instants (&set, &pt);
-    if (np < 0)
-      r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
-    for (int64_t i = 0; r == 0 && i < np; i++)
-      if ((from_t == UINT64_MAX || t0 + pt[i].time_ns >= from_t) &&
-          (r = add_instant (res, &set, pt[i].dev, pt[i].record, t0, from, counts, &cap)) < 0)
-        pc_err_set (err, -r, "%s", strerror (-r));
-    free (pt);
-  }
+  if (r == 0)
+    r = add_instants (cfg, &set, res, t0, from_t, from, counts, &cap, err);
   if (r == 0)
     r = judge_pairs (cfg, &set, res, err);
   if (r == 0 && cfg->verify)

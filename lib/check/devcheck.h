@@ -17,8 +17,17 @@
  * e2fsck on image files (recovery with -j, then -fn must find it clean),
  * and the journal's device is not judged alone.
  *
+ * cfg->model says which instants: flush (above), write (right after every
+ * record of any device that tells what a disk holds), or reorder:K or
+ * torn:K: the flush model's, and besides, for each device that holds a
+ * filesystem of its own, each of its states of that model that is not a
+ * prefix of its log (writes of its open epoch lost, or torn), with every
+ * other device as it had logged by then.  Such an instant is named after
+ * that state ("a:120/drop:117,119").  The sharding of cfg is not used.
+ *
  * With cfg->verify, the application's checker runs at every instant where
- * every device is judged (once per distinct set of states), with each
+ * every device is judged and its filesystem sound (neither corrupt nor
+ * unmountable, as for one log), once per distinct set of states, with each
  * device's tree, its journal recovered, in a directory of its own:
  * POWERCUT_ROOT_<NAME>, and POWERCUT_MARKS_<NAME> and
  * POWERCUT_LAST_MARK_<NAME> the marks that device had logged by then
@@ -39,6 +48,8 @@
 struct pc_instant {
   size_t dev;                   /* the device whose record it follows */
   uint64_t record;              /* that record */
+  int64_t fine;                 /* reorder or torn: dev's state, an index in
+                                 * fine[dev]'s points (not point[dev]'s); else -1 */
   uint64_t time_ns;             /* since the set's earliest start */
   int64_t *point;               /* per device: its state's index in its
                                  * result's points, -1: not judged */
@@ -59,17 +70,28 @@ struct pc_devcheck_result {
   int64_t *journal_of;          /* per device: the device its journal is on, or -1 */
   bool *is_journal;             /* per device: it is another's journal */
   struct pc_check_result **dev; /* each device checked alone */
+  struct pc_check_result **fine; /* reorder or torn: each device checked
+                                 * with that model (NULL: not) */
+  struct pc_model model;
   size_t ninst;
   struct pc_instant *inst;      /* judged instants, in time order */
   size_t count[PC_V_COUNT];
   size_t promises, exposures;   /* failing instants of each kind */
 };
 
-/* Checks the device set in dir with cfg's settings (its log_path, model,
- * shards and verify are not used).  Returns 0 with *ret, or -errno with a
- * one-line reason in err. */
+/* Checks the device set in dir with cfg's settings (its log_path and
+ * shards are not used).  Returns 0 with *ret, or -errno with a one-line
+ * reason in err. */
 int pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
                      struct pc_devcheck_result **ret, struct pc_err *err);
 void pc_devcheck_free (struct pc_devcheck_result *res);
+
+/* Device j's state at instant in, or NULL where it is not judged alone. */
+const struct pc_point *pc_instant_point (const struct pc_devcheck_result *res,
+                                         const struct pc_instant *in, size_t j);
+
+/* The instant's id, "NAME:STATE", as powercut replay DIR --at takes it. */
+void pc_instant_id (const struct pc_devcheck_result *res, const struct pc_instant *in,
+                    char *buf, size_t len);
 
 #endif

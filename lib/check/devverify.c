@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,52 @@
 
 #include "check/devint.h"
 
+/* Replays im's journal with e2fsck, on a copy of it in the file path,
+ * into im's open overlay: the journals the in-process replay leaves to
+ * e2fsck (pc_recover's -ENOTSUP).  Returns 0, or -errno with err. */
+static int
+recover_by_e2fsck (struct pc_image *im, const char *path, int timeout_s, struct pc_err *err)
+{
+  uint64_t size = pc_image_size (im);
+  struct pc_fsck_result fr;
+  struct pc_fsck_io io = { 0 };
+  uint8_t *buf = malloc (1 << 20);
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), r;
+
+  if (buf == NULL || fd < 0) {
+    r = buf == NULL ? -ENOMEM : -errno;
+    pc_err_set (err, -r, "%s: %s", path, strerror (-r));
+    goto out;
+  }
+  r = pc_write_all (fd, pc_image_data (im), size);
+  if (r == 0)
+    r = pc_fsck_recover (path, timeout_s, (int64_t) (pc_now_real_ns () / 1000000000u), &fr, &io);
+  if (r < 0) {
+    pc_err_set (err, -r, "e2fsck on %s: %s", path, strerror (-r));
+    goto out;
+  }
+  if (fr.verdict != PC_V_OK) {
+    r = pc_err_set (err, EIO, "e2fsck cannot replay the journal: %.300s", fr.evidence);
+    goto out;
+  }
+  for (uint64_t off = 0; off < size && r == 0; off += 1 << 20) {
+    uint64_t len = size - off < (1 << 20) ? size - off : (1 << 20);
+    r = pc_pread_all (fd, buf, len, off);
+    if (r == 0 && memcmp (buf, pc_image_data (im) + off, len) != 0)
+      r = pc_image_write (im, off, buf, len);
+  }
+  if (r < 0)
+    pc_err_set (err, -r, "%s: %s", path, strerror (-r));
+out:
+  pc_fsck_io_free (&io);
+  if (fd >= 0) {
+    close (fd);
+    unlink (path);
+  }
+  free (buf);
+  return r;
+}
+
 /* Brings export x to the tree of device d at the state named id, its
  * journal recovered as a reboot would.  im holds d's states one after
  * another (*cursor: the records it holds outright; the states come in
@@ -32,7 +79,8 @@
  * (-ENOTSUP: recovery that only e2fsck does). */
 static int
 export_state (const struct pc_devset_dev *d, struct pc_image *im, uint64_t *cursor,
-              const char *id, struct pc_export *x, struct pc_err *err)
+              const char *id, struct pc_export *x, const char *scratch, int timeout_s,
+              struct pc_err *err)
 {
   struct pc_state s;
   struct pc_mark tree;
@@ -51,6 +99,8 @@ export_state (const struct pc_devset_dev *d, struct pc_image *im, uint64_t *curs
   }
   if (r >= 0 && pc_image_size (im) >= 2048 && pc_fs_needs_recovery (pc_image_data (im) + 1024))
     r = pc_recover (im, (int64_t) (pc_now_real_ns () / 1000000000u), NULL, err);
+  if (r == -ENOTSUP)
+    r = recover_by_e2fsck (im, scratch, timeout_s, err);
   if (r >= 0) {
     r = pc_fstree_read_mem (pc_image_data (im), pc_image_size (im), UINT64_MAX, &tree,
                             problems, sizeof problems);
@@ -83,11 +133,13 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
 {
   const char *tmp = cfg->work_dir ? cfg->work_dir : getenv ("TMPDIR");
   struct pc_export **x = calloc (set->n, sizeof *x);
-  struct pc_image **im = calloc (set->n, sizeof *im);
-  uint64_t *cursor = calloc (set->n, sizeof *cursor);
+  /* per device: its write-model states, then (from set->n on) its states
+   * of a finer model, each image going forward through its own */
+  struct pc_image **im = calloc (2 * set->n, sizeof *im);
+  uint64_t *cursor = calloc (2 * set->n, sizeof *cursor);
   uint8_t **base = calloc (set->n, sizeof *base);
   uint64_t *bsize = calloc (set->n, sizeof *bsize), *counts = calloc (set->n, sizeof *counts);
-  char work[4096], *out = malloc (PC_EVIDENCE_MAX * 4);
+  char work[4096], scratch[4200], *out = malloc (PC_EVIDENCE_MAX * 4);
   char **env = calloc (3 * set->n + 2, sizeof *env);
   int r = 0;
 
@@ -100,6 +152,7 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
     r = pc_err_set (err, errno, "%s: %s", work, strerror (errno));
   else
     chmod (work, 0711);         /* a checker may run a server as another user */
+  snprintf (scratch, sizeof scratch, "%s/.journal-replay.img", work);
   for (size_t j = 0; r == 0 && j < set->n; j++) {
     char dir[4200];
     snprintf (dir, sizeof dir, "%s/%s", work, set->dev[j].name);
@@ -115,13 +168,17 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
     size_t ne = 0, prev;
     bool all = true;
     int rv;
-    for (size_t j = 0; j < set->n; j++)
-      all &= in->point[j] >= 0;
+    for (size_t j = 0; j < set->n; j++) {
+      const struct pc_point *p = pc_instant_point (res, in, j);
+      all &= p != NULL && p->verdict != PC_V_FS_CORRUPT && p->verdict != PC_V_UNMOUNTABLE &&
+             p->verdict != PC_V_NOT_CHECKED;
+    }
     if (!all)
-      continue;                 /* a device without its filesystem yet */
+      continue;                 /* a device without its filesystem (yet, or sound) */
     /* the same states as an instant already run: its answer */
     for (prev = 0; prev < i; prev++)
-      if (res->inst[prev].app != PC_V_COUNT &&
+      if (res->inst[prev].app != PC_V_COUNT && res->inst[prev].fine == in->fine &&
+          (in->fine < 0 || res->inst[prev].dev == in->dev) &&
           memcmp (res->inst[prev].point, in->point, set->n * sizeof *in->point) == 0)
         break;
     if (prev < i) {
@@ -134,8 +191,13 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
     for (size_t j = 0; j < set->n && in->app == PC_V_NOT_CHECKED; j++) {
       struct pc_err e;
       char nm[128], dir[4200], *all_marks = NULL, *last = NULL;
-      int er = export_state (&set->dev[j], im[j], &cursor[j],
-                             res->dev[j]->points[in->point[j]].id, x[j], &e);
+      size_t slot = j == in->dev && in->fine >= 0 ? set->n + j : j;
+      int er = im[slot] ? 0 : pc_image_new (set->dev[j].ix.hdr.devsize, base[j], -1, 0, &im[slot]);
+      if (er < 0)
+        pc_err_set (&e, -er, "%s", strerror (-er));
+      else
+        er = export_state (&set->dev[j], im[slot], &cursor[slot],
+                           pc_instant_point (res, in, j)->id, x[j], scratch, cfg->timeout_s, &e);
       if (er < 0) {
         snprintf (in->evidence, sizeof in->evidence, "the tree of %.64s could not be "
                   "exported: %.700s", set->dev[j].name, e.msg);
@@ -161,10 +223,12 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
       if (r < 0)
         pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
     }
-    if (r == 0 && in->app == PC_V_NOT_CHECKED &&
-        asprintf (&env[ne++], "POWERCUT_INSTANT=%s:%" PRIu64, set->dev[in->dev].name,
-                  in->record) < 0)
-      r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    if (r == 0 && in->app == PC_V_NOT_CHECKED) {
+      char id[PC_ID_MAX + 128];
+      pc_instant_id (res, in, id, sizeof id);
+      if (asprintf (&env[ne++], "POWERCUT_INSTANT=%s", id) < 0)
+        r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    }
     if (r == 0 && in->app == PC_V_NOT_CHECKED) {
       struct pc_proc_extra xe = { .env = env, .cwd = work };
       rv = pc_proc_run_extra (argv, &xe, cfg->timeout_s, out, PC_EVIDENCE_MAX * 4);
@@ -197,6 +261,8 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
       pc_export_free (x[j]);
     if (im && im[j])
       pc_image_free (im[j]);
+    if (im && im[set->n + j])
+      pc_image_free (im[set->n + j]);
     if (base)
       pc_image_unmap (base[j], bsize[j]);
   }

@@ -190,7 +190,7 @@ point_cmp (const void *a, const void *b)
 }
 
 int64_t
-pc_devset_flush_instants (const struct pc_devset *s, struct pc_devset_point **ret)
+pc_devset_instants (const struct pc_devset *s, bool every_record, struct pc_devset_point **ret)
 {
   struct pc_devset_point *v = NULL;
   size_t n = 0, cap = 0;
@@ -202,7 +202,8 @@ pc_devset_flush_instants (const struct pc_devset *s, struct pc_devset_point **re
   for (size_t j = 0; j < s->n; j++)
     for (uint64_t c = 0; c < s->dev[j].ix.n; c++) {
       const struct pc_record *r = &s->dev[j].ix.recs[c];
-      if (r->type != PC_REC_FLUSH && !(pc_rec_is_data (r) && (r->flags & PC_REC_F_FUA)))
+      if (every_record ? !pc_rec_is_disk (r)
+          : r->type != PC_REC_FLUSH && !(pc_rec_is_data (r) && (r->flags & PC_REC_F_FUA)))
         continue;
       if (pc_grow (&v, &cap, n + 1, sizeof *v, 64) < 0) {
         free (v);

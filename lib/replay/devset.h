@@ -70,14 +70,17 @@ int pc_devset_instant (const struct pc_devset *s, const char *id, size_t *ret_de
 void pc_devset_counts (const struct pc_devset *s, size_t d, uint64_t c, uint64_t *counts);
 
 /* The flush model's instants of the set: right after each FLUSH and each
- * FUA write of any device, in time order (then by device and record).
- * Returns their number with *ret (malloc'd), or -ENOMEM. */
+ * FUA write of any device, in time order (then by device and record);
+ * with every_record, the write model's: right after every record of any
+ * device that tells what its disk holds (pc_rec_is_disk).  Returns their
+ * number with *ret (malloc'd), or -ENOMEM. */
 struct pc_devset_point {
   size_t dev;
   uint64_t record;
   uint64_t time_ns;             /* since the earliest start of the set */
 };
-int64_t pc_devset_flush_instants (const struct pc_devset *s, struct pc_devset_point **ret);
+int64_t pc_devset_instants (const struct pc_devset *s, bool every_record,
+                            struct pc_devset_point **ret);
 
 /* The names of device d's marks among its first n records, space
  * separated, and the last ("" without one).  Returns 0 with both

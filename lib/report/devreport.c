@@ -14,16 +14,29 @@
 
 #define MAX_LISTED 20
 
+/* What the instants are, after the model. */
 static const char *
-state_id (const struct pc_devcheck_result *res, const struct pc_instant *in, size_t j)
+instants_are (const struct pc_devcheck_result *res)
 {
-  return in->point[j] < 0 ? "-" : res->dev[j]->points[in->point[j]].id;
+  switch (res->model.kind) {
+  case PC_MODEL_WRITE:
+    return "right after every record of any device that tells what its disk holds";
+  case PC_MODEL_REORDER:
+    return "every flush and FUA write of any device, and each device's states with\n"
+           "writes of its open epoch lost";
+  case PC_MODEL_TORN:
+    return "every flush and FUA write of any device, and each device's states with\n"
+           "a write of its open epoch torn";
+  default:
+    return "every flush and FUA write of any device";
+  }
 }
 
 static void
 text (FILE *f, const struct pc_devcheck_result *res)
 {
   size_t listed = 0, failing = res->promises + res->exposures;
+  char id[PC_ID_MAX + 128];
 
   fprintf (f, "powercut check: device set %s, %zu devices:", res->dir, res->ndev);
   for (size_t j = 0; j < res->ndev; j++)
@@ -42,8 +55,8 @@ text (FILE *f, const struct pc_devcheck_result *res)
       fprintf (f, "checked from %s (record %" PRIu64 "): %zu states, %zu distinct images\n",
                d->from[0] ? d->from : "the start", d->from_record, d->npoints, d->unique);
   }
-  fprintf (f, "%zu instants (every flush and FUA write of any device; every device as it\n"
-           "had logged by then)\n", res->ninst);
+  fprintf (f, "%zu instants (%s; every other device as it had logged by then)\n", res->ninst,
+           instants_are (res));
   for (int v = 0; v < PC_V_COUNT; v++)
     if (res->count[v])
       fprintf (f, "  %-13s %zu\n", pc_verdict_info (v)->name, res->count[v]);
@@ -60,24 +73,23 @@ text (FILE *f, const struct pc_devcheck_result *res)
       fprintf (f, "... and more (see the JSON report)\n");
       break;
     }
-    fprintf (f, "%s:%" PRIu64 " at %.6f s: %s\n", res->names[in->dev], in->record,
-             in->time_ns / 1e9, pc_verdict_info (in->verdict)->name);
-    for (size_t j = 0; j < res->ndev; j++)
+    pc_instant_id (res, in, id, sizeof id);
+    fprintf (f, "%s at %.6f s: %s\n", id, in->time_ns / 1e9, pc_verdict_info (in->verdict)->name);
+    for (size_t j = 0; j < res->ndev; j++) {
+      const struct pc_point *p = pc_instant_point (res, in, j);
       if (in->pair[j] != PC_V_COUNT)
         fprintf (f, "    %-10s %-13s with the journal of that instant\n", res->names[j],
                  pc_verdict_info (in->pair[j])->name);
       else if (!res->is_journal[j])
         fprintf (f, "    %-10s %-13s state %s\n", res->names[j],
-                 in->point[j] < 0 ? "not judged"
-                 : pc_verdict_info (res->dev[j]->points[in->point[j]].verdict)->name,
-                 state_id (res, in, j));
+                 p ? pc_verdict_info (p->verdict)->name : "not judged", p ? p->id : "-");
+    }
     if (in->pair_note[0])
       fprintf (f, "    %s\n", in->pair_note);
     if (in->app != PC_V_COUNT)
       fprintf (f, "    %-10s %-13s %s\n", "--verify", pc_verdict_info (in->app)->name,
                in->evidence);
-    fprintf (f, "    rebuild: powercut replay %s --at %s:%" PRIu64 " -o STATE-DIR\n", res->dir,
-             res->names[in->dev], in->record);
+    fprintf (f, "    rebuild: powercut replay %s --at %s -o STATE-DIR\n", res->dir, id);
   }
 }
 
@@ -115,8 +127,8 @@ json (const char *path, const struct pc_devcheck_result *res)
   for (size_t i = 0; i < res->ninst; i++) {
     const struct pc_instant *in = &res->inst[i];
     json_object *x = json_object_new_object (), *st = json_object_new_object ();
-    char id[512];
-    snprintf (id, sizeof id, "%s:%" PRIu64, res->names[in->dev], in->record);
+    char id[PC_ID_MAX + 128];
+    pc_instant_id (res, in, id, sizeof id);
     json_object_object_add (x, "id", json_object_new_string (id));
     json_object_object_add (x, "time", json_object_new_double (in->time_ns / 1e9));
     json_object_object_add (x, "verdict",
@@ -131,8 +143,8 @@ json (const char *path, const struct pc_devcheck_result *res)
         json_object_object_add (s, "verdict",
                                 json_object_new_string (pc_verdict_info (in->pair[j])->name));
       }
-      else if (in->point[j] >= 0) {
-        const struct pc_point *p = &res->dev[j]->points[in->point[j]];
+      else if (pc_instant_point (res, in, j)) {
+        const struct pc_point *p = pc_instant_point (res, in, j);
         s = json_object_new_object ();
         json_object_object_add (s, "state", json_object_new_string (p->id));
         json_object_object_add (s, "verdict",
