@@ -239,8 +239,7 @@ parse_args (int argc, char **argv, struct args *a)
 static int
 devset_args (const struct args *a)
 {
-  const char *no = a->cfg.nshards > 1 ? "--shard"
-                   : a->out.html ? "--html" : a->cfg.base_path ? "--base (bases sit beside their logs)"
+  const char *no = a->out.html ? "--html" : a->cfg.base_path ? "--base (bases sit beside their logs)"
                    : a->cfg.keep_dir ? "--keep" : NULL;
 
   if (no == NULL)

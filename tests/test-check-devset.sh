@@ -143,6 +143,6 @@ for x in r["instants"]:
 assert r["totals"]["promises"] + r["totals"]["exposures"] == len(fails)
 PY
 # What a set does not take yet: one line, exit 2.
-run powercut check "$set_dir" --shard 0/2
-assert_eq "$rc" 2 "--shard on a set: exit status"
-assert_match "$err" 'not for a device set' "--shard on a set: message"
+run powercut check "$set_dir" --html "$tmp/set.html"
+assert_eq "$rc" 2 "--html on a set: exit status"
+assert_match "$err" 'not for a device set' "--html on a set: message"

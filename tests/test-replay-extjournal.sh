@@ -7,7 +7,8 @@
 # Then at every flush and FUA record of either device after mkfs,
 # "powercut replay DIR --at NAME:N" builds both images of that instant;
 # e2fsck recovers fs with the journal of that same instant, and must find
-# it clean; powercut check of the set says the same.  With the root inode
+# it clean; powercut check of the set says the same (also in shards,
+# merged).  With the root inode
 # zeroed in the filesystem's log, check fails exactly the instants where a
 # rebuild with e2fsck -j finds errors.
 source "$top_srcdir/tests/functions.sh"
@@ -123,6 +124,15 @@ while read -r seq o; do
 done < <(writes_over "$tmp/bad/fs.pclog" "$blk")
 run powercut check "$tmp/bad" --json "$tmp/bad.json"
 assert_eq "$rc" 1 "check of the damaged set (stderr: $err)"
+# in two shards, merged: the same instants, pairs judged by their owners
+for i in 0 1; do
+  run powercut check "$tmp/bad" --shard "$i/2" --json "$tmp/bad-$i.json" -q
+  assert_match "$rc" '^[01]$' "shard $i of the damaged set ($err)"
+done
+run powercut merge -q --json "$tmp/bad-merged.json" "$tmp/bad-0.json" "$tmp/bad-1.json"
+assert_eq "$rc" 1 "the merge of the damaged set's shards ($err)"
+run python3 "$top_srcdir/tests/devset-same.py" "$tmp/bad.json" "$tmp/bad-merged.json"
+assert_eq "$rc" 0 "merged = unsharded, with a journal on another device: $out"
 nbad=0
 while read -r id v; do
   rm -rf "$tmp/o"

@@ -26,6 +26,7 @@ pc_devcheck_free (struct pc_devcheck_result *res)
   }
   for (size_t i = 0; i < res->ninst; i++) {
     free (res->inst[i].point);
+    free (res->inst[i].state);
     free (res->inst[i].pair);
   }
   for (size_t j = 0; res->fine && j < res->ndev; j++)
@@ -65,6 +66,82 @@ pc_instant_point (const struct pc_devcheck_result *res, const struct pc_instant 
   return in->point[j] < 0 ? NULL : &res->dev[j]->points[in->point[j]];
 }
 
+/* Sharded: the record of every write-model state of each device (all
+ * shards'), ascending, to find the state an instant leaves a device in
+ * whichever shard checks it. */
+struct all_states {
+  uint64_t **rec;
+  size_t *n;
+};
+
+static int
+all_states_make (const struct pc_devcheck_result *res, const struct pc_devset *set,
+                 struct all_states *a)
+{
+  const struct pc_model write = { PC_MODEL_WRITE, 0, 0 };
+
+  a->rec = calloc (set->n, sizeof *a->rec);
+  a->n = calloc (set->n, sizeof *a->n);
+  if (a->rec == NULL || a->n == NULL)
+    return -ENOMEM;
+  for (size_t j = 0; j < set->n; j++) {
+    struct pc_state *st;
+    size_t n;
+    if (res->dev[j] == NULL || res->journal_of[j] >= 0 || res->is_journal[j])
+      continue;                 /* no states of its own */
+    if (pc_states_enumerate (&set->dev[j].ix, &write, res->dev[j]->from_record, &st, &n) < 0 ||
+        (a->rec[j] = malloc ((n ? n : 1) * sizeof *a->rec[j])) == NULL)
+      return -ENOMEM;
+    for (size_t k = 0; k < n; k++)
+      a->rec[j][k] = st[k].point;
+    a->n[j] = n;
+    pc_states_free (st, n);
+  }
+  return 0;
+}
+
+static void
+all_states_free (struct all_states *a, size_t n)
+{
+  for (size_t j = 0; a->rec && j < n; j++)
+    free (a->rec[j]);
+  free (a->rec);
+  free (a->n);
+}
+
+/* Device j's state after its first count records: its index in this
+ * shard's points, -1 (none yet) or -2 (another shard's), and its record. */
+static int64_t
+state_of (const struct pc_devcheck_result *res, const struct all_states *a, size_t j,
+          uint64_t count, uint64_t *rec)
+{
+  const struct pc_check_result *d = res->dev[j];
+  size_t lo = 0, hi;
+  int64_t k;
+
+  if (count == 0 || d == NULL)
+    return -1;
+  if (a->rec == NULL) {
+    k = state_at (d, count - 1);
+    if (k >= 0)
+      *rec = d->points[k].record;
+    return k;
+  }
+  hi = a->n[j];
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a->rec[j][mid] <= count - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return -1;
+  *rec = a->rec[j][lo - 1];
+  k = state_at (d, *rec);
+  return k >= 0 && d->points[k].record == *rec ? k : -2;
+}
+
 void
 pc_instant_id (const struct pc_devcheck_result *res, const struct pc_instant *in, char *buf,
                size_t len)
@@ -92,20 +169,22 @@ inst_cmp (const void *a, const void *b)
 /* Adds the instant after record c of device d (in state fine of its fine
  * check, if not -1), if a device is judged. */
 static int
-add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t d,
-             uint64_t c, int64_t fine, uint64_t t0, const uint64_t *from, uint64_t *counts,
-             size_t *cap)
+add_instant (struct pc_devcheck_result *res, const struct pc_devset *set,
+             const struct all_states *all, size_t d, uint64_t c, int64_t fine, uint64_t t0,
+             const uint64_t *from, uint64_t *counts, size_t *cap)
 {
   struct pc_instant in = { .dev = d, .record = c, .fine = fine, .verdict = PC_V_OK,
-                           .app = PC_V_COUNT };
+                           .app = PC_V_COUNT, .owned = true };
   bool judged = false;
 
   pc_devset_counts (set, d, c, counts);
   in.time_ns = set->dev[d].start + set->dev[d].ix.recs[c].time_ns - t0;
   in.point = malloc (set->n * sizeof *in.point);
+  in.state = calloc (set->n, sizeof *in.state);
   in.pair = malloc (set->n * sizeof *in.pair);
-  if (in.point == NULL || in.pair == NULL) {
+  if (in.point == NULL || in.state == NULL || in.pair == NULL) {
     free (in.point);
+    free (in.state);
     free (in.pair);
     return -ENOMEM;
   }
@@ -114,7 +193,8 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t
     /* a filesystem with its journal elsewhere: judged later, with it */
     in.pair[j] = res->journal_of[j] >= 0 && counts[j] > from[j] ? PC_V_NOT_CHECKED : PC_V_COUNT;
     judged |= in.pair[j] != PC_V_COUNT;
-    in.point[j] = counts[j] ? state_at (res->dev[j], counts[j] - 1) : -1;
+    in.point[j] = state_of (res, all, j, counts[j], &in.state[j]);
+    judged |= in.point[j] == -2;
     if ((p = pc_instant_point (res, &in, j)) == NULL)
       continue;
     judged = true;
@@ -124,11 +204,14 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set, size_t
   }
   if (!judged) {
     free (in.point);
+    free (in.state);
     free (in.pair);
     return 0;
   }
   if (pc_grow (&res->inst, cap, res->ninst + 1, sizeof *res->inst, 64) < 0) {
     free (in.point);
+    free (in.state);
+    free (in.pair);
     return -ENOMEM;
   }
   res->inst[res->ninst++] = in;
@@ -147,7 +230,7 @@ count (struct pc_devcheck_result *res)
       in->verdict = (enum pc_verdict) pc_verdict_worse ((int) in->verdict, (int) in->app);
       in->promise |= in->app == PC_V_APP_INVALID;
     }
-    for (size_t j = 0; j < res->ndev; j++)
+    for (size_t j = 0; in->owned && j < res->ndev; j++)
       if (in->pair[j] != PC_V_COUNT) {
         in->verdict = (enum pc_verdict) pc_verdict_worse ((int) in->verdict, (int) in->pair[j]);
         in->promise |= in->pair[j] == PC_V_FS_CORRUPT || in->pair[j] == PC_V_UNMOUNTABLE;
@@ -188,6 +271,8 @@ judge_pairs (const struct pc_check_config *cfg, const struct pc_devset *set,
       r = pc_devset_read_base (set, j, &base[j], &bsize[j], err);
   for (size_t i = 0; r == 0 && i < res->ninst && !pc_interrupted (); i++) {
     struct pc_instant *in = &res->inst[i];
+    if (!in->owned)
+      continue;                 /* another shard's to judge */
     pc_devset_counts (set, in->dev, in->record, counts);
     for (size_t f = 0; r == 0 && f < set->n; f++) {
       size_t jn = (size_t) res->journal_of[f], k;
@@ -262,20 +347,29 @@ add_instants (const struct pc_check_config *cfg, const struct pc_devset *set,
               const uint64_t *from, uint64_t *counts, size_t *cap, struct pc_err *err)
 {
   struct pc_devset_point *pt = NULL;
+  struct all_states all = { NULL, NULL };
   int64_t np = pc_devset_instants (set, cfg->model.kind == PC_MODEL_WRITE, &pt);
   int r = np < 0 ? (int) np : 0;
 
+  if (r == 0 && res->nshards > 1)
+    r = all_states_make (res, set, &all);
   for (int64_t i = 0; r == 0 && i < np; i++)
-    if (from_t == UINT64_MAX || t0 + pt[i].time_ns >= from_t)
-      r = add_instant (res, set, pt[i].dev, pt[i].record, -1, t0, from, counts, cap);
+    if (from_t == UINT64_MAX || t0 + pt[i].time_ns >= from_t) {
+      size_t before = res->ninst;
+      r = add_instant (res, set, &all, pt[i].dev, pt[i].record, -1, t0, from, counts, cap);
+      /* the n-th of them is shard n's to judge further, by turns */
+      if (r == 0 && res->ninst > before)
+        res->inst[before].owned = before % res->nshards == res->shard;
+    }
   free (pt);
   for (size_t j = 0; r == 0 && res->fine && j < set->n; j++)
     for (size_t k = 0; r == 0 && res->fine[j] && k < res->fine[j]->npoints; k++) {
       const struct pc_point *p = &res->fine[j]->points[k];
       if ((p->ndrop > 0 || p->torn) &&
           (from_t == UINT64_MAX || set->dev[j].start + set->dev[j].ix.recs[p->record].time_ns >= from_t))
-        r = add_instant (res, set, j, p->record, (int64_t) k, t0, from, counts, cap);
+        r = add_instant (res, set, &all, j, p->record, (int64_t) k, t0, from, counts, cap);
     }
+  all_states_free (&all, set->n);
   if (r < 0)
     return pc_err_set (err, -r, "%s", strerror (-r));
   if (res->fine)
@@ -310,6 +404,8 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
   }
   res->ndev = set.n;
   res->model = cfg->model;
+  res->shard = cfg->nshards > 1 ? cfg->shard : 0;
+  res->nshards = cfg->nshards > 1 ? cfg->nshards : 1;
   if ((cfg->model.kind == PC_MODEL_REORDER || cfg->model.kind == PC_MODEL_TORN) &&
       (res->fine = calloc (set.n, sizeof *res->fine)) == NULL) {
     r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
@@ -376,8 +472,8 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     }
     c.base_path = set.dev[j].base_path;
     c.model = (struct pc_model) { PC_MODEL_WRITE, 0, 0 };
-    c.shard = 0;
-    c.nshards = 1;
+    c.shard = res->shard;
+    c.nshards = res->nshards;
     c.verify = NULL;            /* the checker sees every device at once */
     r = pc_check_run (&c, &res->dev[j], err);
     if (r == 0 && res->fine) {

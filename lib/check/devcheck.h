@@ -23,7 +23,12 @@
  * filesystem of its own, each of its states of that model that is not a
  * prefix of its log (writes of its open epoch lost, or torn), with every
  * other device as it had logged by then.  Such an instant is named after
- * that state ("a:120/drop:117,119").  The sharding of cfg is not used.
+ * that state ("a:120/drop:117,119").
+ *
+ * Sharded (cfg->nshards > 1), a shard's result has every instant of the
+ * flush model (or the write model) and its own finer ones, with the
+ * states of other shards unknown (point -2); pc_devcheck_merge (report
+ * outputs.h) joins the shards' JSON reports into the unsharded one.
  *
  * With cfg->verify, the application's checker runs at every instant where
  * every device is judged and its filesystem sound (neither corrupt nor
@@ -52,7 +57,12 @@ struct pc_instant {
                                  * fine[dev]'s points (not point[dev]'s); else -1 */
   uint64_t time_ns;             /* since the set's earliest start */
   int64_t *point;               /* per device: its state's index in its
-                                 * result's points, -1: not judged */
+                                 * result's points, -1: not judged, -2: a
+                                 * state another shard checks */
+  uint64_t *state;              /* per device: that state's record (its id
+                                 * in the write model), where point != -1 */
+  bool owned;                   /* this shard judges its journal pairs and
+                                 * runs --verify here (always, unsharded) */
   enum pc_verdict verdict;      /* the worst of theirs (and of app) */
   bool promise;                 /* failing, and one of them broke a promise */
   enum pc_verdict *pair;        /* per device: a filesystem judged with its
@@ -73,14 +83,19 @@ struct pc_devcheck_result {
   struct pc_check_result **fine; /* reorder or torn: each device checked
                                  * with that model (NULL: not) */
   struct pc_model model;
+  unsigned shard, nshards;      /* cfg's: each device's states are split
+                                 * among the shards as for one log; the
+                                 * flush model's instants are every shard's
+                                 * and the n-th is owned by shard n % nshards;
+                                 * a finer state's instant is its shard's */
   size_t ninst;
   struct pc_instant *inst;      /* judged instants, in time order */
   size_t count[PC_V_COUNT];
   size_t promises, exposures;   /* failing instants of each kind */
 };
 
-/* Checks the device set in dir with cfg's settings (its log_path and
- * shards are not used).  Returns 0 with *ret, or -errno with a one-line
+/* Checks the device set in dir with cfg's settings (its log_path is not
+ * used).  Returns 0 with *ret, or -errno with a one-line
  * reason in err. */
 int pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
                      struct pc_devcheck_result **ret, struct pc_err *err);

@@ -116,6 +116,19 @@ export_state (const struct pc_devset_dev *d, struct pc_image *im, uint64_t *curs
   return r < 0 ? r : 0;
 }
 
+/* Device j's state at instant in: its id, this shard's or another's. */
+static const char *
+state_id (const struct pc_devcheck_result *res, const struct pc_instant *in, size_t j,
+          char *buf, size_t len)
+{
+  const struct pc_point *p = pc_instant_point (res, in, j);
+
+  if (p)
+    return p->id;
+  snprintf (buf, len, "%" PRIu64, in->state[j]);
+  return buf;
+}
+
 /* An environment variable's name for device name: letters, digits, _. */
 static void
 env_name (const char *prefix, const char *name, char *buf, size_t len)
@@ -170,16 +183,20 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
     int rv;
     for (size_t j = 0; j < set->n; j++) {
       const struct pc_point *p = pc_instant_point (res, in, j);
-      all &= p != NULL && p->verdict != PC_V_FS_CORRUPT && p->verdict != PC_V_UNMOUNTABLE &&
-             p->verdict != PC_V_NOT_CHECKED;
+      /* another shard's state: its verdict is not known here */
+      all &= in->point[j] == -2 ||
+             (p != NULL && p->verdict != PC_V_FS_CORRUPT && p->verdict != PC_V_UNMOUNTABLE &&
+              p->verdict != PC_V_NOT_CHECKED);
     }
+    all &= in->owned;
     if (!all)
       continue;                 /* a device without its filesystem (yet, or sound) */
     /* the same states as an instant already run: its answer */
     for (prev = 0; prev < i; prev++)
       if (res->inst[prev].app != PC_V_COUNT && res->inst[prev].fine == in->fine &&
           (in->fine < 0 || res->inst[prev].dev == in->dev) &&
-          memcmp (res->inst[prev].point, in->point, set->n * sizeof *in->point) == 0)
+          memcmp (res->inst[prev].point, in->point, set->n * sizeof *in->point) == 0 &&
+          memcmp (res->inst[prev].state, in->state, set->n * sizeof *in->state) == 0)
         break;
     if (prev < i) {
       in->app = res->inst[prev].app;
@@ -192,12 +209,13 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
       struct pc_err e;
       char nm[128], dir[4200], *all_marks = NULL, *last = NULL;
       size_t slot = j == in->dev && in->fine >= 0 ? set->n + j : j;
+      char sid[PC_ID_MAX];
       int er = im[slot] ? 0 : pc_image_new (set->dev[j].ix.hdr.devsize, base[j], -1, 0, &im[slot]);
       if (er < 0)
         pc_err_set (&e, -er, "%s", strerror (-er));
       else
-        er = export_state (&set->dev[j], im[slot], &cursor[slot],
-                           pc_instant_point (res, in, j)->id, x[j], scratch, cfg->timeout_s, &e);
+        er = export_state (&set->dev[j], im[slot], &cursor[slot], state_id (res, in, j, sid,
+                           sizeof sid), x[j], scratch, cfg->timeout_s, &e);
       if (er < 0) {
         snprintf (in->evidence, sizeof in->evidence, "the tree of %.64s could not be "
                   "exported: %.700s", set->dev[j].name, e.msg);

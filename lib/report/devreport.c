@@ -11,61 +11,105 @@
 #include "check/devcheck.h"
 #include "report/outputs.h"
 #include "report/report.h"
+#include "report/reportint.h"
 
 #define MAX_LISTED 20
 
-/* What the instants are, after the model. */
-static const char *
-instants_are (const struct pc_devcheck_result *res)
+/* The model as the report names it: "flush", "reorder:2". */
+static void
+model_name (const struct pc_model *m, char *buf, size_t len)
 {
-  switch (res->model.kind) {
-  case PC_MODEL_WRITE:
-    return "right after every record of any device that tells what its disk holds";
-  case PC_MODEL_REORDER:
-    return "every flush and FUA write of any device, and each device's states with\n"
-           "writes of its open epoch lost";
-  case PC_MODEL_TORN:
-    return "every flush and FUA write of any device, and each device's states with\n"
-           "a write of its open epoch torn";
-  default:
-    return "every flush and FUA write of any device";
-  }
+  if (m->kind == PC_MODEL_REORDER || m->kind == PC_MODEL_TORN)
+    snprintf (buf, len, "%s:%u", pc_model_name (m->kind), m->k);
+  else
+    snprintf (buf, len, "%s", pc_model_name (m->kind));
 }
 
-static void
-text (FILE *f, const struct pc_devcheck_result *res)
+/* What the instants are, after the model's name. */
+static const char *
+instants_are (const char *model)
 {
-  size_t listed = 0, failing = res->promises + res->exposures;
-  char id[PC_ID_MAX + 128];
+  if (strcmp (model, "write") == 0)
+    return "right after every record of any device that tells what its disk holds";
+  if (strncmp (model, "reorder", 7) == 0)
+    return "every flush and FUA write of any device, and each device's states with\n"
+           "writes of its open epoch lost";
+  if (strncmp (model, "torn", 4) == 0)
+    return "every flush and FUA write of any device, and each device's states with\n"
+           "a write of its open epoch torn";
+  return "every flush and FUA write of any device";
+}
 
-  fprintf (f, "powercut check: device set %s, %zu devices:", res->dir, res->ndev);
-  for (size_t j = 0; j < res->ndev; j++)
-    fprintf (f, " %s", res->names[j]);
+static const char *
+str (json_object *o, const char *key)
+{
+  json_object *v;
+
+  return json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_string)
+         ? json_object_get_string (v) : NULL;
+}
+
+static uint64_t
+num (json_object *o, const char *key)
+{
+  json_object *v;
+
+  return json_object_object_get_ex (o, key, &v) ? (uint64_t) json_object_get_int64 (v) : 0;
+}
+
+static json_object *
+get (json_object *o, const char *key)
+{
+  json_object *v;
+
+  return json_object_object_get_ex (o, key, &v) ? v : NULL;
+}
+
+void
+pc_devset_text (FILE *f, json_object *o)
+{
+  json_object *devs = get (o, "devices"), *insts = get (o, "instants"), *tot = get (o, "totals");
+  const char *model = str (o, "model") ? str (o, "model") : "flush";
+  size_t nd = devs ? json_object_array_length (devs) : 0;
+  size_t ni = insts ? json_object_array_length (insts) : 0, listed = 0;
+
+  fprintf (f, "powercut check: device set %s, %zu devices:", str (o, "device_set"), nd);
+  for (size_t j = 0; j < nd; j++)
+    fprintf (f, " %s", str (json_object_array_get_idx (devs, j), "name"));
   fprintf (f, "\n");
-  for (size_t j = 0; j < res->ndev; j++) {
-    const struct pc_check_result *d = res->dev[j];
-    fprintf (f, "  %s: %s, %" PRIu64 " records, ", res->names[j], d->log_path, d->records);
-    if (res->is_journal[j])
+  if (get (o, "shards"))
+    fprintf (f, "shard %" PRIu64 " of %" PRIu64 ": its share of each device's states, its "
+             "instants judged as far as they go (powercut merge joins the shards)\n",
+             num (o, "shard"), num (o, "shards"));
+  for (size_t j = 0; j < nd; j++) {
+    json_object *d = json_object_array_get_idx (devs, j);
+    const char *from = str (d, "from");
+    fprintf (f, "  %s: %s, %" PRIu64 " records, ", str (d, "name"), str (d, "log"),
+             num (d, "records"));
+    if (json_object_get_boolean (get (d, "is_journal")))
       fprintf (f, "the external journal of another device\n");
-    else if (res->journal_of[j] >= 0)
+    else if (str (d, "journal_on"))
       fprintf (f, "its journal on %s: judged with it by e2fsck at each instant from %s "
-               "(record %" PRIu64 ")\n", res->names[res->journal_of[j]],
-               d->from[0] ? d->from : "the start", d->from_record);
+               "(record %" PRIu64 ")\n", str (d, "journal_on"), from && *from ? from : "the start",
+               num (d, "from_record"));
     else
-      fprintf (f, "checked from %s (record %" PRIu64 "): %zu states, %zu distinct images\n",
-               d->from[0] ? d->from : "the start", d->from_record, d->npoints, d->unique);
+      fprintf (f, "checked from %s (record %" PRIu64 "): %" PRIu64 " states, %" PRIu64
+               " distinct images\n", from && *from ? from : "the start", num (d, "from_record"),
+               num (d, "states"), num (d, "unique"));
   }
-  fprintf (f, "%zu instants (%s; every other device as it had logged by then)\n", res->ninst,
-           instants_are (res));
+  fprintf (f, "%zu instants (%s; every other device as it had logged by then)\n", ni,
+           instants_are (model));
   for (int v = 0; v < PC_V_COUNT; v++)
-    if (res->count[v])
-      fprintf (f, "  %-13s %zu\n", pc_verdict_info (v)->name, res->count[v]);
-  if (failing)
-    fprintf (f, "of the failing: %zu broke a promise, %zu only exposed data never made "
-             "durable\n", res->promises, res->exposures);
-  for (size_t i = 0; i < res->ninst; i++) {
-    const struct pc_instant *in = &res->inst[i];
-    if (in->verdict == PC_V_OK || in->verdict == PC_V_NOT_CHECKED)
+    if (num (tot, pc_verdict_info (v)->name))
+      fprintf (f, "  %-13s %" PRIu64 "\n", pc_verdict_info (v)->name,
+               num (tot, pc_verdict_info (v)->name));
+  if (num (tot, "promises") + num (tot, "exposures"))
+    fprintf (f, "of the failing: %" PRIu64 " broke a promise, %" PRIu64 " only exposed data "
+             "never made durable\n", num (tot, "promises"), num (tot, "exposures"));
+  for (size_t i = 0; i < ni; i++) {
+    json_object *x = json_object_array_get_idx (insts, i), *st = get (x, "devices");
+    const char *v = str (x, "verdict");
+    if (v == NULL || strcmp (v, "ok") == 0 || strcmp (v, "not-checked") == 0)
       continue;
     if (listed == 0)
       fprintf (f, "\nfailing instants:\n");
@@ -73,49 +117,129 @@ text (FILE *f, const struct pc_devcheck_result *res)
       fprintf (f, "... and more (see the JSON report)\n");
       break;
     }
-    pc_instant_id (res, in, id, sizeof id);
-    fprintf (f, "%s at %.6f s: %s\n", id, in->time_ns / 1e9, pc_verdict_info (in->verdict)->name);
-    for (size_t j = 0; j < res->ndev; j++) {
-      const struct pc_point *p = pc_instant_point (res, in, j);
-      if (in->pair[j] != PC_V_COUNT)
-        fprintf (f, "    %-10s %-13s with the journal of that instant\n", res->names[j],
-                 pc_verdict_info (in->pair[j])->name);
-      else if (!res->is_journal[j])
-        fprintf (f, "    %-10s %-13s state %s\n", res->names[j],
-                 p ? pc_verdict_info (p->verdict)->name : "not judged", p ? p->id : "-");
+    fprintf (f, "%s at %.6f s: %s\n", str (x, "id"), json_object_get_double (get (x, "time")), v);
+    for (size_t j = 0; j < nd; j++) {
+      const char *name = str (json_object_array_get_idx (devs, j), "name");
+      json_object *e = st ? get (st, name) : NULL;
+      const char *ev = e ? str (e, "verdict") : NULL;
+      if (e && str (e, "journal_on"))
+        fprintf (f, "    %-10s %-13s with the journal of that instant\n", name,
+                 ev ? ev : "(other shard)");
+      else if (!json_object_get_boolean (get (json_object_array_get_idx (devs, j), "is_journal")))
+        fprintf (f, "    %-10s %-13s state %s\n", name,
+                 e ? (ev ? ev : "(other shard)") : "not judged", e ? str (e, "state") : "-");
     }
-    if (in->pair_note[0])
-      fprintf (f, "    %s\n", in->pair_note);
-    if (in->app != PC_V_COUNT)
-      fprintf (f, "    %-10s %-13s %s\n", "--verify", pc_verdict_info (in->app)->name,
-               in->evidence);
-    fprintf (f, "    rebuild: powercut replay %s --at %s -o STATE-DIR\n", res->dir, id);
+    if (str (x, "journal_note"))
+      fprintf (f, "    %s\n", str (x, "journal_note"));
+    if (str (x, "app"))
+      fprintf (f, "    %-10s %-13s %s\n", "--verify", str (x, "app"),
+               str (x, "evidence") ? str (x, "evidence") : "");
+    fprintf (f, "    rebuild: powercut replay %s --at %s -o STATE-DIR\n", str (o, "device_set"),
+             str (x, "id"));
   }
 }
 
-static int
-json (const char *path, const struct pc_devcheck_result *res)
+/* A state as the instants' entries and a shard's lists give it. */
+static json_object *
+state_json (const char *id, const struct pc_point *p)
+{
+  json_object *s = json_object_new_object ();
+
+  json_object_object_add (s, "state", json_object_new_string (id));
+  json_object_object_add (s, "verdict", p ? json_object_new_string (pc_verdict_info (p->verdict)->name)
+                                          : NULL);
+  if (p)
+    json_object_object_add (s, "promise", json_object_new_boolean (
+                              p->verdict != PC_V_OK && p->verdict != PC_V_NOT_CHECKED &&
+                              pc_point_broke_promise (p)));
+  return s;
+}
+
+static json_object *
+device_json (const struct pc_devcheck_result *res, size_t j)
+{
+  const struct pc_check_result *d = res->dev[j];
+  json_object *o = json_object_new_object ();
+
+  json_object_object_add (o, "name", json_object_new_string (res->names[j]));
+  json_object_object_add (o, "log", json_object_new_string (d->log_path));
+  json_object_object_add (o, "records", json_object_new_uint64 (d->records));
+  json_object_object_add (o, "from", json_object_new_string (d->from));
+  json_object_object_add (o, "from_record", json_object_new_uint64 (d->from_record));
+  json_object_object_add (o, "states", json_object_new_uint64 (d->npoints));
+  json_object_object_add (o, "unique", json_object_new_uint64 (d->unique));
+  json_object_object_add (o, "journal_on", res->journal_of[j] >= 0
+                          ? json_object_new_string (res->names[res->journal_of[j]]) : NULL);
+  json_object_object_add (o, "is_journal", json_object_new_boolean (res->is_journal[j]));
+  if (res->nshards > 1) {
+    /* this shard's states, for powercut merge */
+    json_object *pts = json_object_new_array ();
+    for (size_t k = 0; k < d->npoints; k++)
+      json_object_array_add (pts, state_json (d->points[k].id, &d->points[k]));
+    json_object_object_add (o, "points", pts);
+  }
+  return o;
+}
+
+static json_object *
+instant_json (const struct pc_devcheck_result *res, const struct pc_instant *in)
+{
+  json_object *x = json_object_new_object (), *st = json_object_new_object ();
+  char id[PC_ID_MAX + 128];
+
+  pc_instant_id (res, in, id, sizeof id);
+  json_object_object_add (x, "id", json_object_new_string (id));
+  json_object_object_add (x, "time", json_object_new_double (in->time_ns / 1e9));
+  json_object_object_add (x, "verdict", json_object_new_string (pc_verdict_info (in->verdict)->name));
+  json_object_object_add (x, "promise", json_object_new_boolean (in->promise));
+  for (size_t j = 0; j < res->ndev; j++) {
+    const struct pc_point *p = pc_instant_point (res, in, j);
+    json_object *s = NULL;
+    char sid[32];
+    if (in->pair[j] != PC_V_COUNT) {
+      s = json_object_new_object ();
+      json_object_object_add (s, "journal_on", json_object_new_string (res->names[res->journal_of[j]]));
+      json_object_object_add (s, "verdict", in->owned
+                              ? json_object_new_string (pc_verdict_info (in->pair[j])->name) : NULL);
+    }
+    else if (p)
+      s = state_json (p->id, p);
+    else if (in->point[j] == -2) {
+      snprintf (sid, sizeof sid, "%" PRIu64, in->state[j]);
+      s = state_json (sid, NULL);       /* another shard's */
+    }
+    json_object_object_add (st, res->names[j], s);
+  }
+  json_object_object_add (x, "devices", st);
+  if (in->pair_note[0])
+    json_object_object_add (x, "journal_note", json_object_new_string (in->pair_note));
+  if (in->app != PC_V_COUNT) {
+    json_object_object_add (x, "app", json_object_new_string (pc_verdict_info (in->app)->name));
+    json_object_object_add (x, "evidence", json_object_new_string (in->evidence));
+  }
+  return x;
+}
+
+/* The JSON report of res (powercut-check(1), "Several devices"). */
+static json_object *
+devset_json (const struct pc_devcheck_result *res)
 {
   json_object *o = json_object_new_object (), *devs = json_object_new_array ();
   json_object *insts = json_object_new_array (), *totals = json_object_new_object ();
-  int r = 0;
+  char model[32];
 
+  model_name (&res->model, model, sizeof model);
   json_object_object_add (o, "powercut", json_object_new_string (PACKAGE_VERSION));
   json_object_object_add (o, "schema", json_object_new_int (1));
   json_object_object_add (o, "device_set", json_object_new_string (res->dir));
-  for (size_t j = 0; j < res->ndev; j++) {
-    json_object *d = json_object_new_object ();
-    json_object_object_add (d, "name", json_object_new_string (res->names[j]));
-    json_object_object_add (d, "log", json_object_new_string (res->dev[j]->log_path));
-    json_object_object_add (d, "records", json_object_new_uint64 (res->dev[j]->records));
-    json_object_object_add (d, "from_record", json_object_new_uint64 (res->dev[j]->from_record));
-    json_object_object_add (d, "states", json_object_new_uint64 (res->dev[j]->npoints));
-    json_object_object_add (d, "unique", json_object_new_uint64 (res->dev[j]->unique));
-    json_object_object_add (d, "journal_on", res->journal_of[j] >= 0
-                            ? json_object_new_string (res->names[res->journal_of[j]]) : NULL);
-    json_object_object_add (d, "is_journal", json_object_new_boolean (res->is_journal[j]));
-    json_object_array_add (devs, d);
+  json_object_object_add (o, "model", json_object_new_string (model));
+  json_object_object_add (o, "seed", json_object_new_uint64 (res->model.seed));
+  if (res->nshards > 1) {
+    json_object_object_add (o, "shard", json_object_new_int ((int) res->shard));
+    json_object_object_add (o, "shards", json_object_new_int ((int) res->nshards));
   }
+  for (size_t j = 0; j < res->ndev; j++)
+    json_object_array_add (devs, device_json (res, j));
   json_object_object_add (o, "devices", devs);
   json_object_object_add (totals, "instants", json_object_new_uint64 (res->ninst));
   for (int v = 0; v < PC_V_COUNT; v++)
@@ -124,65 +248,38 @@ json (const char *path, const struct pc_devcheck_result *res)
   json_object_object_add (totals, "promises", json_object_new_uint64 (res->promises));
   json_object_object_add (totals, "exposures", json_object_new_uint64 (res->exposures));
   json_object_object_add (o, "totals", totals);
-  for (size_t i = 0; i < res->ninst; i++) {
-    const struct pc_instant *in = &res->inst[i];
-    json_object *x = json_object_new_object (), *st = json_object_new_object ();
-    char id[PC_ID_MAX + 128];
-    pc_instant_id (res, in, id, sizeof id);
-    json_object_object_add (x, "id", json_object_new_string (id));
-    json_object_object_add (x, "time", json_object_new_double (in->time_ns / 1e9));
-    json_object_object_add (x, "verdict",
-                            json_object_new_string (pc_verdict_info (in->verdict)->name));
-    json_object_object_add (x, "promise", json_object_new_boolean (in->promise));
-    for (size_t j = 0; j < res->ndev; j++) {
-      json_object *s = NULL;
-      if (in->pair[j] != PC_V_COUNT) {
-        s = json_object_new_object ();
-        json_object_object_add (s, "journal_on",
-                                json_object_new_string (res->names[res->journal_of[j]]));
-        json_object_object_add (s, "verdict",
-                                json_object_new_string (pc_verdict_info (in->pair[j])->name));
-      }
-      else if (pc_instant_point (res, in, j)) {
-        const struct pc_point *p = pc_instant_point (res, in, j);
-        s = json_object_new_object ();
-        json_object_object_add (s, "state", json_object_new_string (p->id));
-        json_object_object_add (s, "verdict",
-                                json_object_new_string (pc_verdict_info (p->verdict)->name));
-      }
-      json_object_object_add (st, res->names[j], s);
-    }
-    json_object_object_add (x, "devices", st);
-    if (in->pair_note[0])
-      json_object_object_add (x, "journal_note", json_object_new_string (in->pair_note));
-    if (in->app != PC_V_COUNT) {
-      json_object_object_add (x, "app", json_object_new_string (pc_verdict_info (in->app)->name));
-      json_object_object_add (x, "evidence", json_object_new_string (in->evidence));
-    }
-    json_object_array_add (insts, x);
-  }
+  for (size_t i = 0; i < res->ninst; i++)
+    json_object_array_add (insts, instant_json (res, &res->inst[i]));
   json_object_object_add (o, "instants", insts);
+  return o;
+}
+
+int
+pc_devset_json_write (const char *path, json_object *o)
+{
   if (strcmp (path, "-") == 0) {
     fputs (json_object_to_json_string_ext (o, JSON_C_TO_STRING_PRETTY), stdout);
     fputc ('\n', stdout);
-    r = fflush (stdout) == 0 ? 0 : -errno;
+    return fflush (stdout) == 0 ? 0 : -errno;
   }
-  else if (json_object_to_file_ext (path, o, JSON_C_TO_STRING_PRETTY) < 0)
-    r = -EIO;
-  json_object_put (o);
-  return r;
+  return json_object_to_file_ext (path, o, JSON_C_TO_STRING_PRETTY) < 0 ? -EIO : 0;
 }
 
 int
 pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs *o,
                    struct pc_err *err)
 {
+  json_object *js = devset_json (res);
   size_t nc = 0;
   int r;
 
+  if (js == NULL)
+    return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   if (o->text)
-    text (o->text, res);
-  if (o->json && (r = json (o->json, res)) < 0)
+    pc_devset_text (o->text, js);
+  r = o->json ? pc_devset_json_write (o->json, js) : 0;
+  json_object_put (js);
+  if (r < 0)
     return pc_err_set (err, -r, "%s: %s", o->json, strerror (-r));
   for (size_t j = 0; j < res->ndev; j++)
     nc += res->dev[j]->count[PC_V_NOT_CHECKED];

@@ -89,6 +89,10 @@ pc_merge_report (char *const *paths, size_t n, const struct pc_outputs *o, struc
 
   if (parts == NULL)
     return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  if (n > 0 && pc_devcheck_is_report (paths[0])) {
+    free (parts);
+    return pc_devcheck_merge (paths, n, o, err);
+  }
   for (size_t i = 0; i < n && r == 0; i++)
     r = pc_report_read_json (paths[i], &parts[i], err);
   if (r == 0)

@@ -7,6 +7,7 @@
 #define POWERCUT_OUTPUTS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "check/checker.h"
@@ -54,6 +55,15 @@ int pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
  * and the status its instants come to. */
 struct pc_devcheck_result;
 int pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs *o,
+                       struct pc_err *err);
+
+/* Is path the JSON report of a device set (a shard's, to merge)? */
+bool pc_devcheck_is_report (const char *path);
+
+/* powercut merge of a device set's shards (devmerge.c): joins their JSON
+ * reports into the report an unsharded check gives (text and JSON; no
+ * page).  Returns as pc_outputs_write, or -errno with the reason. */
+int pc_devcheck_merge (char *const *paths, size_t n, const struct pc_outputs *o,
                        struct pc_err *err);
 
 /* powercut merge: reads the JSON reports of the shards of one check,

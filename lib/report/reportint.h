@@ -13,6 +13,7 @@
 #define POWERCUT_REPORTINT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <json-c/json.h>
@@ -42,5 +43,11 @@ json_object *pc_json_point (const struct pc_check_result *res, const struct pc_p
 /* Adds key: s in form (a path if path, else a line of text). */
 void pc_json_add_text (json_object *o, const char *key, const char *s, bool path,
                        enum pc_json_form form);
+
+/* A device set's reports (devreport.c), from its JSON object: the text
+ * report, and the JSON written to path ("-": standard output).  The
+ * merge of a set's shards (devmerge.c) writes them too. */
+void pc_devset_text (FILE *f, json_object *o);
+int pc_devset_json_write (const char *path, json_object *o);
 
 #endif

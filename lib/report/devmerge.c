@@ -1,0 +1,282 @@
+/* devmerge.c: the shards of a device set's check joined (outputs.h).
+ *
+ * Each shard's JSON report has every instant of the flush (or write)
+ * model, its own finer instants, the verdicts of its share of each
+ * device's states (devices[].points) and, for the instants it owns, the
+ * journal pairs and the --verify answer.  Joined: every instant once,
+ * each device's state with the verdict of the shard that checked it, and
+ * the instant judged again as an unsharded check judges it.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "report/outputs.h"
+#include "report/reportint.h"
+#include "result/verdict.h"
+
+static json_object *
+get (json_object *o, const char *key)
+{
+  json_object *v;
+
+  return o && json_object_object_get_ex (o, key, &v) ? v : NULL;
+}
+
+static const char *
+str (json_object *o, const char *key)
+{
+  json_object *v = get (o, key);
+
+  return v && json_object_is_type (v, json_type_string) ? json_object_get_string (v) : NULL;
+}
+
+static json_object *
+copy (json_object *o)
+{
+  json_object *d = NULL;
+
+  return json_object_deep_copy (o, &d, NULL) == 0 ? d : NULL;
+}
+
+static bool
+bad_fs (const char *v)
+{
+  return v == NULL || strcmp (v, "fs-corrupt") == 0 || strcmp (v, "unmountable") == 0 ||
+         strcmp (v, "not-checked") == 0;
+}
+
+/* Do all shards describe the same check, each once?  Returns 0 or
+ * -EINVAL with err. */
+static int
+same_check (json_object **sh, char *const *paths, size_t n, struct pc_err *err)
+{
+  bool *seen = calloc (n, sizeof *seen);
+  int r = 0;
+
+  if (seen == NULL)
+    return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  for (size_t i = 0; i < n && r == 0; i++) {
+    int64_t k = get (sh[i], "shard") ? json_object_get_int64 (get (sh[i], "shard")) : -1;
+    if (get (sh[i], "shards") == NULL || json_object_get_int64 (get (sh[i], "shards")) != (int64_t) n)
+      r = pc_err_set (err, EINVAL, "%s: not a shard of %zu (give every shard's report, once)",
+                      paths[i], n);
+    else if (k < 0 || k >= (int64_t) n || seen[k])
+      r = pc_err_set (err, EINVAL, "%s: shard %lld given twice, or out of range", paths[i],
+                      (long long) k);
+    else if (strcmp (str (sh[i], "device_set") ? str (sh[i], "device_set") : "",
+                     str (sh[0], "device_set") ? str (sh[0], "device_set") : "") != 0 ||
+             strcmp (str (sh[i], "model") ? str (sh[i], "model") : "",
+                     str (sh[0], "model") ? str (sh[0], "model") : "") != 0 ||
+             json_object_get_int64 (get (sh[i], "seed")) !=
+             json_object_get_int64 (get (sh[0], "seed")))
+      r = pc_err_set (err, EINVAL, "%s: another check than %s's (set, model or seed)",
+                      paths[i], paths[0]);
+    else
+      seen[k] = true;
+  }
+  free (seen);
+  return r;
+}
+
+/* Judges a joined instant again: its devices' states from known (device
+ * name -> state id -> {verdict, promise}). */
+static void
+judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *promises,
+       size_t *exposures)
+{
+  json_object *devs = get (x, "devices");
+  int v = PC_V_OK;
+  bool promise = false, fs_bad = false;
+
+  json_object_object_foreach (devs, name, e) {
+    const char *ev;
+    if (e == NULL)
+      continue;
+    if (str (e, "state") && !str (e, "journal_on")) {
+      /* a write-model state, from the shard that checked it; a finer one
+       * is its own instant's, judged where it was made */
+      json_object *k = get (get (known, name), str (e, "state"));
+      if (k || str (e, "verdict") == NULL) {
+        json_object_object_add (e, "verdict", json_object_new_string (k && str (k, "verdict")
+                                                                      ? str (k, "verdict")
+                                                                      : "not-checked"));
+        json_object_object_add (e, "promise", json_object_new_boolean (
+                                  k && json_object_get_boolean (get (k, "promise"))));
+      }
+    }
+    else if (str (e, "verdict") == NULL)
+      json_object_object_add (e, "verdict", json_object_new_string ("not-checked"));
+    ev = str (e, "verdict");
+    v = pc_verdict_worse (v, pc_verdict_parse (ev));
+    fs_bad |= bad_fs (ev);
+    promise |= json_object_get_boolean (get (e, "promise")) ||
+               (str (e, "journal_on") && bad_fs (ev) && strcmp (ev, "not-checked") != 0);
+  }
+  /* the application's checker, as unsharded, only on sound filesystems */
+  if (str (x, "app") && fs_bad) {
+    json_object_object_del (x, "app");
+    json_object_object_del (x, "evidence");
+  }
+  if (str (x, "app")) {
+    v = pc_verdict_worse (v, pc_verdict_parse (str (x, "app")));
+    promise |= strcmp (str (x, "app"), "app-invalid") == 0;
+  }
+  promise &= v != PC_V_OK && v != PC_V_NOT_CHECKED;
+  json_object_object_add (x, "verdict", json_object_new_string (pc_verdict_info (v)->name));
+  json_object_object_add (x, "promise", json_object_new_boolean (promise));
+  count[v]++;
+  if (v != PC_V_OK && v != PC_V_NOT_CHECKED)
+    ++*(promise ? promises : exposures);
+}
+
+static int
+by_time (const void *a, const void *b)
+{
+  json_object *x = *(json_object *const *) a, *y = *(json_object *const *) b;
+  double s = json_object_get_double (get (x, "time")), t = json_object_get_double (get (y, "time"));
+
+  if (s != t)
+    return s < t ? -1 : 1;
+  return strcmp (str (x, "id"), str (y, "id"));
+}
+
+/* The joined report of the shards sh (same_check holds). */
+static json_object *
+join (json_object **sh, size_t n, size_t *unchecked)
+{
+  json_object *out = json_object_new_object (), *known = json_object_new_object ();
+  json_object *index = json_object_new_object (), *insts = json_object_new_array ();
+  json_object *devs = copy (get (sh[0], "devices"));
+  json_object *totals = json_object_new_object ();
+  size_t count[PC_V_COUNT] = { 0 }, promises = 0, exposures = 0;
+
+  /* every device's states, from the shard that checked each */
+  for (size_t i = 0; i < n; i++) {
+    json_object *d = get (sh[i], "devices");
+    for (size_t j = 0; j < json_object_array_length (d); j++) {
+      json_object *dj = json_object_array_get_idx (d, j), *pts = get (dj, "points"), *m;
+      if (!json_object_object_get_ex (known, str (dj, "name"), &m)) {
+        m = json_object_new_object ();
+        json_object_object_add (known, str (dj, "name"), m);
+      }
+      for (size_t k = 0; pts && k < json_object_array_length (pts); k++) {
+        json_object *p = json_object_array_get_idx (pts, k);
+        json_object_object_add (m, str (p, "state"), json_object_get (p));
+        *unchecked += strcmp (str (p, "verdict") ? str (p, "verdict") : "", "not-checked") == 0;
+      }
+      if (i > 0) {                /* the sizes are all shards' */
+        json_object *o = json_object_array_get_idx (devs, j);
+        json_object_object_add (o, "states", json_object_new_int64 (
+                                  json_object_get_int64 (get (o, "states")) +
+                                  json_object_get_int64 (get (dj, "states"))));
+        json_object_object_add (o, "unique", json_object_new_int64 (
+                                  json_object_get_int64 (get (o, "unique")) +
+                                  json_object_get_int64 (get (dj, "unique"))));
+      }
+    }
+  }
+  for (size_t j = 0; j < json_object_array_length (devs); j++)
+    json_object_object_del (json_object_array_get_idx (devs, j), "points");
+  /* every instant once, with what its owner judged */
+  for (size_t i = 0; i < n; i++) {
+    json_object *xs = get (sh[i], "instants");
+    for (size_t k = 0; k < json_object_array_length (xs); k++) {
+      json_object *x = json_object_array_get_idx (xs, k), *m;
+      if (!json_object_object_get_ex (index, str (x, "id"), &m)) {
+        m = copy (x);
+        json_object_object_del (m, "app");
+        json_object_object_del (m, "evidence");
+        json_object_object_add (index, str (x, "id"), m);
+        json_object_array_add (insts, json_object_get (m));
+      }
+      json_object_object_foreach (get (x, "devices"), name, e)
+        if (e && str (e, "journal_on") && str (e, "verdict"))
+          json_object_object_add (get (m, "devices"), name, copy (e));
+      if (str (x, "journal_note"))
+        json_object_object_add (m, "journal_note", json_object_get (get (x, "journal_note")));
+      if (str (x, "app")) {
+        json_object_object_add (m, "app", json_object_get (get (x, "app")));
+        json_object_object_add (m, "evidence", json_object_get (get (x, "evidence")));
+      }
+    }
+  }
+  json_object_array_sort (insts, by_time);
+  for (size_t k = 0; k < json_object_array_length (insts); k++) {
+    json_object *x = json_object_array_get_idx (insts, k);
+    judge (x, known, count, &promises, &exposures);
+    *unchecked += str (x, "app") && strcmp (str (x, "app"), "not-checked") == 0;
+  }
+  json_object_object_add (out, "powercut", json_object_new_string (PACKAGE_VERSION));
+  json_object_object_add (out, "schema", json_object_new_int (1));
+  json_object_object_add (out, "device_set", json_object_get (get (sh[0], "device_set")));
+  json_object_object_add (out, "model", json_object_get (get (sh[0], "model")));
+  json_object_object_add (out, "seed", json_object_get (get (sh[0], "seed")));
+  json_object_object_add (out, "devices", devs);
+  json_object_object_add (totals, "instants", json_object_new_uint64 (json_object_array_length (insts)));
+  for (int v = 0; v < PC_V_COUNT; v++)
+    json_object_object_add (totals, pc_verdict_info (v)->name, json_object_new_uint64 (count[v]));
+  json_object_object_add (totals, "promises", json_object_new_uint64 (promises));
+  json_object_object_add (totals, "exposures", json_object_new_uint64 (exposures));
+  json_object_object_add (out, "totals", totals);
+  json_object_object_add (out, "instants", insts);
+  json_object_put (known);
+  json_object_put (index);
+  return out;
+}
+
+bool
+pc_devcheck_is_report (const char *path)
+{
+  json_object *o = json_object_from_file (path);
+  bool is = o && get (o, "device_set") != NULL;
+
+  json_object_put (o);
+  return is;
+}
+
+int
+pc_devcheck_merge (char *const *paths, size_t n, const struct pc_outputs *o, struct pc_err *err)
+{
+  json_object **sh = calloc (n ? n : 1, sizeof *sh), *m = NULL, *tot;
+  size_t unchecked = 0;
+  int r = 0;
+
+  if (sh == NULL)
+    return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  for (size_t i = 0; i < n && r == 0; i++)
+    if ((sh[i] = json_object_from_file (paths[i])) == NULL || get (sh[i], "device_set") == NULL)
+      r = pc_err_set (err, EINVAL, "%s: not the JSON report of a device set's shard", paths[i]);
+  if (r == 0)
+    r = same_check (sh, paths, n, err);
+  if (r == 0 && (m = join (sh, n, &unchecked)) == NULL)
+    r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  if (r == 0) {
+    if (o->text)
+      pc_devset_text (o->text, m);
+    if (o->json && (r = pc_devset_json_write (o->json, m)) < 0)
+      pc_err_set (err, -r, "%s: %s", o->json, strerror (-r));
+  }
+  if (r == 0) {
+    tot = get (m, "totals");
+    r = json_object_get_int64 (get (tot, "promises")) +
+        (o->fail_on == PC_FAIL_ON_PROMISES ? 0 : json_object_get_int64 (get (tot, "exposures"))) > 0
+        ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
+    if (unchecked > 0) {
+      pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "
+                  "report)", unchecked);
+      r = PC_CHECK_UNFINISHED;
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    json_object_put (sh[i]);
+  free (sh);
+  json_object_put (m);
+  return r;
+}
