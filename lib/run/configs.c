@@ -2,10 +2,12 @@
  * recorded, checked and reported. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check/devcheck.h"
 #include "report/html.h"
@@ -167,6 +169,21 @@ config_run_set (const struct pc_config_job *job, struct pc_run_config *rc,
     free (devs);
     return config_failed (job, o, r, set, strerror (-r));
   }
+  {
+    /* a set left there by an earlier run would be checked with this one */
+    DIR *d = opendir (set);
+    struct dirent *de;
+    while (d && (de = readdir (d)) != NULL) {
+      size_t n = strlen (de->d_name);
+      char old[PATH_MAX + 300];
+      if (n > 6 && strcmp (de->d_name + n - 6, ".pclog") == 0) {
+        snprintf (old, sizeof old, "%s/%s", set, de->d_name);
+        unlink (old);
+      }
+    }
+    if (d)
+      closedir (d);
+  }
   for (size_t i = 0; i < rc->ndevices; i++) {
     char *p;
     devs[i] = rc->devices[i];
@@ -204,6 +221,7 @@ config_run_set (const struct pc_config_job *job, struct pc_run_config *rc,
   o->promises = res->promises;
   o->exposures = res->exposures;
   o->points = o->unique = res->ninst;
+  o->win.longest = o->win.ack_exposed = SIZE_MAX;     /* no versions followed */
   memcpy (o->count, res->count, sizeof o->count);
   r = st < 0 || out.text == NULL;
   if (st == PC_CHECK_UNFINISHED) {

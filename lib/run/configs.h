@@ -55,7 +55,10 @@ struct pc_config_job {
 
 /* Records configuration k in o->dir (named by pc_config_name), checks it
  * and writes its reports, report.txt, report.json and report.html (its
- * knobs get their old values, sysctl.h).
+ * knobs get their old values, sysctl.h).  With several devices
+ * (job->run.devices), the set is recorded into o->dir/set (its old logs
+ * removed first), checked at every instant (check/devcheck.h), and only
+ * report.txt and report.json are written; o->res is NULL, o->set true.
  * Returns 0; 1 if it finished but not all of it (states not checked, a
  * report not written: said through job->problem); or -errno with
  * o->error set (and said).  o->res is the caller's to free. */

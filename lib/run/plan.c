@@ -248,7 +248,6 @@ prepare (const struct pc_run_job *job, struct pc_config_job *each, const char *o
   return lock;
 }
 
-/* pc_run_all over plan.  Returns its status or -errno. */
 /* A device set's text report (dir/report.txt) onto f. */
 static void
 copy_report (FILE *f, const char *dir)
@@ -265,6 +264,7 @@ copy_report (FILE *f, const char *dir)
   fclose (in);
 }
 
+/* pc_run_all over plan.  Returns its status or -errno. */
 static int
 run_plan (const struct pc_run_job *job, struct pc_run_plan *plan, struct pc_err *err)
 {

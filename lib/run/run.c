@@ -190,6 +190,17 @@ attach_fuse (struct run *r)
   return 0;
 }
 
+/* Has another device of r's set attached dev (its client may not have
+ * shown in sysfs yet)? */
+static bool
+taken (const struct run *r, const char *dev)
+{
+  for (size_t i = 0; i < r->nset; i++)
+    if (&r->set[i] != r && strcmp (r->set[i].dev, dev) == 0)
+      return true;
+  return false;
+}
+
 static int
 attach_nbd (struct run *r)
 {
@@ -201,7 +212,7 @@ attach_nbd (struct run *r)
     snprintf (pidf, sizeof pidf, "/sys/block/nbd%d/pid", i);
     if (stat (dev, &st) < 0)
       break;
-    if (access (pidf, F_OK) == 0)
+    if (access (pidf, F_OK) == 0 || taken (r, dev))
       continue;
     {
       char *argv[] = { "nbd-client", "-unix", r->sock, dev, "-b", "4096", "-N", "", NULL };

@@ -23,7 +23,6 @@ trace_to_file (void *ctx, const char *line)
   fflush (f);
 }
 
-/* Runs the workload in a child process in the mount point. */
 /* In the workload's process: the environment a command gets. */
 static void
 command_env (struct run *r)
@@ -184,5 +183,3 @@ pc_run_workload (struct run *r, unsigned commit_s)
                WIFEXITED (st) ? WEXITSTATUS (st) : WTERMSIG (st),
                cfg->trace_path ? ": see " : "", cfg->trace_path ? cfg->trace_path : "");
 }
-
-/* Undoes whatever was set up, in reverse; never gives up half-way. */
