@@ -62,6 +62,7 @@ while read -r inst _t rest; do
     mdadm --stop --quiet /dev/md0
   else
     sed "s/^/$inst: mdadm: /" /tmp/assemble
+    mdadm --stop --quiet /dev/md0 2>/dev/null   # an inactive array holds the loops
   fi
   losetup -d "$la"; losetup -d "$lb"
   echo "$inst legs=$legs events=$ea/$eb array=$array fsck=$fsck files=$files $verdict"
