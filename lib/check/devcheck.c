@@ -89,9 +89,12 @@ all_states_make (const struct pc_devcheck_result *res, const struct pc_devset *s
     size_t n;
     if (res->dev[j] == NULL || res->journal_of[j] >= 0 || res->is_journal[j])
       continue;                 /* no states of its own */
-    if (pc_states_enumerate (&set->dev[j].ix, &write, res->dev[j]->from_record, &st, &n) < 0 ||
-        (a->rec[j] = malloc ((n ? n : 1) * sizeof *a->rec[j])) == NULL)
+    if (pc_states_enumerate (&set->dev[j].ix, &write, res->dev[j]->from_record, &st, &n) < 0)
       return -ENOMEM;
+    if ((a->rec[j] = malloc ((n ? n : 1) * sizeof *a->rec[j])) == NULL) {
+      pc_states_free (st, n);
+      return -ENOMEM;
+    }
     for (size_t k = 0; k < n; k++)
       a->rec[j][k] = st[k].point;
     a->n[j] = n;

@@ -32,17 +32,25 @@ static int
 recover_by_e2fsck (struct pc_image *im, const char *path, int timeout_s, struct pc_err *err)
 {
   uint64_t size = pc_image_size (im);
+  const uint8_t *data = pc_image_data (im);
   struct pc_fsck_result fr;
   struct pc_fsck_io io = { 0 };
-  uint8_t *buf = malloc (1 << 20);
-  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), r;
+  uint8_t *buf = malloc (PC_IMAGE_BLOCK);
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), r = 0;
 
   if (buf == NULL || fd < 0) {
     r = buf == NULL ? -ENOMEM : -errno;
     pc_err_set (err, -r, "%s: %s", path, strerror (-r));
     goto out;
   }
-  r = pc_write_all (fd, pc_image_data (im), size);
+  /* the copy sparse: only the blocks that hold something */
+  if (ftruncate (fd, (off_t) size) < 0)
+    r = -errno;
+  for (uint64_t off = 0; off < size && r == 0; off += PC_IMAGE_BLOCK) {
+    uint64_t len = size - off < PC_IMAGE_BLOCK ? size - off : PC_IMAGE_BLOCK;
+    if (data[off] != 0 || memcmp (data + off, data + off + 1, len - 1) != 0)
+      r = pwrite (fd, data + off, len, (off_t) off) == (ssize_t) len ? 0 : -EIO;
+  }
   if (r == 0)
     r = pc_fsck_recover (path, timeout_s, (int64_t) (pc_now_real_ns () / 1000000000u), &fr, &io);
   if (r < 0) {
@@ -53,11 +61,17 @@ recover_by_e2fsck (struct pc_image *im, const char *path, int timeout_s, struct 
     r = pc_err_set (err, EIO, "e2fsck cannot replay the journal: %.300s", fr.evidence);
     goto out;
   }
-  for (uint64_t off = 0; off < size && r == 0; off += 1 << 20) {
-    uint64_t len = size - off < (1 << 20) ? size - off : (1 << 20);
-    r = pc_pread_all (fd, buf, len, off);
-    if (r == 0 && memcmp (buf, pc_image_data (im) + off, len) != 0)
-      r = pc_image_write (im, off, buf, len);
+  /* what e2fsck wrote (every block, when it could not tell) back into im */
+  for (size_t i = 0; r == 0 && i < (io.known ? io.written.n : 1); i++) {
+    uint64_t b0 = io.known ? io.written.first[i] : 0;
+    uint64_t nb = io.known ? io.written.count[i] : (size + PC_IMAGE_BLOCK - 1) / PC_IMAGE_BLOCK;
+    for (uint64_t b = b0; b < b0 + nb && b * PC_IMAGE_BLOCK < size && r == 0; b++) {
+      uint64_t off = b * PC_IMAGE_BLOCK;
+      uint64_t len = size - off < PC_IMAGE_BLOCK ? size - off : PC_IMAGE_BLOCK;
+      r = pc_pread_all (fd, buf, len, off);
+      if (r == 0 && memcmp (buf, pc_image_data (im) + off, len) != 0)
+        r = pc_image_write (im, off, buf, len);
+    }
   }
   if (r < 0)
     pc_err_set (err, -r, "%s: %s", path, strerror (-r));

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -52,6 +53,50 @@ bad_fs (const char *v)
          strcmp (v, "not-checked") == 0;
 }
 
+static bool
+is_array (json_object *o)
+{
+  return o && json_object_is_type (o, json_type_array);
+}
+
+/* Has the report what join reads, of the types it reads? */
+static bool
+well_formed (json_object *o)
+{
+  json_object *devs = get (o, "devices"), *xs = get (o, "instants");
+
+  if (!is_array (devs) || !is_array (xs) || !str (o, "device_set") || !str (o, "model"))
+    return false;
+  for (size_t j = 0; j < json_object_array_length (devs); j++) {
+    json_object *d = json_object_array_get_idx (devs, j), *pts = get (d, "points");
+    if (!str (d, "name") || (pts && !is_array (pts)))
+      return false;
+    for (size_t k = 0; pts && k < json_object_array_length (pts); k++)
+      if (!str (json_object_array_get_idx (pts, k), "state"))
+        return false;
+  }
+  for (size_t k = 0; k < json_object_array_length (xs); k++) {
+    json_object *x = json_object_array_get_idx (xs, k), *st = get (x, "devices");
+    if (!str (x, "id") || !get (x, "time") || !st || !json_object_is_type (st, json_type_object))
+      return false;
+  }
+  return true;
+}
+
+static bool
+same_devices (json_object *a, json_object *b)
+{
+  json_object *da = get (a, "devices"), *db = get (b, "devices");
+
+  if (json_object_array_length (da) != json_object_array_length (db))
+    return false;
+  for (size_t j = 0; j < json_object_array_length (da); j++)
+    if (strcmp (str (json_object_array_get_idx (da, j), "name"),
+                str (json_object_array_get_idx (db, j), "name")) != 0)
+      return false;
+  return true;
+}
+
 /* Do all shards describe the same check, each once?  Returns 0 or
  * -EINVAL with err. */
 static int
@@ -64,7 +109,9 @@ same_check (json_object **sh, char *const *paths, size_t n, struct pc_err *err)
     return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   for (size_t i = 0; i < n && r == 0; i++) {
     int64_t k = get (sh[i], "shard") ? json_object_get_int64 (get (sh[i], "shard")) : -1;
-    if (get (sh[i], "shards") == NULL || json_object_get_int64 (get (sh[i], "shards")) != (int64_t) n)
+    if (!well_formed (sh[i]))
+      r = pc_err_set (err, EINVAL, "%s: not the JSON report of a device set's shard", paths[i]);
+    else if (get (sh[i], "shards") == NULL || json_object_get_int64 (get (sh[i], "shards")) != (int64_t) n)
       r = pc_err_set (err, EINVAL, "%s: not a shard of %zu (give every shard's report, once)",
                       paths[i], n);
     else if (k < 0 || k >= (int64_t) n || seen[k])
@@ -75,8 +122,8 @@ same_check (json_object **sh, char *const *paths, size_t n, struct pc_err *err)
              strcmp (str (sh[i], "model") ? str (sh[i], "model") : "",
                      str (sh[0], "model") ? str (sh[0], "model") : "") != 0 ||
              json_object_get_int64 (get (sh[i], "seed")) !=
-             json_object_get_int64 (get (sh[0], "seed")))
-      r = pc_err_set (err, EINVAL, "%s: another check than %s's (set, model or seed)",
+             json_object_get_int64 (get (sh[0], "seed")) || !same_devices (sh[i], sh[0]))
+      r = pc_err_set (err, EINVAL, "%s: another check than %s's (set, devices, model or seed)",
                       paths[i], paths[0]);
     else
       seen[k] = true;
@@ -136,14 +183,46 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
     ++*(promise ? promises : exposures);
 }
 
+/* The devices' names in the report's order (sorted), for by_time. */
+static json_object *order_devs;
+
+/* An instant's order among those at its time, as unsharded: its device's
+ * place, its record, then its finer state after the plain one. */
+static void
+place (json_object *x, size_t *dev, unsigned long long *rec, int *fine)
+{
+  const char *id = str (x, "id"), *colon = strchr (id, ':');
+  size_t len = colon ? (size_t) (colon - id) : strlen (id);
+
+  *dev = SIZE_MAX;
+  for (size_t j = 0; j < json_object_array_length (order_devs); j++) {
+    const char *nm = str (json_object_array_get_idx (order_devs, j), "name");
+    if (nm && strlen (nm) == len && strncmp (nm, id, len) == 0)
+      *dev = j;
+  }
+  *rec = colon ? strtoull (colon + 1, NULL, 10) : 0;
+  *fine = colon && strchr (colon, '/') != NULL;
+}
+
 static int
 by_time (const void *a, const void *b)
 {
   json_object *x = *(json_object *const *) a, *y = *(json_object *const *) b;
   double s = json_object_get_double (get (x, "time")), t = json_object_get_double (get (y, "time"));
+  size_t dx, dy;
+  unsigned long long rx, ry;
+  int fx, fy;
 
   if (s != t)
     return s < t ? -1 : 1;
+  place (x, &dx, &rx, &fx);
+  place (y, &dy, &ry, &fy);
+  if (dx != dy)
+    return dx < dy ? -1 : 1;
+  if (rx != ry)
+    return rx < ry ? -1 : 1;
+  if (fx != fy)
+    return fx - fy;
   return strcmp (str (x, "id"), str (y, "id"));
 }
 
@@ -207,11 +286,19 @@ join (json_object **sh, size_t n, size_t *unchecked)
       }
     }
   }
+  order_devs = devs;
   json_object_array_sort (insts, by_time);
   for (size_t k = 0; k < json_object_array_length (insts); k++) {
     json_object *x = json_object_array_get_idx (insts, k);
+    const char *id = str (x, "id"), *colon = strchr (id, ':');
     judge (x, known, count, &promises, &exposures);
     *unchecked += str (x, "app") && strcmp (str (x, "app"), "not-checked") == 0;
+    if (colon && strchr (colon, '/')) {   /* a finer state, checked where it was made */
+      char name[256];
+      snprintf (name, sizeof name, "%.*s", (int) (colon - id), id);
+      *unchecked += strcmp (str (get (get (x, "devices"), name), "verdict") ?: "",
+                            "not-checked") == 0;
+    }
   }
   json_object_object_add (out, "powercut", json_object_new_string (PACKAGE_VERSION));
   json_object_object_add (out, "schema", json_object_new_int (1));

@@ -282,7 +282,8 @@ pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs
   if (r < 0)
     return pc_err_set (err, -r, "%s: %s", o->json, strerror (-r));
   for (size_t j = 0; j < res->ndev; j++)
-    nc += res->dev[j]->count[PC_V_NOT_CHECKED];
+    nc += res->dev[j]->count[PC_V_NOT_CHECKED] +
+          (res->fine && res->fine[j] ? res->fine[j]->count[PC_V_NOT_CHECKED] : 0);
   for (size_t i = 0; i < res->ninst; i++)
     nc += res->inst[i].app == PC_V_NOT_CHECKED;     /* the checker told nothing */
   r = (o->fail_on == PC_FAIL_ON_PROMISES ? res->promises : res->promises + res->exposures) > 0
