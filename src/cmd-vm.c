@@ -236,14 +236,14 @@ cmd_vm (int argc, char **argv)
   vc.script_status = &status;
   pc_catch_stop_signals ();
   r = pc_vm_run (&vc, &err);
-  if (r == 0)
-    print_output (vc.console_path);
-  if (vc.console_path == console)
-    unlink (console);
-  rmdir (work);
+  print_output (vc.console_path);       /* what the script said, even cut short */
   if (r < 0) {
+    /* the console the message names is kept (its directory with it) */
     cmd_err ("vm", "%s", err.msg);
     return EXIT_VM_FAILED;
   }
+  if (vc.console_path == console)
+    unlink (console);
+  rmdir (work);
   return status;
 }

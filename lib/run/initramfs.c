@@ -43,6 +43,28 @@ pc_cpio_entry (struct cpio *c, const char *name, unsigned mode, const void *data
   cpio_pad (c, len);
 }
 
+/* Is directory name in the archive already?  If not, it is now known to
+ * be, and true is returned only after the caller writes its entry. */
+static bool
+dir_known (struct cpio *c, const char *name)
+{
+  char **n;
+
+  for (size_t i = 0; i < c->ndirs; i++)
+    if (strcmp (c->dirs[i], name) == 0)
+      return true;
+  n = realloc (c->dirs, (c->ndirs + 1) * sizeof *n);
+  if (n == NULL || (n[c->ndirs] = strdup (name)) == NULL) {
+    if (n)
+      c->dirs = n;
+    c->err = -ENOMEM;
+    return true;
+  }
+  c->dirs = n;
+  c->ndirs++;
+  return false;
+}
+
 /* Adds the directories above name (a path without a leading '/'). */
 static void
 cpio_parents (struct cpio *c, const char *name)
@@ -51,18 +73,9 @@ cpio_parents (struct cpio *c, const char *name)
 
   snprintf (buf, sizeof buf, "%s", name);
   for (char *p = strchr (buf, '/'); p; p = strchr (p + 1, '/')) {
-    bool seen = false;
     *p = '\0';
-    for (size_t i = 0; i < c->ndirs && !seen; i++)
-      seen = strcmp (c->dirs[i], buf) == 0;
-    if (!seen) {
-      char **n = realloc (c->dirs, (c->ndirs + 1) * sizeof *n);
-      if (n) {
-        c->dirs = n;
-        c->dirs[c->ndirs++] = strdup (buf);
-        pc_cpio_entry (c, buf, 040755, NULL, 0);
-      }
-    }
+    if (!dir_known (c, buf))
+      pc_cpio_entry (c, buf, 040755, NULL, 0);
     *p = '/';
   }
 }
@@ -304,7 +317,8 @@ pc_cpio_tree (struct cpio *c, const char *src, const char *dst, struct pc_err *w
     return -EINVAL;
   }
   cpio_parents (c, dst);
-  pc_cpio_entry (c, dst, 040000 | (st.st_mode & 07777), NULL, 0);
+  if (!dir_known (c, dst))      /* its own mode, not the parents' 0755 */
+    pc_cpio_entry (c, dst, 040000 | (st.st_mode & 07777), NULL, 0);
   d = opendir (src);
   if (d == NULL) {
     r = -errno;

@@ -47,7 +47,8 @@ static const char guest_init[] =
 "  done\n"
 "  export POWERCUT=/bin/powercut; mkdir -p /host /run /var/tmp\n"
 "  set -o pipefail\n"
-"  (cd /host && eval \"/workload.sh $ARGS\") 2>&1 | sed 's/^/POWERCUT-OUT /'; st=$?\n"
+"  (cd /host && eval \"/workload.sh $ARGS\") 2>&1 |\n"
+"    while IFS= read -r l || [ -n \"$l\" ]; do echo \"POWERCUT-OUT $l\"; done; st=$?\n"
 "  set +o pipefail; sync\n"
 "  for d in $DISKS; do nbd-client -d /dev/nbd${d%%:*} >/dev/null 2>&1; done\n"
 "  echo \"POWERCUT-SCRIPT $st\"; finish 0\n"
@@ -171,13 +172,18 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
 }
 
 /* Appends a shell assignment with the value single-quoted. */
-static void
+static bool
 conf (FILE *f, const char *name, const char *value)
 {
-  char q[4 * 4096 + 3];
+  size_t len = 4 * strlen (value ? value : "") + 8;     /* pc_shell_quote's room */
+  char *q = malloc (len);
 
-  pc_shell_quote (value ? value : "", q, sizeof q);
+  if (q == NULL)
+    return true;
+  pc_shell_quote (value ? value : "", q, len);
   fprintf (f, "%s=%s\n", name, q);
+  free (q);
+  return false;
 }
 
 static int
@@ -198,55 +204,74 @@ concat (FILE *out, const char *path)
   return 0;
 }
 
-/* The guest's /powercut.conf, with modules (" a b ") loaded in order. */
-static void
-write_conf (const struct pc_vm_config *cfg, const char *modules, char *buf, size_t len)
+/* The guest's /powercut.conf, with modules (" a b ") loaded in order:
+ * a malloc'd string, or NULL without memory. */
+static char *
+write_conf (const struct pc_vm_config *cfg, const char *modules)
 {
-  FILE *m = fmemopen (buf, len, "w");
-  char num[32], list[4096] = "";
-  size_t pos = 0;
+  char *buf = NULL, *list = NULL, num[32];
+  size_t len = 0, llen = 0;
+  bool bad = false;
+  FILE *m = open_memstream (&buf, &len), *l;
 
-  conf (m, "MODULES", modules);
-  conf (m, "FS", cfg->fs);
-  conf (m, "MKFS_OPTS", cfg->mkfs_opts);
-  conf (m, "MOUNT_OPTS", cfg->mount_opts);
-  conf (m, "WORKLOAD", cfg->workload);
-  conf (m, "TRACED", cfg->traced ? "1" : "");
-  conf (m, "SCRIPT_MODE", cfg->script_mode ? "1" : "");
+  if (m == NULL)
+    return NULL;
+  bad |= conf (m, "MODULES", modules);
+  bad |= conf (m, "FS", cfg->fs);
+  bad |= conf (m, "MKFS_OPTS", cfg->mkfs_opts);
+  bad |= conf (m, "MOUNT_OPTS", cfg->mount_opts);
+  bad |= conf (m, "WORKLOAD", cfg->workload);
+  bad |= conf (m, "TRACED", cfg->traced ? "1" : "");
+  bad |= conf (m, "SCRIPT_MODE", cfg->script_mode ? "1" : "");
   /* The script's arguments, each single-quoted, for eval in the guest. */
-  for (char *const *a = cfg->script_args; a && *a && pos + 4 < sizeof list; a++) {
-    pos += pc_shell_quote (*a, list + pos, sizeof list - pos - 1);
-    list[pos++] = ' ';
-    list[pos] = '\0';
+  if ((l = open_memstream (&list, &llen)) != NULL) {
+    for (char *const *a = cfg->script_args; a && *a; a++) {
+      size_t qlen = 4 * strlen (*a) + 8;
+      char *q = malloc (qlen);
+      if (q)
+        pc_shell_quote (*a, q, qlen);
+      fprintf (l, "%s ", q ? q : "''");
+      free (q);
+    }
+    fclose (l);
   }
-  conf (m, "ARGS", list);
+  bad |= conf (m, "ARGS", list ? list : "");
+  free (list);
   /* The disks of script mode: "I:NAME:NBD-PORT:CONTROL-PORT" (0: none). */
-  list[0] = '\0';
-  pos = 0;
-  for (size_t i = 0; i < cfg->ndisks && pos < sizeof list; i++)
-    pos += (size_t) snprintf (list + pos, sizeof list - pos, "%s%zu:%s:%zu:%zu", i ? " " : "", i,
-                              cfg->disks[i].name, 10811 + 2 * i,
-                              cfg->disks[i].ctl_sock ? 10812 + 2 * i : 0);
-  conf (m, "DISKS", list);
+  list = NULL;
+  if ((l = open_memstream (&list, &llen)) != NULL) {
+    for (size_t i = 0; i < cfg->ndisks; i++)
+      fprintf (l, "%s%zu:%s:%zu:%zu", i ? " " : "", i, cfg->disks[i].name, 10811 + 2 * i,
+               cfg->disks[i].ctl_sock ? 10812 + 2 * i : 0);
+    fclose (l);
+  }
+  bad |= conf (m, "DISKS", list ? list : "");
+  free (list);
   snprintf (num, sizeof num, "%zu", cfg->ndisks > 2 ? cfg->ndisks : 2);
-  conf (m, "NBDS", num);
+  bad |= conf (m, "NBDS", num);
   snprintf (num, sizeof num, "%llu", (unsigned long long) cfg->seed);
-  conf (m, "SEED", num);
+  bad |= conf (m, "SEED", num);
   snprintf (num, sizeof num, "%u", cfg->files ? cfg->files : 20);
-  conf (m, "FILES", num);
+  bad |= conf (m, "FILES", num);
   snprintf (num, sizeof num, "%u", cfg->commit_s ? cfg->commit_s : 5);
-  conf (m, "COMMIT", num);
+  bad |= conf (m, "COMMIT", num);
   snprintf (num, sizeof num, "%u", cfg->connections ? cfg->connections : 1);
-  conf (m, "CONNECTIONS", num);
+  bad |= conf (m, "CONNECTIONS", num);
   snprintf (num, sizeof num, "%u", cfg->seconds);
-  conf (m, "SECONDS", num);
-  list[0] = '\0';
-  pos = 0;
-  for (size_t i = 0; i < cfg->nsysctls && pos < sizeof list; i++)
-    pos += (size_t) snprintf (list + pos, sizeof list - pos, "%s%s=%s", i ? " " : "",
-                              cfg->sysctls[i].name, cfg->sysctls[i].value);
-  conf (m, "SYSCTLS", list);
-  fclose (m);
+  bad |= conf (m, "SECONDS", num);
+  list = NULL;
+  if ((l = open_memstream (&list, &llen)) != NULL) {
+    for (size_t i = 0; i < cfg->nsysctls; i++)
+      fprintf (l, "%s%s=%s", i ? " " : "", cfg->sysctls[i].name, cfg->sysctls[i].value);
+    fclose (l);
+  }
+  bad |= conf (m, "SYSCTLS", list ? list : "");
+  free (list);
+  if (fclose (m) != 0 || bad) {
+    free (buf);
+    return NULL;
+  }
+  return buf;
 }
 
 /* Script mode's extra modules, programs and copies, into this run's part
@@ -430,8 +455,12 @@ vm_run (const struct pc_vm_config *cfg, struct pc_err *why)
     snprintf (order, sizeof order, " %s ", modules);
     r = add_extras (cfg, &c, moddir, order, sizeof order, why);
     if (r == 0) {
-      write_conf (cfg, order, confbuf, sizeof confbuf);
-      pc_cpio_entry (&c, "powercut.conf", 0100644, confbuf, strlen (confbuf));
+      char *text = write_conf (cfg, order);
+      if (text == NULL)
+        r = pc_err_set (why, ENOMEM, "%s", strerror (ENOMEM));
+      else
+        pc_cpio_entry (&c, "powercut.conf", 0100644, text, strlen (text));
+      free (text);
       if (cfg->script && pc_cpio_copy (&c, cfg->script, "workload.sh", 0100755) < 0) {
         pc_err_msg (why, "%s: cannot read it", cfg->script);
         r = -EIO;
