@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# test-vm.sh: powercut vm, a script in a qemu guest.  Its arguments reach
+# it as given (blanks and quotes), what it prints comes back, its exit
+# status is vm's; --copy keeps a tree's modes; a guest stopped by its
+# timeout exits 125 naming its console, which is kept, and what the script
+# printed until then still comes back; a wrong command line exits 2.
+source "$top_srcdir/tests/functions.sh"
+requires qemu-system-x86_64
+ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "$0: test skipped: no kernel in /boot"; exit 77; }
+[ -x /usr/sbin/nbd-client ] || [ -x /sbin/nbd-client ] || { echo "$0: test skipped: no nbd-client"; exit 77; }
+[ -x /bin/busybox ] || [ -x /usr/bin/busybox ] || { echo "$0: test skipped: no busybox"; exit 77; }
+T=600
+
+mkdir -p "$tmp/tree/private" "$tmp/tree/open"
+chmod 700 "$tmp/tree/private"
+chmod 1777 "$tmp/tree/open"
+echo "data" >"$tmp/tree/private/file"
+cat >"$tmp/s.sh" <<'SH'
+#!/bin/sh
+for a in "$@"; do echo "arg: [$a]"; done
+echo "modes: $(stat -c %a tree/private) $(stat -c %a tree/open) $(cat tree/private/file)"
+exit 3
+SH
+run powercut vm --copy "$tmp/tree" "$tmp/s.sh" "two words" "it's" '$HOME' ""
+assert_eq "$rc" 3 "the script's exit status ($err)"
+assert_eq "$out" "$(printf '%s\n' 'arg: [two words]' "arg: [it's]" 'arg: [$HOME]' 'arg: []' \
+  'modes: 700 1777 data')" "arguments, output and copied modes"
+
+cat >"$tmp/slow.sh" <<'SH'
+#!/bin/sh
+echo "before the wait"
+sleep 600
+SH
+run powercut vm --timeout 40 "$tmp/slow.sh"
+assert_eq "$rc" 125 "a guest past its timeout"
+assert_match "$err" "did not finish within 40 s \(its console: (.*)\)" "says why, names the console"
+console=$(sed -n 's/.*its console: \([^)]*\)).*/\1/p' <<<"$err")
+[ -s "$console" ] || fail "the console $console was not kept"
+rm -rf "$(dirname "$console")"
+assert_match "$out" "^before the wait$" "what the script printed before"
+
+run powercut vm --disk 'bad name:/nonexistent' "$tmp/s.sh"
+assert_eq "$rc" 2 "a bad --disk"
+run powercut vm
+assert_eq "$rc" 2 "no script"
+run powercut vm /nonexistent/script.sh
+assert_eq "$rc" 2 "a script that is not there"
