@@ -8,7 +8,7 @@
 # "powercut replay DIR --at NAME:N" builds both images of that instant;
 # e2fsck recovers fs with the journal of that same instant, and must find
 # it clean; powercut check of the set says the same (also in shards,
-# merged).  With the root inode
+# merged), and --verify gets the tree recovered with that journal.  With the root inode
 # zeroed in the filesystem's log, check fails exactly the instants where a
 # rebuild with e2fsck -j finds errors.
 source "$top_srcdir/tests/functions.sh"
@@ -111,6 +111,39 @@ x = r["instants"]
 assert len(x) >= 20 and all(i["verdict"] == "ok" and i["devices"]["fs"]["journal_on"] == "jnl"
                             for i in x), x[:2]
 PY
+# --verify: the checker gets the filesystem's tree recovered with the
+# journal of the same instant (and no tree for the journal device); what
+# it lists equals a rebuild by hand (replay, e2fsck -j, debugfs rdump).
+mkdir "$tmp/lists"
+cat >"$tmp/list.sh" <<SH
+#!/bin/sh
+[ -z "\${POWERCUT_ROOT_jnl:-}" ] || { echo "corrupt: a tree for the journal device"; exit 2; }
+cd "\$POWERCUT_ROOT_fs" || exit 2
+find . -type f | sort | xargs -r md5sum >"$tmp/lists/\$POWERCUT_INSTANT"
+SH
+chmod +x "$tmp/list.sh"
+run powercut check "$set_dir" --verify "$tmp/list.sh" --json "$tmp/verify.json"
+assert_eq "$rc" 0 "check --verify with an external journal (out: $out; stderr: $err)"
+python3 - "$tmp/verify.json" <<'PY' || fail "--verify at every instant"
+import json, sys
+x = json.load(open(sys.argv[1]))["instants"]
+assert len(x) >= 20 and all(i.get("app") == "ok" for i in x), [i for i in x if i.get("app") != "ok"][:2]
+PY
+nl=0
+for f in "$tmp"/lists/*; do
+  id=${f##*/}
+  nl=$((nl + 1))
+  [ $((nl % 4)) = 1 ] || continue       # a quarter of them, rebuilt by hand
+  rm -rf "$tmp/o" "$tmp/t"
+  powercut replay "$set_dir" --at "$id" -o "$tmp/o" >/dev/null || fail "replay $id"
+  e2fsck -y -E journal_only -j "$tmp/o/jnl.img" "$tmp/o/fs.img" >/dev/null 2>&1
+  mkdir "$tmp/t"
+  debugfs -R "rdump / $tmp/t" "$tmp/o/fs.img" >/dev/null 2>&1 || fail "rdump $id"
+  want=$(cd "$tmp/t" && find . -type f ! -path './lost+found/*' | sort | xargs -r md5sum)
+  assert_eq "$(grep -v '^[^ ]*  ./lost+found/' "$f")" "$want" "$id: the checker's tree"
+done
+assert_ge "$nl" 20 "instants the checker listed"
+
 # The filesystem's root inode zeroed in its log (every write of its
 # block): where that reaches a state the journal does not mend, check
 # fails the instant, and exactly there does a rebuild (replay, then

@@ -197,6 +197,8 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set,
     in.pair[j] = res->journal_of[j] >= 0 && counts[j] > from[j] ? PC_V_NOT_CHECKED : PC_V_COUNT;
     judged |= in.pair[j] != PC_V_COUNT;
     in.point[j] = state_of (res, all, j, counts[j], &in.state[j]);
+    if (res->journal_of[j] >= 0 || res->is_journal[j])
+      in.state[j] = counts[j];  /* its records: what --verify's answer rests on */
     judged |= in.point[j] == -2;
     if ((p = pc_instant_point (res, &in, j)) == NULL)
       continue;
@@ -422,12 +424,8 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
   if (r == 0)
     r = pc_devjournal_roles (&set, res->journal_of, err);
   for (size_t j = 0; r == 0 && j < set.n; j++)
-    if (res->journal_of[j] >= 0) {
+    if (res->journal_of[j] >= 0)
       res->is_journal[res->journal_of[j]] = true;
-      if (cfg->verify)
-        r = pc_err_set (err, EINVAL, "--verify with a filesystem whose journal is on another "
-                        "device (%s): not yet", set.dev[j].name);
-    }
   for (size_t j = 0; r == 0 && j < set.n; j++) {
     struct pc_check_config c = *cfg;
     from[j] = start_record (&set.dev[j], cfg->from_mark);

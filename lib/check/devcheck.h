@@ -37,7 +37,10 @@
  * POWERCUT_ROOT_<NAME>, and POWERCUT_MARKS_<NAME> and
  * POWERCUT_LAST_MARK_<NAME> the marks that device had logged by then
  * (NAME with every character but letters and digits made "_"), and
- * POWERCUT_INSTANT the instant's id; its failing is a broken promise.
+ * POWERCUT_INSTANT the instant's id; its failing is a broken promise.  A
+ * filesystem with its journal elsewhere gives the tree e2fsck recovers
+ * with that instant's journal (where the pair is judged clean); the
+ * journal's device gives none.
  */
 #ifndef POWERCUT_DEVCHECK_H
 #define POWERCUT_DEVCHECK_H

@@ -29,4 +29,14 @@ int pc_devjournal_judge (const struct pc_devset *set, size_t fs, size_t jn, uint
                          const char *work, int timeout_s, enum pc_verdict *ret, char *note,
                          size_t notelen);
 
+/* Device fs after its first nfs records, recovered with its journal
+ * device jn after its first njn as pc_devjournal_judge does, in image
+ * files in work, then read back: *ret (malloc'd, the device's size, in
+ * *ret_size).  Returns 0, or -errno with the reason in err (-EIO: the
+ * recovery failed). */
+int pc_devjournal_recovered (const struct pc_devset *set, size_t fs, size_t jn, uint64_t nfs,
+                             uint64_t njn, const uint8_t *fsbase, const uint8_t *jnbase,
+                             const char *work, int timeout_s, uint8_t **ret,
+                             uint64_t *ret_size, struct pc_err *err);
+
 #endif

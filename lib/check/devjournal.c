@@ -136,3 +136,42 @@ pc_devjournal_judge (const struct pc_devset *set, size_t fs, size_t jn, uint64_t
   }
   return 0;
 }
+
+int
+pc_devjournal_recovered (const struct pc_devset *set, size_t fs, size_t jn, uint64_t nfs,
+                         uint64_t njn, const uint8_t *fsbase, const uint8_t *jnbase,
+                         const char *work, int timeout_s, uint8_t **ret, uint64_t *ret_size,
+                         struct pc_err *err)
+{
+  char fimg[4200], jimg[4200], out[4096];
+  char *rec[] = { (char *) "e2fsck", (char *) "-y", (char *) "-E", (char *) "journal_only",
+                  (char *) "-j", jimg, fimg, NULL };
+  uint64_t size = set->dev[fs].ix.hdr.devsize;
+  uint8_t *mem = NULL;
+  int r, fd = -1;
+
+  snprintf (fimg, sizeof fimg, "%s/.fs-tree.img", work);
+  snprintf (jimg, sizeof jimg, "%s/.journal-tree.img", work);
+  if ((r = write_image (&set->dev[fs], fsbase, nfs, fimg)) < 0 ||
+      (r = write_image (&set->dev[jn], jnbase, njn, jimg)) < 0)
+    pc_err_set (err, -r, "%s: %s", work, strerror (-r));
+  else if ((r = pc_proc_run (rec, timeout_s, out, sizeof out)) < 0 || r > 1)
+    r = pc_err_set (err, r < 0 ? -r : EIO, "e2fsck -E journal_only -j %s: %s %.300s",
+                    set->dev[jn].name, r < 0 ? "could not run:" : "failed:",
+                    r < 0 ? strerror (-r) : out);
+  else if ((mem = malloc (size ? size : 1)) == NULL)
+    r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  else if ((fd = open (fimg, O_RDONLY | O_CLOEXEC)) < 0 || (r = pc_pread_all (fd, mem, size, 0)) < 0)
+    r = pc_err_set (err, fd < 0 ? errno : -r, "%s: %s", fimg, strerror (fd < 0 ? errno : -r));
+  if (fd >= 0)
+    close (fd);
+  unlink (fimg);
+  unlink (jimg);
+  if (r < 0) {
+    free (mem);
+    return r;
+  }
+  *ret = mem;
+  *ret_size = size;
+  return 0;
+}

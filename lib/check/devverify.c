@@ -130,6 +130,34 @@ export_state (const struct pc_devset_dev *d, struct pc_image *im, uint64_t *curs
   return r < 0 ? r : 0;
 }
 
+/* Brings export x to the tree of device fs at counts[fs] records,
+ * recovered with its journal device jn at counts[jn] by e2fsck, in image
+ * files in work.  Returns 0, or -errno with the reason in err. */
+static int
+export_paired (const struct pc_devset *set, size_t fs, size_t jn, const uint64_t *counts,
+               uint8_t **base, const char *work, int timeout_s, struct pc_export *x,
+               struct pc_err *err)
+{
+  struct pc_mark tree;
+  char problems[512];
+  uint8_t *mem = NULL;
+  uint64_t size = 0;
+  int r = pc_devjournal_recovered (set, fs, jn, counts[fs], counts[jn], base[fs], base[jn],
+                                   work, timeout_s, &mem, &size, err);
+
+  if (r < 0)
+    return r;
+  memset (&tree, 0, sizeof tree);
+  r = pc_fstree_read_mem (mem, size, UINT64_MAX, &tree, problems, sizeof problems);
+  if (r < 0)
+    pc_err_set (err, -r, "%s: the filesystem cannot be read", set->dev[fs].name);
+  else
+    r = pc_export_update (x, mem, size, &tree, err);
+  pc_mark_free (&tree);
+  free (mem);
+  return r < 0 ? r : 0;
+}
+
 /* Device j's state at instant in: its id, this shard's or another's. */
 static const char *
 state_id (const struct pc_devcheck_result *res, const struct pc_instant *in, size_t j,
@@ -197,6 +225,12 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
     int rv;
     for (size_t j = 0; j < set->n; j++) {
       const struct pc_point *p = pc_instant_point (res, in, j);
+      if (res->is_journal[j])
+        continue;               /* another's journal: no tree of its own */
+      if (res->journal_of[j] >= 0) {
+        all &= in->pair[j] == PC_V_OK;    /* recovered with it, and sound */
+        continue;
+      }
       /* another shard's state: its verdict is not known here */
       all &= in->point[j] == -2 ||
              (p != NULL && p->verdict != PC_V_FS_CORRUPT && p->verdict != PC_V_UNMOUNTABLE &&
@@ -224,10 +258,14 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
       char nm[128], dir[4200], *all_marks = NULL, *last = NULL;
       size_t slot = j == in->dev && in->fine >= 0 ? set->n + j : j;
       char sid[PC_ID_MAX];
-      int er = im[slot] ? 0 : pc_image_new (set->dev[j].ix.hdr.devsize, base[j], -1, 0, &im[slot]);
-      if (er < 0)
+      int er = 0;
+      if (res->journal_of[j] >= 0)
+        er = export_paired (set, j, (size_t) res->journal_of[j], counts, base, work,
+                            cfg->timeout_s, x[j], &e);
+      else if (!res->is_journal[j] && im[slot] == NULL &&
+               (er = pc_image_new (set->dev[j].ix.hdr.devsize, base[j], -1, 0, &im[slot])) < 0)
         pc_err_set (&e, -er, "%s", strerror (-er));
-      else
+      else if (!res->is_journal[j])
         er = export_state (&set->dev[j], im[slot], &cursor[slot], state_id (res, in, j, sid,
                            sizeof sid), x[j], scratch, cfg->timeout_s, &e);
       if (er < 0) {
@@ -242,7 +280,7 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
         break;
       }
       env_name ("POWERCUT_ROOT_", set->dev[j].name, nm, sizeof nm);
-      if (asprintf (&env[ne++], "%s=%s", nm, dir) < 0)
+      if (!res->is_journal[j] && asprintf (&env[ne++], "%s=%s", nm, dir) < 0)
         r = -ENOMEM;
       env_name ("POWERCUT_MARKS_", set->dev[j].name, nm, sizeof nm);
       if (r == 0 && asprintf (&env[ne++], "%s=%s", nm, all_marks) < 0)
