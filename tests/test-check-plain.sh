@@ -2,9 +2,10 @@
 # test-check-plain.sh: check's reuse of work (in-process journal replay,
 # e2fsck answers shared by states with the same metadata, file hashes kept)
 # gives exactly the verdicts and findings of the plain method (--plain:
-# e2fsck replays and checks every image, every file is read), on the
+# e2fsck replays and checks every image, every file is read, a traced
+# program's history judges every path anew), on the
 # golden logs under every model and on a fresh recording of many files
-# rewritten by rename, with marks.
+# rewritten by rename, with marks, and of a traced SQLite with findings.
 . "$top_srcdir/tests/functions.sh"
 requires e2fsck python3
 
@@ -74,6 +75,21 @@ SH
     assert_ge "$rh" 1 "$model: journals replayed in process"
     assert_ge "$fu" 1 "$model: file hashes reused"
   done
+  # A traced program with findings (SQLite, synchronous=off, no marks): the
+  # history's judgements kept from state to state (histmemo.c) against
+  # every path judged anew.
+  if command -v sqlite3 >/dev/null; then
+    export SQLITE_MARKS=no SQLITE_JOURNAL_MODE=delete SQLITE_SYNCHRONOUS=off
+    run powercut run -q --config 'ext4 noauto_da_alloc' --out "$tmp/sq" -- \
+        "$top_srcdir/contrib/apps/sqlite/workload.sh"
+    unset SQLITE_MARKS SQLITE_JOURNAL_MODE SQLITE_SYNCHRONOUS
+    assert_eq "$(( rc == 0 || rc == 1 ))" 1 "traced sqlite: exit status $rc (stderr: $err)"
+    for model in flush reorder:2; do
+      powercut check "$tmp/sq/powercut.log" -m "$model" -q --json "$tmp/a.json" || true
+      powercut check "$tmp/sq/powercut.log" -m "$model" -q --plain --json "$tmp/b.json" || true
+      same "$tmp/a.json" "$tmp/b.json" "traced sqlite $model"
+    done
+  fi
 else
   echo "not root or no nbdfuse: the kernel recording is left out"
 fi

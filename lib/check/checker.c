@@ -413,7 +413,8 @@ plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
     return r;
   }
 
-  r = pc_oracle_new (&c->ix, cfg->oracle_flags, &c->oracle, &oe);
+  r = pc_oracle_new (&c->ix, cfg->oracle_flags | (cfg->plain ? PC_ORACLE_PLAIN : 0), &c->oracle,
+                     &oe);
   if (r < 0) {
     pc_err_msg (why, "%s: %s", cfg->log_path, r == -ENOMEM ? strerror (ENOMEM) : oe.msg);
     return r;

@@ -133,6 +133,8 @@ struct pc_history {
   size_t ndd, capdd;
   struct dpoint *global;        /* sync, syncfs, synced marks (first..last unused) */
   size_t nglobal, capglobal;
+  bool plain;                   /* every path judged at every point anew */
+  struct hmemo *memo;           /* judgements kept (histmemo.c), or NULL */
   const struct pc_index *ix;    /* for the times of records */
 };
 
@@ -154,6 +156,15 @@ const struct xver *pc_hist_xattrs_match (const struct pc_history *h, const struc
 /* The cause of an attribute lost (v), for the file at path. */
 int pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const char *path,
                          const struct xver *v, bool promise, struct pc_cause *c);
+
+/* histjudge.c: the judgement itself (pc_history_judge without reuse). */
+int pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
+                   const struct pc_entry *found, struct pc_history_verdict *ret);
+
+/* histmemo.c: the kept judgements, dropped (when the history changes:
+ * pc_history_set_end) or freed. */
+struct hmemo;
+void pc_hist_memo_free (struct hmemo *m);
 
 /* The files' names, sorted (the order the paths are kept in). */
 int pc_hist_path_cmp (const void *a, const void *b);

@@ -129,12 +129,22 @@ block_range (const struct node *n, uint64_t b, size_t *ret_a, size_t *ret_b)
   *ret_b = lo;
 }
 
+/* The hash of len zero bytes; a whole block's is worked out once (it is
+ * asked for every block judged). */
 static uint64_t
 zeros_hash (uint64_t len)
 {
   static const uint8_t z[BLOCK];
+  static uint64_t whole;
+  static bool have;
 
-  return XXH3_64bits (z, len);
+  if (len != BLOCK)
+    return XXH3_64bits (z, len);
+  if (!have) {
+    whole = XXH3_64bits (z, BLOCK);
+    have = true;
+  }
+  return whole;
 }
 
 static bool
@@ -649,8 +659,8 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
 }
 
 int
-pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
-                  const struct pc_entry *found, struct pc_history_verdict *ret)
+pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
+               const struct pc_entry *found, struct pc_history_verdict *ret)
 {
   return judge (h, point, NONE, path, found, ret);
 }
@@ -756,6 +766,8 @@ pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, co
 int
 pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end)
 {
+  pc_hist_memo_free (h->memo);  /* what it kept rests on what changes here */
+  h->memo = NULL;
   for (size_t i = 0; end && i < h->npaths; i++) {
     struct phist *p = &h->paths[i];
     struct pc_history_verdict v;

@@ -623,6 +623,7 @@ pc_history_free (struct pc_history *h)
 {
   if (h == NULL)
     return;
+  pc_hist_memo_free (h->memo);
   for (size_t i = 0; i < h->nnodes; i++) {
     free (h->nodes[i].target);
     free (h->nodes[i].b);

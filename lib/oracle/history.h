@@ -72,9 +72,17 @@ struct pc_history_verdict {
 };
 
 /* Judges found (NULL: the path is absent) at path in the crash state at
- * point.  Returns 0 with *ret filled, or -ENOMEM. */
+ * point.  Returns 0 with *ret filled, or -ENOMEM.  A path found as it was
+ * at an earlier point judged fine, with no event of its own (its names,
+ * the nodes they were bound to, its directories' durable points) nor a
+ * sync in between, is fine again without being judged anew (histmemo.c),
+ * unless the history is plain. */
 int pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
                       const struct pc_entry *found, struct pc_history_verdict *ret);
+
+/* Judge every path at every point anew (the plain method, for
+ * comparison). */
+void pc_history_set_plain (struct pc_history *h, bool plain);
 
 /* Tells the history what the end of the recording (its last point, point)
  * holds: a file that holds there data (not zeros) the program never wrote

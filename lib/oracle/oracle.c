@@ -202,6 +202,8 @@ pc_oracle_new (const struct pc_index *ix, unsigned flags, struct pc_oracle **ret
   }
   if (!(flags & PC_ORACLE_NO_EVENTS)) {
     int e = pc_history_new (ix, !(flags & PC_ORACLE_NO_MARKS), &o->hist, err);
+    if (e == 0 && o->hist)
+      pc_history_set_plain (o->hist, (flags & PC_ORACLE_PLAIN) != 0);
     if (e < 0) {
       pc_oracle_free (o);
       return e;

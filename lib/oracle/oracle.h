@@ -54,6 +54,8 @@ struct pc_oracle;
                                  * are ignored */
 #define PC_ORACLE_NO_MARKS  2u  /* the events alone: of the marks, only the first
                                  * with a manifest (the tree before the program) */
+#define PC_ORACLE_PLAIN     4u  /* every path judged anew at every point (the plain
+                                 * method: no judgement kept, history.h) */
 
 /* Decodes the marks of ix (and its events).  Returns 0, or -EBADMSG with
  * the record at fault in err, or -ENOMEM. */
