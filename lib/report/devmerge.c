@@ -18,25 +18,10 @@
 
 #include <json-c/json.h>
 
+#include "report/jsonio.h"
 #include "report/outputs.h"
 #include "report/reportint.h"
 #include "result/verdict.h"
-
-static json_object *
-get (json_object *o, const char *key)
-{
-  json_object *v;
-
-  return o && json_object_object_get_ex (o, key, &v) ? v : NULL;
-}
-
-static const char *
-str (json_object *o, const char *key)
-{
-  json_object *v = get (o, key);
-
-  return v && json_object_is_type (v, json_type_string) ? json_object_get_string (v) : NULL;
-}
 
 static json_object *
 copy (json_object *o)
@@ -63,21 +48,21 @@ is_array (json_object *o)
 static bool
 well_formed (json_object *o)
 {
-  json_object *devs = get (o, "devices"), *xs = get (o, "instants");
+  json_object *devs = pc_json_member (o, "devices"), *xs = pc_json_member (o, "instants");
 
-  if (!is_array (devs) || !is_array (xs) || !str (o, "device_set") || !str (o, "model"))
+  if (!is_array (devs) || !is_array (xs) || !pc_json_str (o, "device_set") || !pc_json_str (o, "model"))
     return false;
   for (size_t j = 0; j < json_object_array_length (devs); j++) {
-    json_object *d = json_object_array_get_idx (devs, j), *pts = get (d, "points");
-    if (!str (d, "name") || (pts && !is_array (pts)))
+    json_object *d = json_object_array_get_idx (devs, j), *pts = pc_json_member (d, "points");
+    if (!pc_json_str (d, "name") || (pts && !is_array (pts)))
       return false;
     for (size_t k = 0; pts && k < json_object_array_length (pts); k++)
-      if (!str (json_object_array_get_idx (pts, k), "state"))
+      if (!pc_json_str (json_object_array_get_idx (pts, k), "state"))
         return false;
   }
   for (size_t k = 0; k < json_object_array_length (xs); k++) {
-    json_object *x = json_object_array_get_idx (xs, k), *st = get (x, "devices");
-    if (!str (x, "id") || !get (x, "time") || !st || !json_object_is_type (st, json_type_object))
+    json_object *x = json_object_array_get_idx (xs, k), *st = pc_json_member (x, "devices");
+    if (!pc_json_str (x, "id") || !pc_json_member (x, "time") || !st || !json_object_is_type (st, json_type_object))
       return false;
   }
   return true;
@@ -86,13 +71,13 @@ well_formed (json_object *o)
 static bool
 same_devices (json_object *a, json_object *b)
 {
-  json_object *da = get (a, "devices"), *db = get (b, "devices");
+  json_object *da = pc_json_member (a, "devices"), *db = pc_json_member (b, "devices");
 
   if (json_object_array_length (da) != json_object_array_length (db))
     return false;
   for (size_t j = 0; j < json_object_array_length (da); j++)
-    if (strcmp (str (json_object_array_get_idx (da, j), "name"),
-                str (json_object_array_get_idx (db, j), "name")) != 0)
+    if (strcmp (pc_json_str (json_object_array_get_idx (da, j), "name"),
+                pc_json_str (json_object_array_get_idx (db, j), "name")) != 0)
       return false;
   return true;
 }
@@ -108,21 +93,21 @@ same_check (json_object **sh, char *const *paths, size_t n, struct pc_err *err)
   if (seen == NULL)
     return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   for (size_t i = 0; i < n && r == 0; i++) {
-    int64_t k = get (sh[i], "shard") ? json_object_get_int64 (get (sh[i], "shard")) : -1;
+    int64_t k = pc_json_member (sh[i], "shard") ? json_object_get_int64 (pc_json_member (sh[i], "shard")) : -1;
     if (!well_formed (sh[i]))
       r = pc_err_set (err, EINVAL, "%s: not the JSON report of a device set's shard", paths[i]);
-    else if (get (sh[i], "shards") == NULL || json_object_get_int64 (get (sh[i], "shards")) != (int64_t) n)
+    else if (pc_json_member (sh[i], "shards") == NULL || json_object_get_int64 (pc_json_member (sh[i], "shards")) != (int64_t) n)
       r = pc_err_set (err, EINVAL, "%s: not a shard of %zu (give every shard's report, once)",
                       paths[i], n);
     else if (k < 0 || k >= (int64_t) n || seen[k])
       r = pc_err_set (err, EINVAL, "%s: shard %lld given twice, or out of range", paths[i],
                       (long long) k);
-    else if (strcmp (str (sh[i], "device_set") ? str (sh[i], "device_set") : "",
-                     str (sh[0], "device_set") ? str (sh[0], "device_set") : "") != 0 ||
-             strcmp (str (sh[i], "model") ? str (sh[i], "model") : "",
-                     str (sh[0], "model") ? str (sh[0], "model") : "") != 0 ||
-             json_object_get_int64 (get (sh[i], "seed")) !=
-             json_object_get_int64 (get (sh[0], "seed")) || !same_devices (sh[i], sh[0]))
+    else if (strcmp (pc_json_str (sh[i], "device_set") ? pc_json_str (sh[i], "device_set") : "",
+                     pc_json_str (sh[0], "device_set") ? pc_json_str (sh[0], "device_set") : "") != 0 ||
+             strcmp (pc_json_str (sh[i], "model") ? pc_json_str (sh[i], "model") : "",
+                     pc_json_str (sh[0], "model") ? pc_json_str (sh[0], "model") : "") != 0 ||
+             json_object_get_int64 (pc_json_member (sh[i], "seed")) !=
+             json_object_get_int64 (pc_json_member (sh[0], "seed")) || !same_devices (sh[i], sh[0]))
       r = pc_err_set (err, EINVAL, "%s: another check than %s's (set, devices, model or seed)",
                       paths[i], paths[0]);
     else
@@ -138,7 +123,7 @@ static void
 judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *promises,
        size_t *exposures)
 {
-  json_object *devs = get (x, "devices");
+  json_object *devs = pc_json_member (x, "devices");
   int v = PC_V_OK;
   bool promise = false, fs_bad = false;
 
@@ -146,34 +131,34 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
     const char *ev;
     if (e == NULL)
       continue;
-    if (str (e, "state") && !str (e, "journal_on")) {
+    if (pc_json_str (e, "state") && !pc_json_str (e, "journal_on")) {
       /* a write-model state, from the shard that checked it; a finer one
        * is its own instant's, judged where it was made */
-      json_object *k = get (get (known, name), str (e, "state"));
-      if (k || str (e, "verdict") == NULL) {
-        json_object_object_add (e, "verdict", json_object_new_string (k && str (k, "verdict")
-                                                                      ? str (k, "verdict")
+      json_object *k = pc_json_member (pc_json_member (known, name), pc_json_str (e, "state"));
+      if (k || pc_json_str (e, "verdict") == NULL) {
+        json_object_object_add (e, "verdict", json_object_new_string (k && pc_json_str (k, "verdict")
+                                                                      ? pc_json_str (k, "verdict")
                                                                       : "not-checked"));
         json_object_object_add (e, "promise", json_object_new_boolean (
-                                  k && json_object_get_boolean (get (k, "promise"))));
+                                  k && json_object_get_boolean (pc_json_member (k, "promise"))));
       }
     }
-    else if (str (e, "verdict") == NULL)
+    else if (pc_json_str (e, "verdict") == NULL)
       json_object_object_add (e, "verdict", json_object_new_string ("not-checked"));
-    ev = str (e, "verdict");
+    ev = pc_json_str (e, "verdict");
     v = pc_verdict_worse (v, pc_verdict_parse (ev));
     fs_bad |= bad_fs (ev);
-    promise |= json_object_get_boolean (get (e, "promise")) ||
-               (str (e, "journal_on") && bad_fs (ev) && strcmp (ev, "not-checked") != 0);
+    promise |= json_object_get_boolean (pc_json_member (e, "promise")) ||
+               (pc_json_str (e, "journal_on") && bad_fs (ev) && strcmp (ev, "not-checked") != 0);
   }
   /* the application's checker, as unsharded, only on sound filesystems */
-  if (str (x, "app") && fs_bad) {
+  if (pc_json_str (x, "app") && fs_bad) {
     json_object_object_del (x, "app");
     json_object_object_del (x, "evidence");
   }
-  if (str (x, "app")) {
-    v = pc_verdict_worse (v, pc_verdict_parse (str (x, "app")));
-    promise |= strcmp (str (x, "app"), "app-invalid") == 0;
+  if (pc_json_str (x, "app")) {
+    v = pc_verdict_worse (v, pc_verdict_parse (pc_json_str (x, "app")));
+    promise |= strcmp (pc_json_str (x, "app"), "app-invalid") == 0;
   }
   promise &= v != PC_V_OK && v != PC_V_NOT_CHECKED;
   json_object_object_add (x, "verdict", json_object_new_string (pc_verdict_info (v)->name));
@@ -191,12 +176,12 @@ static json_object *order_devs;
 static void
 place (json_object *x, size_t *dev, unsigned long long *rec, int *fine)
 {
-  const char *id = str (x, "id"), *colon = strchr (id, ':');
+  const char *id = pc_json_str (x, "id"), *colon = strchr (id, ':');
   size_t len = colon ? (size_t) (colon - id) : strlen (id);
 
   *dev = SIZE_MAX;
   for (size_t j = 0; j < json_object_array_length (order_devs); j++) {
-    const char *nm = str (json_object_array_get_idx (order_devs, j), "name");
+    const char *nm = pc_json_str (json_object_array_get_idx (order_devs, j), "name");
     if (nm && strlen (nm) == len && strncmp (nm, id, len) == 0)
       *dev = j;
   }
@@ -208,7 +193,7 @@ static int
 by_time (const void *a, const void *b)
 {
   json_object *x = *(json_object *const *) a, *y = *(json_object *const *) b;
-  double s = json_object_get_double (get (x, "time")), t = json_object_get_double (get (y, "time"));
+  double s = json_object_get_double (pc_json_member (x, "time")), t = json_object_get_double (pc_json_member (y, "time"));
   size_t dx, dy;
   unsigned long long rx, ry;
   int fx, fy;
@@ -223,7 +208,7 @@ by_time (const void *a, const void *b)
     return rx < ry ? -1 : 1;
   if (fx != fy)
     return fx - fy;
-  return strcmp (str (x, "id"), str (y, "id"));
+  return strcmp (pc_json_str (x, "id"), pc_json_str (y, "id"));
 }
 
 /* The joined report of the shards sh (same_check holds). */
@@ -232,32 +217,32 @@ join (json_object **sh, size_t n, size_t *unchecked)
 {
   json_object *out = json_object_new_object (), *known = json_object_new_object ();
   json_object *index = json_object_new_object (), *insts = json_object_new_array ();
-  json_object *devs = copy (get (sh[0], "devices"));
+  json_object *devs = copy (pc_json_member (sh[0], "devices"));
   json_object *totals = json_object_new_object ();
   size_t count[PC_V_COUNT] = { 0 }, promises = 0, exposures = 0;
 
   /* every device's states, from the shard that checked each */
   for (size_t i = 0; i < n; i++) {
-    json_object *d = get (sh[i], "devices");
+    json_object *d = pc_json_member (sh[i], "devices");
     for (size_t j = 0; j < json_object_array_length (d); j++) {
-      json_object *dj = json_object_array_get_idx (d, j), *pts = get (dj, "points"), *m;
-      if (!json_object_object_get_ex (known, str (dj, "name"), &m)) {
+      json_object *dj = json_object_array_get_idx (d, j), *pts = pc_json_member (dj, "points"), *m;
+      if (!json_object_object_get_ex (known, pc_json_str (dj, "name"), &m)) {
         m = json_object_new_object ();
-        json_object_object_add (known, str (dj, "name"), m);
+        json_object_object_add (known, pc_json_str (dj, "name"), m);
       }
       for (size_t k = 0; pts && k < json_object_array_length (pts); k++) {
         json_object *p = json_object_array_get_idx (pts, k);
-        json_object_object_add (m, str (p, "state"), json_object_get (p));
-        *unchecked += strcmp (str (p, "verdict") ? str (p, "verdict") : "", "not-checked") == 0;
+        json_object_object_add (m, pc_json_str (p, "state"), json_object_get (p));
+        *unchecked += strcmp (pc_json_str (p, "verdict") ? pc_json_str (p, "verdict") : "", "not-checked") == 0;
       }
       if (i > 0) {                /* the sizes are all shards' */
         json_object *o = json_object_array_get_idx (devs, j);
         json_object_object_add (o, "states", json_object_new_int64 (
-                                  json_object_get_int64 (get (o, "states")) +
-                                  json_object_get_int64 (get (dj, "states"))));
+                                  json_object_get_int64 (pc_json_member (o, "states")) +
+                                  json_object_get_int64 (pc_json_member (dj, "states"))));
         json_object_object_add (o, "unique", json_object_new_int64 (
-                                  json_object_get_int64 (get (o, "unique")) +
-                                  json_object_get_int64 (get (dj, "unique"))));
+                                  json_object_get_int64 (pc_json_member (o, "unique")) +
+                                  json_object_get_int64 (pc_json_member (dj, "unique"))));
       }
     }
   }
@@ -265,24 +250,24 @@ join (json_object **sh, size_t n, size_t *unchecked)
     json_object_object_del (json_object_array_get_idx (devs, j), "points");
   /* every instant once, with what its owner judged */
   for (size_t i = 0; i < n; i++) {
-    json_object *xs = get (sh[i], "instants");
+    json_object *xs = pc_json_member (sh[i], "instants");
     for (size_t k = 0; k < json_object_array_length (xs); k++) {
       json_object *x = json_object_array_get_idx (xs, k), *m;
-      if (!json_object_object_get_ex (index, str (x, "id"), &m)) {
+      if (!json_object_object_get_ex (index, pc_json_str (x, "id"), &m)) {
         m = copy (x);
         json_object_object_del (m, "app");
         json_object_object_del (m, "evidence");
-        json_object_object_add (index, str (x, "id"), m);
+        json_object_object_add (index, pc_json_str (x, "id"), m);
         json_object_array_add (insts, json_object_get (m));
       }
-      json_object_object_foreach (get (x, "devices"), name, e)
-        if (e && str (e, "journal_on") && str (e, "verdict"))
-          json_object_object_add (get (m, "devices"), name, copy (e));
-      if (str (x, "journal_note"))
-        json_object_object_add (m, "journal_note", json_object_get (get (x, "journal_note")));
-      if (str (x, "app")) {
-        json_object_object_add (m, "app", json_object_get (get (x, "app")));
-        json_object_object_add (m, "evidence", json_object_get (get (x, "evidence")));
+      json_object_object_foreach (pc_json_member (x, "devices"), name, e)
+        if (e && pc_json_str (e, "journal_on") && pc_json_str (e, "verdict"))
+          json_object_object_add (pc_json_member (m, "devices"), name, copy (e));
+      if (pc_json_str (x, "journal_note"))
+        json_object_object_add (m, "journal_note", json_object_get (pc_json_member (x, "journal_note")));
+      if (pc_json_str (x, "app")) {
+        json_object_object_add (m, "app", json_object_get (pc_json_member (x, "app")));
+        json_object_object_add (m, "evidence", json_object_get (pc_json_member (x, "evidence")));
       }
     }
   }
@@ -290,21 +275,21 @@ join (json_object **sh, size_t n, size_t *unchecked)
   json_object_array_sort (insts, by_time);
   for (size_t k = 0; k < json_object_array_length (insts); k++) {
     json_object *x = json_object_array_get_idx (insts, k);
-    const char *id = str (x, "id"), *colon = strchr (id, ':');
+    const char *id = pc_json_str (x, "id"), *colon = strchr (id, ':');
     judge (x, known, count, &promises, &exposures);
-    *unchecked += str (x, "app") && strcmp (str (x, "app"), "not-checked") == 0;
+    *unchecked += pc_json_str (x, "app") && strcmp (pc_json_str (x, "app"), "not-checked") == 0;
     if (colon && strchr (colon, '/')) {   /* a finer state, checked where it was made */
       char name[256];
       snprintf (name, sizeof name, "%.*s", (int) (colon - id), id);
-      *unchecked += strcmp (str (get (get (x, "devices"), name), "verdict") ?: "",
+      *unchecked += strcmp (pc_json_str (pc_json_member (pc_json_member (x, "devices"), name), "verdict") ?: "",
                             "not-checked") == 0;
     }
   }
   json_object_object_add (out, "powercut", json_object_new_string (PACKAGE_VERSION));
   json_object_object_add (out, "schema", json_object_new_int (1));
-  json_object_object_add (out, "device_set", json_object_get (get (sh[0], "device_set")));
-  json_object_object_add (out, "model", json_object_get (get (sh[0], "model")));
-  json_object_object_add (out, "seed", json_object_get (get (sh[0], "seed")));
+  json_object_object_add (out, "device_set", json_object_get (pc_json_member (sh[0], "device_set")));
+  json_object_object_add (out, "model", json_object_get (pc_json_member (sh[0], "model")));
+  json_object_object_add (out, "seed", json_object_get (pc_json_member (sh[0], "seed")));
   json_object_object_add (out, "devices", devs);
   json_object_object_add (totals, "instants", json_object_new_uint64 (json_object_array_length (insts)));
   for (int v = 0; v < PC_V_COUNT; v++)
@@ -322,7 +307,7 @@ bool
 pc_devcheck_is_report (const char *path)
 {
   json_object *o = json_object_from_file (path);
-  bool is = o && get (o, "device_set") != NULL;
+  bool is = o && pc_json_member (o, "device_set") != NULL;
 
   json_object_put (o);
   return is;
@@ -338,7 +323,7 @@ pc_devcheck_merge (char *const *paths, size_t n, const struct pc_outputs *o, str
   if (sh == NULL)
     return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   for (size_t i = 0; i < n && r == 0; i++)
-    if ((sh[i] = json_object_from_file (paths[i])) == NULL || get (sh[i], "device_set") == NULL)
+    if ((sh[i] = json_object_from_file (paths[i])) == NULL || pc_json_member (sh[i], "device_set") == NULL)
       r = pc_err_set (err, EINVAL, "%s: not the JSON report of a device set's shard", paths[i]);
   if (r == 0)
     r = same_check (sh, paths, n, err);
@@ -351,9 +336,9 @@ pc_devcheck_merge (char *const *paths, size_t n, const struct pc_outputs *o, str
       pc_err_set (err, -r, "%s: %s", o->json, strerror (-r));
   }
   if (r == 0) {
-    tot = get (m, "totals");
-    r = json_object_get_int64 (get (tot, "promises")) +
-        (o->fail_on == PC_FAIL_ON_PROMISES ? 0 : json_object_get_int64 (get (tot, "exposures"))) > 0
+    tot = pc_json_member (m, "totals");
+    r = json_object_get_int64 (pc_json_member (tot, "promises")) +
+        (o->fail_on == PC_FAIL_ON_PROMISES ? 0 : json_object_get_int64 (pc_json_member (tot, "exposures"))) > 0
         ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
     if (unchecked > 0) {
       pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "check/devcheck.h"
+#include "report/jsonio.h"
 #include "report/outputs.h"
 #include "report/report.h"
 #include "report/reportint.h"
@@ -40,75 +41,50 @@ instants_are (const char *model)
   return "every flush and FUA write of any device";
 }
 
-static const char *
-str (json_object *o, const char *key)
-{
-  json_object *v;
-
-  return json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_string)
-         ? json_object_get_string (v) : NULL;
-}
-
-static uint64_t
-num (json_object *o, const char *key)
-{
-  json_object *v;
-
-  return json_object_object_get_ex (o, key, &v) ? (uint64_t) json_object_get_int64 (v) : 0;
-}
-
-static json_object *
-get (json_object *o, const char *key)
-{
-  json_object *v;
-
-  return json_object_object_get_ex (o, key, &v) ? v : NULL;
-}
-
 void
 pc_devset_text (FILE *f, json_object *o)
 {
-  json_object *devs = get (o, "devices"), *insts = get (o, "instants"), *tot = get (o, "totals");
-  const char *model = str (o, "model") ? str (o, "model") : "flush";
+  json_object *devs = pc_json_member (o, "devices"), *insts = pc_json_member (o, "instants"), *tot = pc_json_member (o, "totals");
+  const char *model = pc_json_str (o, "model") ? pc_json_str (o, "model") : "flush";
   size_t nd = devs ? json_object_array_length (devs) : 0;
   size_t ni = insts ? json_object_array_length (insts) : 0, listed = 0;
 
-  fprintf (f, "powercut check: device set %s, %zu devices:", str (o, "device_set"), nd);
+  fprintf (f, "powercut check: device set %s, %zu devices:", pc_json_str (o, "device_set"), nd);
   for (size_t j = 0; j < nd; j++)
-    fprintf (f, " %s", str (json_object_array_get_idx (devs, j), "name"));
+    fprintf (f, " %s", pc_json_str (json_object_array_get_idx (devs, j), "name"));
   fprintf (f, "\n");
-  if (get (o, "shards"))
+  if (pc_json_member (o, "shards"))
     fprintf (f, "shard %" PRIu64 " of %" PRIu64 ": its share of each device's states, its "
              "instants judged as far as they go (powercut merge joins the shards)\n",
-             num (o, "shard"), num (o, "shards"));
+             pc_json_u64 (o, "shard"), pc_json_u64 (o, "shards"));
   for (size_t j = 0; j < nd; j++) {
     json_object *d = json_object_array_get_idx (devs, j);
-    const char *from = str (d, "from");
-    fprintf (f, "  %s: %s, %" PRIu64 " records, ", str (d, "name"), str (d, "log"),
-             num (d, "records"));
-    if (json_object_get_boolean (get (d, "is_journal")))
+    const char *from = pc_json_str (d, "from");
+    fprintf (f, "  %s: %s, %" PRIu64 " records, ", pc_json_str (d, "name"), pc_json_str (d, "log"),
+             pc_json_u64 (d, "records"));
+    if (json_object_get_boolean (pc_json_member (d, "is_journal")))
       fprintf (f, "the external journal of another device\n");
-    else if (str (d, "journal_on"))
+    else if (pc_json_str (d, "journal_on"))
       fprintf (f, "its journal on %s: judged with it by e2fsck at each instant from %s "
-               "(record %" PRIu64 ")\n", str (d, "journal_on"), from && *from ? from : "the start",
-               num (d, "from_record"));
+               "(record %" PRIu64 ")\n", pc_json_str (d, "journal_on"), from && *from ? from : "the start",
+               pc_json_u64 (d, "from_record"));
     else
       fprintf (f, "checked from %s (record %" PRIu64 "): %" PRIu64 " states, %" PRIu64
-               " distinct images\n", from && *from ? from : "the start", num (d, "from_record"),
-               num (d, "states"), num (d, "unique"));
+               " distinct images\n", from && *from ? from : "the start", pc_json_u64 (d, "from_record"),
+               pc_json_u64 (d, "states"), pc_json_u64 (d, "unique"));
   }
   fprintf (f, "%zu instants (%s; every other device as it had logged by then)\n", ni,
            instants_are (model));
   for (int v = 0; v < PC_V_COUNT; v++)
-    if (num (tot, pc_verdict_info (v)->name))
+    if (pc_json_u64 (tot, pc_verdict_info (v)->name))
       fprintf (f, "  %-13s %" PRIu64 "\n", pc_verdict_info (v)->name,
-               num (tot, pc_verdict_info (v)->name));
-  if (num (tot, "promises") + num (tot, "exposures"))
+               pc_json_u64 (tot, pc_verdict_info (v)->name));
+  if (pc_json_u64 (tot, "promises") + pc_json_u64 (tot, "exposures"))
     fprintf (f, "of the failing: %" PRIu64 " broke a promise, %" PRIu64 " only exposed data "
-             "never made durable\n", num (tot, "promises"), num (tot, "exposures"));
+             "never made durable\n", pc_json_u64 (tot, "promises"), pc_json_u64 (tot, "exposures"));
   for (size_t i = 0; i < ni; i++) {
-    json_object *x = json_object_array_get_idx (insts, i), *st = get (x, "devices");
-    const char *v = str (x, "verdict");
+    json_object *x = json_object_array_get_idx (insts, i), *st = pc_json_member (x, "devices");
+    const char *v = pc_json_str (x, "verdict");
     if (v == NULL || strcmp (v, "ok") == 0 || strcmp (v, "not-checked") == 0)
       continue;
     if (listed == 0)
@@ -117,25 +93,25 @@ pc_devset_text (FILE *f, json_object *o)
       fprintf (f, "... and more (see the JSON report)\n");
       break;
     }
-    fprintf (f, "%s at %.6f s: %s\n", str (x, "id"), json_object_get_double (get (x, "time")), v);
+    fprintf (f, "%s at %.6f s: %s\n", pc_json_str (x, "id"), json_object_get_double (pc_json_member (x, "time")), v);
     for (size_t j = 0; j < nd; j++) {
-      const char *name = str (json_object_array_get_idx (devs, j), "name");
-      json_object *e = st ? get (st, name) : NULL;
-      const char *ev = e ? str (e, "verdict") : NULL;
-      if (e && str (e, "journal_on"))
+      const char *name = pc_json_str (json_object_array_get_idx (devs, j), "name");
+      json_object *e = st ? pc_json_member (st, name) : NULL;
+      const char *ev = e ? pc_json_str (e, "verdict") : NULL;
+      if (e && pc_json_str (e, "journal_on"))
         fprintf (f, "    %-10s %-13s with the journal of that instant\n", name,
                  ev ? ev : "(other shard)");
-      else if (!json_object_get_boolean (get (json_object_array_get_idx (devs, j), "is_journal")))
+      else if (!json_object_get_boolean (pc_json_member (json_object_array_get_idx (devs, j), "is_journal")))
         fprintf (f, "    %-10s %-13s state %s\n", name,
-                 e ? (ev ? ev : "(other shard)") : "not judged", e ? str (e, "state") : "-");
+                 e ? (ev ? ev : "(other shard)") : "not judged", e ? pc_json_str (e, "state") : "-");
     }
-    if (str (x, "journal_note"))
-      fprintf (f, "    %s\n", str (x, "journal_note"));
-    if (str (x, "app"))
-      fprintf (f, "    %-10s %-13s %s\n", "--verify", str (x, "app"),
-               str (x, "evidence") ? str (x, "evidence") : "");
-    fprintf (f, "    rebuild: powercut replay %s --at %s -o STATE-DIR\n", str (o, "device_set"),
-             str (x, "id"));
+    if (pc_json_str (x, "journal_note"))
+      fprintf (f, "    %s\n", pc_json_str (x, "journal_note"));
+    if (pc_json_str (x, "app"))
+      fprintf (f, "    %-10s %-13s %s\n", "--verify", pc_json_str (x, "app"),
+               pc_json_str (x, "evidence") ? pc_json_str (x, "evidence") : "");
+    fprintf (f, "    rebuild: powercut replay %s --at %s -o STATE-DIR\n", pc_json_str (o, "device_set"),
+             pc_json_str (x, "id"));
   }
 }
 

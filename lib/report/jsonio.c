@@ -91,3 +91,27 @@ pc_json_get (json_object *o, const char *key, json_type t)
     return NULL;
   return v;
 }
+
+json_object *
+pc_json_member (json_object *o, const char *key)
+{
+  json_object *v;
+
+  return o && json_object_object_get_ex (o, key, &v) ? v : NULL;
+}
+
+const char *
+pc_json_str (json_object *o, const char *key)
+{
+  json_object *v = pc_json_member (o, key);
+
+  return v && json_object_is_type (v, json_type_string) ? json_object_get_string (v) : NULL;
+}
+
+uint64_t
+pc_json_u64 (json_object *o, const char *key)
+{
+  json_object *v = pc_json_member (o, key);
+
+  return v ? (uint64_t) json_object_get_int64 (v) : 0;
+}

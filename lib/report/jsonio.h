@@ -9,6 +9,7 @@
 #define POWERCUT_JSONIO_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -22,6 +23,15 @@ void pc_json_add_bytes (json_object *o, const char *key, const char *s);
  * there is none (or *bad set if it does not read: bad hex, a NUL inside,
  * no memory). */
 char *pc_json_get_bytes (json_object *o, const char *key, bool *bad);
+
+/* o's member key (o may be NULL), of any type, or NULL. */
+json_object *pc_json_member (json_object *o, const char *key);
+
+/* o's member key if it is a string, else NULL. */
+const char *pc_json_str (json_object *o, const char *key);
+
+/* o's member key as a number (0 if there is none). */
+uint64_t pc_json_u64 (json_object *o, const char *key);
 
 /* o's member key if it has type t, else NULL. */
 json_object *pc_json_get (json_object *o, const char *key, json_type t);
