@@ -21,8 +21,13 @@ for a in "$@"; do echo "arg: [$a]"; done
 echo "modes: $(stat -c %a tree/private) $(stat -c %a tree/open) $(cat tree/private/file)"
 exit 3
 SH
-run powercut vm --copy "$tmp/tree" "$tmp/s.sh" "two words" "it's" '$HOME' ""
+XDG_CACHE_HOME="$tmp/cache" run powercut vm --copy "$tmp/tree" "$tmp/s.sh" "two words" "it's" '$HOME' ""
 assert_eq "$rc" 3 "the script's exit status ($err)"
+# The initramfs base kept in a private folder: mode 0700, its files 0600.
+assert_eq "$(stat -c '%a %U' "$tmp/cache/powercut")" "700 $(id -un)" "the cache folder"
+assert_eq "$(stat -c '%a %U' "$tmp/cache/powercut"/* | sort -u)" "600 $(id -un)" "its files"
+assert_eq "$(ls "$tmp/cache/powercut" | grep -c '^initramfs-.*\.cpio\(\.modules\)\?$')" 2 \
+  "a base and its modules, no temporary file left"
 assert_eq "$out" "$(printf '%s\n' 'arg: [two words]' "arg: [it's]" 'arg: [$HOME]' 'arg: []' \
   'modes: 700 1777 data')" "arguments, output and copied modes"
 

@@ -18,6 +18,7 @@
 
 #include "util/proc.h"
 #include "util/util.h"
+#include "run/cache.h"
 #include "run/initramfs.h"
 #include "run/vm.h"
 #include "util/err.h"
@@ -100,7 +101,7 @@ pc_vm_default_kernel (void)
 
 /* The part of the initramfs that depends only on kernel and programs. */
 static int
-build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path,
+build_base (const struct pc_vm_config *cfg, const char *moddir, FILE *out, const char *path,
             char *modules_out, size_t mlen, struct pc_err *why)
 {
   static const char *const busybox[] = { "/bin/busybox", "/usr/bin/busybox", NULL };
@@ -124,13 +125,7 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
     pc_err_msg (why, "%s: %s", depf, strerror (-r));
     return r;
   }
-  c.f = fopen (path, "we");
-  if (c.f == NULL) {
-    r = -errno;
-    pc_err_msg (why, "%s: %s", path, strerror (-r));
-    free (dep);
-    return r;
-  }
+  c.f = out;
   pc_cpio_entry (&c, "init", 0100755, guest_init, sizeof guest_init - 1);
   {
     static const char *const dirs[] = { "proc", "sys", "dev", "mnt", "tmp", "etc", NULL };
@@ -155,7 +150,7 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
     r = pc_cpio_module (&c, moddir, dep, *m, order, sizeof order, 0, why);
   if (r == 0 && c.err)
     r = c.err;
-  if (fclose (c.f) != 0 && r == 0)
+  if (fflush (c.f) != 0 && r == 0)
     r = -EIO;
   for (size_t i = 0; i < c.ndirs; i++)
     free (c.dirs[i]);
@@ -164,7 +159,6 @@ build_base (const struct pc_vm_config *cfg, const char *moddir, const char *path
   if (r < 0) {
     if (!why->msg[0])
       pc_err_msg (why, "%s: %s", path, strerror (-r));
-    unlink (path);
     return r;
   }
   snprintf (modules_out, mlen, "%s", order + 1);
@@ -186,15 +180,18 @@ conf (FILE *f, const char *name, const char *value)
   return false;
 }
 
+/* Copies all of fd (which it closes) to out. */
 static int
-concat (FILE *out, const char *path)
+concat (FILE *out, int fd)
 {
   char buf[1 << 16];
   size_t n;
-  FILE *in = fopen (path, "re");
+  FILE *in = fdopen (fd, "re");
 
-  if (in == NULL)
+  if (in == NULL) {
+    close (fd);
     return -errno;
+  }
   while ((n = fread (buf, 1, sizeof buf, in)) > 0)
     if (fwrite (buf, 1, n, out) != n) {
       fclose (in);
@@ -380,17 +377,110 @@ static int boot (const struct pc_vm_config *cfg, const char *kernel, const char 
                  const char *fwd, bool kvm, struct pc_err *why);
 static bool kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initrd);
 
+/* The part of the initramfs that depends only on the kernel (version
+ * ver), its modules and the powercut program: from the cache folder, built
+ * there if it is missing (built in the work folder, and not kept, when
+ * there is no cache folder).  Returns a descriptor to read it from, with
+ * the load order of its modules in modules, or -errno. */
+static int
+cached_base (const struct pc_vm_config *cfg, const char *moddir, const char *ver,
+             char *modules, size_t mlen, struct pc_err *why)
+{
+  char dir[PATH_MAX], name[160], mname[176], tmp[224] = "", mtmp[224] = "";
+  bool keep = true;
+  struct stat sst;
+  FILE *f;
+  int dfd, fd, mfd, r;
+
+  if (stat (cfg->self, &sst) < 0)
+    memset (&sst, 0, sizeof sst);
+  snprintf (name, sizeof name, "initramfs-%.64s-%llx-%llx.cpio", ver ? ver : "custom",
+            (unsigned long long) sst.st_size, (unsigned long long) sst.st_mtime);
+  snprintf (mname, sizeof mname, "%s.modules", name);
+  dfd = pc_cache_open (dir, sizeof dir, why);
+  if (dfd == -ENOENT) {
+    keep = false;
+    snprintf (dir, sizeof dir, "%s", cfg->work_dir);
+    dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+      return pc_err_set (why, errno, "%s: %s", dir, strerror (errno));
+  }
+  else if (dfd < 0)
+    return dfd;
+
+  /* Both found and sound: used; either refused: an error; else built. */
+  fd = keep ? pc_cache_read (dfd, dir, name, why) : -ENOENT;
+  mfd = keep ? pc_cache_read (dfd, dir, mname, why) : -ENOENT;
+  if (fd >= 0 && mfd >= 0) {
+    f = fdopen (mfd, "re");
+    if (f != NULL) {
+      if (fgets (modules, (int) mlen, f) == NULL)
+        modules[0] = '\0';
+      modules[strcspn (modules, "\n")] = '\0';
+      fclose (f);
+      close (dfd);
+      return fd;
+    }
+    r = pc_err_set (why, errno, "%s/%s: %s", dir, mname, strerror (errno));
+  }
+  else
+    r = fd < 0 && fd != -ENOENT ? fd : mfd < 0 && mfd != -ENOENT ? mfd : 0;
+  if (fd >= 0)
+    close (fd);
+  if (mfd >= 0)
+    close (mfd);
+  if (r < 0) {
+    close (dfd);
+    return r;
+  }
+
+  /* Built anew, under names of its own; the list of modules is given its
+   * name first, so that a base is never found without it. */
+  mfd = keep ? pc_cache_create (dfd, dir, mname, mtmp, sizeof mtmp, why) : -1;
+  fd = mfd >= 0 || !keep ? pc_cache_create (dfd, dir, name, tmp, sizeof tmp, why) : mfd;
+  f = fd >= 0 ? fdopen (fd, "w") : NULL;
+  if (f == NULL)
+    r = fd < 0 ? fd : pc_err_set (why, errno, "%s/%s: %s", dir, tmp, strerror (errno));
+  else
+    r = build_base (cfg, moddir, f, tmp, modules, mlen, why);
+  if (r == 0 && keep) {
+    if (dprintf (mfd, "%s\n", modules) < 0)
+      r = pc_err_set (why, EIO, "%s/%s: %s", dir, mtmp, strerror (EIO));
+    else
+      r = pc_cache_commit (dfd, dir, mfd, mtmp, mname, why);
+    if (r == 0)
+      r = pc_cache_commit (dfd, dir, fd, tmp, name, why);
+  }
+  if (r == 0) {
+    fd = openat (dfd, keep ? name : tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+      r = pc_err_set (why, errno, "%s/%s: %s", dir, keep ? name : tmp, strerror (errno));
+  }
+  if (f)
+    fclose (f);
+  else if (fd >= 0 && r < 0)
+    close (fd);
+  if (r < 0 || !keep)
+    unlinkat (dfd, tmp, 0);
+  if (mfd >= 0) {
+    if (r < 0)
+      unlinkat (dfd, mtmp, 0);
+    close (mfd);
+  }
+  close (dfd);
+  return r < 0 ? r : fd;
+}
+
 /* pc_vm_run, with why's message empty until the first reason. */
 static int
 vm_run (const struct pc_vm_config *cfg, struct pc_err *why)
 {
   char *kernel = cfg->kernel ? strdup (cfg->kernel) : pc_vm_default_kernel ();
-  char moddir[PATH_MAX], cache[PATH_MAX], base[PATH_MAX + 64], initrd[PATH_MAX], modules[1024];
-  char confbuf[8192], fwd[16384];
-  const char *ver, *home = getenv ("HOME");
-  struct stat st, sst;
+  char moddir[PATH_MAX], initrd[PATH_MAX], modules[1024], fwd[16384];
+  const char *ver;
+  struct stat st;
   FILE *f;
-  int r = 0;
+  int r = 0, base;
 
   if (kernel == NULL || stat (kernel, &st) < 0) {
     pc_err_msg (why, "%s: no kernel to boot (install a linux-image package, or give --kernel)",
@@ -409,45 +499,28 @@ vm_run (const struct pc_vm_config *cfg, struct pc_err *why)
     return -EINVAL;
   }
 
-  /* The cached base: per kernel, modules and powercut binary. */
-  snprintf (cache, sizeof cache, "%s/.cache", home && *home ? home : "/tmp");
-  mkdir (cache, 0755);
-  strncat (cache, "/powercut", sizeof cache - strlen (cache) - 1);
-  mkdir (cache, 0755);
-  stat (cfg->self, &sst);
-  snprintf (base, sizeof base, "%s/initramfs-%s-%llx-%llx.cpio", cache, ver ? ver : "custom",
-            (unsigned long long) sst.st_size, (unsigned long long) sst.st_mtime);
-  snprintf (confbuf, sizeof confbuf, "%s.modules", base);
-  if (access (base, R_OK) == 0 && (f = fopen (confbuf, "re")) != NULL) {
-    if (fgets (modules, sizeof modules, f) == NULL)
-      modules[0] = '\0';
-    modules[strcspn (modules, "\n")] = '\0';
-    fclose (f);
-  }
-  else {
-    char tmp[PATH_MAX + 80];
-    snprintf (tmp, sizeof tmp, "%s.%d", base, (int) getpid ());
-    r = build_base (cfg, moddir, tmp, modules, sizeof modules, why);
-    if (r < 0) {
-      free (kernel);
-      return r;
-    }
-    rename (tmp, base);
-    if ((f = fopen (confbuf, "we")) != NULL) {
-      fprintf (f, "%s\n", modules);
-      fclose (f);
-    }
+  base = cached_base (cfg, moddir, ver, modules, sizeof modules, why);
+  if (base < 0) {
+    free (kernel);
+    return base;
   }
 
   /* This run's initramfs: the base, then the configuration (and script). */
   snprintf (initrd, sizeof initrd, "%s/initrd.img", cfg->work_dir);
-  f = fopen (initrd, "we");
-  if (f == NULL || concat (f, base) < 0) {
-    pc_err_msg (why, "%s: %s", initrd, strerror (errno));
-    if (f)
-      fclose (f);
-    free (kernel);
-    return -EIO;
+  {
+    int fd = open (initrd, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    f = fd >= 0 ? fdopen (fd, "we") : NULL;
+    if (f == NULL || concat (f, base) < 0) {
+      pc_err_msg (why, "%s: %s", initrd, strerror (errno));
+      if (f)
+        fclose (f);
+      else if (fd >= 0)
+        close (fd);
+      if (f == NULL)
+        close (base);
+      free (kernel);
+      return -EIO;
+    }
   }
   {
     struct cpio c = { f, 100000, NULL, 0, 0 };
