@@ -8,7 +8,14 @@
  *   log-edit LOG zero SEQ OFF LEN     zeroes LEN bytes at OFF of record SEQ's
  *                                     payload (a write's data reads as zeros)
  *   log-edit LOG zero-data STRING     zeroes STRING wherever a write's data
- *                                     holds it (prints how many times) */
+ *                                     holds it (prints how many times)
+ *   log-edit LOG find-data STRING     prints the numbers of the writes whose
+ *                                     data holds STRING, one a line
+ *   log-edit LOG move SEQ AFTER       moves record SEQ to just after record
+ *                                     AFTER (> SEQ), with AFTER's time, and
+ *                                     numbers the records in order again: a
+ *                                     write that reached the disk later than
+ *                                     it did (an fsync that returned first) */
 #include <config.h>
 
 #include <errno.h>
@@ -116,6 +123,69 @@ zero_data (uint8_t *buf, size_t size, const char *str)
   return n ? 0 : -ENOENT;
 }
 
+/* Sets a record's header checksum (if the log has them) and its
+ * checksum after its header changed. */
+static void
+reseal_header (const uint8_t *buf, uint8_t *h, uint32_t dlen)
+{
+  if (pc_get_le32 (buf + 16) & PC_LOG_COMPAT_HDRSUM)
+    pc_put_le32 (h + 44, (uint32_t) XXH3_64bits (h, 44));
+  reseal (h, dlen);
+}
+
+static int
+find_data (uint8_t *buf, size_t size, const char *str)
+{
+  size_t off = PC_LOG_HEADER_SIZE, sl = strlen (str);
+  int n = 0;
+
+  while (sl && off + PC_REC_HEADER_SIZE <= size) {
+    uint8_t *h = buf + off, *data = h + PC_REC_HEADER_SIZE;
+    uint32_t dlen = pc_get_le32 (h + 28);
+    if (off + PC_REC_HEADER_SIZE + dlen > size)
+      break;
+    for (size_t i = 0; pc_get_le16 (h + 4) == PC_REC_WRITE && i + sl <= dlen; i++)
+      if (memcmp (data + i, str, sl) == 0) {
+        printf ("%llu\n", (unsigned long long) pc_get_le64 (h + 8));
+        n++;
+        break;
+      }
+    off += PC_REC_HEADER_SIZE + dlen;
+  }
+  return n ? 0 : -ENOENT;
+}
+
+static int
+move (uint8_t *buf, size_t size, unsigned long long seq, unsigned long long after)
+{
+  uint8_t *h, *a, *tmp;
+  uint32_t dlen, alen;
+  size_t len, span;
+  uint64_t time;
+
+  if (after <= seq || find_record (buf, size, seq, &h, &dlen) < 0 ||
+      find_record (buf, size, after, &a, &alen) < 0)
+    return -ENOENT;
+  len = PC_REC_HEADER_SIZE + dlen;
+  span = (size_t) (a + PC_REC_HEADER_SIZE + alen - (h + len));
+  time = pc_get_le64 (a + 32);
+  if ((tmp = malloc (len)) == NULL)
+    return -ENOMEM;
+  memcpy (tmp, h, len);
+  memmove (h, h + len, span);
+  memcpy (h + span, tmp, len);
+  pc_put_le64 (h + span + 32, time);
+  free (tmp);
+  /* the records from seq to after, numbered anew */
+  for (uint8_t *r = h; r <= h + span; seq++) {
+    uint32_t n = pc_get_le32 (r + 28);
+    pc_put_le64 (r + 8, seq);
+    reseal_header (buf, r, n);
+    r += PC_REC_HEADER_SIZE + n;
+  }
+  return 0;
+}
+
 static int
 replace (uint8_t *buf, size_t size, unsigned long long seq, const char *from, const char *to)
 {
@@ -153,7 +223,7 @@ main (int argc, char **argv)
   if (argc < 4 || (f = fopen (argv[1], "r+b")) == NULL || fseek (f, 0, SEEK_END) < 0 ||
       (size = ftell (f)) < PC_LOG_HEADER_SIZE || (buf = malloc ((size_t) size)) == NULL) {
     fprintf (stderr, "usage: log-edit LOG version N | LOG replace SEQ FROM TO | LOG zero SEQ OFF LEN | "
-             "LOG zero-data STRING\n");
+             "LOG zero-data STRING | LOG find-data STRING | LOG move SEQ AFTER\n");
     return 2;
   }
   rewind (f);
@@ -180,6 +250,10 @@ main (int argc, char **argv)
     r = replace (buf, (size_t) size, strtoull (argv[3], NULL, 0), argv[4], argv[5]);
   else if (strcmp (argv[2], "zero-data") == 0 && argc == 4)
     r = zero_data (buf, (size_t) size, argv[3]);
+  else if (strcmp (argv[2], "find-data") == 0 && argc == 4)
+    r = find_data (buf, (size_t) size, argv[3]);
+  else if (strcmp (argv[2], "move") == 0 && argc == 5)
+    r = move (buf, (size_t) size, strtoull (argv[3], NULL, 0), strtoull (argv[4], NULL, 0));
   else if (strcmp (argv[2], "zero") == 0 && argc == 6)
     r = zero (buf, (size_t) size, strtoull (argv[3], NULL, 0), strtoull (argv[4], NULL, 0),
               strtoull (argv[5], NULL, 0));

@@ -3,7 +3,7 @@
 # 1. A checker that hashes the tree it is given sees, at every crash point
 #    where it runs, exactly the tree e2fsprogs reads from that point's
 #    recovered image (powercut replay, e2fsck, debugfs rdump), and the
-#    marks placed before the point.
+#    marks placed by the point's moment.
 # 2. On a real ext4 where a file named bad comes and goes, a checker that
 #    fails when bad exists makes exactly the points whose tree holds it
 #    app-invalid.
@@ -59,7 +59,8 @@ for f in "$tmp"/out/*.env; do
   n=$(( n + 1 ))
 done
 assert_ge "$n" 5 "points the checker ran at"
-# ... and the marks placed before each point
+# ... and the marks placed by each point's moment (until the flush that
+# ends the state: what the workload had done while the disk could hold it)
 python3 - "$tmp" <<'PY' || fail "the marks in the checker's environment"
 import json, re, sys, glob, os
 tmp = sys.argv[1]
@@ -68,7 +69,8 @@ for line in open(tmp + "/marks"):
     rec, name, flags = line.split()[:3]
     marks.append((int(rec), name.split("=")[-1], "sync" in flags))
 r = json.load(open(tmp + "/g.json"))
-rec = {p["id"]: p["record"] for p in r["points"]}
+rec = {p["id"]: p["moment_record"] for p in r["points"]}
+assert all(p["record"] <= p["moment_record"] for p in r["points"])
 for f in glob.glob(tmp + "/out/*.env"):
     pid = os.path.basename(f)[:-4]
     got = open(f).read().rstrip("\n")

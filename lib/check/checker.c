@@ -389,7 +389,9 @@ plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
   res->npoints = c->nstates;
   res->points = calloc (c->nstates ? c->nstates : 1, sizeof *res->points);
   c->same_as = calloc (c->nstates ? c->nstates : 1, sizeof *c->same_as);
-  if (res->points == NULL || c->same_as == NULL)
+  c->moment = calloc (c->nstates ? c->nstates : 1, sizeof *c->moment);
+  if (res->points == NULL || c->same_as == NULL || c->moment == NULL ||
+      pc_states_moments (&c->ix, c->states, c->nstates, c->moment) < 0)
     return -ENOMEM;
   r = dedupe (c, c->same_as);
   if (r < 0) {
@@ -541,6 +543,9 @@ collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
     pc_state_id (s, &res->model, p->id, sizeof p->id);
     p->record = s->point;
     p->time_ns = pc_window_time (c->ix.recs[s->point].time_ns);
+    p->moment = c->moment[i];
+    p->moment_ns = pc_window_time (c->ix.recs[c->moment[i] + 1 < c->ix.n ? c->moment[i] + 1
+                                                                           : c->moment[i]].time_ns);
     p->ndrop = s->ndrop;
     p->torn = s->nsect > 0;
     p->same_as = c->same_as[i];
@@ -610,6 +615,7 @@ ctx_free (struct ctx *c)
   free (c->gpoints);
   free (c->uniq);
   free (c->same_as);
+  free (c->moment);
   pc_states_free (c->all, c->nall);
   pc_image_unmap (c->basemem, c->basesize);
   pc_index_free (&c->ix);

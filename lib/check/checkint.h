@@ -77,6 +77,8 @@ struct ctx {
   } *marks;
   size_t nmarks, capmarks;
   int64_t *same_as;             /* per state */
+  uint64_t *moment;             /* per state: the last record the disk may hold it at
+                                 * (crash.h), what it is judged against */
 };
 
 /* A new image of the log's device, from its base (image.h).  Returns 0 or

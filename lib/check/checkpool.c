@@ -263,7 +263,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
     if (v == PC_V_OK && judge) {
       struct lost_ctx lc = { c, (int64_t) i };
       enum pc_verdict ov;
-      if (pc_oracle_judge (c->oracle, c->states[i].point, &jm.tree, &fl, lost_version, &lc,
+      if (pc_oracle_judge (c->oracle, c->moment[i], &jm.tree, &fl, lost_version, &lc,
                            &ov) == 0)
         v = ov;
       else {
@@ -277,7 +277,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
     if (ar && fs_ok && v != PC_V_NOT_CHECKED) {
       /* The application's checker, once per state and list of marks. */
       size_t nm = 0;
-      while (nm < c->nmarks && c->marks[nm].record <= c->states[i].point)
+      while (nm < c->nmarks && c->marks[nm].record <= c->moment[i])
         nm++;
       if (jm.export_error < 0) {
         ar->nmarks = SIZE_MAX;
@@ -295,8 +295,8 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
        * acknowledgement (a mark after the first, which is the tree before
        * the program), each with its cause. */
       if (v == PC_V_APP_INVALID && judge && jm.have_tree &&
-          pc_oracle_older (c->oracle, c->states[i].point,
-                           nm > 1 ? c->marks[nm - 1].record : c->states[i].point, &jm.tree,
+          pc_oracle_older (c->oracle, c->moment[i],
+                           nm > 1 ? c->marks[nm - 1].record : c->moment[i], &jm.tree,
                            &fl) < 0) {
         v = PC_V_NOT_CHECKED;
         ev = "powercut ran out of memory naming what this state lost";

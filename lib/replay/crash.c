@@ -169,6 +169,42 @@ pc_rec_is_data (const struct pc_record *r)
 }
 
 int
+pc_states_moments (const struct pc_index *ix, const struct pc_state *states, size_t n,
+                   uint64_t *ret_moments)
+{
+  /* From the end: the first data record at or after each record, and
+   * the first FLUSH or FUA data record at or after it (ix->n: none). */
+  uint64_t *next_data = malloc ((ix->n + 1) * sizeof *next_data);
+  uint64_t *next_dur = malloc ((ix->n + 1) * sizeof *next_dur);
+
+  if (next_data == NULL || next_dur == NULL) {
+    free (next_data);
+    free (next_dur);
+    return -ENOMEM;
+  }
+  next_data[ix->n] = next_dur[ix->n] = ix->n;
+  for (uint64_t i = ix->n; i-- > 0;) {
+    const struct pc_record *r = &ix->recs[i];
+    bool data = pc_rec_is_data (r);
+    next_data[i] = data ? i : next_data[i + 1];
+    next_dur[i] = r->type == PC_REC_FLUSH || (data && (r->flags & PC_REC_F_FUA))
+                  ? i : next_dur[i + 1];
+  }
+  for (size_t k = 0; k < n; k++) {
+    const struct pc_state *s = &states[k];
+    uint64_t c = s->point < ix->n ? s->point : ix->n - 1, end;
+    if (s->ndrop > 0 || s->nsect > 0)
+      end = next_dur[c + 1];
+    else
+      end = next_data[c + 1] < ix->n ? next_dur[next_data[c + 1]] : ix->n;
+    ret_moments[k] = end - 1;
+  }
+  free (next_data);
+  free (next_dur);
+  return 0;
+}
+
+int
 pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
                     uint64_t *ret_size, struct pc_err *why)
 {

@@ -132,6 +132,21 @@ int pc_states_enumerate_range (const struct pc_index *ix, const struct pc_model 
                                uint64_t from, uint64_t until, struct pc_state **ret_states,
                                size_t *ret_n);
 
+/* The moment of each of the n states: the last record before the disk
+ * can no longer hold it, which is when a record the state lacks becomes
+ * durable.  A state lacks every data record after its point, and a state
+ * with drops or a torn record lacks some before it: such a state ends at
+ * the first FLUSH or FUA data record after its point (the end of its
+ * epoch); a state of records 0..c ends at the first FUA data record after
+ * c or the first FLUSH after c's first later data record (a flush with
+ * nothing written since c leaves c's state on the disk).  A crash state
+ * is on the disk for that whole stretch, so it is judged against what the
+ * workload had done, promised and acknowledged by its moment (every
+ * record up to it).  A state no later record ends has the last record as
+ * its moment.  ret_moments has room for n.  Returns 0 or -ENOMEM. */
+int pc_states_moments (const struct pc_index *ix, const struct pc_state *states, size_t n,
+                       uint64_t *ret_moments);
+
 /* Formats the id of s, a state model enumerated, into buf (always
  * NUL-terminated).  An id that does not fit is written by its number at
  * its point ("C/state:I/MODEL:K/seed:S"), which pc_state_parse takes

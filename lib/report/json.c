@@ -141,6 +141,8 @@ pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
   json_object_object_add (o, "id", json_object_new_string (p->id));
   json_object_object_add (o, "record", json_object_new_int64 ((int64_t) p->record));
   json_object_object_add (o, "time", pc_json_seconds (p->time_ns));
+  json_object_object_add (o, "moment_record", json_object_new_int64 ((int64_t) p->moment));
+  json_object_object_add (o, "moment_until", pc_json_seconds (p->moment_ns));
   json_object_object_add (o, "dropped", json_object_new_int64 (p->ndrop));
   json_object_object_add (o, "torn", json_object_new_boolean (p->torn));
   json_object_object_add (o, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
@@ -372,6 +374,12 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
     p->record = (uint64_t) json_object_get_int64 (v);
     if ((v = pc_json_get (o, "time", json_type_double)) && json_object_get_double (v) > 0)
       p->time_ns = (uint64_t) (json_object_get_double (v) * 1e9 + 0.5);
+    /* Reports from before states had moments: judged at their point. */
+    p->moment = (v = pc_json_get (o, "moment_record", json_type_int))
+                ? (uint64_t) json_object_get_int64 (v) : p->record;
+    p->moment_ns = p->time_ns;
+    if ((v = pc_json_get (o, "moment_until", json_type_double)) && json_object_get_double (v) > 0)
+      p->moment_ns = (uint64_t) (json_object_get_double (v) * 1e9 + 0.5);
     p->ndrop = (v = pc_json_get (o, "dropped", json_type_int)) ? (uint32_t) json_object_get_int (v) : 0;
     p->torn = (v = pc_json_get (o, "torn", json_type_boolean)) ? json_object_get_boolean (v) : 0;
     p->same_as = resolve_id (res, i, pc_json_get (o, "same_as", json_type_string));

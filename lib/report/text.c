@@ -317,6 +317,10 @@ points_text (FILE *f, const struct pc_check_result *res, bool not_checked, size_
     if (p->same_as >= 0)
       fprintf (f, " (same image as %s)", res->points[p->same_as].id);
     fputc ('\n', f);
+    if (p->moment > p->record && (p->findings.n > 0 || p->verdict == PC_V_APP_INVALID))
+      fprintf (f, "    on the disk from %.3f s until %.3f s (record %" PRIu64 "): judged "
+               "against what the workload had done by then\n", p->time_ns / 1e9,
+               p->moment_ns / 1e9, p->moment);
     indent_lines (f, p->evidence, "    ");
     for (size_t k = 0; k < p->findings.n; k++) {
       const struct pc_finding *fd = &p->findings.v[k];
@@ -327,6 +331,15 @@ points_text (FILE *f, const struct pc_check_result *res, bool not_checked, size_
       fputs (": found ", f);
       put_shown (f, pc_display_line, fd->found);
       fputc ('\n', f);
+      if (fd->cause.known && fd->cause.promise && fd->cause.durable_ns >= 0 &&
+          (uint64_t) fd->cause.durable_ns > p->time_ns) {
+        /* a promise made after the crash point, while the disk could
+         * still hold this state */
+        fputs ("      after ", f);
+        put_shown (f, pc_display_line, fd->cause.durable_by ? fd->cause.durable_by : "?");
+        fprintf (f, " at %.3f s, the disk could still hold this state (until %.3f s)\n",
+                 fd->cause.durable_ns / 1e9, p->moment_ns / 1e9);
+      }
       if (fd->kind == PC_F_OLDER)
         cause_text (f, fd->kind, &fd->cause);
     }

@@ -70,17 +70,19 @@ pc_windows_compute (struct pc_check_result *res)
     size_t next = (size_t) (w->lost_until + 1);
     const struct pc_point *lost = w->lost_until >= 0 ? &res->points[w->lost_until] : NULL;
 
+    /* A state is on the disk until its moment ends: a version is durable
+     * once the last state that lost it can no longer be there. */
     if (next < res->npoints) {
-      w->durable_ns = (int64_t) res->points[next].time_ns;
+      w->durable_ns = (int64_t) (lost ? lost->moment_ns : res->points[next].time_ns);
       w->window_ns = since ((uint64_t) w->durable_ns, w->written_ns);
     }
     else {
       w->durable_ns = -1;
       w->window_ns = 0;
     }
-    w->exposed_ns = lost && lost->record >= w->mark_record ? since (lost->time_ns, w->written_ns) : 0;
-    w->ack_exposed_ns = lost && w->ack[0] && lost->record >= w->ack_record
-                        ? since (lost->time_ns, w->ack_ns) : 0;
+    w->exposed_ns = lost && lost->moment >= w->mark_record ? since (lost->moment_ns, w->written_ns) : 0;
+    w->ack_exposed_ns = lost && w->ack[0] && lost->moment >= w->ack_record
+                        ? since (lost->moment_ns, w->ack_ns) : 0;
   }
 }
 
@@ -105,10 +107,10 @@ pc_windows_summary (const struct pc_check_result *res, struct pc_window_summary 
   for (size_t i = 0; i < res->nwindows; i++) {
     const struct pc_window *w = &res->windows[i];
     const struct pc_point *lost = w->lost_until >= 0 ? &res->points[w->lost_until] : NULL;
-    if (lost && lost->record >= w->mark_record)
+    if (lost && lost->moment >= w->mark_record)
       ret->exposed++;
     if (w->ack_exposed_ns > ret->ack_exposed_ns ||
-        (ret->ack_exposed == SIZE_MAX && lost && w->ack[0] && lost->record >= w->ack_record)) {
+        (ret->ack_exposed == SIZE_MAX && lost && w->ack[0] && lost->moment >= w->ack_record)) {
       ret->ack_exposed_ns = w->ack_exposed_ns;
       ret->ack_exposed = i;
     }

@@ -49,6 +49,11 @@ struct pc_point {
   char id[PC_ID_MAX];
   uint64_t record;              /* crash point (record number) */
   uint64_t time_ns;             /* its time, since the recording started */
+  uint64_t moment;              /* the last record the disk may still hold this
+                                 * state at (crash.h): what the workload had done
+                                 * by then is what it is judged against */
+  uint64_t moment_ns;           /* when that stretch ends: the time of the record
+                                 * after the moment (of the last, if none) */
   uint32_t ndrop;               /* reorder: in-flight records lost */
   bool torn;
   enum pc_verdict verdict;

@@ -387,10 +387,13 @@ END_TEST
  *   state 3, point 7:  f empty, g=G       lost f@v1, f@v2, f@v3
  *   state 4, point 9:  f=C, g absent      none: g's absence is v3's
  *   state 5, point 11: f=C                none
- * So the last state that lost each: f@v1 3, f@v2 3, f@v3 3, g@v2 1, and
- *   f@v1: written 2, durable 9 (state 4): window 7; lost at 7 >= its mark:
- *         exposed 5; acknowledged at 2: acknowledged exposure 5
- *   f@v2: written 5, durable 9: window 4, exposed 2
+ * Each state is on the disk until the next one's point (as a flush's is
+ * until the next flush).  So the last state that lost each: f@v1 3, f@v2
+ * 3, f@v3 3, g@v2 1, and
+ *   f@v1: written 2, durable 9 (state 4): window 7; lost by the state at 7,
+ *         on the disk until 9: exposed 7; acknowledged at 2: acknowledged
+ *         exposure 7
+ *   f@v2: written 5, durable 9: window 4, exposed 4
  *   f@v3: written 8, durable 9: window 1; state 3 (7) is before its mark
  *   g@v2: written 5, durable 6 (state 2): window 1; state 1 is before it
  * longest 7 (f@v1), median of 1 1 4 7 = 2.5, 2 versions exposed. */
@@ -431,6 +434,9 @@ windows_of (struct pc_oracle *o, size_t from, size_t to)
     snprintf (p->id, sizeof p->id, "%" PRIu64, wstates[i].point);
     p->record = wstates[i].point;
     p->time_ns = recs[wstates[i].point].time_ns;
+    /* judged at its point, on the disk until the next state's (a flush) */
+    p->moment = p->record;
+    p->moment_ns = recs[wstates[i + 1 < NW ? i + 1 : i].point].time_ns;
   }
   v = pc_oracle_versions (o, &nv);
   res->windows = calloc (nv, sizeof *res->windows);
@@ -462,8 +468,8 @@ assert_windows (const struct pc_check_result *res)
     int64_t lost_until;
     uint64_t window, exposed, ack_exposed;
   } want[] = {
-    { "f", "v1", "v1", 3, S (7), S (5), S (5) },
-    { "f", "v2", "", 3, S (4), S (2), 0 },
+    { "f", "v1", "v1", 3, S (7), S (7), S (7) },
+    { "f", "v2", "", 3, S (4), S (4), 0 },
     { "f", "v3", "v3", 3, S (1), 0, 0 },
     { "g", "v2", "", 1, S (1), 0, 0 },
   };
@@ -488,7 +494,7 @@ assert_windows (const struct pc_check_result *res)
   ck_assert_uint_eq (sum.longest_ns, S (7));
   ck_assert_uint_eq (sum.longest, 0);
   ck_assert_uint_eq (sum.median_ns, S (2.5));
-  ck_assert_uint_eq (sum.ack_exposed_ns, S (5));
+  ck_assert_uint_eq (sum.ack_exposed_ns, S (7));
   ck_assert_uint_eq (sum.ack_exposed, 0);
 }
 
