@@ -9,6 +9,9 @@
  *                                     payload (a write's data reads as zeros)
  *   log-edit LOG zero-data STRING     zeroes STRING wherever a write's data
  *                                     holds it (prints how many times)
+ *   log-edit LOG zero-block STRING    zeroes every 4 KiB block of the device
+ *                                     that a write's data holding STRING
+ *                                     writes there (prints how many)
  *   log-edit LOG find-data STRING     prints the numbers of the writes whose
  *                                     data holds STRING, one a line
  *   log-edit LOG move SEQ AFTER       moves record SEQ to just after record
@@ -96,7 +99,7 @@ zero (uint8_t *buf, size_t size, unsigned long long seq, unsigned long long off,
 }
 
 static int
-zero_data (uint8_t *buf, size_t size, const char *str)
+zero_data (uint8_t *buf, size_t size, const char *str, bool block)
 {
   size_t off = PC_LOG_HEADER_SIZE, sl = strlen (str);
   int n = 0;
@@ -111,7 +114,16 @@ zero_data (uint8_t *buf, size_t size, const char *str)
       break;
     for (size_t i = 0; pc_get_le16 (h + 4) == PC_REC_WRITE && i + sl <= dlen; i++)
       if (memcmp (data + i, str, sl) == 0) {
-        memset (data + i, 0, sl);
+        if (block) {
+          /* the device's 4 KiB block at the write's offset + i */
+          uint64_t dev = pc_get_le64 (h + 16) + i, lo = dev - dev % 4096;
+          size_t a = lo > pc_get_le64 (h + 16) ? (size_t) (lo - pc_get_le64 (h + 16)) : 0;
+          size_t z = (size_t) (lo + 4096 - pc_get_le64 (h + 16));
+          memset (data + a, 0, (z < dlen ? z : dlen) - a);
+          i = (z < dlen ? z : dlen) - 1;
+        }
+        else
+          memset (data + i, 0, sl);
         hit = true;
         n++;
       }
@@ -223,7 +235,7 @@ main (int argc, char **argv)
   if (argc < 4 || (f = fopen (argv[1], "r+b")) == NULL || fseek (f, 0, SEEK_END) < 0 ||
       (size = ftell (f)) < PC_LOG_HEADER_SIZE || (buf = malloc ((size_t) size)) == NULL) {
     fprintf (stderr, "usage: log-edit LOG version N | LOG replace SEQ FROM TO | LOG zero SEQ OFF LEN | "
-             "LOG zero-data STRING | LOG find-data STRING | LOG move SEQ AFTER\n");
+             "LOG zero-data STRING | LOG zero-block STRING | LOG find-data STRING | LOG move SEQ AFTER\n");
     return 2;
   }
   rewind (f);
@@ -249,7 +261,9 @@ main (int argc, char **argv)
   else if (strcmp (argv[2], "replace") == 0 && argc == 6)
     r = replace (buf, (size_t) size, strtoull (argv[3], NULL, 0), argv[4], argv[5]);
   else if (strcmp (argv[2], "zero-data") == 0 && argc == 4)
-    r = zero_data (buf, (size_t) size, argv[3]);
+    r = zero_data (buf, (size_t) size, argv[3], false);
+  else if (strcmp (argv[2], "zero-block") == 0 && argc == 4)
+    r = zero_data (buf, (size_t) size, argv[3], true);
   else if (strcmp (argv[2], "find-data") == 0 && argc == 4)
     r = find_data (buf, (size_t) size, argv[3]);
   else if (strcmp (argv[2], "move") == 0 && argc == 5)

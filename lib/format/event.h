@@ -59,7 +59,11 @@
  *              length the new size.
  *   FSYNC, FDATASYNC, SYNCFS, CLOSE  fd, path[0], dev/ino (close: only of a
  *              file open for writing, or of a directory a reported call
- *              used: an fsync's, an *at call's).
+ *              used: an fsync's, an *at call's).  At the exit of an fsync
+ *              or fdatasync of a file with shared writable mappings the
+ *              tracer follows: offset/length the span they cover (up to
+ *              the file's size), size, and hashes of it: what the
+ *              mappings wrote, which the call made durable.
  *   SYNC       nothing.
  *   SYNC_RANGE fd, path[0], dev/ino, offset/length, arg_flags.
  *   UNTRACEABLE a call whose effect on files cannot be seen (io_uring_*,

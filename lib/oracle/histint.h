@@ -24,6 +24,8 @@ struct bver {
   uint32_t call;                /* index in calls, or UINT32_MAX: before tracing */
   uint32_t from;                /* the first byte of the block the call wrote */
   uint8_t kind;                 /* enum bkind */
+  bool snap;                    /* what a mapped file held when a call looked
+                                 * (msync, munmap, fsync): not itself a change */
 };
 
 /* A size from a call on. */
@@ -47,8 +49,11 @@ struct xver {
  * durable. */
 struct dpoint {
   uint64_t seq;
-  uint64_t first, last;         /* blocks; 0 .. UINT64_MAX: the whole file;
-                                 * the size too, always */
+  uint64_t first, last;         /* blocks; 0 .. UINT64_MAX: the whole file and
+                                 * its size; else a range (a synchronous write,
+                                 * an msync), whose bytes end at end: the size
+                                 * must reach that far, no more is promised */
+  uint64_t end;
   uint32_t call;                /* what made it durable, or UINT32_MAX: a mark */
   bool meta;                    /* its extended attributes too (fsync, not
                                  * fdatasync or a range) */
@@ -108,6 +113,7 @@ struct phist {
 /* What people are told of a call. */
 struct call {
   uint64_t seq;                 /* its entry record */
+  uint64_t xseq;                /* its exit record (seq until it is seen) */
   uint64_t time_ns;
   int32_t pid;
   char *text;

@@ -76,10 +76,11 @@ data_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint
     }
   for (size_t i = 0; i < n->nd; i++) {
     const struct dpoint *d = &n->d[i];
-    /* every durable point makes the size durable: a sync of the whole
-     * file, and a synchronous write or msync of a range (they sync what
-     * it takes to read the range back, its size with it) */
-    bool covers = b == NONE || (d->first <= b && b <= d->last);
+    /* the size (b NONE) is durable by a sync of the whole file only: a
+     * synchronous write or an msync of a range promises the range, and a
+     * size that reaches it (size_needed), not the file's size */
+    bool whole = d->first == 0 && d->last == UINT64_MAX;
+    bool covers = b == NONE ? whole : d->first <= b && b <= d->last;
     if (covers && d->seq <= point && (best == NONE || d->seq > best)) {
       best = d->seq;
       *ret_call = d->call;
@@ -270,6 +271,34 @@ size_at (const struct node *n, uint64_t point)
   return s;
 }
 
+/* The least size a state at point must show for n's range promises (a
+ * synchronous write or an msync of a range, up to point, reaches its end
+ * or the file's end then, or the smallest size a later call gave the file
+ * by point); 0 if none.  *ret_block: the block at the end of the range
+ * that asks the most (for the cause). */
+static uint64_t
+size_needed (const struct node *n, uint64_t point, uint64_t *ret_block)
+{
+  uint64_t need = 0;
+
+  *ret_block = NONE;
+  for (size_t i = 0; i < n->nd; i++) {
+    const struct dpoint *d = &n->d[i];
+    uint64_t l;
+    if (d->seq > point || (d->first == 0 && d->last == UINT64_MAX) || d->end == 0)
+      continue;
+    l = d->end < size_at (n, d->seq) ? d->end : size_at (n, d->seq);
+    for (size_t k = 0; k < n->ns && n->s[k].seq <= point; k++)
+      if (n->s[k].seq > d->seq && n->s[k].size < l)
+        l = n->s[k].size;
+    if (l > need) {
+      need = l;
+      *ret_block = (l - 1) / BLOCK;
+    }
+  }
+  return need;
+}
+
 /* Did a call in (lo, point] overwrite block b below size while the file
  * was already that long or longer?  A crash may find the file's size from
  * before that call over the block's data from after it: what the size
@@ -354,6 +383,15 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
     *ret_block = NONE;
     promise = dsize != NONE && size_set_by (n, point) <= dsize;
     bad = true;
+  }
+  if (!from_start) {
+    /* too short for a range made durable: that range's blocks are lost */
+    uint64_t rb, need = size_needed (n, point, &rb);
+    if (found->size < need) {
+      *ret_block = rb;
+      promise = true;
+      bad = true;
+    }
   }
   for (uint64_t b = 0; b < nb; b++) {
     uint64_t len = found->size - b * BLOCK < BLOCK ? found->size - b * BLOCK : BLOCK;
@@ -558,10 +596,11 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
       !durably_empty (h, &h->nodes[newest], path, point, floor)) {
     const struct node *n = &h->nodes[newest];
     uint32_t dc;
-    uint64_t d = data_durable (h, n, NONE, point, floor, &dc);
+    uint64_t d = data_durable (h, n, NONE, point, floor, &dc), rb;
+    bool ranged = size_needed (n, point, &rb) > 0;
     ret->kind = PC_F_ZERO_LENGTH;
-    return data_cause (h, n, path, NONE, point, PC_F_ZERO_LENGTH,
-                       d != NONE && size_set_by (n, point) <= d, &ret->cause);
+    return data_cause (h, n, path, ranged ? rb : NONE, point, PC_F_ZERO_LENGTH,
+                       ranged || (d != NONE && size_set_by (n, point) <= d), &ret->cause);
   }
   /* Each node the name may be bound to. */
   for (size_t i = 0; i <= p->ne; i++) {
@@ -763,6 +802,38 @@ pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, co
   return c->rule ? 0 : -ENOMEM;
 }
 
+/* Does e, found at p's path, hold in a block that is not zeros what no
+ * file the path was ever bound to held there (data the program never
+ * wrote)?  A block of unknown content (a file there before the program,
+ * a call not hashed, a mapping) could hold anything. */
+static bool
+foreign_data (const struct pc_history *h, const struct phist *p, const struct pc_entry *e)
+{
+  uint64_t nb = (e->size + BLOCK - 1) / BLOCK;
+
+  if (e->type != PC_ENTRY_FILE || e->nblocks != nb)
+    return false;
+  for (uint64_t b = 0; b < nb; b++) {
+    uint64_t len = e->size - b * BLOCK < BLOCK ? e->size - b * BLOCK : BLOCK;
+    bool known = e->blocks[b] == zeros_hash (len);
+    for (size_t i = 0; i < p->ne && !known; i++) {
+      const struct node *n;
+      size_t a, z;
+      if (p->e[i].node < 0 || h->nodes[p->e[i].node].type != N_FILE)
+        continue;
+      n = &h->nodes[p->e[i].node];
+      known = n->base || n->nsh > 0;
+      block_range (n, b, &a, &z);
+      for (size_t k = a; k < z && !known; k++)
+        known = n->b[k].kind == B_UNKNOWN || n->b[k].kind == B_MAPPED ||
+                (n->b[k].kind == B_HASH && n->b[k].hash == e->blocks[b]);
+    }
+    if (!known)
+      return true;
+  }
+  return false;
+}
+
 int
 pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end)
 {
@@ -777,11 +848,11 @@ pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *
     r = judge (h, point, NONE, p->path, e, &v);
     if (r < 0)
       return r;
-    /* Data the program never wrote there, and not zeros: someone else
-     * wrote it.  A loss (zeros, an empty file, a name gone) is judged:
+    /* Data the program never wrote there, in a block that is not zeros:
+     * someone else wrote it.  A loss (zeros, an empty file, a name gone) is judged:
      * a disk that lost data at the end lost it at the crash points too. */
     p->untraced = v.kind == PC_F_MISMATCH && !v.name && e && e->type == PC_ENTRY_FILE &&
-                  e->zero_blocks < e->nblocks;
+                  e->zero_blocks < e->nblocks && foreign_data (h, p, e);
     pc_cause_clear (&v.cause);
   }
   return 0;

@@ -91,7 +91,7 @@ add_block (struct node *n, uint64_t block, uint64_t seq, uint8_t kind, uint64_t 
 {
   if (pc_grow (&n->b, &n->capb, n->nb + 1, sizeof *n->b, 16) < 0)
     return -ENOMEM;
-  n->b[n->nb++] = (struct bver) { block, seq, hash, call, 0, kind };
+  n->b[n->nb++] = (struct bver) { block, seq, hash, call, 0, kind, false };
   if (block >= n->hiblock)
     n->hiblock = block + 1;
   return 0;
@@ -120,7 +120,20 @@ add_durable (struct node *n, uint64_t seq, uint64_t first, uint64_t last, uint32
 {
   if (pc_grow (&n->d, &n->capd, n->nd + 1, sizeof *n->d, 8) < 0)
     return -ENOMEM;
-  n->d[n->nd++] = (struct dpoint) { seq, first, last, call, meta };
+  n->d[n->nd++] = (struct dpoint) { seq, first, last, UINT64_MAX, call, meta };
+  return 0;
+}
+
+/* The byte range [off, off + len) durable from seq on: its blocks, and a
+ * size that reaches its end. */
+static int
+add_durable_range (struct node *n, uint64_t seq, uint64_t off, uint64_t len, uint32_t call)
+{
+  uint64_t end = off + (len ? len : 1);
+
+  if (add_durable (n, seq, off / BLOCK, (end - 1) / BLOCK, call, false) < 0)
+    return -ENOMEM;
+  n->d[n->nd - 1].end = off + len;
   return 0;
 }
 
@@ -138,7 +151,7 @@ add_call (struct pc_history *h, uint64_t seq, const struct pc_event *ev, uint32_
 {
   if (pc_grow (&h->calls, &h->capcalls, h->ncalls + 1, sizeof *h->calls, 64) < 0)
     return -ENOMEM;
-  h->calls[h->ncalls] = (struct call) { seq, h->ix->recs[seq].time_ns, ev->pid,
+  h->calls[h->ncalls] = (struct call) { seq, seq, h->ix->recs[seq].time_ns, ev->pid,
                                         strdup (ev->text) };
   if (h->calls[h->ncalls].text == NULL)
     return -ENOMEM;
@@ -168,6 +181,11 @@ static int
 put_hashes (struct node *nd, const struct pc_event *ev, uint64_t old, uint64_t seq,
             uint32_t call)
 {
+  /* a mapped file's content seen by a call that does not change it */
+  bool snap = ev->op == PC_OP_MSYNC || ev->op == PC_OP_MUNMAP || ev->op == PC_OP_MREMAP ||
+              ev->op == PC_OP_FSYNC || ev->op == PC_OP_FDATASYNC;
+  size_t first = nd->nb;
+
   /* where the call's change begins: its bytes, or the gap it left past
    * the old end (which reads as zeros) */
   uint64_t lo = ev->offset < old ? ev->offset : old;
@@ -187,6 +205,8 @@ put_hashes (struct node *nd, const struct pc_event *ev, uint64_t old, uint64_t s
       if (add_block (nd, k, seq, B_UNKNOWN, 0, call) < 0)
         return -ENOMEM;
   }
+  for (size_t i = first; snap && i < nd->nb; i++)
+    nd->b[i].snap = true;
   return 0;
 }
 
@@ -331,13 +351,11 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
     if ((ev->op == PC_OP_WRITE || ev->op == PC_OP_COPY) &&
         ((ev->fd_flags & (PC_FD_SYNC | PC_FD_DSYNC)) || (ev->arg_flags & (RWF_DSYNC | RWF_SYNC)))) {
       /* O_SYNC, O_DSYNC, RWF_DSYNC, RWF_SYNC: the range, at its return */
-      if (add_durable (nd, xseq, ev->offset / BLOCK,
-                       (ev->offset + (ev->length ? ev->length : 1) - 1) / BLOCK, call, false) < 0)
+      if (add_durable_range (nd, xseq, ev->offset, ev->length, call) < 0)
         return -ENOMEM;
     }
     if (ev->op == PC_OP_MSYNC && (ev->arg_flags & MS_SYNC) &&
-        add_durable (nd, xseq, ev->offset / BLOCK,
-                     (ev->offset + (ev->length ? ev->length : 1) - 1) / BLOCK, call, false) < 0)
+        add_durable_range (nd, xseq, ev->offset, ev->length, call) < 0)
       return -ENOMEM;
     return 0;
   }
@@ -399,14 +417,23 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
       return 0;
     }
     n = event_node (h, ev, ev->path[0]);
-    return n >= 0 ? add_durable (&h->nodes[n], xseq, 0, UINT64_MAX, call,
-                                 ev->op == PC_OP_FSYNC) : 0;
+    if (n < 0)
+      return 0;
+    if (ev->nhashes > 0 || (ev->flags & PC_EVENT_F_UNHASHED)) {
+      /* a file with a writable shared mapping: what it held then, the
+       * mapping's writes included, is what this made durable */
+      nd = &h->nodes[n];
+      nd->mapped_from = NONE;
+      if (put_hashes (nd, ev, cur_size (nd), seq, call) < 0)
+        return -ENOMEM;
+    }
+    return add_durable (&h->nodes[n], xseq, 0, UINT64_MAX, call, ev->op == PC_OP_FSYNC);
   }
   case PC_OP_SYNC:
   case PC_OP_SYNCFS:
     if (pc_grow (&h->global, &h->capglobal, h->nglobal + 1, sizeof *h->global, 8) < 0)
       return -ENOMEM;
-    h->global[h->nglobal++] = (struct dpoint) { xseq, 0, UINT64_MAX, call, true };
+    h->global[h->nglobal++] = (struct dpoint) { xseq, 0, UINT64_MAX, UINT64_MAX, call, true };
     return 0;
   case PC_OP_SETXATTR:
   case PC_OP_REMOVEXATTR: {
@@ -449,7 +476,7 @@ apply_mark (struct pc_history *h, const struct pc_mark *m, uint64_t seq, bool *h
   /* The mark, as people are told what made a version durable. */
   if (pc_grow (&h->calls, &h->capcalls, h->ncalls + 1, sizeof *h->calls, 64) < 0)
     return -ENOMEM;
-  h->calls[h->ncalls] = (struct call) { seq, h->ix->recs[seq].time_ns, 0, NULL };
+  h->calls[h->ncalls] = (struct call) { seq, seq, h->ix->recs[seq].time_ns, 0, NULL };
   if (asprintf (&h->calls[h->ncalls].text, "the mark %s%s", m->name,
                 (m->flags & PC_MARK_F_SYNC) ? " (synced)" : "") < 0)
     return -ENOMEM;
@@ -457,7 +484,7 @@ apply_mark (struct pc_history *h, const struct pc_mark *m, uint64_t seq, bool *h
   if (m->flags & PC_MARK_F_SYNC) {
     if (pc_grow (&h->global, &h->capglobal, h->nglobal + 1, sizeof *h->global, 8) < 0)
       return -ENOMEM;
-    h->global[h->nglobal++] = (struct dpoint) { seq, 0, UINT64_MAX, call, true };
+    h->global[h->nglobal++] = (struct dpoint) { seq, 0, UINT64_MAX, UINT64_MAX, call, true };
   }
   for (size_t i = 0; i < m->ndurable; i++) {
     int64_t n = bound (h, m->durable[i]);
@@ -509,6 +536,49 @@ bver_cmp (const void *a, const void *b)
   /* one call's versions of a block: what it may show first, what it
    * leaves last */
   return (y->kind == B_UNKNOWN) - (x->kind == B_UNKNOWN);
+}
+
+/* A mapped file's blocks, sorted, as the calls that looked at them saw
+ * them (snapshots): one that holds what the block held before is no
+ * change (the version before stays the newest, and what made it durable
+ * still holds); one that holds something else tells that the mapping
+ * wrote the block at some time after it was last seen unchanged, unseen:
+ * from then on until the snapshot, the block may hold anything (its
+ * writeback is no promise).  Returns 0 or -ENOMEM. */
+static int
+settle_snaps (const struct pc_history *h, struct node *n)
+{
+  struct bver *out;
+  size_t o = 0;
+  uint64_t seen = 0;            /* the last record the block was seen unchanged at */
+  bool any = false;
+
+  for (size_t i = 0; i < n->nb && !any; i++)
+    any = n->b[i].snap;
+  if (!any)
+    return 0;
+  if ((out = malloc (2 * n->nb * sizeof *out)) == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < n->nb; i++) {
+    const struct bver *v = &n->b[i];
+    const struct bver *prev = o > 0 && out[o - 1].block == v->block ? &out[o - 1] : NULL;
+    uint64_t vx = v->call < h->ncalls ? h->calls[v->call].xseq : v->seq;
+    if (prev == NULL || !v->snap)
+      seen = v->call < h->ncalls ? h->calls[v->call].xseq : v->seq;
+    if (v->snap && prev && v->kind == B_HASH && prev->kind == B_HASH && prev->hash == v->hash) {
+      seen = vx > seen ? vx : seen;     /* unchanged until then */
+      continue;
+    }
+    if (v->snap && prev && prev->kind != B_MAPPED && prev->kind != B_UNKNOWN &&
+        seen + 1 < v->seq)
+      out[o++] = (struct bver) { v->block, seen + 1, 0, v->call, 0, B_MAPPED, true };
+    out[o++] = *v;
+    seen = vx;
+  }
+  free (n->b);
+  n->b = out;
+  n->nb = n->capb = o;
+  return 0;
 }
 
 /* A pending call: its entry seen, its exit not yet. */
@@ -583,6 +653,7 @@ pc_history_new (const struct pc_index *ix, bool marks, struct pc_history **ret,
         h->calls[pend[k].call].text = strdup (ev.text);
         if (h->calls[pend[k].call].text == NULL)
           r = -ENOMEM;
+        h->calls[pend[k].call].xseq = i;
         if (r == 0)
           r = apply (h, &ev, pend[k].seq, i, pend[k].call);
         pend[k] = pend[--npend];
@@ -599,9 +670,11 @@ pc_history_new (const struct pc_index *ix, bool marks, struct pc_history **ret,
       h->nodes[i].lost_call = h->nodes[i].mapped_call;
     }
   if (r == 0) {
-    for (size_t i = 0; i < h->nnodes; i++)
-      if (h->nodes[i].nb > 1)
+    for (size_t i = 0; i < h->nnodes && r == 0; i++)
+      if (h->nodes[i].nb > 1) {
         qsort (h->nodes[i].b, h->nodes[i].nb, sizeof *h->nodes[i].b, bver_cmp);
+        r = settle_snaps (h, &h->nodes[i]);
+      }
     if (h->npaths > 1)
       qsort (h->paths, h->npaths, sizeof *h->paths, pc_hist_path_cmp);
     h->names = malloc ((h->npaths ? h->npaths : 1) * sizeof *h->names);

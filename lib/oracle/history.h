@@ -13,14 +13,23 @@
  * accept anything.
  *
  * Durable: a file's data and size, at the exit of fsync or fdatasync of
- * it, of an O_SYNC/O_DSYNC or RWF_SYNC/RWF_DSYNC write to it (its blocks),
- * of msync(MS_SYNC) of a range of it (those blocks); a directory's
+ * it; a byte range, at the exit of an O_SYNC/O_DSYNC or RWF_SYNC/RWF_DSYNC
+ * write to it or of msync(MS_SYNC) of a range of it: its blocks, and a
+ * size reaching its end (or the file's end then, or a smaller size a
+ * later call gave it), not the file's size; a directory's
  * entries, at the exit of an fsync of it; everything, at the exit of sync
  * or syncfs, and at a synced mark; a path's name and data, at a mark that
  * names it durable.  sync_file_range and close make nothing durable.
  *
- * At crash point c, path P may hold: any name state from the last point
- * its directory's entries were durable up to c; for a file, a size from
+ * A file with a shared writable mapping: what the mapping wrote is seen
+ * only when a call hashes the file (msync, munmap, the end of the process,
+ * fsync, fdatasync: snapshots).  A snapshot that shows a block as before
+ * is no version; one that shows it changed means the mapping wrote it
+ * after it was last seen: anything from then until the snapshot.
+ *
+ * The point judged at is the crash state's moment (crash.h): at point c,
+ * path P may hold: any name state from the last point its directory's
+ * entries were durable up to c; for a file, a size from
  * its last durable point up to c and, block by block, what the block held
  * then or after (the kernel writes back any subset of what is dirty).  The
  * judgement of what does not fit says which rule it rests on (a lost

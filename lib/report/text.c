@@ -378,9 +378,10 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "not checked: %zu crash point%s (powercut could not check %s: no verdict)\n",
              nnot, nnot == 1 ? "" : "s", nnot == 1 ? "it" : "them");
   if (nfail > 0)
-    fprintf (f, "of the failing: %zu broke a promise (lost what was made durable, or the "
-             "filesystem or the application broken), %zu only exposed data never made "
-             "durable\n", res->promises, res->exposures);
+    fprintf (f, "of the failing: %zu broke a promise (lost what was made durable or "
+             "acknowledged, or the filesystem broken), %zu did not (lost only data never "
+             "made durable, or the application's checker failed with nothing it "
+             "acknowledged lost)\n", res->promises, res->exposures);
   if (res->events > 0)
     fprintf (f, "a traced program's %" PRIu64 " calls judge the files it changed: every "
              "version it had is allowed, from the last one made durable on\n", res->events);

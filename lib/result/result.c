@@ -29,10 +29,14 @@ pc_point_broke_promise (const struct pc_point *p)
 {
   const struct pc_verdict_info *vi = pc_verdict_info (p->verdict);
 
-  if (vi == NULL || !vi->path)
-    return p->verdict != PC_V_OK && p->verdict != PC_V_NOT_CHECKED;
+  if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
+    return false;
+  if ((vi == NULL || !vi->path) && p->verdict != PC_V_APP_INVALID)
+    return true;                /* the filesystem itself */
   for (size_t k = 0; k < p->findings.n; k++) {
     const struct pc_finding *f = &p->findings.v[k];
+    if (f->kind == PC_F_OLDER && p->verdict == PC_V_APP_INVALID)
+      return true;              /* an acknowledged update lost */
     if (pc_finding_verdict (f->kind) == PC_V_OK)
       continue;
     if (!f->cause.known || f->cause.promise)

@@ -134,9 +134,12 @@ void pc_check_result_free (struct pc_check_result *res);
 void pc_check_result_recount (struct pc_check_result *res);
 
 /* Did failing point p break a promise: the filesystem corrupt or
- * unmountable, the application's checker failing, or a finding whose lost
- * version had been made durable (or whose cause is not known)?  Else it
- * only exposed data never made durable, which a crash may lose. */
+ * unmountable, a finding whose lost version had been made durable (or
+ * whose cause is not known), or the application's checker failing where
+ * the state lost what the program had acknowledged (an older-version
+ * note)?  Else it only exposed data never made durable, which a crash may
+ * lose, or the application's checker failed with nothing acknowledged
+ * lost (its data was not consistent at a point it never vouched for). */
 bool pc_point_broke_promise (const struct pc_point *p);
 
 /* Fills the derived fields of res->windows from lost_until and the

@@ -289,6 +289,36 @@ changes (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c)
       free (m.path);
     return;
   }
+  case PC_OP_FSYNC:
+  case PC_OP_FDATASYNC: {
+    /* A file with a writable shared mapping: what it holds now, what the
+     * mappings wrote with it, is what the call made durable.  The span
+     * of its mappings is hashed through one of them. */
+    uint64_t lo = UINT64_MAX, hi = 0;
+    int f = -1;
+    if (!(ev->flags & PC_EVENT_F_IDENTITY))
+      return;
+    for (size_t i = 0; i < tr->nmaps; i++) {
+      const struct pc_mapping *m = &tr->maps[i];
+      if (m->dev != ev->dev || m->ino != ev->ino || m->file < 0)
+        continue;
+      lo = m->off < lo ? m->off : lo;
+      hi = m->off + m->len > hi ? m->off + m->len : hi;
+      f = m->file;
+    }
+    if (f < 0)
+      return;
+    size = file_size (f);
+    if (size >= 0 && (uint64_t) size < hi)
+      hi = (uint64_t) size;
+    if (lo >= hi)
+      return;
+    ev->offset = lo;
+    ev->length = hi - lo;
+    ev->flags |= PC_EVENT_F_RANGE;
+    hash_range (tr, ev, f, lo, hi - lo, size);
+    break;
+  }
   case PC_OP_MSYNC:
   case PC_OP_MUNMAP:
   case PC_OP_MREMAP:

@@ -1134,6 +1134,57 @@ START_TEST (test_durability_sources)
 }
 END_TEST
 
+/* A synchronous write of a range promises that range and a size that
+ * reaches it, not the rest of a file that buffered writes made longer. */
+START_TEST (test_range_promise)
+{
+  static char ab[8193], cb[8193], c4[4097], a4[4097];
+  struct pc_event ev;
+  struct pc_cause c;
+  uint64_t hash, end;
+
+  memset (ab, 'a', 4096);
+  memset (ab + 4096, 'b', 4096);
+  memcpy (cb, ab, 8192);
+  memset (cb, 'c', 4096);
+  memset (c4, 'c', 4096);
+  memset (a4, 'a', 4096);
+  reset ();
+  mkfs_mark ();
+  creat_file ("/f", 80);
+  write_file ("/f", 80, ab, 0, 8192);          /* buffered, never synced */
+  ev_init (&ev, PC_OP_WRITE, "pwrite64", "/f");
+  ev.fd = 3;
+  ev.fd_flags = PC_FD_WRITE | PC_FD_SYNC | PC_FD_DSYNC | PC_FD_DIRECT;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev.ino = 80;
+  ev.offset = 0;
+  ev.length = 4096;
+  ev.size = 8192;
+  hash = XXH3_64bits (c4, 4096);
+  ev.nhashes = 1;
+  ev.hashes = &hash;
+  call (&ev, 4096);
+  end = ix.n - 1;
+  /* the range and a size that reaches it: nothing broken */
+  ck_assert_int_eq (kind_of (end, "f", found ("f", c4)), 0);
+  ck_assert_int_eq (kind_of (end, "f", found ("f", cb)), 0);
+  /* the buffered half lost: exposure, not a broken promise */
+  ck_assert_int_eq (judge (end, "f", found_zeros ("f", cb, 4096), &c), PC_F_MISMATCH);
+  ck_assert (!c.promise);
+  pc_cause_clear (&c);
+  /* the range itself lost, or a size short of it: broken, by the write */
+  ck_assert_int_eq (judge (end, "f", found ("f", a4), &c), PC_F_DURABLE_LOST);
+  ck_assert (c.promise);
+  ck_assert_ptr_nonnull (c.durable_by);
+  ck_assert_msg (strncmp (c.durable_by, "pwrite64", 8) == 0, "%s", c.durable_by);
+  pc_cause_clear (&c);
+  ck_assert_int_eq (judge (end, "f", found ("f", ""), &c), PC_F_ZERO_LENGTH);
+  ck_assert (c.promise);
+  pc_cause_clear (&c);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -1156,6 +1207,7 @@ main (void)
   tcase_add_test (tc, test_xattrs);
   tcase_add_test (tc, test_threads);
   tcase_add_test (tc, test_durability_sources);
+  tcase_add_test (tc, test_range_promise);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   reset ();
