@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "format/event.h"
 #include "format/logsum.h"
+#include "result/finding.h"
 #include "replay/devset.h"
 #include "replay/dmlog.h"
 #include "util/util.h"
@@ -122,8 +123,12 @@ dump_record (const struct pc_record *r, struct bad_mark *bad)
     struct pc_event ev;
     struct pc_err err;
     if (pc_event_decode (r->data, r->datalen, &ev, &err) == 0) {
+      /* a line the program printed is shown escaped */
+      char *line = ev.op == PC_OP_ACK ? pc_display_line (ev.text) : NULL;
       printf (" %s pid=%" PRId32 " tid=%" PRId32 " %s",
-              ev.kind == PC_EVENT_ENTRY ? "entry" : "exit", ev.pid, ev.tid, ev.text);
+              ev.op == PC_OP_ACK ? "ack" : ev.kind == PC_EVENT_ENTRY ? "entry" : "exit",
+              ev.pid, ev.tid, ev.op != PC_OP_ACK ? ev.text : line ? line : "?");
+      free (line);
       for (int k = 0; k < 2; k++)
         if (ev.path[k][0])
           printf (" %s=%s", k ? "path2" : "path", ev.path[k]);

@@ -13,8 +13,8 @@
 static void
 usage (void)
 {
-  printf ("usage: powercut trace [--control PATH] [--root DIR] [--all-cpus] [--quiet] [--]\n"
-          "                      COMMAND [ARG]...\n"
+  printf ("usage: powercut trace [--control PATH] [--root DIR] [--all-cpus] [--no-acks]\n"
+          "                      [--quiet] [--] COMMAND [ARG]...\n"
           "\n"
           "Run COMMAND, and every process it starts, under a tracer that logs each\n"
           "call that can change a file or make it durable (open for writing,\n"
@@ -27,10 +27,16 @@ usage (void)
           "status: COMMAND's (128 + N if signal N killed it), or 2 if it could not\n"
           "be traced.\n"
           "\n"
+          "COMMAND's standard output is read through a pipe and copied on to\n"
+          "ours; each line it writes there is logged as an acknowledgement, before\n"
+          "it goes on: powercut check --verify tells a checker what had been\n"
+          "acknowledged by each crash state's moment.\n"
+          "\n"
           "  -c, --control PATH  the recorder's control socket\n"
           "  -r, --root DIR      the recorded filesystem's mount point\n"
           "      --all-cpus      let COMMAND run on every CPU (default: the CPU the\n"
           "                      tracer is on, where each traced call costs least)\n"
+          "      --no-acks       leave standard output alone: no acknowledgements\n"
           "  -q, --quiet         no summary on standard error\n"
           "  -h, --help          show this help\n",
           DEFAULT_CONTROL);
@@ -44,10 +50,11 @@ cmd_trace (int argc, char **argv)
     { "root", required_argument, NULL, 'r' },
     { "quiet", no_argument, NULL, 'q' },
     { "all-cpus", no_argument, NULL, 'A' },
+    { "no-acks", no_argument, NULL, 'N' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  struct pc_traced t = { 0 };
+  struct pc_traced t = { .acks = true };
   struct pc_err err;
   const char *control = NULL;
   bool quiet = false;
@@ -62,6 +69,7 @@ cmd_trace (int argc, char **argv)
     case 'r': t.root = optarg; break;
     case 'q': quiet = true; break;
     case 'A': t.all_cpus = true; break;
+    case 'N': t.acks = false; break;
     case 'h': usage (); return EXIT_OK;
     default: return pc_usage_error ("trace");
     }
@@ -77,9 +85,9 @@ cmd_trace (int argc, char **argv)
     return EXIT_ERROR;
   }
   if (!quiet)
-    fprintf (stderr, "powercut trace: %s: %llu events logged, %llu about other files left "
-             "out; the tracer's peak memory %llu KiB\n", argv[optind],
-             (unsigned long long) t.events, (unsigned long long) t.elsewhere,
-             (unsigned long long) t.peak_kib);
+    fprintf (stderr, "powercut trace: %s: %llu events logged (%llu acknowledgements), %llu "
+             "about other files left out; the tracer's peak memory %llu KiB\n", argv[optind],
+             (unsigned long long) t.events, (unsigned long long) t.nacks,
+             (unsigned long long) t.elsewhere, (unsigned long long) t.peak_kib);
   return r >= 256 ? 128 + (r - 256) : r;
 }

@@ -51,7 +51,7 @@ if [ "$(nproc)" -gt 1 ]; then
   run powercut run --quiet --out "$tmp/p" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
   assert_eq "$rc" 0 "pinned run ($out $err)"
   assert_match "$(cat "$tmp/p/workload.txt")" 'Cpus_allowed_list:[[:space:]]+[0-9]+$' "one CPU"
-  assert_match "$(cat "$tmp/p/workload.txt")" "traced: [0-9]+ events logged, .*the tracer's peak memory [0-9]+ KiB" \
+  assert_match "$(cat "$tmp/p/workload.txt")" "traced: [0-9]+ events logged \([0-9]+ acknowledgements\), .*the tracer's peak memory [0-9]+ KiB" \
     "the tracer's summary"
   run powercut run --quiet --all-cpus --out "$tmp/a" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
   assert_eq "$rc" 0 "--all-cpus run ($out $err)"

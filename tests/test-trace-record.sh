@@ -27,7 +27,7 @@ OUTSIDE=$tmp run powercut trace --control "$ctl" --root "$mnt" -- sh "$tmp/prog.
 cd "$tmp"
 # the command's exit status comes back
 assert_eq "$rc" 3 "trace exit status ($err)"
-assert_match "$err" 'events logged, [0-9]+ about other files left out' "trace summary"
+assert_match "$err" 'events logged \([0-9]+ acknowledgements\), [0-9]+ about other files left out' "trace summary"
 unmount_ext4
 stop_recorder
 read_log

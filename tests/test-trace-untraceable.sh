@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-trace-untraceable.sh: what the tracer cannot follow never gives a
-# false verdict.  A traced program writes a file through a shared mapping
-# and ends without msync or munmap; another file it wrote is then changed
+# false verdict.  A traced program writes a file through a shared mapping,
+# syncs everything and ends without msync, fsync or munmap of it (what the
+# mapping wrote is seen only at the end); another file it wrote is changed
 # by a process outside the traced tree (this test).  Both paths are
 # reported not-judged, with the reason, up front in the text report, at
 # every crash point after the change (the files read as anything there);
@@ -28,7 +29,9 @@ fd = os.open("mapped", os.O_RDWR | os.O_CREAT, 0o644)
 os.ftruncate(fd, 4096)
 m = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
 m[:8] = b"mapped!\n"
-os.fsync(fd)            # written back, but the tracer never sees it
+os.sync()               # written back, but the tracer does not see what
+m[:8] = b"changed\n"    # (an fsync, fdatasync or msync of the file would show
+                        # it); at the exit it sees only this
 os._exit(0)             # no msync, no munmap: the mapping ends with the process
 PY
 mkdir "$tmp/hs"

@@ -17,6 +17,7 @@
 #include "util/disk.h"
 #include "check/export.h"
 #include "check/judge.h"
+#include "format/event.h"
 #include "format/mark.h"
 #include "oracle/oracle.h"
 #include "util/util.h"
@@ -237,10 +238,29 @@ load_inputs (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
       (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL) ||
       (cfg->verify && (res->verify = strdup (cfg->verify)) == NULL))
     return -ENOMEM;
-  /* Every mark's name, record and sync flag, for --verify's environment. */
+  /* Every mark's name, record and sync flag, and every acknowledgement,
+   * for --verify's environment. */
   for (uint64_t i = 0; cfg->verify && i < c->ix.n; i++) {
+    const struct pc_record *rec = &c->ix.recs[i];
     struct pc_mark m;
-    if (c->ix.recs[i].type != PC_REC_MARK)
+    if (rec->type == PC_REC_EVENT && rec->datalen > 7 && rec->data[7] == PC_OP_ACK) {
+      struct pc_event ev;
+      struct pc_err e;
+      if (pc_event_decode (rec->data, rec->datalen, &ev, &e) < 0) {
+        pc_err_msg (why, "%s: record %" PRIu64 ": %s", cfg->log_path, i, e.msg);
+        return -EBADMSG;
+      }
+      if (ev.op == PC_OP_ACK) {
+        if (pc_grow (&c->acks, &c->capacks, c->nacks + 1, sizeof *c->acks, 64) < 0)
+          return -ENOMEM;
+        c->acks[c->nacks] = (struct vack) { strdup (ev.text), i };
+        if (c->acks[c->nacks++].text == NULL)
+          return -ENOMEM;
+      }
+      pc_event_free (&ev);
+      continue;
+    }
+    if (rec->type != PC_REC_MARK)
       continue;
     r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, NULL);
     if (r < 0) {
@@ -596,6 +616,8 @@ ctx_free (struct ctx *c)
       unlink (p);
       snprintf (p, sizeof p, "%s/marks-%u", c->work, i);
       unlink (p);
+      snprintf (p, sizeof p, "%s/marks-%u.acks", c->work, i);
+      unlink (p);
       snprintf (p, sizeof p, "%s/tree-%u", c->work, i);
       pc_export_remove (p);
     }
@@ -608,6 +630,9 @@ ctx_free (struct ctx *c)
   for (size_t m = 0; m < c->nmarks; m++)
     free (c->marks[m].name);
   free (c->marks);
+  for (size_t a = 0; a < c->nacks; a++)
+    free (c->acks[a].text);
+  free (c->acks);
   for (size_t u = 0; c->failed && u < c->nuniq; u++)
     free (c->failed[u]);
   free (c->failed);

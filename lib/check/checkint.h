@@ -76,6 +76,12 @@ struct ctx {
     bool sync;
   } *marks;
   size_t nmarks, capmarks;
+  struct vack {                 /* every acknowledgement of a traced program (a line
+                                 * it printed: an ACK event), in order (--verify) */
+    char *text;
+    uint64_t record;
+  } *acks;
+  size_t nacks, capacks;
   int64_t *same_as;             /* per state */
   uint64_t *moment;             /* per state: the last record the disk may hold it at
                                  * (crash.h), what it is judged against */

@@ -18,6 +18,7 @@
 #include "check/export.h"
 #include "check/judge.h"
 #include "oracle/oracle.h"
+#include "result/finding.h"
 #include "util/proc.h"
 #include "util/util.h"
 #include "util/err.h"
@@ -91,28 +92,49 @@ put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as
   return 0;
 }
 
-/* What --verify said of a state, for the points that share its marks. */
+/* What --verify said of a state, for the points that share its marks and
+ * acknowledgements. */
 struct app_result {
-  size_t nmarks;                /* marks at or before the point (SIZE_MAX: none yet) */
+  size_t nmarks;                /* marks by the state's moment (SIZE_MAX: none yet) */
+  size_t nacks;                 /* acknowledgements by then */
   int verdict;                  /* PC_V_OK, PC_V_APP_INVALID or PC_V_NOT_CHECKED */
   char evidence[PC_EVIDENCE_MAX];
 };
 
+/* Writes the first n acknowledgements, a line each, to path.  Returns
+ * false if it cannot. */
+static bool
+write_acks (const struct ctx *c, const char *path, size_t n)
+{
+  FILE *f = fopen (path, "we");
+
+  if (f == NULL)
+    return false;
+  for (size_t a = 0; a < n; a++)
+    fprintf (f, "%s\n", c->acks[a].text);
+  return fclose (f) == 0;
+}
+
 /* Runs the application's checker in the exported tree of the state of
- * point i (the worker's export dir, marks file mfile).  A checker that
- * cannot be run, or does not finish, tells nothing: not checked. */
+ * point i (the worker's export dir, marks file mfile, acknowledgements
+ * file mfile.acks), with the k marks and na acknowledgements logged by the
+ * state's moment.  A checker that cannot be run, or does not finish,
+ * tells nothing: not checked. */
 static void
-run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k,
+run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k, size_t na,
             struct pc_export *x, struct app_result *ar)
 {
   char id[PC_ID_MAX], *out = malloc (PC_EVIDENCE_MAX * 4), *e_root = NULL, *e_point = NULL;
   char *e_marks = NULL, *e_last = NULL, *e_durable = NULL, *e_file = NULL, *e_count = NULL;
+  char *e_afile = NULL, *e_acount = NULL, *e_alast = NULL, afile[4200];
   char *argv[] = { (char *) "sh", (char *) "-c", (char *) c->cfg->verify, NULL };
   size_t ml = 0, d = SIZE_MAX;
   FILE *f;
   int r;
 
   ar->nmarks = k;
+  ar->nacks = na;
+  snprintf (afile, sizeof afile, "%s.acks", mfile);
   ar->verdict = PC_V_NOT_CHECKED;
   ar->evidence[0] = '\0';
   pc_state_id (&c->states[i], &c->cfg->model, id, sizeof id);
@@ -128,7 +150,11 @@ run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t 
     if (fclose (f) == EOF)
       f = NULL;
   }
-  if (out == NULL || f == NULL || (e_marks = malloc (ml + 16)) == NULL ||
+  if (out == NULL || f == NULL || !write_acks (c, afile, na) ||
+      (e_marks = malloc (ml + 16)) == NULL ||
+      asprintf (&e_afile, "POWERCUT_ACKS_FILE=%s", afile) < 0 ||
+      asprintf (&e_acount, "POWERCUT_ACK_COUNT=%zu", na) < 0 ||
+      asprintf (&e_alast, "POWERCUT_LAST_ACK=%s", na ? c->acks[na - 1].text : "") < 0 ||
       asprintf (&e_root, "POWERCUT_ROOT=%s", dir) < 0 ||
       asprintf (&e_point, "POWERCUT_POINT=%s", id) < 0 ||
       asprintf (&e_last, "POWERCUT_LAST_MARK=%s", k ? c->marks[k - 1].name : "") < 0 ||
@@ -146,7 +172,8 @@ run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t 
       strcat (e_marks, " ");
   }
   {
-    char *env[] = { e_root, e_point, e_marks, e_last, e_durable, e_file, e_count, NULL };
+    char *env[] = { e_root, e_point, e_marks, e_last, e_durable, e_file, e_count, e_afile,
+                    e_acount, e_alast, NULL };
     struct pc_proc_extra xe = { .env = env, .cwd = dir };
     r = pc_proc_run_extra (argv, &xe, c->cfg->timeout_s, out, PC_EVIDENCE_MAX * 4);
   }
@@ -173,6 +200,15 @@ run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t 
       l += len + (l[len] == '\n');
     }
     ar->verdict = PC_V_APP_INVALID;
+    /* what had been acknowledged by then, which the state should hold */
+    n = strlen (ar->evidence);
+    if (na > 0) {
+      char *last = pc_display_line (c->acks[na - 1].text);
+      snprintf (ar->evidence + n, sizeof ar->evidence - n, "\nacknowledged by this state's "
+                "moment: %zu line%s, the last \"%.200s\" (at %.3f s)", na, na == 1 ? "" : "s",
+                last ? last : "?", c->ix.recs[c->acks[na - 1].record].time_ns / 1e9);
+      free (last);
+    }
   }
   /* Whatever it did to its tree is undone before the next state. */
   if (pc_export_verify (x) == 1 && ar->verdict != PC_V_NOT_CHECKED) {
@@ -189,6 +225,9 @@ out:
   free (e_durable);
   free (e_file);
   free (e_count);
+  free (e_afile);
+  free (e_acount);
+  free (e_alast);
 }
 
 /* pc_oracle_lost_fn: state *ctx lost the version; keep the last such state. */
@@ -252,7 +291,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
     if ((ar = malloc (sizeof *ar)) == NULL)
       r = -ENOMEM;
     else
-      ar->nmarks = SIZE_MAX;
+      ar->nmarks = ar->nacks = SIZE_MAX;
   }
   for (size_t k = c->gstart[u]; k < c->gstart[u + 1] && r == 0; k++) {
     size_t i = c->gpoints[k];
@@ -275,28 +314,34 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
         ev = jm.problems;
     }
     if (ar && fs_ok && v != PC_V_NOT_CHECKED) {
-      /* The application's checker, once per state and list of marks. */
-      size_t nm = 0;
+      /* The application's checker, once per state and list of marks and
+       * acknowledgements. */
+      size_t nm = 0, na = 0;
+      uint64_t floor;
       while (nm < c->nmarks && c->marks[nm].record <= c->moment[i])
         nm++;
+      while (na < c->nacks && c->acks[na].record <= c->moment[i])
+        na++;
       if (jm.export_error < 0) {
-        ar->nmarks = SIZE_MAX;
+        ar->nmarks = ar->nacks = SIZE_MAX;
         ar->verdict = PC_V_NOT_CHECKED;
         snprintf (ar->evidence, sizeof ar->evidence, "powercut could not write the tree for "
                   "--verify: %.900s", jm.export_err.msg);
       }
-      else if (ar->nmarks != nm)
-        run_verify (c, i, xdir, mfile, nm, x, ar);
+      else if (ar->nmarks != nm || ar->nacks != na)
+        run_verify (c, i, xdir, mfile, nm, na, x, ar);
       if (ar->verdict != PC_V_OK) {
         v = ar->verdict;
         ev = ar->evidence;
       }
       /* What the state lost of what the program had by its last
-       * acknowledgement (a mark after the first, which is the tree before
-       * the program), each with its cause. */
+       * acknowledgement (a line it printed, or a mark after the first,
+       * which is the tree before the program), each with its cause. */
+      floor = nm > 1 ? c->marks[nm - 1].record : 0;
+      if (na > 0 && c->acks[na - 1].record > floor)
+        floor = c->acks[na - 1].record;
       if (v == PC_V_APP_INVALID && judge && jm.have_tree &&
-          pc_oracle_older (c->oracle, c->moment[i],
-                           nm > 1 ? c->marks[nm - 1].record : c->moment[i], &jm.tree,
+          pc_oracle_older (c->oracle, c->moment[i], floor ? floor : c->moment[i], &jm.tree,
                            &fl) < 0) {
         v = PC_V_NOT_CHECKED;
         ev = "powercut ran out of memory naming what this state lost";
@@ -443,6 +488,11 @@ worker (struct ctx *c, unsigned id)
   pc_image_free (im);
   pc_export_free (x);
   unlink (mfile);
+  {
+    char afile[4200];
+    snprintf (afile, sizeof afile, "%s.acks", mfile);
+    unlink (afile);
+  }
   free (o.buf);
   close (o.fd);
   close (fd);

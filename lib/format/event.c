@@ -34,6 +34,7 @@ static const char *const op_names[] = {
   [PC_OP_SYNC_RANGE] = "sync_file_range",
   [PC_OP_CLOSE] = "close",
   [PC_OP_UNTRACEABLE] = "untraceable",
+  [PC_OP_ACK] = "ack",
 };
 
 const char *

@@ -9,7 +9,8 @@
  * (a final block cut short by the end of the file hashes only the bytes
  * it has).  Every entry event is followed by exactly one exit event of
  * the same thread, with the same pid, tid, nr and op and a larger seq
- * (other threads' events may come between).  An exit event whose result
+ * (other threads' events may come between); an ACK is an exit event
+ * alone.  An exit event whose result
  * is negative (-errno) changed nothing: it carries no range, size or
  * hashes, and a reader must not take its data as a version.
  *
@@ -66,6 +67,11 @@
  *              mappings wrote, which the call made durable.
  *   SYNC       nothing.
  *   SYNC_RANGE fd, path[0], dev/ino, offset/length, arg_flags.
+ *   ACK        a line the program wrote on its standard output: what it
+ *              acknowledged (an exit event alone, no call behind it: nr
+ *              -1, fd 1, name "ack"); text the line without its newline
+ *              (cut to fit), pid/tid the process and thread whose write
+ *              completed it.  Logged before the program goes on.
  *   UNTRACEABLE a call whose effect on files cannot be seen (io_uring_*,
  *              io_submit, and the first call of another ABI of each
  *              thread: int 0x80, x32; PC_EVENT_F_BADARCH, nr its number
@@ -128,7 +134,8 @@ enum pc_event_op {
   PC_OP_SYNC_RANGE,
   PC_OP_CLOSE,
   PC_OP_UNTRACEABLE,
-  PC_OP_MAX_ = PC_OP_UNTRACEABLE
+  PC_OP_ACK,
+  PC_OP_MAX_ = PC_OP_ACK
 };
 
 /* flags */

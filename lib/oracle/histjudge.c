@@ -780,7 +780,8 @@ pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, co
   free (c->rule);
   free (c->fix);
   c->fix = NULL;
-  c->rule = strdup ("older than what the program had by its last acknowledgement (mark): "
+  c->rule = strdup ("older than what the program had by its last acknowledgement (a line "
+                    "it printed, or a mark): "
                     "a crash may keep it, as it was not yet durable, but the application "
                     "counted on the newer version");
   if (ret->name) {

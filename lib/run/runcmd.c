@@ -55,7 +55,8 @@ static int
 run_traced (struct run *r, unsigned commit_s, FILE *trace)
 {
   const struct pc_run_config *cfg = r->cfg;
-  struct pc_traced t = { .control = r->ctl, .root = r->mnt, .all_cpus = cfg->all_cpus };
+  struct pc_traced t = { .control = r->ctl, .root = r->mnt, .all_cpus = cfg->all_cpus,
+                         .acks = true };
   char seed[24], files[16], commit[16], seconds[16];
   char *argv[] = { (char *) cfg->self, "workload",
                    (char *) (cfg->workload ? cfg->workload->name : ""), "--control",
@@ -80,8 +81,9 @@ run_traced (struct run *r, unsigned commit_s, FILE *trace)
     fprintf (stderr, "powercut: tracing the workload: %s\n", err.msg);
     return TRACE_FAILED;
   }
-  fprintf (stderr, "powercut: traced: %llu events logged, %llu about other files left out; "
-           "the tracer's peak memory %llu KiB\n", (unsigned long long) t.events,
+  fprintf (stderr, "powercut: traced: %llu events logged (%llu acknowledgements), %llu about "
+           "other files left out; the tracer's peak memory %llu KiB\n",
+           (unsigned long long) t.events, (unsigned long long) t.nacks,
            (unsigned long long) t.elsewhere, (unsigned long long) t.peak_kib);
   return st >= 256 ? 128 + st - 256 : st;
 }

@@ -42,7 +42,7 @@ under (const struct sink *s, const char *path)
 static bool
 ours (const struct sink *s, const struct pc_event *ev)
 {
-  if (s->all || ev->op == PC_OP_SYNC || ev->op == PC_OP_UNTRACEABLE)
+  if (s->all || ev->op == PC_OP_SYNC || ev->op == PC_OP_UNTRACEABLE || ev->op == PC_OP_ACK)
     return true;
   if (ev->flags & PC_EVENT_F_IDENTITY)
     return ev->dev == (uint64_t) s->dev;
@@ -135,9 +135,11 @@ send_event (const struct pc_event *orig, void *arg)
   if (r < 0)
     return r;
   /* An entry waits for the recorder: the call's writes must come after it
-   * in the log.  An exit need not (nothing it tells is ordered against
-   * the disk): its reply is read with the next entry's, or at the end. */
-  if (ev->kind == PC_EVENT_EXIT)
+   * in the log; so does an acknowledgement (what the program does next
+   * comes after it).  An exit need not (nothing it tells is ordered
+   * against the disk): its reply is read with the next entry's, or at the
+   * end. */
+  if (ev->kind == PC_EVENT_EXIT && ev->op != PC_OP_ACK)
     r = pc_control_send (s->conn, PC_CTL_EVENT, buf, len);
   else
     r = pc_control_request (s->conn, PC_CTL_EVENT, buf, len, EVENT_TIMEOUT_MS, NULL);
@@ -147,6 +149,7 @@ send_event (const struct pc_event *orig, void *arg)
     return r;
   }
   s->t->events++;
+  s->t->nacks += ev->op == PC_OP_ACK;
   return 0;
 }
 
@@ -154,11 +157,11 @@ int
 pc_traced_run (char *const argv[], struct pc_traced *t, struct pc_err *err)
 {
   struct sink s = { .t = t, .all = t->root == NULL };
-  struct pc_tracer_opts o = { send_event, &s, t->cwd };
+  struct pc_tracer_opts o = { send_event, &s, t->cwd, t->acks };
   struct stat st;
   int r;
 
-  t->events = t->elsewhere = 0;
+  t->events = t->elsewhere = t->nacks = 0;
   if (t->root) {
     if (realpath (t->root, s.root) == NULL || stat (s.root, &st) < 0)
       return pc_err_set (err, errno, "%s: %s", t->root, strerror (errno));

@@ -36,8 +36,13 @@ struct pc_traced {
                                  * events about it are logged (NULL: all) */
   bool all_cpus;                /* the program may run on every CPU; else it and
                                  * the tracer share the one the tracer is on */
+  bool acks;                    /* each line the program writes on its standard
+                                 * output is logged as an acknowledgement (an ACK
+                                 * event, before the program goes on), and copied
+                                 * on to ours (tracer.h) */
   uint64_t events;              /* pc_traced_run: how many events were logged */
   uint64_t elsewhere;           /* ... and how many were about other files */
+  uint64_t nacks;               /* ... and how many of them were acknowledgements */
   uint64_t peak_kib;            /* ... and the tracer's peak resident memory */
 };
 

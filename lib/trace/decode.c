@@ -153,6 +153,7 @@ begin (struct pc_task *t, long nr, const char *name, uint8_t op, const uint64_t 
   memcpy (c->args, args, sizeof c->args);
   c->file = -1;
   c->old_size = UINT64_MAX;
+  c->silent = false;
   return c;
 }
 
@@ -201,6 +202,11 @@ pc_trace_entry (struct pc_tracer *tr, struct pc_task *t, uint32_t arch, long nr,
   if (!want) {
     end_call (c);
     return 0;
+  }
+  if (want == PC_DECODE_SILENT) {
+    c->silent = true;
+    t->in_call = true;
+    return 1;
   }
   r = emit (tr, &c->ev);
   if (r < 0) {
@@ -366,6 +372,10 @@ pc_trace_exit (struct pc_tracer *tr, struct pc_task *t, int64_t rval, bool lost)
     end_call (c);
     return 0;
   }
+  if (c->silent) {
+    end_call (c);
+    return pc_trace_acks (tr, t->tgid, t->tid, false);
+  }
   ev->kind = PC_EVENT_EXIT;
   txt.s = ev->text;
   txt.cap = sizeof ev->text;
@@ -391,6 +401,57 @@ pc_trace_exit (struct pc_tracer *tr, struct pc_task *t, int64_t rval, bool lost)
     ev->flags &= ~(PC_EVENT_F_RANGE | PC_EVENT_F_SIZE);
   r = emit (tr, ev);
   end_call (c);
+  return r;
+}
+
+/* An ACK event for one line. */
+struct ack_line {
+  struct pc_tracer *tr;
+  pid_t pid, tid;
+  struct pc_event ev;
+};
+
+static int
+ack_line (void *arg, const char *line, size_t len)
+{
+  struct ack_line *l = arg;
+  struct pc_event *ev = &l->ev;
+
+  memset (ev, 0, offsetof (struct pc_event, path));
+  ev->path[0][0] = ev->path[1][0] = '\0';
+  ev->first_block = 0;
+  ev->nhashes = 0;
+  ev->hashes = NULL;
+  ev->kind = PC_EVENT_EXIT;
+  ev->op = PC_OP_ACK;
+  ev->pid = l->pid;
+  ev->tid = l->tid;
+  ev->nr = -1;
+  ev->fd = 1;
+  snprintf (ev->name, sizeof ev->name, "ack");
+  if (len > sizeof ev->text - 1)
+    len = sizeof ev->text - 1;
+  memcpy (ev->text, line, len);
+  ev->text[len] = '\0';
+  /* a NUL in the line ends it there */
+  return emit (l->tr, ev);
+}
+
+int
+pc_trace_acks (struct pc_tracer *tr, pid_t pid, pid_t tid, bool all)
+{
+  struct ack_line *l;
+  int r;
+
+  if (tr->acks == NULL || tr->stop < 0)
+    return 0;
+  if ((l = malloc (sizeof *l)) == NULL)
+    return -ENOMEM;
+  l->tr = tr;
+  l->pid = pid;
+  l->tid = tid;
+  r = pc_acks_take (tr->acks, all, ack_line, l);
+  free (l);
   return r;
 }
 

@@ -205,8 +205,8 @@ position (const struct pc_fdinfo *fi)
 }
 
 static int
-write_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
-             const uint64_t *a)
+write_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct pc_text *txt,
+             long nr, const uint64_t *a)
 {
   struct pc_event *ev = &c->ev;
   struct pc_fdinfo fi;
@@ -216,7 +216,7 @@ write_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
   pc_text_add (txt, "%s(", ev->name);
   fd_arg (t, ev, txt, fd, true, &fi);
   if (fi.ok && !is_data (&fi))
-    return 0;
+    return fi.ok && pc_acks_is_pipe (tr->acks, &fi.st) ? PC_DECODE_SILENT : 0;
   pc_text_add (txt, ", ");
   if (nr == SYS_write || nr == SYS_pwrite64) {
     len = a[2];
@@ -330,8 +330,8 @@ offset_ptr (pid_t tid, struct pc_text *txt, uint64_t addr, uint64_t *ret)
 }
 
 static int
-copy_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
-            const uint64_t *a)
+copy_entry (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c, struct pc_text *txt,
+            long nr, const uint64_t *a)
 {
   struct pc_event *ev = &c->ev;
   struct pc_fdinfo out, in;
@@ -347,7 +347,7 @@ copy_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
   pc_text_init (&ti, tin, sizeof tin);
   fd_arg (t, ev, &to, fdout, true, &out);
   if (out.ok && !is_data (&out))
-    return 0;
+    return pc_acks_is_pipe (tr->acks, &out.st) ? PC_DECODE_SILENT : 0;
   pc_fd_lookup (t->tid, fdin, false, &in);
   pc_text_fd (&ti, fdin, in.ok ? in.path : NULL);
   if (in.ok)
@@ -683,10 +683,10 @@ pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
 {
   switch (c->ev.op) {
   case PC_OP_OPEN: return open_entry (tr, t, c, txt, nr, a);
-  case PC_OP_WRITE: return write_entry (t, c, txt, nr, a);
+  case PC_OP_WRITE: return write_entry (tr, t, c, txt, nr, a);
   case PC_OP_TRUNCATE: return truncate_entry (t, c, txt, nr, a);
   case PC_OP_FALLOCATE: return fallocate_entry (t, c, txt, a);
-  case PC_OP_COPY: return copy_entry (t, c, txt, nr, a);
+  case PC_OP_COPY: return copy_entry (tr, t, c, txt, nr, a);
   case PC_OP_SETXATTR:
   case PC_OP_REMOVEXATTR: return xattr_entry (t, c, txt, nr, a);
   case PC_OP_MMAP:

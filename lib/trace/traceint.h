@@ -46,7 +46,36 @@ struct pc_call {
   uint64_t args[6];
   int file;                 /* ours: the file whose blocks the exit hashes, or -1 */
   uint64_t old_size;        /* truncate: the size before */
+  bool silent;              /* no event of its own: a write to the pipe of the
+                             * acknowledgements, whose exit tells its lines */
 };
+
+/* pc_trace_decode's answer for a call whose exit must be seen but which
+ * is no event itself (a write to the acknowledgements' pipe). */
+#define PC_DECODE_SILENT 2
+
+/* The program's standard output read as acknowledgements (acks.c): a
+ * pipe, read by a thread of the tracer as it fills and copied on to the
+ * tracer's standard output, its lines taken at the exits of the writes to
+ * it and at the end. */
+struct pc_acks;
+/* The pipe (both ends close-on-exec).  Returns 0 or -errno. */
+int pc_acks_new (struct pc_acks **ret);
+/* The end the program's standard output becomes (in the child). */
+int pc_acks_child_fd (const struct pc_acks *a);
+/* In the tracer, once the child has its end: closes ours, starts reading.
+ * Returns 0 or -errno. */
+int pc_acks_start (struct pc_acks *a);
+/* Is the file st the pipe? (a NULL: no) */
+bool pc_acks_is_pipe (const struct pc_acks *a, const struct stat *st);
+/* Calls fn on every whole line read so far (without its newline), in
+ * order, and, with all, on what follows the last one; stops at fn's first
+ * non-zero answer and returns it. */
+int pc_acks_take (struct pc_acks *a, bool all, int (*fn) (void *, const char *, size_t),
+                  void *arg);
+/* Stops reading (the program has ended). */
+void pc_acks_stop (struct pc_acks *a);
+void pc_acks_free (struct pc_acks *a);
 
 struct pc_task {
   pid_t tid, tgid;
@@ -86,6 +115,7 @@ struct pc_tracer {
   uint64_t *hashes;         /* room for an exit event's hashes */
   size_t hashcap;
   uint8_t *blocks;          /* room for reading blocks to hash */
+  struct pc_acks *acks;     /* the program's standard output, or NULL */
   int stop;                 /* < 0: stopping: what on_call returned, -EINTR */
 };
 
@@ -94,7 +124,8 @@ struct pc_tracer {
 /* Decodes the entry of the call c was begun for (entries.c): its event
  * and text, and what its exit needs (c->file, c->old_size).  Returns 1 if
  * it is an event, 0 if not (a write to a pipe, the close of a file open
- * read-only). */
+ * read-only), PC_DECODE_SILENT for a write to the acknowledgements'
+ * pipe. */
 int pc_trace_decode (struct pc_tracer *tr, struct pc_task *t, struct pc_call *c,
                      struct pc_text *txt, long nr, const uint64_t a[6]);
 
@@ -109,6 +140,10 @@ int pc_trace_entry (struct pc_tracer *tr, struct pc_task *t, uint32_t arch, long
  * before it returned; clears t->in_call.  Returns 0 or what on_call
  * returned. */
 int pc_trace_exit (struct pc_tracer *tr, struct pc_task *t, int64_t rval, bool lost);
+/* Tells on_call an ACK event for each line the program completed on its
+ * standard output (with all, what follows the last one too), as written
+ * by pid/tid.  Returns 0 or what on_call returned. */
+int pc_trace_acks (struct pc_tracer *tr, pid_t pid, pid_t tid, bool all);
 
 /* Processes (procs.c): a process starts with a copy of its parent's
  * mappings (proc_fork), and ends or execs with its mappings reported

@@ -263,13 +263,15 @@ no_leak_check (void)
 /* The child: stops until the tracer holds it, loads the filter, runs the
  * program. */
 static void
-child_run (char *const argv[], const char *cwd, void *filter, int pipe_fd)
+child_run (char *const argv[], const char *cwd, void *filter, int pipe_fd, int out_fd)
 {
   sigset_t none;
   int r;
 
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
+  if (out_fd >= 0 && dup2 (out_fd, 1) < 0)
+    child_fail (pipe_fd, 3, errno);
   if (cwd && chdir (cwd) < 0)
     child_fail (pipe_fd, 1, errno);
   no_leak_check ();
@@ -290,6 +292,8 @@ tracer_free (struct pc_tracer *tr)
   pc_trace_procs_free (tr);
   free (tr->hashes);
   free (tr->blocks);
+  pc_acks_free (tr->acks);
+  tr->acks = NULL;
 }
 
 int
@@ -312,9 +316,14 @@ pc_tracer_run (char *const argv[], const struct pc_tracer_opts *opts, struct pc_
   filter = pc_trace_filter (err);
   if (filter == NULL)
     return -ENOMEM;
+  if (opts->acks && (r = pc_acks_new (&tr.acks)) < 0) {
+    seccomp_release (filter);
+    return pc_err_set (err, -r, "pipe: %s", strerror (-r));
+  }
   if (pipe2 (fds, O_CLOEXEC) < 0) {
     r = -errno;
     seccomp_release (filter);
+    pc_acks_free (tr.acks);
     return pc_err_set (err, -r, "pipe: %s", strerror (-r));
   }
   pid = fork ();
@@ -323,21 +332,30 @@ pc_tracer_run (char *const argv[], const struct pc_tracer_opts *opts, struct pc_
     seccomp_release (filter);
     close (fds[0]);
     close (fds[1]);
+    pc_acks_free (tr.acks);
     return pc_err_set (err, -r, "fork: %s", strerror (-r));
   }
   if (pid == 0) {
     close (fds[0]);
-    child_run (argv, opts->cwd, filter, fds[1]);
+    child_run (argv, opts->cwd, filter, fds[1], tr.acks ? pc_acks_child_fd (tr.acks) : -1);
   }
   close (fds[1]);
   seccomp_release (filter);
   tr.child = pid;
+  if (tr.acks && (r = pc_acks_start (tr.acks)) < 0) {
+    kill (pid, SIGKILL);
+    waitpid (pid, &st, 0);
+    close (fds[0]);
+    tracer_free (&tr);
+    return pc_err_set (err, -r, "tracing %s: reading its output: %s", argv[0], strerror (-r));
+  }
 
   /* Hold it while it is stopped, then let it go on. */
   while ((r = waitpid (pid, &st, WUNTRACED)) < 0 && errno == EINTR)
     ;
   if (r < 0 || !WIFSTOPPED (st)) {
     r = -ECHILD;
+    tracer_free (&tr);
     goto no_program;
   }
   if (ptrace (PTRACE_SEIZE, pid, 0, (void *) (long) OPTIONS) < 0) {
@@ -345,16 +363,24 @@ pc_tracer_run (char *const argv[], const struct pc_tracer_opts *opts, struct pc_
     kill (pid, SIGKILL);
     waitpid (pid, &st, 0);
     close (fds[0]);
+    tracer_free (&tr);
     return pc_err_set (err, -r, "ptrace: cannot trace %s: %s", argv[0], strerror (-r));
   }
   if (task_add (&tr, pid, pid) == NULL) {
     kill (pid, SIGKILL);
     waitpid (pid, &st, __WALL);
     close (fds[0]);
+    tracer_free (&tr);
     return pc_err_set (err, ENOMEM, "tracing %s: out of memory", argv[0]);
   }
   kill (pid, SIGCONT);
   r = trace_loop (&tr, &status, err);
+  if (tr.acks) {
+    /* what the program printed last, without a newline too */
+    pc_acks_stop (tr.acks);
+    if (r == 0)
+      stop (&tr, pc_trace_acks (&tr, pid, pid, true));
+  }
   if (r < 0) {
     kill_all (&tr);
     while (waitpid (-1, &st, __WALL | __WNOTHREAD) > 0 || errno == EINTR)

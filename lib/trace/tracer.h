@@ -27,6 +27,8 @@
 #ifndef POWERCUT_TRACER_H
 #define POWERCUT_TRACER_H
 
+#include <stdbool.h>
+
 #include "format/event.h"
 #include "util/err.h"
 
@@ -40,6 +42,11 @@ struct pc_tracer_opts {
   pc_tracer_fn on_call;     /* required */
   void *arg;                /* its second argument */
   const char *cwd;          /* the program's directory (NULL: ours) */
+  bool acks;                /* the program's standard output is a pipe the tracer
+                             * reads: each line written there is an ACK event,
+                             * told at the exit of the write that completed it
+                             * (the rest at the end), and every byte is copied
+                             * on to the tracer's own standard output */
 };
 
 /* Runs argv (looked up in PATH) under the tracer, in the calling thread,
