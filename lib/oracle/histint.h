@@ -126,6 +126,15 @@ struct ddur {
   uint32_t call;
 };
 
+/* A version of a path (histver.c): what it held after a call. */
+struct hver {
+  int64_t node;                 /* -1: absent */
+  uint64_t seq;                 /* the call's entry record */
+  uint32_t call;
+  uint64_t durable;             /* when its data and name were first durable, or NONE */
+  uint32_t dcall;               /* what made them so (UINT32_MAX: a mark) */
+};
+
 struct pc_history {
   uint64_t events;
   struct node *nodes;
@@ -142,6 +151,10 @@ struct pc_history {
   bool plain;                   /* every path judged at every point anew */
   struct hmemo *memo;           /* judgements kept (histmemo.c), or NULL */
   const struct pc_index *ix;    /* for the times of records */
+  struct hver *ver;             /* the paths' versions, by path then seq (histver.c) */
+  size_t nver;
+  size_t *vstart;               /* paths[i]'s: ver[vstart[i]] .. ver[vstart[i + 1] - 1] */
+  struct pc_history_version *pubv;      /* the same for pc_history_versions */
 };
 
 /* histjudge.c's helpers for histxattr.c: floor as a durable point (NONE:
@@ -152,6 +165,19 @@ uint64_t pc_hist_at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32
 void pc_hist_cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call);
 char *pc_hist_describe_durable (const struct pc_history *h, uint32_t call);
 uint64_t pc_hist_rec_time (const struct pc_history *h, uint64_t seq);
+
+/* histjudge.c's reading of the history, for histver.c too: the history
+ * of path (NULL if none); n's versions of block b, [*ret_a, *ret_b) in
+ * n->b; the hash of len zero bytes; may version v hold hash (zero: it is
+ * of zeros)?; n's size at point; the first point at or after seq from
+ * which path's name was durable (NONE: never), *ret_call what made it. */
+const struct phist *pc_hist_find_path (const struct pc_history *h, const char *path);
+void pc_hist_block_range (const struct node *n, uint64_t b, size_t *ret_a, size_t *ret_b);
+uint64_t pc_hist_zeros_hash (uint64_t len);
+bool pc_hist_holds (const struct bver *v, uint64_t hash, bool zero);
+uint64_t pc_hist_size_at (const struct node *n, uint64_t point);
+uint64_t pc_hist_entry_made_durable (const struct pc_history *h, const char *path, uint64_t seq,
+                                     uint32_t *ret_call);
 
 /* histxattr.c: do found's extended attributes fit n's at point (from the
  * last point they were durable, floor counting as one)?  NULL if so;
@@ -166,6 +192,10 @@ int pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const
 /* histjudge.c: the judgement itself (pc_history_judge without reuse). */
 int pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
                    const struct pc_entry *found, struct pc_history_verdict *ret);
+
+/* histver.c: lists the paths' versions, once the history is built.
+ * Returns 0 or -ENOMEM. */
+int pc_hist_versions_build (struct pc_history *h);
 
 /* histmemo.c: the kept judgements, dropped (when the history changes:
  * pc_history_set_end) or freed. */

@@ -14,8 +14,8 @@
 /* ------------------------------------------------------------------ */
 /* Judging */
 
-static const struct phist *
-find_path (const struct pc_history *h, const char *path)
+const struct phist *
+pc_hist_find_path (const struct pc_history *h, const char *path)
 {
   struct phist key = { .path = (char *) path };
 
@@ -112,8 +112,8 @@ made_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint
 }
 
 /* The versions of block b of n: [*ret_a, *ret_b) in n->b. */
-static void
-block_range (const struct node *n, uint64_t b, size_t *ret_a, size_t *ret_b)
+void
+pc_hist_block_range (const struct node *n, uint64_t b, size_t *ret_a, size_t *ret_b)
 {
   size_t lo = 0, hi = n->nb;
 
@@ -132,8 +132,8 @@ block_range (const struct node *n, uint64_t b, size_t *ret_a, size_t *ret_b)
 
 /* The hash of len zero bytes; a whole block's is worked out once (it is
  * asked for every block judged). */
-static uint64_t
-zeros_hash (uint64_t len)
+uint64_t
+pc_hist_zeros_hash (uint64_t len)
 {
   static const uint8_t z[BLOCK];
   static uint64_t whole;
@@ -148,8 +148,8 @@ zeros_hash (uint64_t len)
   return whole;
 }
 
-static bool
-holds (const struct bver *v, uint64_t hash, bool zero)
+bool
+pc_hist_holds (const struct bver *v, uint64_t hash, bool zero)
 {
   return v->kind == B_UNKNOWN || (v->kind == B_ZERO && zero) ||
          (v->kind == B_HASH && v->hash == hash);
@@ -160,17 +160,16 @@ holds (const struct bver *v, uint64_t hash, bool zero)
  * BLOCK_MAPPED: only as what a mapping may have written, unseen.
  * *ret_newest: the newest version in the window (NULL if none). */
 enum { BLOCK_BAD, BLOCK_OK, BLOCK_MAPPED };
-static uint64_t size_at (const struct node *n, uint64_t point);
 static int
 block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_t lo,
           uint64_t point, const struct bver **ret_newest)
 {
   size_t a, z;
   const struct bver *at_lo = NULL;
-  bool zero = hash == zeros_hash (len), seen_any = false, mapped = false;
+  bool zero = hash == pc_hist_zeros_hash (len), seen_any = false, mapped = false;
 
   *ret_newest = NULL;
-  block_range (n, b, &a, &z);
+  pc_hist_block_range (n, b, &a, &z);
   for (size_t i = a; i < z; i++) {
     const struct bver *v = &n->b[i];
     if (v->seq > point)
@@ -181,11 +180,11 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
     }
     seen_any = true;
     *ret_newest = v;
-    if (holds (v, hash, zero))
+    if (pc_hist_holds (v, hash, zero))
       return BLOCK_OK;
     mapped |= v->kind == B_MAPPED;
   }
-  if (at_lo && holds (at_lo, hash, zero))
+  if (at_lo && pc_hist_holds (at_lo, hash, zero))
     return BLOCK_OK;
   if (mapped || (at_lo && at_lo->kind == B_MAPPED))
     return BLOCK_MAPPED;
@@ -197,7 +196,7 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
    * already covered the view then (grown by a truncate or fallocate): its
    * zeros.  A block it never wrote is a hole: zeros. */
   if (seen_any)
-    return n->base || (zero && n->b[a].seq > 0 && size_at (n, n->b[a].seq - 1) >= b * BLOCK + len)
+    return n->base || (zero && n->b[a].seq > 0 && pc_hist_size_at (n, n->b[a].seq - 1) >= b * BLOCK + len)
            ? BLOCK_OK : BLOCK_BAD;
   return n->base || zero ? BLOCK_OK : BLOCK_BAD;
 }
@@ -261,8 +260,8 @@ size_set_by (const struct node *n, uint64_t point)
   return seq;
 }
 
-static uint64_t
-size_at (const struct node *n, uint64_t point)
+uint64_t
+pc_hist_size_at (const struct node *n, uint64_t point)
 {
   uint64_t s = 0;
 
@@ -287,7 +286,7 @@ size_needed (const struct node *n, uint64_t point, uint64_t *ret_block)
     uint64_t l;
     if (d->seq > point || (d->first == 0 && d->last == UINT64_MAX) || d->end == 0)
       continue;
-    l = d->end < size_at (n, d->seq) ? d->end : size_at (n, d->seq);
+    l = d->end < pc_hist_size_at (n, d->seq) ? d->end : pc_hist_size_at (n, d->seq);
     for (size_t k = 0; k < n->ns && n->s[k].seq <= point; k++)
       if (n->s[k].seq > d->seq && n->s[k].size < l)
         l = n->s[k].size;
@@ -310,11 +309,11 @@ grown_over (const struct node *n, uint64_t b, uint64_t size, uint64_t lo, uint64
 {
   size_t a, z;
 
-  block_range (n, b, &a, &z);
+  pc_hist_block_range (n, b, &a, &z);
   for (size_t i = a; i < z && n->b[i].seq <= point; i++) {
     const struct bver *v = &n->b[i];
     if ((lo == NONE || v->seq > lo) && v->kind == B_HASH && b * BLOCK + v->from < size &&
-        v->seq > 0 && size_at (n, v->seq - 1) >= size)
+        v->seq > 0 && pc_hist_size_at (n, v->seq - 1) >= size)
       return true;
   }
   return false;
@@ -334,9 +333,9 @@ durably_empty (const struct pc_history *h, const struct node *n, const char *pat
 
   if (n->ns == 0)
     return false;
-  if (d != NONE && size_at (n, d) == 0 && n->s[0].seq <= d)
+  if (d != NONE && pc_hist_size_at (n, d) == 0 && n->s[0].seq <= d)
     return true;
-  return e != NONE && (d == NONE || d < e) && n->s[0].seq <= e && size_at (n, e) == 0;
+  return e != NONE && (d == NONE || d < e) && n->s[0].seq <= e && pc_hist_size_at (n, e) == 0;
 }
 
 /* Did a call in (lo, point] leave block b holding fewer bytes than a view
@@ -349,11 +348,11 @@ cut_under (const struct node *n, uint64_t b, uint64_t len, uint64_t lo, uint64_t
 {
   size_t a, z;
 
-  block_range (n, b, &a, &z);
+  pc_hist_block_range (n, b, &a, &z);
   for (size_t i = a; i < z && n->b[i].seq <= point; i++) {
     const struct bver *v = &n->b[i];
     if ((lo == NONE || v->seq > lo) && v->kind == B_HASH && v->seq > 0 &&
-        size_at (n, v->seq) < b * BLOCK + len && size_at (n, v->seq) < size_at (n, v->seq - 1))
+        pc_hist_size_at (n, v->seq) < b * BLOCK + len && pc_hist_size_at (n, v->seq) < pc_hist_size_at (n, v->seq - 1))
       return true;
   }
   return false;
@@ -414,9 +413,9 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
       continue;
     if (*ret_block == NONE)
       *ret_block = b;
-    all_zero &= found->blocks[b] == zeros_hash (len);
+    all_zero &= found->blocks[b] == pc_hist_zeros_hash (len);
     /* A promise broken if what the block last held was durable by now. */
-    block_range (n, b, &a, &z);
+    pc_hist_block_range (n, b, &a, &z);
     for (size_t i = a; i < z && n->b[i].seq <= point; i++)
       last = &n->b[i];
     promise |= lo != NONE && (last == NULL || last->seq <= lo);
@@ -461,7 +460,7 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
   c->durable_ns = -1;
   if (b != NONE) {
     size_t a, z;
-    block_range (n, b, &a, &z);
+    pc_hist_block_range (n, b, &a, &z);
     for (size_t i = a; i < z && n->b[i].seq <= point; i++)
       newest = &n->b[i];
   }
@@ -533,7 +532,7 @@ static int
 judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
        const struct pc_entry *found, struct pc_history_verdict *ret)
 {
-  const struct phist *p = find_path (h, path);
+  const struct phist *p = pc_hist_find_path (h, path);
   uint32_t dcall;
   uint64_t de;
   int64_t at_de = -1, newest = -1;
@@ -552,7 +551,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     ret->kind = PC_F_NOT_JUDGED;
     ret->cause.known = true;
     ret->cause.durable_ns = -1;
-    ret->cause.rule = strdup ("the end of the recording holds there what the traced program "
+    ret->cause.rule = strdup ("the end of the recording pc_hist_holds there what the traced program "
                               "never had: something the tracer does not see changed it (a "
                               "process outside the traced tree, a shared mapping never "
                               "msync'd or unmapped): not judged");
@@ -591,7 +590,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
    * truncate-then-write does); but not where the file was empty when it
    * was last made durable (that empty file is the version a crash keeps). */
   if (found->type == PC_ENTRY_FILE && found->size == 0 && newest >= 0 &&
-      h->nodes[newest].type == N_FILE && size_at (&h->nodes[newest], point) > 0 &&
+      h->nodes[newest].type == N_FILE && pc_hist_size_at (&h->nodes[newest], point) > 0 &&
       h->nodes[newest].lost_from > point &&
       !durably_empty (h, &h->nodes[newest], path, point, floor)) {
     const struct node *n = &h->nodes[newest];
@@ -668,7 +667,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     if (n->lost_from > point && best_block != NONE) {
       /* a mapping's unseen writes: the mmap behind them */
       size_t a, z;
-      block_range (n, best_block, &a, &z);
+      pc_hist_block_range (n, best_block, &a, &z);
       for (size_t i = a; i < z && n->b[i].seq <= point; i++)
         if (n->b[i].kind == B_MAPPED)
           call = n->b[i].call;
@@ -706,8 +705,9 @@ pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
 
 /* The first point at or after seq from which path's name was durable, or
  * NONE; *ret_call what made it so. */
-static uint64_t
-entry_made_durable (const struct pc_history *h, const char *path, uint64_t seq, uint32_t *ret_call)
+uint64_t
+pc_hist_entry_made_durable (const struct pc_history *h, const char *path, uint64_t seq,
+                            uint32_t *ret_call)
 {
   const char *slash = strrchr (path, '/');
   size_t dl = slash ? (size_t) (slash - path) : 0;
@@ -735,7 +735,7 @@ static void
 older_binding (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
                const struct pc_entry *found, struct pc_history_verdict *ret)
 {
-  const struct phist *p = find_path (h, path);
+  const struct phist *p = pc_hist_find_path (h, path);
   size_t last = SIZE_MAX;
 
   if (p == NULL || found == NULL || found->type != PC_ENTRY_FILE)
@@ -788,7 +788,7 @@ pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, co
     const char *slash = strrchr (path, '/');
     uint32_t dcall;
     uint64_t dseq = ret->call < h->ncalls
-                    ? entry_made_durable (h, path, h->calls[ret->call].seq, &dcall) : NONE;
+                    ? pc_hist_entry_made_durable (h, path, h->calls[ret->call].seq, &dcall) : NONE;
     free (c->durable_by);
     c->durable_by = dseq == NONE ? NULL : pc_hist_describe_durable (h, dcall);
     c->durable_ns = dseq == NONE ? -1 : (int64_t) pc_hist_rec_time (h, dseq);
@@ -816,7 +816,7 @@ foreign_data (const struct pc_history *h, const struct phist *p, const struct pc
     return false;
   for (uint64_t b = 0; b < nb; b++) {
     uint64_t len = e->size - b * BLOCK < BLOCK ? e->size - b * BLOCK : BLOCK;
-    bool known = e->blocks[b] == zeros_hash (len);
+    bool known = e->blocks[b] == pc_hist_zeros_hash (len);
     for (size_t i = 0; i < p->ne && !known; i++) {
       const struct node *n;
       size_t a, z;
@@ -824,7 +824,7 @@ foreign_data (const struct pc_history *h, const struct phist *p, const struct pc
         continue;
       n = &h->nodes[p->e[i].node];
       known = n->base || n->nsh > 0;
-      block_range (n, b, &a, &z);
+      pc_hist_block_range (n, b, &a, &z);
       for (size_t k = a; k < z && !known; k++)
         known = n->b[k].kind == B_UNKNOWN || n->b[k].kind == B_MAPPED ||
                 (n->b[k].kind == B_HASH && n->b[k].hash == e->blocks[b]);

@@ -683,6 +683,8 @@ pc_history_new (const struct pc_index *ix, bool marks, struct pc_history **ret,
     for (size_t i = 0; r == 0 && i < h->npaths; i++)
       h->names[i] = h->paths[i].path;
   }
+  if (r == 0)
+    r = pc_hist_versions_build (h);
   if (r < 0) {
     pc_history_free (h);
     return r;
@@ -721,6 +723,9 @@ pc_history_free (struct pc_history *h)
     free (h->dd[i].dir);
   free (h->dd);
   free (h->global);
+  free (h->ver);
+  free (h->vstart);
+  free (h->pubv);
   free (h);
 }
 

@@ -111,4 +111,32 @@ int pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor
                       const char *path, const struct pc_entry *found,
                       struct pc_history_verdict *ret);
 
+/* A version of a path: what it held after a call that changed it (a
+ * creation, rename, link or unlink of the name; a change of the data or
+ * size of the file bound to it).  The durability windows of a traced
+ * program follow them. */
+struct pc_history_version {
+  const char *path;
+  const char *call;             /* the call's text (NULL: none known) */
+  uint64_t record;              /* its entry record */
+  const char *durable_by;       /* what first made its data and name durable (a
+                                 * call's text, "the mark NAME ..."), or NULL: never */
+  uint64_t durable_record;      /* then (if durable_by) */
+};
+
+/* Every version, by path (pc_history_paths' order) then record; at most
+ * 512 of a path, evenly spaced.  *ret_n of them; valid while h is. */
+const struct pc_history_version *pc_history_versions (const struct pc_history *h,
+                                                      size_t *ret_n);
+
+/* Calls fn with the index of every version of path, up to point, that a
+ * crash state holding found there (NULL: absent) lost: the versions after
+ * the newest one it holds (or a later state of it: a file holds a version
+ * when its size reaches the version's, or is the version's after a call
+ * that made it smaller, and its blocks hold what they held then or
+ * since).  Nothing for a path not followed or not judged. */
+typedef void pc_history_lost_fn (void *ctx, size_t version);
+void pc_history_lost (const struct pc_history *h, uint64_t point, const char *path,
+                      const struct pc_entry *found, pc_history_lost_fn *fn, void *ctx);
+
 #endif

@@ -30,6 +30,7 @@ struct pc_oracle {
   size_t *vmark;              /* each version's mark (index in marks) */
   const struct pc_entry **ventry;       /* ... and what it is */
   size_t *vstart;             /* known[k]'s versions: vstart[k] .. vstart[k + 1] - 1 */
+  size_t hfirst;              /* the history's versions from here on (its paths' only) */
   size_t nversions;
 };
 
@@ -57,11 +58,34 @@ followed (const struct pc_entry *e)
   return e && (e->type == PC_ENTRY_FILE || e->type == PC_ENTRY_SYMLINK);
 }
 
-/* Lists the versions of every known path.  Returns 0 or -ENOMEM. */
+/* Does the history follow path? */
+static bool
+traced (const struct pc_oracle *o, const char *path)
+{
+  size_t nh = 0, lo = 0, hi;
+  const char *const *hp = o->hist ? pc_history_paths (o->hist, &nh) : NULL;
+
+  for (hi = nh; lo < hi;) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp (hp[mid], path);
+    if (c == 0)
+      return true;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return false;
+}
+
+/* Lists the versions of every known path the history does not follow,
+ * then the history's: every version a traced program had.  Returns 0 or
+ * -ENOMEM. */
 static int
 versions_new (struct pc_oracle *o)
 {
-  size_t cap = 0, n = 0;
+  const struct pc_history_version *hv = NULL;
+  size_t cap = 0, n = 0, nh = 0;
 
   o->vstart = malloc ((o->nknown + 1) * sizeof *o->vstart);
   if (o->vstart == NULL)
@@ -69,6 +93,8 @@ versions_new (struct pc_oracle *o)
   for (size_t k = 0; k < o->nknown; k++) {
     const struct pc_entry *prev = NULL;
     o->vstart[k] = n;
+    if (traced (o, o->known[k]))
+      continue;
     for (size_t i = o->first[k]; i < o->n; i++) {
       const struct pc_entry *e = pc_mark_find (&o->marks[i].m, o->known[k]);
       bool is_new = followed (e) && (prev == NULL || !same_version (e, prev));
@@ -108,8 +134,37 @@ versions_new (struct pc_oracle *o)
     }
   }
   o->vstart[o->nknown] = n;
+  o->hfirst = n;
+  if (o->hist)
+    hv = pc_history_versions (o->hist, &nh);
+  if (nh > 0) {
+    void *a = realloc (o->versions, (n + nh) * sizeof *o->versions);
+    if (a == NULL)
+      return -ENOMEM;
+    o->versions = a;
+    for (size_t i = 0; i < nh; i++)
+      o->versions[n++] = (struct pc_oracle_version) {
+        .path = hv[i].path, .mark = hv[i].call ? hv[i].call : "?", .record = hv[i].record,
+        .ack = hv[i].durable_by, .ack_record = hv[i].durable_by ? hv[i].durable_record : 0,
+      };
+  }
   o->nversions = n;
   return 0;
+}
+
+/* The history's lost versions, as the oracle's. */
+struct hlost {
+  const struct pc_oracle *o;
+  pc_oracle_lost_fn *fn;
+  void *ctx;
+};
+
+static void
+hlost (void *ctx, size_t v)
+{
+  struct hlost *l = ctx;
+
+  l->fn (l->ctx, l->o->hfirst + v);
 }
 
 const struct pc_oracle_version *
@@ -608,10 +663,11 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
       cur = ph;
     f = pf && strcmp (pf, cur) == 0 ? &found->entries[j] : NULL;
     if (ph && strcmp (ph, cur) == 0) {
-      /* The durability windows still follow the marks' versions. */
-      if (lost && pk && strcmp (pk, cur) == 0 && !(f == NULL && o->first[i] > last) &&
-          !(nbefore == o->n && o->changed[i]))
-        note_lost (o, i, last, f, lost, lost_ctx);
+      /* The durability windows follow every version the program had. */
+      if (lost) {
+        struct hlost l = { o, lost, lost_ctx };
+        pc_history_lost (o->hist, point, cur, f, hlost, &l);
+      }
       v = judge_traced (o, point, cur, f, out);
       if (v < 0)
         return v;

@@ -27,7 +27,9 @@
  *
  * Durability windows (window.h) follow each version of a file or symlink:
  * a path's content at a manifest mark that differs from its content at
- * the mark before (or that was absent there).  A crash state at point c
+ * the mark before (or that was absent there); for the paths a traced
+ * program's history follows, every version the program had instead (each
+ * call's result, history.h: pc_history_versions and pc_history_lost).  A crash state at point c
  * holds version v of P when the newest mark up to N (c's first later mark,
  * or the last) whose P matches what the state has there (absence too) is
  * v's mark or later; otherwise it lost v (if v's mark is also up to N: a
@@ -88,15 +90,19 @@ size_t pc_oracle_changed_after (const struct pc_oracle *o);
 /* The name of the last mark with a manifest, or NULL. */
 const char *pc_oracle_last_mark (const struct pc_oracle *o);
 
-/* A version of a file or symlink, as a manifest mark first recorded it. */
+/* A version of a file or symlink, as a manifest mark first recorded it,
+ * or as a traced program's call made it. */
 struct pc_oracle_version {
   const char *path;
-  const char *mark;             /* the name of the mark that recorded it */
-  uint64_t record;              /* that mark's record */
+  const char *mark;             /* the name of the mark that recorded it, or the
+                                 * text of the call */
+  uint64_t record;              /* that mark's record (the call's entry) */
   const char *ack;              /* the first mark from that one on, while the path
                                  * still had this version, that made it durable
-                                 * (synced, or naming it with --durable), or NULL */
-  uint64_t ack_record;          /* that mark's record (if ack) */
+                                 * (synced, or naming it with --durable), or what
+                                 * first made the call's version durable; NULL:
+                                 * nothing did */
+  uint64_t ack_record;          /* its record (if ack) */
 };
 
 /* Every version, by path, then in mark order (*ret_n of them). */

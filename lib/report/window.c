@@ -118,7 +118,8 @@ pc_windows_text (FILE *f, const struct pc_check_result *res)
   if (res->nwindows == 0)
     return;
   pc_windows_summary (res, &s);
-  fprintf (f, "\ndurability windows (from a version's mark until no later crash loses it):\n");
+  fprintf (f, "\ndurability windows (from a version's mark, or the call that made it, until "
+           "no later crash loses it):\n");
   fprintf (f, "  %zu versions: ", s.n);
   if (s.longest != SIZE_MAX)
     fprintf (f, "longest %.1f s, median %.1f s", SEC (s.longest_ns), SEC (s.median_ns));

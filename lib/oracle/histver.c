@@ -1,0 +1,256 @@
+/* histver.c: every version a traced program's paths had, and which of
+ * them a crash state lost: a traced program's durability windows.
+ *
+ * A path's versions are what it held after each call that changed it: a
+ * name bound (a creation, a rename or link over it, an unlink), and every
+ * call that changed the data or size of the file bound to it.  A crash
+ * state keeps a version when what it holds there is that version or a
+ * later one; it lost the versions after the newest one it keeps. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle/histint.h"
+#include "util/util.h"
+
+/* At most so many versions of one path are followed (evenly spaced, the
+ * first and the last among them), and at most so many blocks of a file
+ * compared (a larger file is followed by its size). */
+#define PATH_MAX_VERSIONS 512
+#define MAX_BLOCKS 16384
+
+/* A change of a file: the record of the call's entry, and the call. */
+struct change {
+  uint64_t seq;
+  uint32_t call;
+};
+
+static int
+change_cmp (const void *a, const void *b)
+{
+  uint64_t x = ((const struct change *) a)->seq, y = ((const struct change *) b)->seq;
+
+  return (x > y) - (x < y);
+}
+
+/* The first point at or after seq from which all of n's data was
+ * durable (a sync of it or of everything), or NONE; *ret_call what. */
+static uint64_t
+data_made_durable (const struct pc_history *h, const struct node *n, uint64_t seq,
+                   uint32_t *ret_call)
+{
+  uint64_t best = NONE;
+
+  *ret_call = UINT32_MAX;
+  for (size_t i = 0; i < h->nglobal; i++)
+    if (h->global[i].seq >= seq && h->global[i].seq < best) {
+      best = h->global[i].seq;
+      *ret_call = h->global[i].call;
+    }
+  for (size_t i = 0; i < n->nd; i++)
+    if (n->d[i].first == 0 && n->d[i].last == UINT64_MAX && n->d[i].seq >= seq &&
+        n->d[i].seq < best) {
+      best = n->d[i].seq;
+      *ret_call = n->d[i].call;
+    }
+  return best;
+}
+
+/* Adds the version (node, seq, call) of path i; its durable point is
+ * when both its data and its name were durable. */
+static int
+add (struct pc_history *h, size_t *cap, const struct phist *p, int64_t node, uint64_t bound,
+     uint64_t seq, uint32_t call)
+{
+  uint32_t ncall = UINT32_MAX, dcall = UINT32_MAX;
+  uint64_t name = pc_hist_entry_made_durable (h, p->path, bound, &ncall), d = name;
+
+  if (node >= 0 && h->nodes[node].type == N_FILE) {
+    uint64_t data = data_made_durable (h, &h->nodes[node], seq, &dcall);
+    d = name == NONE || data == NONE ? NONE : name > data ? name : data;
+    if (data != NONE && data >= name)
+      ncall = dcall;
+  }
+  if (pc_grow (&h->ver, cap, h->nver + 1, sizeof *h->ver, 64) < 0)
+    return -ENOMEM;
+  h->ver[h->nver++] = (struct hver) { node, seq, call, d, ncall };
+  return 0;
+}
+
+/* The versions of p: every binding, and every change of a file bound. */
+static int
+path_versions (struct pc_history *h, size_t *cap, const struct phist *p, struct change **seqs,
+               size_t *seqcap)
+{
+  size_t first = h->nver;
+
+  for (size_t i = 0; i < p->ne; i++) {
+    int64_t ni = p->e[i].node;
+    uint64_t to = i + 1 < p->ne ? p->e[i + 1].seq : NONE;
+    const struct node *n;
+    size_t ns = 0;
+    if (i > 0 && p->e[i - 1].node == ni && p->e[i - 1].seq == p->e[i].seq)
+      continue;
+    /* a file or a symbolic link, or the absence of one (not a directory) */
+    if (ni >= 0 ? h->nodes[ni].type != N_DIR : h->nver > first)
+      if (add (h, cap, p, ni, p->e[i].seq, p->e[i].seq, p->e[i].call) < 0)
+        return -ENOMEM;
+    if (ni < 0 || h->nodes[ni].type != N_FILE)
+      continue;
+    n = &h->nodes[ni];
+    /* the seqs of its changes while bound here, each once */
+    if (pc_grow (seqs, seqcap, n->nb + n->ns + 1, sizeof **seqs, 64) < 0)
+      return -ENOMEM;
+    for (size_t k = 0; k < n->nb; k++)
+      if (n->b[k].kind != B_MAPPED && n->b[k].seq > p->e[i].seq && n->b[k].seq < to)
+        (*seqs)[ns++] = (struct change) { n->b[k].seq, n->b[k].call };
+    for (size_t k = 0; k < n->ns; k++)
+      if (n->s[k].seq > p->e[i].seq && n->s[k].seq < to)
+        (*seqs)[ns++] = (struct change) { n->s[k].seq, n->s[k].call };
+    if (ns > 1)
+      qsort (*seqs, ns, sizeof **seqs, change_cmp);
+    for (size_t k = 0; k < ns; k++) {
+      if (k > 0 && (*seqs)[k].seq == (*seqs)[k - 1].seq)
+        continue;
+      if (add (h, cap, p, ni, p->e[i].seq, (*seqs)[k].seq, (*seqs)[k].call) < 0)
+        return -ENOMEM;
+    }
+  }
+  /* Too many: keep PATH_MAX_VERSIONS of them, evenly spaced. */
+  if (h->nver - first > PATH_MAX_VERSIONS) {
+    size_t n = h->nver - first;
+    for (size_t k = 0; k < PATH_MAX_VERSIONS; k++)
+      h->ver[first + k] = h->ver[first + k * (n - 1) / (PATH_MAX_VERSIONS - 1)];
+    h->nver = first + PATH_MAX_VERSIONS;
+  }
+  return 0;
+}
+
+int
+pc_hist_versions_build (struct pc_history *h)
+{
+  struct change *seqs = NULL;
+  size_t cap = 0, seqcap = 0;
+  int r = 0;
+
+  h->vstart = malloc ((h->npaths + 1) * sizeof *h->vstart);
+  if (h->vstart == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < h->npaths && r == 0; i++) {
+    h->vstart[i] = h->nver;
+    r = path_versions (h, &cap, &h->paths[i], &seqs, &seqcap);
+  }
+  h->vstart[h->npaths] = h->nver;
+  free (seqs);
+  if (r == 0 && (h->pubv = calloc (h->nver ? h->nver : 1, sizeof *h->pubv)) == NULL)
+    r = -ENOMEM;
+  for (size_t i = 0; r == 0 && i < h->npaths; i++)
+    for (size_t v = h->vstart[i]; v < h->vstart[i + 1]; v++) {
+      const struct hver *hv = &h->ver[v];
+      struct pc_history_version *pv = &h->pubv[v];
+      pv->path = h->paths[i].path;
+      pv->record = hv->seq;
+      pv->call = hv->call < h->ncalls ? h->calls[hv->call].text : "the tree before the program";
+      pv->durable_record = hv->durable;
+      pv->durable_by = hv->durable == NONE ? NULL
+                       : hv->dcall < h->ncalls ? h->calls[hv->dcall].text : "a mark";
+    }
+  return r;
+}
+
+const struct pc_history_version *
+pc_history_versions (const struct pc_history *h, size_t *ret_n)
+{
+  *ret_n = h->events ? h->nver : 0;
+  return h->pubv;
+}
+
+/* May block b of n hold hash (of len bytes) as of seq or after, up to
+ * point? */
+static bool
+block_kept (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_t seq,
+            uint64_t point)
+{
+  bool zero = hash == pc_hist_zeros_hash (len);
+  size_t a, z, from;
+
+  pc_hist_block_range (n, b, &a, &z);
+  for (from = a; from < z && n->b[from].seq <= seq; from++)
+    ;
+  if (from == a) {
+    /* no version by seq: a hole (zeros), or what was there before */
+    if (zero || n->base)
+      return true;
+  }
+  else
+    from--;                     /* the version in effect at seq */
+  for (size_t k = from; k < z && n->b[k].seq <= point; k++)
+    if (pc_hist_holds (&n->b[k], hash, zero) || n->b[k].kind == B_MAPPED)
+      return true;
+  return false;
+}
+
+/* Does found hold version v, or a later one, as of point? */
+static bool
+holds_version (const struct pc_history *h, const struct hver *v, const struct pc_entry *found,
+               uint64_t point)
+{
+  const struct node *n;
+  uint64_t size, before, nb, check;
+
+  if (v->node < 0)
+    return found == NULL;
+  if (found == NULL)
+    return false;
+  n = &h->nodes[v->node];
+  if (n->type == N_DIR)
+    return found->type == PC_ENTRY_DIR;
+  if (n->type == N_LINK)
+    return found->type == PC_ENTRY_SYMLINK &&
+           strcmp (n->target ? n->target : "", found->target ? found->target : "") == 0;
+  if (found->type != PC_ENTRY_FILE)
+    return false;
+  if (n->lost_from <= point)
+    return true;                /* not judged: nothing known lost */
+  size = pc_hist_size_at (n, v->seq);
+  before = v->seq > 0 ? pc_hist_size_at (n, v->seq - 1) : 0;
+  /* a smaller size is part of the version (a truncate); a larger one may
+   * be a later version's */
+  if (size < before ? found->size != size : found->size < size)
+    return false;
+  nb = (found->size + BLOCK - 1) / BLOCK;
+  if (found->size > 0 && found->nblocks != nb)
+    return true;                /* its blocks were not read */
+  /* its whole blocks, and its last one if the size is the version's */
+  check = found->size == size ? (size + BLOCK - 1) / BLOCK : size / BLOCK;
+  if (check > MAX_BLOCKS)
+    return true;
+  for (uint64_t b = 0; b < check; b++) {
+    uint64_t len = found->size - b * BLOCK < BLOCK ? found->size - b * BLOCK : BLOCK;
+    if (!block_kept (n, b, found->blocks[b], len, v->seq, point))
+      return false;
+  }
+  return true;
+}
+
+void
+pc_history_lost (const struct pc_history *h, uint64_t point, const char *path,
+                 const struct pc_entry *found, pc_history_lost_fn *fn, void *ctx)
+{
+  const struct phist *p = pc_hist_find_path (h, path);
+  size_t i, a, z, kept;
+
+  if (p == NULL || p->untraced || h->vstart == NULL)
+    return;
+  i = (size_t) (p - h->paths);
+  a = h->vstart[i];
+  for (z = a; z < h->vstart[i + 1] && h->ver[z].seq <= point; z++)
+    ;
+  /* the newest version it keeps: the ones before are kept with it */
+  for (kept = z; kept > a && !holds_version (h, &h->ver[kept - 1], found, point); kept--)
+    ;
+  for (size_t v = kept; v < z; v++)
+    fn (ctx, v);
+}
