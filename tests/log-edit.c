@@ -275,6 +275,8 @@ main (int argc, char **argv)
     r = -EINVAL;
   if (r < 0) {
     fprintf (stderr, "log-edit: %s: %s\n", argv[1], strerror (-r));
+    free (buf);
+    fclose (f);
     return 2;
   }
   rewind (f);

@@ -66,11 +66,13 @@ static uint64_t
 data_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint64_t point,
               uint64_t floor, uint32_t *ret_call)
 {
-  uint64_t best = NONE;
+  uint64_t best = NONE, born = n->ns ? n->s[0].seq : 0;
 
   *ret_call = UINT32_MAX;
+  /* a sync before the file was made says nothing of it */
   for (size_t i = 0; i < h->nglobal; i++)
-    if (h->global[i].seq <= point && (best == NONE || h->global[i].seq > best)) {
+    if (h->global[i].seq <= point && h->global[i].seq >= born &&
+        (best == NONE || h->global[i].seq > best)) {
       best = h->global[i].seq;
       *ret_call = h->global[i].call;
     }
