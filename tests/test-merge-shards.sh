@@ -129,6 +129,30 @@ bad_merge "shards of two logs" "$tmp/s0.json" "$tmp/b1.json" "$tmp/s2.json"
 echo '{"powercut": "0", "schema": 1' >"$tmp/cut.json"
 bad_merge "a cut JSON file" "$tmp/s0.json" "$tmp/cut.json" "$tmp/s2.json"
 bad_merge "a missing file" "$tmp/s0.json" "$tmp/nope.json" "$tmp/s2.json"
+# a shard whose points are listed twice (a report concatenated or edited)
+python3 - "$tmp/s1.json" "$tmp/dup.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["points"] = r["points"] + r["points"][:1]
+json.dump(r, open(sys.argv[2], "w"))
+r["totals"]["points"] += 1
+json.dump(r, open(sys.argv[2] + ".counted", "w"))
+PY
+bad_merge "a shard with a point listed twice" "$tmp/s0.json" "$tmp/dup.json" "$tmp/s2.json"
+assert_match "$err" 'not as many as totals.points says' "duplicated points: message"
+bad_merge "a shard with a point listed twice, counted" "$tmp/s0.json" "$tmp/dup.json.counted" "$tmp/s2.json"
+assert_match "$err" 'point [^ ]+ is listed twice' "duplicated points, counted: message"
+# a shard number of the wrong type, or out of range
+for edit in '"1"' '-1' '3' '1.5'; do
+  python3 - "$tmp/s1.json" "$tmp/badshard.json" "$edit" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["shard"] = json.loads(sys.argv[3])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+  bad_merge "shard $edit" "$tmp/s0.json" "$tmp/badshard.json" "$tmp/s2.json"
+  assert_match "$err" '"shard" and "shards" are not whole numbers' "shard $edit: message"
+done
 
 # --- The shard from a batch system's environment. ---------------------------
 # env_shard WHAT FILE EXPECTED-FILE: FILE (from a check whose shard came

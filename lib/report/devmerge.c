@@ -93,15 +93,17 @@ same_check (json_object **sh, char *const *paths, size_t n, struct pc_err *err)
   if (seen == NULL)
     return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   for (size_t i = 0; i < n && r == 0; i++) {
-    int64_t k = pc_json_member (sh[i], "shard") ? json_object_get_int64 (pc_json_member (sh[i], "shard")) : -1;
+    json_object *ks = pc_json_get (sh[i], "shard", json_type_int);
+    int64_t k = ks ? json_object_get_int64 (ks) : -1;
     if (!well_formed (sh[i]))
       r = pc_err_set (err, EINVAL, "%s: not the JSON report of a device set's shard", paths[i]);
-    else if (pc_json_member (sh[i], "shards") == NULL || json_object_get_int64 (pc_json_member (sh[i], "shards")) != (int64_t) n)
+    else if (pc_json_get (sh[i], "shards", json_type_int) == NULL ||
+             json_object_get_int64 (pc_json_member (sh[i], "shards")) != (int64_t) n)
       r = pc_err_set (err, EINVAL, "%s: not a shard of %zu (give every shard's report, once)",
                       paths[i], n);
     else if (k < 0 || k >= (int64_t) n || seen[k])
-      r = pc_err_set (err, EINVAL, "%s: shard %lld given twice, or out of range", paths[i],
-                      (long long) k);
+      r = pc_err_set (err, EINVAL, "%s: shard %lld given twice, out of range, or not a whole "
+                      "number", paths[i], (long long) k);
     else if (strcmp (pc_json_str (sh[i], "device_set") ? pc_json_str (sh[i], "device_set") : "",
                      pc_json_str (sh[0], "device_set") ? pc_json_str (sh[0], "device_set") : "") != 0 ||
              strcmp (pc_json_str (sh[i], "model") ? pc_json_str (sh[i], "model") : "",

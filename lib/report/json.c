@@ -128,6 +128,12 @@ read_cause (json_object *x, struct pc_cause *c)
   return 0;
 }
 
+static int
+cmp_str (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
 json_object *
 pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
                enum pc_json_form form)
@@ -322,8 +328,19 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
     res->events = (uint64_t) json_object_get_int64 (v);
   if ((v = pc_json_get (root, "last_mark", json_type_string)))
     snprintf (res->last_mark, sizeof res->last_mark, "%s", json_object_get_string (v));
-  res->shard = (v = pc_json_get (root, "shard", json_type_int)) ? (unsigned) json_object_get_int (v) : 0;
-  res->nshards = (v = pc_json_get (root, "shards", json_type_int)) ? (unsigned) json_object_get_int (v) : 1;
+  /* Which shard: whole numbers, shard < shards, or absent (unsharded). */
+  {
+    json_object *sh = pc_json_member (root, "shard"), *shs = pc_json_member (root, "shards");
+    int64_t a = sh ? json_object_get_int64 (sh) : 0, b = shs ? json_object_get_int64 (shs) : 1;
+    if ((sh && !json_object_is_type (sh, json_type_int)) ||
+        (shs && !json_object_is_type (shs, json_type_int)) ||
+        a < 0 || b < 1 || b > 1000000 || a >= b) {
+      bad = "\"shard\" and \"shards\" are not whole numbers with 0 <= shard < shards";
+      goto bad;
+    }
+    res->shard = (unsigned) a;
+    res->nshards = (unsigned) b;
+  }
   if ((v = pc_json_get (root, "totals", json_type_object)) && (v = pc_json_get (v, "unique", json_type_int)))
     res->unique = (size_t) json_object_get_int64 (v);
   if ((v = pc_json_get (root, "work", json_type_object))) {
@@ -444,6 +461,32 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
         }
       }
     }
+  }
+  /* Each point once, as totals.points counts them. */
+  if ((v = pc_json_get (root, "totals", json_type_object)) &&
+      (v = pc_json_get (v, "points", json_type_int)) && (uint64_t) json_object_get_int64 (v) != n) {
+    bad = "the points listed are not as many as totals.points says";
+    goto bad;
+  }
+  {
+    char **ids = malloc ((n ? n : 1) * sizeof *ids);
+    size_t dup = SIZE_MAX;
+    if (ids == NULL)
+      goto nomem;
+    for (size_t i = 0; i < n; i++)
+      ids[i] = res->points[i].id;
+    qsort (ids, n, sizeof *ids, cmp_str);
+    for (size_t i = 1; i < n && dup == SIZE_MAX; i++)
+      if (strcmp (ids[i - 1], ids[i]) == 0)
+        dup = i;
+    if (dup != SIZE_MAX) {
+      pc_err_msg (why, "%s: point %s is listed twice", path, ids[dup]);
+      free (ids);
+      json_object_put (root);
+      pc_check_result_free (res);
+      return -EBADMSG;
+    }
+    free (ids);
   }
   /* An e2fsck answer may come from any point of the report. */
   for (size_t i = 0; i < n; i++)
