@@ -9,7 +9,9 @@
 . "$top_srcdir/tests/functions.sh"
 requires e2fsck python3
 
-# same A.json B.json WHAT: every point has the same id, verdict and findings.
+# same A.json B.json WHAT: every point has the same id, verdict and
+# findings, and every version of the durability windows was lost last by
+# the same state.
 same ()
 {
   run python3 - "$1" "$2" <<'PY'
@@ -23,7 +25,11 @@ print(len(ka), "points;", sum(1 for x in ka if x[1] != "ok"), "failing;",
       len(diff) + abs(len(ka) - len(kb)), "differ")
 for x, y in diff[:5]:
     print("  reused:", x, "\n  plain: ", y)
-sys.exit(1 if diff or len(ka) != len(kb) else 0)
+wins = lambda r: [(w["path"], w["mark"], w["lost_until"]) for w in r.get("windows", {}).get("list", [])]
+wa, wb = wins(a), wins(b)
+if wa != wb:
+    print("  windows differ:", [(x, y) for x, y in zip(wa, wb) if x != y][:3], len(wa), len(wb))
+sys.exit(1 if diff or len(ka) != len(kb) or wa != wb else 0)
 PY
   echo "$3: $out"
   # the two methods agree on every point

@@ -92,6 +92,9 @@ struct node {
   uint64_t mapped_from;         /* mapped shared and writable, not msync'd or
                                  * unmapped since (NONE: not so) */
   uint32_t mapped_call;
+  uint64_t *bseq;               /* the records of its block versions, ascending,
+                                 * each once (histver.c) */
+  size_t nbseq;
 };
 
 /* A name bound to a node (or to nothing) from a call on. */
@@ -135,6 +138,20 @@ struct hver {
   uint32_t dcall;               /* what made them so (UINT32_MAX: a mark) */
 };
 
+/* What pc_history_lost last answered for a path (histver.c). */
+struct vkey {
+  bool present;
+  uint8_t type;
+  uint64_t size, target;
+  uint8_t hash[16];
+};
+struct vcache {
+  bool valid;
+  size_t z, kept;               /* versions up to the point; the first lost */
+  uint64_t upto;                /* the point it was worked out at */
+  struct vkey key;              /* what was found */
+};
+
 struct pc_history {
   uint64_t events;
   struct node *nodes;
@@ -155,6 +172,7 @@ struct pc_history {
   size_t nver;
   size_t *vstart;               /* paths[i]'s: ver[vstart[i]] .. ver[vstart[i + 1] - 1] */
   struct pc_history_version *pubv;      /* the same for pc_history_versions */
+  struct vcache *vcache;        /* per path, or NULL (plain, or not yet) */
 };
 
 /* histjudge.c's helpers for histxattr.c: floor as a durable point (NONE:

@@ -708,6 +708,7 @@ pc_history_free (struct pc_history *h)
       free (h->nodes[i].x[j].name);
     free (h->nodes[i].x);
     free (h->nodes[i].sh);
+    free (h->nodes[i].bseq);
   }
   free (h->nodes);
   for (size_t i = 0; i < h->npaths; i++) {
@@ -726,6 +727,7 @@ pc_history_free (struct pc_history *h)
   free (h->ver);
   free (h->vstart);
   free (h->pubv);
+  free (h->vcache);
   free (h);
 }
 

@@ -129,14 +129,15 @@ struct pc_history_version {
 const struct pc_history_version *pc_history_versions (const struct pc_history *h,
                                                       size_t *ret_n);
 
-/* Calls fn with the index of every version of path, up to point, that a
+/* Calls fn with the index of every version of the path pc_history_paths
+ * lists at index (its order), up to point, that a
  * crash state holding found there (NULL: absent) lost: the versions after
  * the newest one it holds (or a later state of it: a file holds a version
  * when its size reaches the version's, or is the version's after a call
  * that made it smaller, and its blocks hold what they held then or
  * since).  Nothing for a path not followed or not judged. */
 typedef void pc_history_lost_fn (void *ctx, size_t version);
-void pc_history_lost (const struct pc_history *h, uint64_t point, const char *path,
+void pc_history_lost (const struct pc_history *h, uint64_t point, size_t index,
                       const struct pc_entry *found, pc_history_lost_fn *fn, void *ctx);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "oracle/histint.h"
 #include "util/util.h"
+#include "util/xxh.h"
 
 /* At most so many versions of one path are followed (evenly spaced, the
  * first and the last among them), and at most so many blocks of a file
@@ -26,6 +27,14 @@ struct change {
   uint64_t seq;
   uint32_t call;
 };
+
+static int
+seq_cmp (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+  return (x > y) - (x < y);
+}
 
 static int
 change_cmp (const void *a, const void *b)
@@ -138,6 +147,21 @@ pc_hist_versions_build (struct pc_history *h)
   h->vstart = malloc ((h->npaths + 1) * sizeof *h->vstart);
   if (h->vstart == NULL)
     return -ENOMEM;
+  /* each file's block versions' records, ascending, once each */
+  for (size_t i = 0; i < h->nnodes; i++) {
+    struct node *n = &h->nodes[i];
+    if (n->nb == 0)
+      continue;
+    if ((n->bseq = malloc (n->nb * sizeof *n->bseq)) == NULL)
+      return -ENOMEM;
+    for (size_t k = 0; k < n->nb; k++)
+      n->bseq[k] = n->b[k].seq;
+    qsort (n->bseq, n->nb, sizeof *n->bseq, seq_cmp);
+    n->nbseq = 0;
+    for (size_t k = 0; k < n->nb; k++)
+      if (n->nbseq == 0 || n->bseq[n->nbseq - 1] != n->bseq[k])
+        n->bseq[n->nbseq++] = n->bseq[k];
+  }
   for (size_t i = 0; i < h->npaths && r == 0; i++) {
     h->vstart[i] = h->nver;
     r = path_versions (h, &cap, &h->paths[i], &seqs, &seqcap);
@@ -235,22 +259,97 @@ holds_version (const struct pc_history *h, const struct hver *v, const struct pc
   return true;
 }
 
+/* How many of the n ascending seqs are at or before point. */
+static size_t
+upto (const uint64_t *v, size_t n, uint64_t point)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid] <= point)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Did any file of the versions [a, z) change (a block, or what the tracer
+ * lost of it) between points x and y? */
+static bool
+unchanged (const struct pc_history *h, size_t a, size_t z, uint64_t x, uint64_t y)
+{
+  uint64_t lo = x < y ? x : y, hi = x < y ? y : x;
+
+  for (size_t v = a; v < z; v++) {
+    const struct node *n;
+    if (h->ver[v].node < 0 || (v > a && h->ver[v].node == h->ver[v - 1].node))
+      continue;
+    n = &h->nodes[h->ver[v].node];
+    if ((n->lost_from > lo && n->lost_from <= hi) ||
+        upto (n->bseq, n->nbseq, hi) != upto (n->bseq, n->nbseq, lo))
+      return false;
+  }
+  return true;
+}
+
+/* What a path was found as, in short: states one after another mostly
+ * find a path as before, with no version of it in between. */
+static void
+found_key (const struct pc_entry *f, struct vkey *k)
+{
+  memset (k, 0, sizeof *k);
+  if (f == NULL)
+    return;
+  k->present = true;
+  k->type = f->type;
+  k->size = f->size;
+  memcpy (k->hash, f->hash, sizeof k->hash);
+  k->target = f->target ? XXH3_64bits (f->target, strlen (f->target)) : 0;
+}
+
 void
-pc_history_lost (const struct pc_history *h, uint64_t point, const char *path,
+pc_history_lost (const struct pc_history *h, uint64_t point, size_t i,
                  const struct pc_entry *found, pc_history_lost_fn *fn, void *ctx)
 {
-  const struct phist *p = pc_hist_find_path (h, path);
-  size_t i, a, z, kept;
+  struct pc_history *mh = (struct pc_history *) h;       /* its cache only */
+  struct vcache *vc;
+  struct vkey key;
+  size_t a, z, hi, kept;
 
-  if (p == NULL || p->untraced || h->vstart == NULL)
+  if (i >= h->npaths || h->paths[i].untraced || h->vstart == NULL)
     return;
-  i = (size_t) (p - h->paths);
-  a = h->vstart[i];
-  for (z = a; z < h->vstart[i + 1] && h->ver[z].seq <= point; z++)
-    ;
-  /* the newest version it keeps: the ones before are kept with it */
-  for (kept = z; kept > a && !holds_version (h, &h->ver[kept - 1], found, point); kept--)
-    ;
+  /* the versions up to point: [a, z) */
+  a = z = h->vstart[i];
+  for (hi = h->vstart[i + 1]; z < hi;) {
+    size_t mid = z + (hi - z) / 2;
+    if (h->ver[mid].seq <= point)
+      z = mid + 1;
+    else
+      hi = mid;
+  }
+  if (z == a)
+    return;
+  if (h->vcache == NULL && !h->plain)
+    mh->vcache = calloc (h->npaths, sizeof *h->vcache);
+  vc = h->vcache ? &h->vcache[i] : NULL;
+  found_key (found, &key);
+  /* The same versions by then, found the same (and no file lost to a
+   * call the tracer cannot follow since): the same answer.  A version's
+   * blocks may hold later data up to point, so the answer rests on the
+   * blocks' versions up to point too: only reused where none is newer
+   * than the newest version (z). */
+  if (vc && vc->valid && vc->z == z && memcmp (&vc->key, &key, sizeof key) == 0 &&
+      unchanged (h, a, z, vc->upto, point))
+    kept = vc->kept;
+  else {
+    /* the newest version it keeps: the ones before are kept with it */
+    for (kept = z; kept > a && !holds_version (h, &h->ver[kept - 1], found, point); kept--)
+      ;
+    if (vc)
+      *vc = (struct vcache) { true, z, kept, point, key };
+  }
   for (size_t v = kept; v < z; v++)
     fn (ctx, v);
 }

@@ -666,7 +666,7 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
       /* The durability windows follow every version the program had. */
       if (lost) {
         struct hlost l = { o, lost, lost_ctx };
-        pc_history_lost (o->hist, point, cur, f, hlost, &l);
+        pc_history_lost (o->hist, point, k, f, hlost, &l);
       }
       v = judge_traced (o, point, cur, f, out);
       if (v < 0)
