@@ -411,7 +411,7 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
   res->model = cfg->model;
   res->shard = cfg->nshards > 1 ? cfg->shard : 0;
   res->nshards = cfg->nshards > 1 ? cfg->nshards : 1;
-  if ((cfg->model.kind == PC_MODEL_REORDER || cfg->model.kind == PC_MODEL_TORN) &&
+  if (pc_model_takes_k (cfg->model.kind) &&
       (res->fine = calloc (set.n, sizeof *res->fine)) == NULL) {
     r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
     goto out;

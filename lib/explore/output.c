@@ -68,9 +68,11 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
     snprintf (path, sizeof path, "%s/%s", c->cfg->out, x->failure);
     pc_gen_format (&small.w, text);
     pc_gen_format (&x->it.w, otext);
-    if (c->cfg->model.kind == PC_MODEL_REORDER || c->cfg->model.kind == PC_MODEL_TORN)
-      snprintf (model, sizeof model, " --model %s:%u --seed %" PRIu64,
-                pc_model_name (c->cfg->model.kind), c->cfg->model.k, c->cfg->model.seed);
+    if (pc_model_takes_k (c->cfg->model.kind)) {
+      char spec[64];
+      snprintf (model, sizeof model, " --model %s --seed %" PRIu64,
+                pc_model_spec (&c->cfg->model, spec, sizeof spec), c->cfg->model.seed);
+    }
     else if (c->cfg->model.kind != PC_MODEL_FLUSH)
       snprintf (model, sizeof model, " --model %s", pc_model_name (c->cfg->model.kind));
     else

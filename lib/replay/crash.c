@@ -122,6 +122,24 @@ pc_model_name (enum pc_model_kind kind)
   return e ? e->info.name : "unknown";
 }
 
+bool
+pc_model_takes_k (enum pc_model_kind kind)
+{
+  const struct model_entry *e = model_entry (kind);
+
+  return e && e->info.takes_k;
+}
+
+char *
+pc_model_spec (const struct pc_model *m, char *buf, size_t len)
+{
+  if (pc_model_takes_k (m->kind))
+    snprintf (buf, len, "%s:%u", pc_model_name (m->kind), m->k);
+  else
+    snprintf (buf, len, "%s", pc_model_name (m->kind));
+  return buf;
+}
+
 int
 pc_index_load (const char *path, struct pc_index *ret_ix)
 {

@@ -73,6 +73,15 @@ int pc_model_spec_parse (const char *spec, struct pc_model *ret_model, struct pc
 
 const char *pc_model_name (enum pc_model_kind kind);
 
+/* Does the model take :K?  Such a model's states include ones that are no
+ * prefix of the log (drops, torn writes), chosen with K and, beyond it,
+ * sampled with the seed: reports and ids give both. */
+bool pc_model_takes_k (enum pc_model_kind kind);
+
+/* The model as a command line gives it, "flush" or "reorder:2", into buf
+ * (always NUL-terminated).  Returns buf. */
+char *pc_model_spec (const struct pc_model *m, char *buf, size_t len);
+
 /* The models' names for a sentence, "flush, write, reorder[:K] or
  * torn[:K]", into buf (always NUL-terminated).  Returns buf. */
 char *pc_model_names (char *buf, size_t len);

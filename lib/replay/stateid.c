@@ -57,7 +57,7 @@ pc_state_id (const struct pc_state *s, const struct pc_model *model, char *buf, 
       free (idx);
     }
   }
-  if (pos >= len && model && (model->kind == PC_MODEL_REORDER || model->kind == PC_MODEL_TORN))
+  if (pos >= len && model && pc_model_takes_k (model->kind))
     pos = (size_t) snprintf (buf, len, "%" PRIu64 "/state:%" PRIu32 "/%s:%u/seed:%" PRIu64,
                              s->point, s->nth, pc_model_name (model->kind), model->k,
                              model->seed);
@@ -141,9 +141,8 @@ parse_nth (const struct pc_index *ix, uint64_t c, const char *p,
     return -EINVAL;
   memcpy (spec, e + 1, (size_t) (seed - e - 1));
   spec[seed - e - 1] = '\0';
-  if (pc_model_spec_parse (spec, &m, NULL) < 0 ||
-      (m.kind != PC_MODEL_REORDER && m.kind != PC_MODEL_TORN)) {
-    *ret_why = "not a state of the reorder or torn model";
+  if (pc_model_spec_parse (spec, &m, NULL) < 0 || !pc_model_takes_k (m.kind)) {
+    *ret_why = "not a state of a model that takes :K";
     return -EINVAL;
   }
   if (seed[6] < '0' || seed[6] > '9')

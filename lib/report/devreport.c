@@ -20,10 +20,7 @@
 static void
 model_name (const struct pc_model *m, char *buf, size_t len)
 {
-  if (m->kind == PC_MODEL_REORDER || m->kind == PC_MODEL_TORN)
-    snprintf (buf, len, "%s:%u", pc_model_name (m->kind), m->k);
-  else
-    snprintf (buf, len, "%s", pc_model_name (m->kind));
+  pc_model_spec (m, buf, len);
 }
 
 /* What the instants are, after the model's name. */

@@ -358,7 +358,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   fputs ("powercut check: ", f);
   put_shown (f, pc_display_line, res->log_path);
   fprintf (f, "\nmodel %s", pc_model_name (res->model.kind));
-  if (res->model.kind == PC_MODEL_REORDER || res->model.kind == PC_MODEL_TORN)
+  if (pc_model_takes_k (res->model.kind))
     fprintf (f, ":%u (seed %" PRIu64 ")", res->model.k, res->model.seed);
   fprintf (f, ", from %s (record %" PRIu64 ") of %" PRIu64 " records",
            res->from[0] ? res->from : "the start", res->from_record, res->records);
