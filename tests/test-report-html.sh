@@ -125,7 +125,7 @@ powercut mark v2 --manifest "$POWERCUT_MNT"
 sleep 2
 SH
 chmod +x "$tmp/evil.sh"
-run powercut run --quiet --mount-opts noauto_da_alloc,commit=1 --out "$tmp/evil" -- "$tmp/evil.sh"
+run powercut run --quiet --no-trace --mount-opts noauto_da_alloc,commit=1 --out "$tmp/evil" -- "$tmp/evil.sh"
 # the run found the loss (exit 1)
 assert_eq "$rc" 1 "run with the markup-named file ($err)"
 page "$tmp/evil/report.html"
@@ -142,11 +142,33 @@ assert_match "$dom" 'Durability windows' "windows heading"
 assert_match "$dom" '<canvas class="windows" [^>]*data-bars="2"' "windows bars"
 windows=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["windows"]; print(w["versions"], w["exposed_versions"])' "$tmp/evil/report.json")
 assert_eq "$windows" "2 2" "report.json windows: versions, exposed"
+# red only where data made durable was lost (v1, synced), yellow where it
+# was at risk but never promised (v2)
+assert_match "$dom" '<canvas class="windows" [^>]*data-red="1"' "one window red: a broken promise"
+assert_match "$dom" '<canvas class="windows" [^>]*data-amber="2"' "both at risk after their marks"
 # drawn against seconds (#seconds), the page runs as well
 page "$tmp/evil/report.html#seconds"
 assert_match "$dom" 'data-ready="1"' "run page against seconds ready"
 assert_no_match "$dom" 'data-errors=' "run page against seconds script errors"
 assert_match "$dom" 'data-axis="seconds"' "timeline against seconds by #seconds"
 shot "$tmp/evil/report.html" "$top_builddir/tests/report-html.png"
+
+# 3. Data at risk, never promised: no red on the page.
+cat >"$tmp/risk.sh" <<'SH'
+#!/bin/sh
+set -e
+head -c 8192 /dev/urandom > "$POWERCUT_MNT/f"
+powercut mark v1 --manifest "$POWERCUT_MNT"
+sleep 2
+SH
+chmod +x "$tmp/risk.sh"
+run powercut run --quiet --no-trace --mount-opts commit=1 --out "$tmp/risk" -- "$tmp/risk.sh"
+assert_match "$rc" '^[01]$' "run with data never promised ($err)"
+assert_eq "$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["windows"]; print(w["exposed_versions"] > 0, w["acknowledged_lost"])' "$tmp/risk/report.json")" \
+  "True False" "report.json: lost after its mark, never acknowledged"
+page "$tmp/risk/report.html"
+assert_match "$dom" 'data-ready="1"' "risk page ready"
+assert_match "$dom" '<canvas class="windows" [^>]*data-red="0"' "no red window where nothing was promised"
+assert_match "$dom" '<canvas class="windows" [^>]*data-amber="[1-9]' "the window at risk in yellow"
 # a screenshot is kept as an artifact
 [ -s "$top_builddir/tests/report-html.png" ] || fail "no screenshot"

@@ -136,6 +136,9 @@ windows_json (const struct pc_check_result *res)
       json_object_array_add (bars, w->durable_ns >= 0 ? pc_json_seconds ((uint64_t) w->durable_ns)
                                                       : json_object_new_int (-1));
       json_object_array_add (bars, pc_json_seconds (w->exposed_ns));
+      /* after it was acknowledged (made durable): a broken promise */
+      json_object_array_add (bars, w->ack[0] ? pc_json_seconds (w->ack_ns) : json_object_new_int (-1));
+      json_object_array_add (bars, pc_json_seconds (w->ack_exposed_ns));
     }
   }
   free (wp);

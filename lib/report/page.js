@@ -66,7 +66,7 @@ D.configs.forEach(function(c,ci){
     sec.appendChild(el('div',w.versions+' versions: longest '+secs(w.longest)+', median '+secs(w.median)+
       (w.not_durable?'; '+w.not_durable+' not durable by the last crash point (at risk '+secs(w.open)+' by then)':'')+
       '; acknowledged data lost after its durable mark: '+(w.acknowledged_lost?'up to '+secs(w.acknowledged_exposed):'none')+
-      '. Each bar runs from the mark that recorded a version to the first crash point from which no crash loses it; red while crash states after the mark still lost it, orange: not durable by the end.'+
+      '. Each bar runs from the mark (or call) that made a version until no crash loses it; yellow while crash states after it still lost it though it was never promised durable, red while they lost it after it was made durable (a broken promise), orange: not durable by the end.'+
       (w.paths.length<w.npaths?' The '+w.paths.length+' paths with the longest windows of '+w.npaths+'.':''),'muted'));
     const wt=el('div',null,'tl windows');const wc=document.createElement('canvas');wc.className='windows';wt.appendChild(wc);sec.appendChild(wt);
     drawWin(c,wc);redraw.push(()=>drawWin(c,wc));}
@@ -126,10 +126,12 @@ function drawWin(c,cv){const w=c.windows;const W=Math.max(300,cv.parentNode.clie
   const g=cv.getContext('2d');const X=t=>Math.max(0,Math.min(W-1,Math.floor(t/TMAX*(W-1))));
   g.fillStyle='#fff';g.fillRect(0,0,W,cv.height);g.font='11px sans-serif';g.textBaseline='top';
   c.marks.forEach(function(m){g.fillStyle='#eee';g.fillRect(X(m.time),top,1,n*lh);});
-  for(let k=0;k<w.bars.length;k+=4){const y=top+w.bars[k]*lh,a=X(w.bars[k+1]),du=w.bars[k+2],ex=w.bars[k+3];
+  let red=0,amber=0;
+  for(let k=0;k<w.bars.length;k+=6){const y=top+w.bars[k]*lh,a=X(w.bars[k+1]),du=w.bars[k+2],ex=w.bars[k+3],ack=w.bars[k+4],ax=w.bars[k+5];
     const b=du<0?X(c.duration):X(du);g.fillStyle=du<0?'#f80':'#9c9';g.fillRect(a,y,Math.max(1,b-a),lh-1);
-    if(ex>0){g.fillStyle='#d33';g.fillRect(a,y,Math.max(1,X(w.bars[k+1]+ex)-a),lh-1);}}
+    if(ex>0){g.fillStyle='#e8c547';g.fillRect(a,y,Math.max(1,X(w.bars[k+1]+ex)-a),lh-1);amber++;}
+    if(ack>=0&&ax>0){const r=X(ack);g.fillStyle='#d33';g.fillRect(r,y,Math.max(1,X(ack+ax)-r),lh-1);red++;}}
   if(lh>=10)w.paths.forEach(function(p,i){g.fillStyle='rgba(255,255,255,0.8)';g.fillRect(1,top+i*lh,g.measureText(p).width+4,lh-1);g.fillStyle='#333';g.fillText(p,3,top+i*lh);});
   g.fillStyle='#777';g.fillText('0 s',0,top+n*lh+2);const e=TMAX.toFixed(1)+' s';g.fillText(e,W-g.measureText(e).width,top+n*lh+2);
-  cv.dataset.bars=String(w.bars.length/4);}
+  cv.dataset.bars=String(w.bars.length/6);cv.dataset.red=String(red);cv.dataset.amber=String(amber);}
 document.body.dataset.ms=Math.round(performance.now());document.body.dataset.ready='1';
