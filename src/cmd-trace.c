@@ -89,5 +89,10 @@ cmd_trace (int argc, char **argv)
              "about other files left out; the tracer's peak memory %llu KiB\n", argv[optind],
              (unsigned long long) t.events, (unsigned long long) t.nacks,
              (unsigned long long) t.elsewhere, (unsigned long long) t.peak_kib);
+  if (t.left[0]) {
+    cmd_err ("trace", "%s left processes running when it ended: %s (killed)", argv[optind],
+             t.left);
+    return EXIT_ERROR;
+  }
   return r >= 256 ? 128 + (r - 256) : r;
 }

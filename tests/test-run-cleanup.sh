@@ -68,3 +68,38 @@ rc=0; wait "$pid" || rc=$?
 # SIGINT: exit 2 after tearing down
 assert_eq "$rc" 2 "interrupted run exit status ($(cat "$tmp/int.out"))"
 assert_eq "$(leftovers)" "" "left behind after SIGINT"
+
+# A workload that leaves a daemon (setsid) running: traced or not, the run
+# says so, kills it, detaches everything and reports no verdict.
+cat >"$tmp/daemon.sh" <<SH
+#!/bin/sh
+echo data > "\$POWERCUT_MNT/x"
+setsid sh -c 'while :; do echo more >> "\$POWERCUT_MNT/x"; sleep 1; done # $tmp/' \
+  </dev/null >/dev/null 2>&1 &
+echo started
+SH
+chmod +x "$tmp/daemon.sh"
+for how in --no-trace --trace; do
+  start=$(date +%s)
+  run powercut run --quiet $how --timeout 120 --out "$tmp/daemon$how" -- "$tmp/daemon.sh"
+  assert_eq "$rc" 2 "a daemon left running ($how): exit status ($out)"
+  assert_match "$err" "left ([0-9]+ process(es)?|processes) running when it ended" "says so ($how)"
+  assert_no_match "$out" "no problem found" "no verdict ($how)"
+  [ $(( $(date +%s) - start )) -lt 100 ] || fail "waited for the timeout ($how)"
+  [ ! -e "$tmp/daemon$how/report.txt" ] || fail "a report despite the daemon ($how)"
+  assert_eq "$(leftovers)" "" "left behind after a daemon ($how)"
+done
+assert_match "$(cat "$tmp/daemon--trace/workload.txt")" "left processes running when it ended: [0-9]+ \([^)]+\)" \
+  "the traced run names the process"
+
+# A rerun into the --out of an earlier run that fails leaves no report of
+# the earlier one, at the top or in a configuration's folder.
+run powercut run --quiet --workload append --files 5 --fs ext4 --fs ext3 --out "$tmp/again"
+assert_eq "$rc" 0 "a first run ($err)"
+[ -e "$tmp/again/report.json" ] && [ -e "$tmp/again/1-ext4/report.json" ] || fail "no reports"
+run powercut run --quiet --fs ext4 --fs ext3 --out "$tmp/again" -- "$tmp/fails.sh"
+assert_eq "$rc" 2 "a rerun that fails"
+assert_eq "$(ls "$tmp/again"/*/report.* 2>/dev/null)" "" "no earlier configuration's report left"
+# the comparison at the top is this run's: it says what failed
+assert_match "$(cat "$tmp/again/report.txt")" "error: the workload failed \(exit status 3\)" "the top report is this run's"
+assert_no_match "$(cat "$tmp/again/report.txt")" "append" "nothing of the earlier run in it"

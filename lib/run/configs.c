@@ -233,6 +233,20 @@ config_run_set (const struct pc_config_job *job, struct pc_run_config *rc,
   return r;
 }
 
+/* An earlier run's reports in dir are gone before this run writes its
+ * own: one that fails or is interrupted leaves none presented as its. */
+void
+pc_config_forget_reports (const char *dir)
+{
+  static const char *const names[] = { "report.txt", "report.json", "report.html", NULL };
+  char path[PATH_MAX + 32];
+
+  for (const char *const *n = names; *n; n++) {
+    snprintf (path, sizeof path, "%s/%s", dir, *n);
+    unlink (path);
+  }
+}
+
 int
 pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_outcome *o)
 {
@@ -249,6 +263,7 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
     snprintf (o->error, sizeof o->error, "%s: %s", o->dir, strerror (-r));
     return r;
   }
+  pc_config_forget_reports (o->dir);
   snprintf (logp, sizeof logp, "%s/powercut.log", o->dir);
   snprintf (tracep, sizeof tracep, "%s/workload.txt", o->dir);
   snprintf (consolep, sizeof consolep, "%s/console.txt", o->dir);

@@ -65,4 +65,9 @@ struct pc_config_job {
 int pc_config_run (const struct pc_config_job *job, struct pc_config *k,
                    struct pc_outcome *o);
 
+/* Removes the reports an earlier run left in dir (report.txt, .json,
+ * .html), so that a run that fails or is interrupted leaves none that
+ * reads as its own. */
+void pc_config_forget_reports (const char *dir);
+
 #endif

@@ -1,6 +1,7 @@
 /* plan.c: powercut run from its options to its exit status. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,8 +12,31 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "run/configs.h"
 #include "run/plan.h"
 #include "util/util.h"
+
+/* An earlier run's reports in out and in its configurations' folders
+ * (those holding a powercut.log): gone before this run writes its own. */
+static void
+forget_earlier (const char *out)
+{
+  DIR *d = opendir (out);
+  struct dirent *de;
+
+  pc_config_forget_reports (out);
+  while (d && (de = readdir (d)) != NULL) {
+    char sub[PATH_MAX], log[PATH_MAX + 16];
+    if (de->d_name[0] == '.')
+      continue;
+    snprintf (sub, sizeof sub, "%s/%s", out, de->d_name);
+    snprintf (log, sizeof log, "%s/powercut.log", sub);
+    if (access (log, F_OK) == 0)
+      pc_config_forget_reports (sub);
+  }
+  if (d)
+    closedir (d);
+}
 
 static int
 too_many (struct pc_err *err)
@@ -236,6 +260,7 @@ prepare (const struct pc_run_job *job, struct pc_config_job *each, const char *o
   lock = pc_run_lock (out, err);
   if (lock < 0)
     return lock;
+  forget_earlier (out);
   if (job->run_dir && *job->run_dir) {
     snprintf (sysdir, sysdirlen, "%s/sysctl", job->run_dir);
     each->run.sysctl_host.dir = sysdir;

@@ -284,6 +284,35 @@ mount_options (const struct pc_run_config *cfg, char *buf, size_t len, unsigned 
   }
 }
 
+/* Is r's filesystem still mounted where it was (a workload may unmount
+ * it)?  A mount point is on another device than the folder it is in. */
+static bool
+still_mounted (struct run *r)
+{
+  struct stat m, up;
+  char parent[sizeof r->mnt + 4];
+
+  snprintf (parent, sizeof parent, "%s/..", r->mnt);
+  if (!r->mounted || stat (r->mnt, &m) < 0 || stat (parent, &up) < 0)
+    return true;                /* nothing to tell */
+  if (m.st_dev != up.st_dev)
+    return true;
+  r->mounted = false;
+  return false;
+}
+
+/* The workload's filesystem must be mounted when it ends: one that
+ * unmounted it recorded nothing after that (and an end mark would be of
+ * an empty folder).  Returns 0 or -ENXIO with r's reason set. */
+static int
+check_mounted (struct run *r)
+{
+  if (still_mounted (r))
+    return 0;
+  return pc_run_fail (r, ENXIO, "the workload unmounted its filesystem (%s): nothing it did "
+                      "after that is in the recording", r->mnt);
+}
+
 static void
 teardown (struct run *r)
 {
@@ -541,6 +570,8 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
     status (&r, "running %s", cfg->workload ? cfg->workload->name : cfg->command[0]);
     e = pc_run_workload (&r, commit_s);
   }
+  if (e == 0)
+    e = check_mounted (&r);
   if (e == 0 && !cfg->workload)
     e = mark_end (&r, 1);
 out:
@@ -607,6 +638,9 @@ record_set (const struct pc_run_config *cfg, struct pc_err *why)
     status (&rs[0], "running %s", cfg->command[0]);
     e = pc_run_workload (&rs[0], commit_s);
   }
+  for (size_t i = 0; e == 0 && i < n; i++)
+    if ((e = check_mounted (&rs[i])) < 0)
+      bad = i;
   if (e == 0)
     e = mark_end (rs, n);
   while (up-- > 0)

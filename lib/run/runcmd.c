@@ -1,12 +1,16 @@
 /* runcmd.c: the workload of one recording, run in a child process. */
 #include <config.h>
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,8 +55,9 @@ command_env (struct run *r)
  * the exit status for the process: the workload's, or TRACE_FAILED with
  * the reason in its trace file. */
 #define TRACE_FAILED 125
+#define TRACE_LEFT 124          /* it left processes running: killed */
 static int
-run_traced (struct run *r, unsigned commit_s, FILE *trace)
+run_traced (struct run *r, unsigned commit_s, FILE *trace, int cannot_fd)
 {
   const struct pc_run_config *cfg = r->cfg;
   struct pc_traced t = { .control = r->ctl, .root = r->mnt, .all_cpus = cfg->all_cpus,
@@ -75,8 +80,12 @@ run_traced (struct run *r, unsigned commit_s, FILE *trace)
     dup2 (fileno (trace), 2);
   }
   st = pc_traced_run (cfg->workload ? argv : r->command, &t, &err);
-  if (st == -ENOENT || st == -EACCES)
+  if (st == -ENOENT || st == -EACCES) {
+    int e = -st;
+    ssize_t w = write (cannot_fd, &e, sizeof e);
+    (void) w;
     return 127;                 /* as execvp: cannot run it */
+  }
   if (st < 0) {
     fprintf (stderr, "powercut: tracing the workload: %s\n", err.msg);
     return TRACE_FAILED;
@@ -85,6 +94,11 @@ run_traced (struct run *r, unsigned commit_s, FILE *trace)
            "other files left out; the tracer's peak memory %llu KiB\n",
            (unsigned long long) t.events, (unsigned long long) t.nacks,
            (unsigned long long) t.elsewhere, (unsigned long long) t.peak_kib);
+  if (t.left[0]) {
+    fprintf (stderr, "powercut: the workload left processes running when it ended: %s "
+             "(killed)\n", t.left);
+    return TRACE_LEFT;
+  }
   return st >= 256 ? 128 + st - 256 : st;
 }
 
@@ -111,6 +125,123 @@ command_absolute (struct run *r)
   r->command = copy;
 }
 
+/* Our children, as /proc lists them (at most max), with their names. */
+#define MAX_KIDS 64
+struct kid {
+  pid_t pid;
+  char name[32];
+};
+
+static size_t
+children (struct kid *out, size_t max)
+{
+  DIR *d = opendir ("/proc");
+  struct dirent *de;
+  pid_t self = getpid ();
+  size_t n = 0;
+
+  while (d && n < max && (de = readdir (d)) != NULL) {
+    char path[300], buf[512], *close_paren;
+    FILE *f;
+    size_t len;
+    int ppid;
+    if (!isdigit ((unsigned char) de->d_name[0]))
+      continue;
+    snprintf (path, sizeof path, "/proc/%s/stat", de->d_name);
+    if ((f = fopen (path, "re")) == NULL)
+      continue;
+    len = fread (buf, 1, sizeof buf - 1, f);
+    fclose (f);
+    buf[len] = '\0';
+    /* pid (name) state ppid ...: the name may hold anything but the last ')' */
+    close_paren = strrchr (buf, ')');
+    if (close_paren == NULL || sscanf (close_paren + 1, " %*c %d", &ppid) != 1 || ppid != self)
+      continue;
+    out[n].pid = (pid_t) atoi (de->d_name);
+    {
+      const char *op = strchr (buf, '(');
+      size_t nl = op && close_paren > op ? (size_t) (close_paren - op - 1) : 0;
+      if (nl >= sizeof out[n].name)
+        nl = sizeof out[n].name - 1;
+      if (nl)
+        memcpy (out[n].name, op + 1, nl);
+      out[n].name[nl] = '\0';
+    }
+    n++;
+  }
+  if (d)
+    closedir (d);
+  return n;
+}
+
+/* Processes the workload left running when its first process ended: they
+ * became ours (we are their subreaper).  Kills them and whatever they
+ * started, and says which in why.  Returns how many there were. */
+static size_t
+kill_leftovers (const struct kid *before, size_t nbefore, char *why, size_t len)
+{
+  size_t total = 0, o = 0;
+
+  why[0] = '\0';
+  for (int round = 0; round < 20; round++) {
+    struct kid now[MAX_KIDS];
+    size_t n = children (now, MAX_KIDS), left = 0;
+    for (size_t i = 0; i < n; i++) {
+      bool known = false;
+      pid_t pg;
+      for (size_t k = 0; k < nbefore && !known; k++)
+        known = before[k].pid == now[i].pid;
+      if (known)
+        continue;
+      left++;
+      if (total < 8 && o < len)
+        o += (size_t) snprintf (why + o, len - o, "%s%d (%s)", total ? ", " : "",
+                                (int) now[i].pid, now[i].name);
+      total++;
+      pg = getpgid (now[i].pid);
+      if (pg > 1 && pg != getpgrp ())
+        kill (-pg, SIGKILL);
+      kill (now[i].pid, SIGKILL);
+      waitpid (now[i].pid, NULL, 0);
+    }
+    if (left == 0)
+      break;
+  }
+  if (total > 8 && o < len)
+    snprintf (why + o, len - o, " and %zu more", total - 8);
+  return total;
+}
+
+/* Did the recorder of r (or of a device of its set) end while the
+ * workload ran?  Its process is a zombie or gone; it is reaped at
+ * teardown.  Names the device (or "") in *ret_name. */
+bool
+pc_run_recorder_ended (const struct run *r, const char **ret_name)
+{
+  const struct run *set = r->set ? r->set : r;
+  size_t n = r->nset ? r->nset : 1;
+
+  for (size_t i = 0; i < n; i++) {
+    char path[64], buf[256], *cp;
+    FILE *f;
+    size_t len;
+    if (set[i].recorder <= 0)
+      continue;
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) set[i].recorder);
+    f = fopen (path, "re");
+    len = f ? fread (buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+      fclose (f);
+    buf[len] = '\0';
+    cp = strrchr (buf, ')');
+    if (f == NULL || cp == NULL || cp[1] == '\0' || cp[2] == 'Z' || cp[2] == 'X') {
+      *ret_name = set[i].name ? set[i].name : "";
+      return true;
+    }
+  }
+  return false;
+}
+
 int
 pc_run_workload (struct run *r, unsigned commit_s)
 {
@@ -120,13 +251,35 @@ pc_run_workload (struct run *r, unsigned commit_s)
   pid_t pid;
   int st = 0;
 
+  struct kid before[MAX_KIDS];
+  size_t nbefore, nleft;
+  char left[512];
+  int cannot[2], noexec = 0;
+
   if (cfg->trace_path && (trace = fopen (cfg->trace_path, "we")) == NULL)
     return pc_run_fail (r, errno, "%s: %s", cfg->trace_path, strerror (errno));
-  pid = fork ();
-  if (pid < 0) {
+  /* What the workload leaves running when it ends (a daemon started with
+   * setsid, say) becomes ours, to be found and stopped: it must not write
+   * on after the recording ends, nor keep the filesystem mounted. */
+  /* Why the command could not be run, if it could not (a status of 127
+   * alone may be a command inside the workload that is missing). */
+  if (pipe2 (cannot, O_CLOEXEC) < 0) {
+    int e = errno;
     if (trace)
       fclose (trace);
-    return pc_run_fail (r, errno, "fork: %s", strerror (errno));
+    return pc_run_fail (r, e, "pipe: %s", strerror (e));
+  }
+  nbefore = children (before, MAX_KIDS);
+  prctl (PR_SET_CHILD_SUBREAPER, 1);
+  pid = fork ();
+  if (pid < 0) {
+    int e = errno;
+    close (cannot[0]);
+    close (cannot[1]);
+    prctl (PR_SET_CHILD_SUBREAPER, 0);
+    if (trace)
+      fclose (trace);
+    return pc_run_fail (r, e, "fork: %s", strerror (e));
   }
   if (pid == 0) {
     setpgid (0, 0);
@@ -136,7 +289,7 @@ pc_run_workload (struct run *r, unsigned commit_s)
     if (chdir (r->mnt) < 0)
       _exit (126);
     if (cfg->traced)
-      _exit (run_traced (r, commit_s, trace));
+      _exit (run_traced (r, commit_s, trace, cannot[1]));
     if (cfg->workload) {
       struct pc_workload_env env = {
         .control = r->ctl, .root = r->mnt, .seed = cfg->seed, .files = cfg->files,
@@ -154,9 +307,16 @@ pc_run_workload (struct run *r, unsigned commit_s)
         dup2 (fileno (trace), 2);
       }
       execvp (r->command[0], r->command);
+      {
+        int e = errno;
+        ssize_t w = write (cannot[1], &e, sizeof e);
+        (void) w;
+      }
       _exit (127);
     }
   }
+  close (cannot[1]);
+  fcntl (cannot[0], F_SETFL, O_NONBLOCK);
   if (trace)
     fclose (trace);
   for (;;) {
@@ -167,16 +327,48 @@ pc_run_workload (struct run *r, unsigned commit_s)
       kill (-pid, SIGKILL);
       kill (pid, SIGKILL);
       waitpid (pid, &st, 0);
-      return pc_interrupted () ? pc_run_fail (r, EINTR, "interrupted")
-                            : pc_run_fail (r, ETIME, "the workload did not finish within %d s",
-                                    cfg->timeout_s);
+      nleft = kill_leftovers (before, nbefore, left, sizeof left);
+      prctl (PR_SET_CHILD_SUBREAPER, 0);
+      close (cannot[0]);
+      if (pc_interrupted ())
+        return pc_run_fail (r, EINTR, "interrupted");
+      return pc_run_fail (r, ETIME, "the workload did not finish within %d s%s%s%s",
+                          cfg->timeout_s, nleft ? " (processes it started were still " : "",
+                          nleft ? "running: " : "", nleft ? left : "");
     }
     pc_run_msleep (20);
   }
-  if (WIFEXITED (st) && WEXITSTATUS (st) == 0)
+  nleft = kill_leftovers (before, nbefore, left, sizeof left);
+  prctl (PR_SET_CHILD_SUBREAPER, 0);
+  if (read (cannot[0], &noexec, sizeof noexec) != (ssize_t) sizeof noexec)
+    noexec = 0;
+  close (cannot[0]);
+  if (nleft > 0)
+    return pc_run_fail (r, EBUSY, "the workload left %zu process%s running when it ended: "
+                        "%s (killed; what they would have done is not in the recording)",
+                        nleft, nleft == 1 ? "" : "es", left);
+  if (WIFEXITED (st) && WEXITSTATUS (st) == 0) {
+    const char *dev;
+    if (pc_run_recorder_ended (r, &dev))
+      return pc_run_fail (r, EIO, "the recorder%s%s ended while the workload ran: the "
+                          "recording stops there", dev[0] ? " of " : "", dev);
     return 0;
-  if (WIFEXITED (st) && WEXITSTATUS (st) == 127)
-    return pc_run_fail (r, ENOENT, "%s: cannot run it", cfg->command ? cfg->command[0] : "workload");
+  }
+  {
+    /* not the workload's fault, nor the tracer's */
+    const char *dev;
+    if (pc_run_recorder_ended (r, &dev))
+      return pc_run_fail (r, EIO, "the recorder%s%s ended while the workload ran: the recording "
+                          "stops there, and the workload failed with it", dev[0] ? " of " : "",
+                          dev);
+  }
+  if (WIFEXITED (st) && WEXITSTATUS (st) == 127 && noexec > 0)
+    return pc_run_fail (r, noexec, "%s: cannot run it: %s",
+                        cfg->command ? cfg->command[0] : "workload", strerror (noexec));
+  if (cfg->traced && WIFEXITED (st) && WEXITSTATUS (st) == TRACE_LEFT)
+    return pc_run_fail (r, EBUSY, "the workload left processes running when it ended "
+                        "(killed; what they would have done is not in the recording)%s%s",
+                        cfg->trace_path ? ": see " : "", cfg->trace_path ? cfg->trace_path : "");
   if (cfg->traced && WIFEXITED (st) && WEXITSTATUS (st) == TRACE_FAILED)
     return pc_run_fail (r, EIO, "the workload could not be traced%s%s",
                  cfg->trace_path ? ": see " : "", cfg->trace_path ? cfg->trace_path : "");

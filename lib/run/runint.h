@@ -39,4 +39,8 @@ void pc_run_msleep (long ms);
  * or -errno with r's reason set. */
 int pc_run_workload (struct run *r, unsigned commit_s);
 
+/* Did the recorder of r (or of a device of its set) end (its process a
+ * zombie or gone)?  *ret_name: the device's name, or "". */
+bool pc_run_recorder_ended (const struct run *r, const char **ret_name);
+
 #endif

@@ -157,7 +157,7 @@ int
 pc_traced_run (char *const argv[], struct pc_traced *t, struct pc_err *err)
 {
   struct sink s = { .t = t, .all = t->root == NULL };
-  struct pc_tracer_opts o = { send_event, &s, t->cwd, t->acks };
+  struct pc_tracer_opts o = { send_event, &s, t->cwd, t->acks, t->left, sizeof t->left };
   struct stat st;
   int r;
 

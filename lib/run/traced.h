@@ -44,9 +44,12 @@ struct pc_traced {
   uint64_t elsewhere;           /* ... and how many were about other files */
   uint64_t nacks;               /* ... and how many of them were acknowledgements */
   uint64_t peak_kib;            /* ... and the tracer's peak resident memory */
+  char left[256];               /* ... and what the program left running when its
+                                 * first process ended, killed ("" if nothing) */
 };
 
-/* Runs argv under the tracer until it and all it started have ended.
+/* Runs argv under the tracer until its first process has ended (what it
+ * left running then is killed and named in t->left).
  * Returns its exit status (0..255, or 256 + the signal that killed it), or
  * -errno with the reason in err: the control socket could not be reached,
  * the recorder refused an event or went away (the program is killed then:

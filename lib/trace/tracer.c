@@ -187,6 +187,39 @@ on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject)
   }
 }
 
+/* The first process has ended: what it left running is named and
+ * killed (the loop reaps it). */
+static void
+leftovers (struct pc_tracer *tr)
+{
+  const struct pc_tracer_opts *o = tr->opts;
+  size_t at = 0, n = 0;
+
+  for (size_t i = 0; i < tr->ntasks; i++) {
+    char path[64], name[32] = "?";
+    FILE *f;
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = tr->tasks[k].tgid == tr->tasks[i].tgid;
+    if (seen)
+      continue;
+    snprintf (path, sizeof path, "/proc/%d/comm", (int) tr->tasks[i].tgid);
+    if ((f = fopen (path, "re")) != NULL) {
+      if (fgets (name, sizeof name, f) == NULL)
+        snprintf (name, sizeof name, "?");
+      name[strcspn (name, "\n")] = '\0';
+      fclose (f);
+    }
+    if (o->left && at < o->left_len && n < 8)
+      at += (size_t) snprintf (o->left + at, o->left_len - at, "%s%d (%s)", n ? ", " : "",
+                               (int) tr->tasks[i].tgid, name);
+    n++;
+  }
+  if (o->left && n > 8 && at < o->left_len)
+    snprintf (o->left + at, o->left_len - at, " and %zu more", n - 8);
+  kill_all (tr);
+}
+
 /* Follows every traced thread until none is left; *ret_status gets the
  * first process's status. */
 static int
@@ -211,10 +244,12 @@ trace_loop (struct pc_tracer *tr, int *ret_status, struct pc_err *err)
       stop (tr, -EINTR);
     t = task_find (tr, pid);
     if (WIFEXITED (status) || WIFSIGNALED (status)) {
-      if (pid == tr->child)
-        *ret_status = WIFEXITED (status) ? WEXITSTATUS (status) : 256 + WTERMSIG (status);
       if (t)
         task_gone (tr, t);
+      if (pid == tr->child) {
+        *ret_status = WIFEXITED (status) ? WEXITSTATUS (status) : 256 + WTERMSIG (status);
+        leftovers (tr);
+      }
       continue;
     }
     if (!WIFSTOPPED (status))
@@ -313,6 +348,8 @@ pc_tracer_run (char *const argv[], const struct pc_tracer_opts *opts, struct pc_
     return pc_err_set (err, EINVAL, "tracing a program: no program or no callback");
   memset (&tr, 0, sizeof tr);
   tr.opts = opts;
+  if (opts->left && opts->left_len)
+    opts->left[0] = '\0';
   filter = pc_trace_filter (err);
   if (filter == NULL)
     return -ENOMEM;

@@ -47,10 +47,16 @@ struct pc_tracer_opts {
                              * told at the exit of the write that completed it
                              * (the rest at the end), and every byte is copied
                              * on to the tracer's own standard output */
+  char *left;               /* if not NULL (left_len bytes): the processes the
+                             * program left running when its first process
+                             * ended, which the tracer then killed, as
+                             * "PID (NAME), ..."; "" if none */
+  size_t left_len;
 };
 
 /* Runs argv (looked up in PATH) under the tracer, in the calling thread,
- * until every process it started has ended.  Standard input, output and
+ * until its first process has ended; what it started and left running
+ * then is killed (and named in opts->left).  Standard input, output and
  * error are ours.  The calling thread waits for any of its children
  * (waitpid -1, __WALL, __WNOTHREAD): it must have no other child of its
  * own to wait for while this runs.  If pc_interrupted() becomes true
