@@ -2,12 +2,14 @@
  * and deduplicate the states, run the worker pool (checkpool.c), collect. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -383,6 +385,56 @@ shard_range (struct ctx *c, const struct pc_check_result *res, size_t *lo, size_
   return r;
 }
 
+/* A check's scratch folder holds "lock", locked (flock) by the check and
+ * its workers while they run; it is given that name only once locked.
+ * Returns the lock's descriptor, or -1 (the folder then goes unswept). */
+static int
+lock_work (const char *work)
+{
+  char tmp[4200], lock[4200];
+  int fd;
+
+  snprintf (tmp, sizeof tmp, "%s/lock.new", work);
+  snprintf (lock, sizeof lock, "%s/lock", work);
+  fd = open (tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0 && (flock (fd, LOCK_EX) < 0 || rename (tmp, lock) < 0)) {
+    unlink (tmp);
+    close (fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+/* The scratch folders of checks that died without removing them (killed
+ * with SIGKILL, the machine stopped): folders of ours whose lock nobody
+ * holds.  Removed before a check makes its own. */
+static void
+sweep_stale (const char *base)
+{
+  DIR *d = opendir (base);
+  struct dirent *de;
+
+  while (d && (de = readdir (d)) != NULL) {
+    char dir[4200], lock[4300];
+    struct stat st;
+    int fd;
+    if (strncmp (de->d_name, "powercut-check.", 15) != 0)
+      continue;
+    snprintf (dir, sizeof dir, "%s/%s", base, de->d_name);
+    if (lstat (dir, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid ())
+      continue;
+    snprintf (lock, sizeof lock, "%s/lock", dir);
+    fd = open (lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    if (flock (fd, LOCK_EX | LOCK_NB) == 0)
+      pc_export_remove (dir);
+    close (fd);
+  }
+  if (d)
+    closedir (d);
+}
+
 /* Step 2: the states of this shard, their distinct images, the oracle,
  * and scratch space. */
 static int
@@ -424,6 +476,7 @@ plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
   if (r < 0)
     return r;
 
+  sweep_stale (cfg->work_dir ? cfg->work_dir : default_tmp ());
   snprintf (tmpl, sizeof tmpl, "%s/powercut-check.XXXXXX",
             cfg->work_dir ? cfg->work_dir : default_tmp ());
   c->work = strdup (tmpl);
@@ -434,6 +487,7 @@ plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
     c->work = NULL;
     return r;
   }
+  c->lock = lock_work (c->work);
 
   r = pc_oracle_new (&c->ix, cfg->oracle_flags | (cfg->plain ? PC_ORACLE_PLAIN : 0), &c->oracle,
                      &oe);
@@ -621,6 +675,10 @@ ctx_free (struct ctx *c)
       snprintf (p, sizeof p, "%s/tree-%u", c->work, i);
       pc_export_remove (p);
     }
+    snprintf (p, sizeof p, "%s/lock", c->work);
+    unlink (p);
+    if (c->lock >= 0)
+      close (c->lock);
     rmdir (c->work);
     free (c->work);
   }

@@ -66,6 +66,7 @@ struct ctx {
   void *shmem;
   size_t shsize;
   char *work;
+  int lock;                     /* work/lock, locked while the check runs, or -1 */
   unsigned spawned;             /* workers started (their ids are 0..spawned-1) */
   unsigned max_workers;         /* room for worker ids in the shared memory */
   char **failed;                /* per distinct image: why it was not checked, or NULL */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,7 +34,7 @@ copy_file (const char *from, const char *to)
 
   if (in < 0)
     return;
-  out = open (to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  out = open (to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (out >= 0) {
     struct stat st;
     if (fstat (in, &st) == 0 && ftruncate (out, st.st_size) == 0) {
@@ -503,9 +504,13 @@ worker (struct ctx *c, unsigned id)
 static pid_t
 spawn (struct ctx *c, unsigned id)
 {
-  pid_t pid = fork ();
+  pid_t parent = getpid (), pid = fork ();
 
   if (pid == 0) {
+    /* a worker does not outlive the check (killed, it cannot say) */
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid () != parent)
+      _exit (WORKER_SETUP_FAILED);
     signal (SIGINT, SIG_DFL);
     worker (c, id);
   }

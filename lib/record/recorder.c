@@ -462,7 +462,7 @@ create_log (struct pc_recorder *rec)
   int flags = O_RDWR | O_CREAT | O_CLOEXEC | (rec->cfg.force ? O_TRUNC : O_EXCL);
   int r, dfd;
 
-  rec->log_fd = open (rec->cfg.log_path, flags, 0644);
+  rec->log_fd = open (rec->cfg.log_path, flags, 0600);
   if (rec->log_fd < 0)
     return -errno;
   memset (&h, 0, sizeof h);

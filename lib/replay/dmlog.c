@@ -67,7 +67,7 @@ out_open (struct out *o, const char *path)
   o->buf = malloc (o->cap);
   if (o->buf == NULL)
     return -ENOMEM;
-  o->fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  o->fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (o->fd < 0) {
     free (o->buf);
     return -errno;

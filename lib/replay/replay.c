@@ -26,11 +26,20 @@ write_state (const struct pc_index *ix, const struct pc_state *s, const uint8_t 
   struct stat st;
   int fd, r;
 
+  char *tmp = NULL;
+
   if (stat (out, &st) == 0 && !S_ISREG (st.st_mode))
     return pc_err_set (err, EINVAL, "%s: not a regular file", out);
-  fd = open (out, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return pc_err_set (err, errno, "%s: %s", out, strerror (errno));
+  /* Written under a name of its own, and given out's only when whole: a
+   * replay that fails leaves no image, nor an old one half overwritten. */
+  if (asprintf (&tmp, "%s.XXXXXX", out) < 0)
+    return pc_err_set (err, ENOMEM, "%s: %s", out, strerror (ENOMEM));
+  fd = mkostemp (tmp, O_CLOEXEC);
+  if (fd < 0) {
+    r = errno;
+    free (tmp);
+    return pc_err_set (err, r, "%s: %s", out, strerror (r));
+  }
   r = pc_image_new (ix->hdr.devsize, base, fd, flags, &im);
   if (r == 0 && s)
     r = pc_state_build (ix, s, im, &cursor);
@@ -40,6 +49,11 @@ write_state (const struct pc_index *ix, const struct pc_state *s, const uint8_t 
     r = -errno;
   pc_image_free (im);
   close (fd);
+  if (r >= 0 && rename (tmp, out) < 0)
+    r = -errno;
+  if (r < 0)
+    unlink (tmp);
+  free (tmp);
   if (r < 0)
     return pc_err_set (err, -r, "%s: %s", out, strerror (-r));
   return 0;
