@@ -113,8 +113,19 @@ print_output (const char *console)
   fflush (stdout);
 }
 
-int
-cmd_vm (int argc, char **argv)
+/* What the command line asks for. */
+struct vm_args {
+  struct pc_vm_disk disks[MAX_LIST];
+  char *mods[MAX_LIST], *progs[MAX_LIST], *copies[MAX_LIST];   /* NULL-terminated */
+  size_t ndisks, nmods, nprogs, ncopies;
+  struct pc_vm_config vc;
+};
+
+static int check_args (int argc, char **argv, const struct vm_args *a);
+
+/* Parses the options into a.  Returns -1 to go on, else the exit status. */
+static int
+parse_args (int argc, char **argv, struct vm_args *a)
 {
   enum { O_DISK = 256, O_MODULE, O_PROGRAM, O_COPY, O_CONN, O_MEM, O_TIMEOUT, O_KERNEL,
          O_MODULES, O_CONSOLE };
@@ -132,33 +143,26 @@ cmd_vm (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  struct pc_vm_disk disks[MAX_LIST];
-  char *mods[MAX_LIST] = { NULL }, *progs[MAX_LIST] = { NULL }, *copies[MAX_LIST] = { NULL };
-  size_t ndisks = 0, nmods = 0, nprogs = 0, ncopies = 0;
-  struct pc_vm_config vc;
-  char self[PATH_MAX], work[] = "/tmp/powercut-vm.XXXXXX", console[PATH_MAX + 16];
-  struct pc_err err;
-  int c, status = -1, r;
+  struct pc_vm_config *vc = &a->vc;
   unsigned long v;
   char *end;
-  ssize_t n;
+  int c;
 
-  memset (&vc, 0, sizeof vc);
-  vc.timeout_s = 600;
   while ((c = getopt_long (argc, argv, "+h", opts, NULL)) != -1) {
     switch (c) {
     case O_DISK:
-      if (ndisks >= MAX_LIST || parse_disk (optarg, &disks[ndisks]) < 0) {
+      if (a->ndisks >= MAX_LIST || parse_disk (optarg, &a->disks[a->ndisks]) < 0) {
         cmd_err ("vm", "--disk %s: not NAME:SOCKET[:CONTROL] (or too many disks)", optarg);
         return EXIT_ERROR;
       }
-      ndisks++;
+      a->ndisks++;
       break;
     case O_MODULE:
     case O_PROGRAM:
     case O_COPY:
-      if (add (c == O_MODULE ? mods : c == O_PROGRAM ? progs : copies,
-               c == O_MODULE ? &nmods : c == O_PROGRAM ? &nprogs : &ncopies, optarg) < 0) {
+      if (add (c == O_MODULE ? a->mods : c == O_PROGRAM ? a->progs : a->copies,
+               c == O_MODULE ? &a->nmods : c == O_PROGRAM ? &a->nprogs : &a->ncopies,
+               optarg) < 0) {
         cmd_err ("vm", "too many --%s options", opts[c - O_DISK].name);
         return EXIT_ERROR;
       }
@@ -173,20 +177,20 @@ cmd_vm (int argc, char **argv)
         return EXIT_ERROR;
       }
       if (c == O_CONN)
-        vc.connections = (unsigned) v;
+        vc->connections = (unsigned) v;
       else if (c == O_MEM)
-        vc.memory_mb = (unsigned) v;
+        vc->memory_mb = (unsigned) v;
       else
-        vc.timeout_s = (int) v;
+        vc->timeout_s = (int) v;
       break;
     case O_KERNEL:
-      vc.kernel = optarg;
+      vc->kernel = optarg;
       break;
     case O_MODULES:
-      vc.modules = optarg;
+      vc->modules = optarg;
       break;
     case O_CONSOLE:
-      vc.console_path = optarg;
+      vc->console_path = optarg;
       break;
     case 'h':
       usage ();
@@ -195,6 +199,14 @@ cmd_vm (int argc, char **argv)
       return pc_usage_error ("vm");
     }
   }
+  return check_args (argc, argv, a);
+}
+
+/* What the options cannot say alone: a script, disks named once each.
+ * Returns -1 to go on, else the exit status. */
+static int
+check_args (int argc, char **argv, const struct vm_args *a)
+{
   if (optind >= argc) {
     cmd_err ("vm", "no script to run");
     return pc_usage_error ("vm");
@@ -203,47 +215,72 @@ cmd_vm (int argc, char **argv)
     cmd_err ("vm", "%s: %s", argv[optind], strerror (errno));
     return EXIT_ERROR;
   }
-  for (size_t i = 0; i < ndisks; i++)
+  for (size_t i = 0; i < a->ndisks; i++)
     for (size_t j = 0; j < i; j++)
-      if (strcmp (disks[i].name, disks[j].name) == 0) {
-        cmd_err ("vm", "--disk %s: named twice", disks[i].name);
+      if (strcmp (a->disks[i].name, a->disks[j].name) == 0) {
+        cmd_err ("vm", "--disk %s: named twice", a->disks[i].name);
         return EXIT_ERROR;
       }
+  return -1;
+}
+
+int
+cmd_vm (int argc, char **argv)
+{
+  struct vm_args *a = calloc (1, sizeof *a);
+  char self[PATH_MAX], work[] = "/tmp/powercut-vm.XXXXXX", console[PATH_MAX + 16];
+  struct pc_vm_config *vc;
+  struct pc_err err;
+  int status = -1, r;
+  ssize_t n;
+
+  if (a == NULL) {
+    cmd_err ("vm", "%s", strerror (ENOMEM));
+    return EXIT_ERROR;
+  }
+  vc = &a->vc;
+  vc->timeout_s = 600;
+  if ((r = parse_args (argc, argv, a)) >= 0)
+    goto out;
+  r = EXIT_VM_FAILED;
   n = readlink ("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) {
     cmd_err ("vm", "/proc/self/exe: %s", strerror (errno));
-    return EXIT_VM_FAILED;
+    goto out;
   }
   self[n] = '\0';
   if (mkdtemp (work) == NULL) {
     cmd_err ("vm", "%s: %s", work, strerror (errno));
-    return EXIT_VM_FAILED;
+    goto out;
   }
-  if (vc.console_path == NULL) {
+  if (vc->console_path == NULL) {
     snprintf (console, sizeof console, "%s/console.txt", work);
-    vc.console_path = console;
+    vc->console_path = console;
   }
-  vc.self = self;
-  vc.script_mode = true;
-  vc.script = argv[optind];
-  vc.script_args = argv + optind + 1;
-  vc.disks = disks;
-  vc.ndisks = ndisks;
-  vc.extra_modules = mods;
-  vc.programs = progs;
-  vc.copies = copies;
-  vc.work_dir = work;
-  vc.script_status = &status;
+  vc->self = self;
+  vc->script_mode = true;
+  vc->script = argv[optind];
+  vc->script_args = argv + optind + 1;
+  vc->disks = a->disks;
+  vc->ndisks = a->ndisks;
+  vc->extra_modules = a->mods;
+  vc->programs = a->progs;
+  vc->copies = a->copies;
+  vc->work_dir = work;
+  vc->script_status = &status;
   pc_catch_stop_signals ();
-  r = pc_vm_run (&vc, &err);
-  print_output (vc.console_path);       /* what the script said, even cut short */
-  if (r < 0) {
+  if (pc_vm_run (vc, &err) < 0) {
+    print_output (vc->console_path);    /* what the script said, even cut short */
     /* the console the message names is kept (its directory with it) */
     cmd_err ("vm", "%s", err.msg);
-    return EXIT_VM_FAILED;
+    goto out;
   }
-  if (vc.console_path == console)
+  print_output (vc->console_path);
+  if (vc->console_path == console)
     unlink (console);
   rmdir (work);
-  return status;
+  r = status;
+out:
+  free (a);
+  return r;
 }

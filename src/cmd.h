@@ -33,6 +33,12 @@ void cmd_err (const char *sub, const char *fmt, ...)
 /* Prints the usage hint for a bad command line and returns EXIT_ERROR. */
 int pc_usage_error (const char *sub);
 
+struct pc_err;
+/* Prints the result of pc_check_report or pc_merge_report (their reason
+ * when they failed, or when not every point was checked) and returns the
+ * exit status. */
+int cmd_report_status (const char *sub, int r, const struct pc_err *err);
+
 /* Set by SIGINT, SIGTERM or SIGHUP once pc_catch_stop_signals() ran: the
  * long commands (check, run) stop, clean up and exit 2. */
 extern volatile sig_atomic_t pc_stop_requested;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "report/outputs.h"
 #include "util/err.h"
 
 static const struct {
@@ -131,4 +132,14 @@ main (int argc, char **argv)
   cmd_err (NULL, "unknown command '%s'", argv[1]);
   fprintf (stderr, "try 'powercut --help'\n");
   return EXIT_ERROR;
+}
+
+int
+cmd_report_status (const char *sub, int r, const struct pc_err *err)
+{
+  if (r < 0 || r == PC_CHECK_UNFINISHED) {
+    cmd_err (sub, "%s", err->msg);
+    return EXIT_ERROR;
+  }
+  return r == PC_CHECK_FAILED ? EXIT_PROBLEMS : EXIT_OK;
 }

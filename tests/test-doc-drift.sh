@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# test-doc-drift.sh: the documentation says what the program does.  Every
+# command of powercut --help has its man page, a row in the README's table
+# of commands and a place in powercut(1); every option a command's --help
+# lists is in that command's man page.
+source "$top_srcdir/tests/functions.sh"
+
+run powercut --help
+assert_eq "$rc" 0 "powercut --help"
+cmds=$(awk '/^commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }' <<<"$out")
+assert_ge "$(wc -w <<<"$cmds")" 10 "commands listed by --help"
+missing=()
+for c in $cmds; do
+  page=$top_srcdir/man/powercut-$c.1
+  [ -f "$page" ] || { missing+=("man page powercut-$c.1"); continue; }
+  grep -q "^| \`powercut $c\b" "$top_srcdir/README.md" || missing+=("$c in the README's table")
+  grep -Eq "^\.B $c\$|powercut\\\\-$c \(1\)|powercut\\\\-$c\b" "$top_srcdir/man/powercut.1" ||
+    missing+=("$c in powercut(1)")
+  run powercut "$c" --help
+  assert_eq "$rc" 0 "powercut $c --help"
+  for o in $(grep -oE -- '(^|[ ,[])--[a-z][a-z0-9-]*' <<<"$out" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
+    man=${o//-/\\\\-}
+    grep -q -- "$man" "$page" || missing+=("$o of $c in powercut-$c.1")
+  done
+done
+assert_eq "$(printf '%s\n' "${missing[@]}")" "" "documented"
