@@ -122,20 +122,25 @@ starts=$(awk -v size="$size" 'BEGIN { n = 0 }
     n++ }
   END { sum = 256 + 56 * n; for (i = 0; i < n; i++) sum += l[i]
         for (i = 0; i < n; i++) if (t[i] == "mark") l[i] = size - sum
-        off = 256; for (i = 0; i < n; i++) { print off; off += 56 + l[i] } }' <<<"$dump")
+        off = 256; for (i = 0; i < n; i++) { print off, (t[i] == "write" ? l[i] : 0); off += 56 + l[i] } }' <<<"$dump")
 [ "$(wc -l <<<"$starts")" -ge 6 ] || fail "record starts: $starts"
 
+# A write's data is one checksummed run of bytes: one byte in 29 of it is
+# flipped, every byte of the headers, marks and the rest.
 step=1
 [ -z "$POWERCUT_WRAPPER" ] || step=37
 checked=0
 for (( pos = 256; pos < size; pos += step )); do
-  rec=0 at=256
-  while read -r s; do
+  rec=0 at=256 data=0
+  while read -r s l; do
     (( s <= pos )) || break
-    at=$s
+    at=$s data=$l
     rec=$(( rec + 1 ))
   done <<<"$starts"
   rec=$(( rec - 1 ))
+  if (( pos >= at + 56 && pos < at + 56 + data && (pos - at) % 29 != 0 )); then
+    continue
+  fi
   cp "$good" "$tmp/flip.log"
   byte=$(od -An -tu1 -j "$pos" -N 1 "$good")
   printf %b "\\0$(printf %03o $(( byte ^ 0x10 )))" |
