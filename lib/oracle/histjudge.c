@@ -432,10 +432,10 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
   if (!bad)
     return 0;
   if (*ret_block == NONE)
-    return PC_F_MISMATCH;       /* the size alone */
+    return PC_V_MISMATCH;       /* the size alone */
   /* zero-filled: the whole file reads as zeros (a file only partly zeros
    * is a mismatch, as the marks judge it) */
-  return all_zero && found->zero_blocks == nb ? PC_F_ZERO_FILLED : PC_F_MISMATCH;
+  return all_zero && found->zero_blocks == nb ? PC_V_ZERO_FILLED : PC_V_MISMATCH;
 }
 
 /* Did a mark declare it durable (call: what made it so), rather than a
@@ -483,15 +483,15 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
     c->durable_by = pc_hist_describe_durable (h, dcall);
   }
   if (promise && dseq != NONE && declared (h, dcall))
-    c->rule = strdup (kind == PC_F_DURABLE_LOST
+    c->rule = strdup (kind == PC_V_DURABLE_LOST
                       ? "a version declared durable by a mark was rolled back: a promise broken"
                       : "data declared durable by a mark is lost: a promise broken");
   else if (promise)
-    c->rule = strdup (kind == PC_F_DURABLE_LOST
+    c->rule = strdup (kind == PC_V_DURABLE_LOST
                       ? "a version made durable was rolled back: the filesystem broke its promise"
                       : "data made durable is lost: the filesystem broke its promise");
   else {
-    c->rule = strdup (kind == PC_F_ZERO_LENGTH
+    c->rule = strdup (kind == PC_V_ZERO_LENGTH
                       ? "empty where the program had written data it never made durable "
                         "(a crash may lose what is not synced)"
                       : "data the program never made durable by the crash "
@@ -584,7 +584,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   if (found == NULL) {
     if (absent_ok)
       return 0;
-    ret->kind = PC_F_MISSING;
+    ret->kind = PC_V_MISSING;
     return name_cause (h, p, point, de, dcall, ret);
   }
   /* Empty where the program's last version had data: the seed's case,
@@ -599,8 +599,8 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     uint32_t dc;
     uint64_t d = data_durable (h, n, NONE, point, floor, &dc), rb;
     bool ranged = size_needed (n, point, &rb) > 0;
-    ret->kind = PC_F_ZERO_LENGTH;
-    return data_cause (h, n, path, ranged ? rb : NONE, point, PC_F_ZERO_LENGTH,
+    ret->kind = PC_V_ZERO_LENGTH;
+    return data_cause (h, n, path, ranged ? rb : NONE, point, PC_V_ZERO_LENGTH,
                        ranged || (d != NONE && size_set_by (n, point) <= d), &ret->cause);
   }
   /* Each node the name may be bound to. */
@@ -633,7 +633,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
       if (xv == NULL)
         return 0;
       if (nodei == newest || best < 0) {
-        best = promise ? PC_F_DURABLE_LOST : PC_F_MISMATCH;
+        best = promise ? PC_V_DURABLE_LOST : PC_V_MISMATCH;
         best_xattr = xv;
         best_promise = promise;
         best_node = nodei;
@@ -650,11 +650,11 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   }
   if (!any) {
     /* Something where the program's name was durably gone. */
-    ret->kind = PC_F_MISMATCH;
+    ret->kind = PC_V_MISMATCH;
     return name_cause (h, p, point, de, dcall, ret);
   }
   if (best < 0 || best_node < 0) {
-    ret->kind = PC_F_MISMATCH;    /* another type than any the name had */
+    ret->kind = PC_V_MISMATCH;    /* another type than any the name had */
     ret->cause.known = true;
     ret->cause.durable_ns = -1;
     ret->cause.rule = strdup ("a type the name never had then");
@@ -690,8 +690,8 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     bool promise;
     /* What it held before its durable point: rolled back. */
     if (best_promise && match_file (h, n, found, point, NONE, true, &blk, &promise) == 0) {
-      ret->kind = PC_F_DURABLE_LOST;
-      return data_cause (h, n, path, best_block, point, PC_F_DURABLE_LOST, true, &ret->cause);
+      ret->kind = PC_V_DURABLE_LOST;
+      return data_cause (h, n, path, best_block, point, PC_V_DURABLE_LOST, true, &ret->cause);
     }
     ret->kind = best;
     return data_cause (h, n, path, best_block, point, best, best_promise, &ret->cause);
@@ -854,7 +854,7 @@ pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *
     /* Data the program never wrote there, in a block that is not zeros:
      * someone else wrote it.  A loss (zeros, an empty file, a name gone) is judged:
      * a disk that lost data at the end lost it at the crash points too. */
-    p->untraced = v.kind == PC_F_MISMATCH && !v.name && e && e->type == PC_ENTRY_FILE &&
+    p->untraced = v.kind == PC_V_MISMATCH && !v.name && e && e->type == PC_ENTRY_FILE &&
                   e->zero_blocks < e->nblocks && foreign_data (h, p, e);
     pc_cause_clear (&v.cause);
   }

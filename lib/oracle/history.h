@@ -71,7 +71,7 @@ const char *const *pc_history_paths (const struct pc_history *h, size_t *ret_n);
 /* Its judgement of one path. */
 struct pc_history_verdict {
   int kind;                     /* 0: what the program had; else a finding kind:
-                                 * PC_F_ZERO_LENGTH, _ZERO_FILLED, _MISSING,
+                                 * PC_V_ZERO_LENGTH, _ZERO_FILLED, _MISSING,
                                  * _MISMATCH, _DURABLE_LOST, or PC_F_NOT_JUDGED */
   bool name;                    /* it is about what the name is bound to (a
                                  * rename, link, unlink or creation), not data */

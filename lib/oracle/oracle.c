@@ -529,17 +529,17 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
   if (nbefore == o->n && o->changed[k])
     kind = PC_F_NOT_JUDGED;     /* the workload changed it after its last mark */
   else if (f == NULL && all_present)
-    kind = PC_F_MISSING;
+    kind = PC_V_MISSING;
   else if (f && f->type == PC_ENTRY_FILE && f->size == 0 && all_data && nfiles > 0)
-    kind = PC_F_ZERO_LENGTH;    /* every allowed file version has data */
+    kind = PC_V_ZERO_LENGTH;    /* every allowed file version has data */
   else if (f && all_data && nfiles > 0 && all_nonzero && file_all_zeros (f, true))
-    kind = PC_F_ZERO_FILLED;    /* and it was not zeros */
+    kind = PC_V_ZERO_FILLED;    /* and it was not zeros */
   else {
-    kind = PC_F_MISMATCH;
+    kind = PC_V_MISMATCH;
     /* A version from before the durable mark: rolled back. */
     for (size_t i = 0; d != SIZE_MAX && f && i < d; i++)
       if (same_version (f, pc_mark_find (&o->marks[i].m, path))) {
-        kind = PC_F_DURABLE_LOST;
+        kind = PC_V_DURABLE_LOST;
         break;
       }
   }
@@ -558,7 +558,7 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
       unchanged = same_version (pc_mark_find (&o->marks[d].m, path),
                                 pc_mark_find (&o->marks[i].m, path));
     struct pc_cause c = { .known = true, .durable_ns = -1,
-                          .promise = kind == PC_F_DURABLE_LOST || unchanged };
+                          .promise = kind == PC_V_DURABLE_LOST || unchanged };
     c.rule = strdup (c.promise ? "a version a mark declared durable is lost: "
                                  "the filesystem broke its promise"
                                : "the version lost was never made durable: a crash may lose it");

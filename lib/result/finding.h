@@ -20,13 +20,10 @@
 
 #include "result/verdict.h"
 
-/* What a finding says: a failing verdict, or a note that fails nothing. */
+/* What a finding says.  A finding's kind is either a failing verdict
+ * (enum pc_verdict: PC_V_ZERO_LENGTH ... PC_V_DURABLE_LOST), the one name a
+ * verdict has, or one of these notes, which fail nothing. */
 enum pc_finding_kind {
-  PC_F_ZERO_LENGTH = PC_V_ZERO_LENGTH,
-  PC_F_ZERO_FILLED = PC_V_ZERO_FILLED,
-  PC_F_MISSING = PC_V_MISSING,
-  PC_F_MISMATCH = PC_V_MISMATCH,
-  PC_F_DURABLE_LOST = PC_V_DURABLE_LOST,
   PC_F_UNMENTIONED = PC_V_COUNT,  /* no manifest names the path: listed */
   PC_F_NOT_JUDGED,                /* changed after the last mark: not judged */
   PC_F_OLDER,                     /* older than the program had at its last

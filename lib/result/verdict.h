@@ -21,7 +21,8 @@
 
 /* The verdicts, in the order reports list them: one line each, and the
  * enum, the table and every output follow.  A new verdict is a line here,
- * the logic that gives it (for a path: oracle.c) and its paragraph in
+ * the logic that gives it (for a path: both oracles, oracle.c for marks
+ * and histjudge.c for a traced program) and its paragraph in
  * powercut-check(1).
  *   X (ID, name, rank, colour, column, path, meaning), see pc_verdict_info */
 #define PC_VERDICTS(X) \

@@ -327,7 +327,7 @@ START_TEST (test_names_are_data)
   ck_assert_msg (strstr (f, "unmentioned\ta\tb\t") != NULL, "%s", f);
   /* Any bytes survive packing. */
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    ck_assert_int_eq (pc_findings_add (&fl, PC_F_MISMATCH, names[i], names[i], "\x01"), 0);
+    ck_assert_int_eq (pc_findings_add (&fl, PC_V_MISMATCH, names[i], names[i], "\x01"), 0);
   ck_assert_int_eq (pc_findings_pack (&fl, &buf, &len, &cap), 0);
   for (size_t cut = 0; cut < len; cut++)
     ck_assert_int_eq (pc_findings_unpack (buf, cut, &used, &back), -EBADMSG);
@@ -552,6 +552,36 @@ START_TEST (test_windows_by_hand)
 }
 END_TEST
 
+/* Every verdict the table gives a path comes out of the oracle of marks:
+ * a new path verdict needs its case here and in oracle.c. */
+START_TEST (test_every_path_verdict)
+{
+  char f[2048];
+  unsigned cases = 0;
+
+  for (int v = 0; v < PC_V_COUNT; v++) {
+    const struct pc_verdict_info *vi = pc_verdict_info (v);
+    const char *tree;
+    uint64_t at = 6;
+
+    if (!vi->path)
+      continue;
+    switch ((enum pc_verdict) v) {
+    case PC_V_ZERO_LENGTH:  tree = "lost+found/ f="; break;
+    case PC_V_ZERO_FILLED:  tree = "lost+found/ f=#8192:2"; break;
+    case PC_V_MISSING:      tree = "lost+found/"; break;
+    case PC_V_MISMATCH:     tree = "lost+found/ f=XYZ"; break;
+    case PC_V_DURABLE_LOST: tree = "lost+found/ f=A"; at = 9; break;
+    default:
+      ck_abort_msg ("path verdict %s: no case in this test", vi->name);
+    }
+    ck_assert_msg (judge (at, tree, f, sizeof f) == (enum pc_verdict) v, "%s: %s", vi->name, f);
+    cases++;
+  }
+  ck_assert_uint_ge (cases, 5);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -567,6 +597,7 @@ main (void)
   tcase_add_test (tc, test_zero_filled);
   tcase_add_test (tc, test_changed_after_the_last_mark);
   tcase_add_test (tc, test_names_are_data);
+  tcase_add_test (tc, test_every_path_verdict);
   tcase_add_test (tc, test_display);
   tcase_add_test (tc, test_windows_by_hand);
   suite_add_tcase (s, tc);

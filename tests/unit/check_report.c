@@ -79,8 +79,8 @@ random_result (size_t n)
     snprintf (p->evidence, sizeof p->evidence, "%s", ev);
     free (ev);
     for (size_t k = 0; k < nf; k++) {
-      static const int kinds[] = { PC_F_ZERO_LENGTH, PC_F_MISSING, PC_F_MISMATCH,
-                                   PC_F_DURABLE_LOST, PC_F_UNMENTIONED, PC_F_NOT_JUDGED };
+      static const int kinds[] = { PC_V_ZERO_LENGTH, PC_V_MISSING, PC_V_MISMATCH,
+                                   PC_V_DURABLE_LOST, PC_F_UNMENTIONED, PC_F_NOT_JUDGED };
       char *path = random_bytes (1, 300), *found = random_bytes (0, 60);
       char *allowed = random_bytes (0, 120);
       ck_assert_int_eq (pc_findings_add (&p->findings, kinds[pc_splitmix64 (&seed) % 6], path,

@@ -33,8 +33,8 @@ START_TEST (test_counts)
   struct pc_point pts[7];
 
   point (&pts[0], PC_V_OK, 0, false);
-  point (&pts[1], PC_V_MISMATCH, PC_F_MISMATCH, true);           /* durable data lost */
-  point (&pts[2], PC_V_MISMATCH, PC_F_MISMATCH, false);          /* never durable */
+  point (&pts[1], PC_V_MISMATCH, PC_V_MISMATCH, true);           /* durable data lost */
+  point (&pts[2], PC_V_MISMATCH, PC_V_MISMATCH, false);          /* never durable */
   point (&pts[3], PC_V_FS_CORRUPT, 0, false);                    /* the filesystem */
   point (&pts[4], PC_V_APP_INVALID, 0, false);                   /* nothing acknowledged lost */
   point (&pts[5], PC_V_APP_INVALID, PC_F_OLDER, false);          /* an acknowledged update lost */
