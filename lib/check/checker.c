@@ -101,13 +101,6 @@ out:
   return r;
 }
 
-int
-check_new_image (struct ctx *c, int fd, struct pc_image **im)
-{
-  return pc_image_new (c->ix.hdr.devsize, c->base, fd,
-                       PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), im);
-}
-
 /* Tells the oracle what the end of the recording (built into im) holds,
  * so that paths the workload changed after its last mark are not judged
  * after it.  If the end cannot be read, no path is judged there. */

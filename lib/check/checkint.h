@@ -90,7 +90,12 @@ struct ctx {
 
 /* A new image of the log's device, from its base (image.h).  Returns 0 or
  * -errno. */
-int check_new_image (struct ctx *c, int fd, struct pc_image **im);
+static inline int
+check_new_image (struct ctx *c, int fd, struct pc_image **im)
+{
+  return pc_image_new (c->ix.hdr.devsize, c->base, fd,
+                       PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), im);
+}
 
 /* Step 3: maps the shared memory and runs the worker pool over the
  * distinct images.  Returns 0, or -errno with a reason in why (-EINTR:

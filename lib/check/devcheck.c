@@ -58,14 +58,6 @@ state_at (const struct pc_check_result *res, uint64_t rec)
   return lo == 0 ? -1 : (int64_t) lo - 1;
 }
 
-const struct pc_point *
-pc_instant_point (const struct pc_devcheck_result *res, const struct pc_instant *in, size_t j)
-{
-  if (j == in->dev && in->fine >= 0)
-    return &res->fine[j]->points[in->fine];
-  return in->point[j] < 0 ? NULL : &res->dev[j]->points[in->point[j]];
-}
-
 /* Sharded: the record of every write-model state of each device (all
  * shards'), ascending, to find the state an instant leaves a device in
  * whichever shard checks it. */
@@ -143,16 +135,6 @@ state_of (const struct pc_devcheck_result *res, const struct all_states *a, size
   *rec = a->rec[j][lo - 1];
   k = state_at (d, *rec);
   return k >= 0 && d->points[k].record == *rec ? k : -2;
-}
-
-void
-pc_instant_id (const struct pc_devcheck_result *res, const struct pc_instant *in, char *buf,
-               size_t len)
-{
-  if (in->fine >= 0)
-    snprintf (buf, len, "%s:%s", res->names[in->dev], res->fine[in->dev]->points[in->fine].id);
-  else
-    snprintf (buf, len, "%s:%" PRIu64, res->names[in->dev], in->record);
 }
 
 static int

@@ -45,9 +45,11 @@
 #ifndef POWERCUT_DEVCHECK_H
 #define POWERCUT_DEVCHECK_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "check/checker.h"
 #include "result/result.h"
@@ -105,11 +107,23 @@ int pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
 void pc_devcheck_free (struct pc_devcheck_result *res);
 
 /* Device j's state at instant in, or NULL where it is not judged alone. */
-const struct pc_point *pc_instant_point (const struct pc_devcheck_result *res,
-                                         const struct pc_instant *in, size_t j);
+static inline const struct pc_point *
+pc_instant_point (const struct pc_devcheck_result *res, const struct pc_instant *in, size_t j)
+{
+  if (j == in->dev && in->fine >= 0)
+    return &res->fine[j]->points[in->fine];
+  return in->point[j] < 0 ? NULL : &res->dev[j]->points[in->point[j]];
+}
 
 /* The instant's id, "NAME:STATE", as powercut replay DIR --at takes it. */
-void pc_instant_id (const struct pc_devcheck_result *res, const struct pc_instant *in,
-                    char *buf, size_t len);
+static inline void
+pc_instant_id (const struct pc_devcheck_result *res, const struct pc_instant *in, char *buf,
+               size_t len)
+{
+  if (in->fine >= 0)
+    snprintf (buf, len, "%s:%s", res->names[in->dev], res->fine[in->dev]->points[in->fine].id);
+  else
+    snprintf (buf, len, "%s:%" PRIu64, res->names[in->dev], in->record);
+}
 
 #endif

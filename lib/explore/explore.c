@@ -24,16 +24,6 @@
 #define BATCH_DEFAULT 25
 #define MAX_JOBS 64
 
-const char *
-pc_explore_outcome_name (int v)
-{
-  if (v == PC_XV_UNSUPPORTED)
-    return "unsupported";
-  if (v == PC_XV_ERROR)
-    return "error";
-  return pc_verdict_name ((enum pc_verdict) v);
-}
-
 static int
 outcome_parse (const char *s)
 {
@@ -46,28 +36,6 @@ outcome_parse (const char *s)
 
 /* ------------------------------------------------------------------ */
 /* Results as JSON lines */
-
-json_object *
-pc_x_res_json (const struct ctx *c, const struct xres *x)
-{
-  json_object *o = json_object_new_object ();
-  char text[PC_GEN_TEXT_MAX];
-
-  pc_gen_format (&x->it.w, text);
-  json_object_object_add (o, "config", json_object_new_string (c->label[x->k]));
-  json_object_object_add (o, "index", json_object_new_int64 ((int64_t) x->it.index));
-  json_object_object_add (o, "ops", json_object_new_string (text));
-  json_object_object_add (o, "outcome", json_object_new_string (pc_explore_outcome_name (x->it.outcome)));
-  json_object_object_add (o, "promise", json_object_new_boolean (x->it.promise));
-  json_object_object_add (o, "points", json_object_new_int64 ((int64_t) x->it.points));
-  json_object_object_add (o, "failing", json_object_new_int64 ((int64_t) x->it.failing));
-  json_object_object_add (o, "later", json_object_new_int64 ((int64_t) x->it.later));
-  json_object_object_add (o, "setup_failing", json_object_new_int64 ((int64_t) x->it.setup_failing));
-  json_object_object_add (o, "first", x->it.first[0] ? json_object_new_string (x->it.first) : NULL);
-  json_object_object_add (o, "why", x->it.why[0] ? json_object_new_string (x->it.why) : NULL);
-  json_object_object_add (o, "batch", json_object_new_string (x->batch));
-  return o;
-}
 
 static const char *
 jstr (json_object *o, const char *key)

@@ -1,8 +1,10 @@
-/* recint.h: the recorder's insides, shared by its parts:
- *   recorder.c  sockets, connections and the io_uring event loop;
- *   recnbd.c    the NBD handshake and transmission, and the replies
- *               (queued per connection, sent in rounds);
+/* recint.h: the recorder's insides, shared by its parts, each calling
+ * only those below it:
+ *   recorder.c  sockets, accepting, the io_uring event loop, setup;
+ *   recnbd.c    the NBD handshake and transmission, and its replies;
  *   recctl.c    the control server (marks, stop), in control.h's format;
+ *   recconn.c   connections: input buffers, requests into the log
+ *               writer, output queued and sent in rounds, their end;
  * and the log writer of logwriter.h, through which every request goes:
  * written to the log, made durable when it needs it, applied to the
  * in-memory disk, and only then answered.
@@ -144,25 +146,38 @@ struct pc_recorder {
   unsigned nspares;
 };
 
-/* recorder.c: io_uring, connections, the event loop */
-void rec_conn_close (struct conn *c);
-void rec_conn_maybe_free (struct conn *c);
+/* recconn.c: connections, below the protocols and the loop */
+struct io_uring_sqe *rec_get_sqe (struct pc_recorder *rec);
+/* An input buffer (one reference), from the spares or new; NULL: no
+ * memory.  rec_inbuf_put drops a reference. */
+struct inbuf *rec_inbuf_get (struct pc_recorder *rec);
+void rec_inbuf_put (struct inbuf *b);
 /* Makes room in c's input buffer for c->need bytes from ipos and at
  * least RECV_MIN after ilen: what is not parsed moves to the buffer's
  * start, or to another buffer while requests hold this one.  0 or
  * -ENOMEM. */
 int rec_conn_make_room (struct conn *c);
-struct io_uring_sqe *rec_get_sqe (struct pc_recorder *rec);
-
-/* recnbd.c: the NBD protocol, replies */
-void rec_conn_arm_recv (struct conn *c);
+struct req *rec_req_new (struct conn *c, uint64_t handle, enum pc_rec_type type, uint16_t flags, uint64_t off, uint32_t len);
+void rec_req_submit (struct pc_recorder *rec, struct req *r);
+/* Lets r's data go: its share of an input buffer, or its own. */
+void rec_req_drop_data (struct req *r);
+void rec_req_free (struct req *r);
+struct outbuf *rec_out_new (struct conn *c, size_t hlen);
 void rec_conn_queue (struct conn *c, struct outbuf *o);
+void rec_flush_round (struct pc_recorder *rec);
+void rec_on_send (struct conn *c, int res);
 /* r's len bytes of data come next on c: received into r->lw.data. */
 void rec_expect_payload (struct conn *c, struct req *r, uint32_t len);
-void rec_flush_round (struct pc_recorder *rec);
+void rec_conn_arm_recv (struct conn *c);
+void rec_conn_close (struct conn *c);
+void rec_conn_maybe_free (struct conn *c);
+/* Frees the connections closed and done with (after a round of
+ * completions), and one connection at once (at the recorder's end). */
+void rec_release_doomed (struct pc_recorder *rec);
+void rec_conn_release (struct conn *c);
+
+/* recnbd.c: the NBD protocol */
 void rec_on_recv (struct conn *c, int res);
-void rec_on_send (struct conn *c, int res);
-struct outbuf *rec_out_new (struct conn *c, size_t hlen);
 void rec_reply_simple (struct conn *c, uint64_t handle, uint32_t err);
 
 /* recctl.c: the control server.  rec_ctl_request handles a request's
@@ -171,10 +186,5 @@ void rec_reply_simple (struct conn *c, uint64_t handle, uint32_t err);
 bool rec_ctl_request (struct conn *c, const uint8_t *p);
 bool rec_ctl_payload (struct conn *c, struct req *r);
 void rec_ctl_reply (struct conn *c, int status, uint64_t seq);
-
-/* recorder.c: requests, into the log writer */
-struct req *rec_req_new (struct conn *c, uint64_t handle, enum pc_rec_type type, uint16_t flags, uint64_t off, uint32_t len);
-void rec_req_submit (struct pc_recorder *rec, struct req *r);
-void rec_req_free (struct req *r);
 
 #endif

@@ -18,128 +18,7 @@
 #include "util/util.h"
 
 /* -------------------------------------------------------------------------
- * Output */
-
-/* A new output buffer for c; on failure c is closed and NULL returned. */
-struct outbuf *
-rec_out_new (struct conn *c, size_t hlen)
-{
-  struct outbuf *o = calloc (1, sizeof *o);
-
-  if (o)
-    o->hlen = hlen;
-  else
-    c->closing = true;
-  return o;
-}
-
-static void
-conn_arm_send (struct conn *c)
-{
-  struct io_uring_sqe *sqe;
-  struct outbuf *o;
-  size_t skip = c->head_sent;
-  int n = 0;
-
-  if (c->send_armed || c->out_head == NULL || c->shut)
-    return;
-  for (o = c->out_head; o && n + 2 <= SEND_IOV_MAX; o = o->next) {
-    if (skip < o->hlen) {
-      c->siov[n].iov_base = o->hdr + skip;
-      c->siov[n++].iov_len = o->hlen - skip;
-      skip = 0;
-    }
-    else
-      skip -= o->hlen;
-    if (o->dlen > 0) {
-      if (skip < o->dlen) {
-        c->siov[n].iov_base = (uint8_t *) o->data + skip;
-        c->siov[n++].iov_len = o->dlen - skip;
-      }
-      skip = skip > o->dlen ? skip - o->dlen : 0;
-    }
-  }
-  memset (&c->smsg, 0, sizeof c->smsg);
-  c->smsg.msg_iov = c->siov;
-  c->smsg.msg_iovlen = n;
-  sqe = rec_get_sqe (c->rec);
-  io_uring_prep_sendmsg (sqe, c->fd, &c->smsg, MSG_NOSIGNAL);
-  io_uring_sqe_set_data (sqe, &c->send_op);
-  c->send_armed = true;
-}
-
-void
-rec_conn_queue (struct conn *c, struct outbuf *o)
-{
-  if (c->shut) {
-    free (o->owned);
-    free (o);
-    return;
-  }
-  if (c->out_tail)
-    c->out_tail->next = o;
-  else
-    c->out_head = o;
-  c->out_tail = o;
-  /* Sent once the current completions are handled: one sendmsg carries
-   * every reply they produced. */
-  if (!c->to_send && !c->send_armed) {
-    c->to_send = true;
-    c->next_to_send = c->rec->to_send;
-    c->rec->to_send = c;
-  }
-}
-
-/* After a round of completions: start the log write and the sends, so
- * that each carries as much as that round produced. */
-void
-rec_flush_round (struct pc_recorder *rec)
-{
-  /* The log write first: with the log failed, log_kick answers at once,
-   * and those answers go out below with the rest. */
-  pc_logw_kick (&rec->logw);
-  while (rec->to_send) {
-    struct conn *c = rec->to_send;
-    rec->to_send = c->next_to_send;
-    c->to_send = false;
-    conn_arm_send (c);
-  }
-}
-
-void
-rec_on_send (struct conn *c, int res)
-{
-  size_t done;
-
-  c->send_armed = false;
-  if (res < 0) {
-    c->closing = true;
-    while (c->out_head) {
-      struct outbuf *o = c->out_head;
-      c->out_head = o->next;
-      free (o->owned);
-      free (o);
-    }
-    c->out_tail = NULL;
-    rec_conn_maybe_free (c);
-    return;
-  }
-  done = c->head_sent + (size_t) res;
-  while (c->out_head && done >= c->out_head->hlen + c->out_head->dlen) {
-    struct outbuf *o = c->out_head;
-    done -= o->hlen + o->dlen;
-    c->out_head = o->next;
-    free (o->owned);
-    free (o);
-  }
-  if (c->out_head == NULL)
-    c->out_tail = NULL;
-  c->head_sent = done;
-  conn_arm_send (c);
-  if (c->rec->ended && c == c->rec->stop_conn && c->out_head == NULL)
-    c->rec->stop_conn = NULL;
-  rec_conn_maybe_free (c);
-}
+ * Replies */
 
 /* A simple reply's header (also for all but reads under structured
  * replies), queued by the caller. */
@@ -357,14 +236,6 @@ handle_option (struct conn *c, uint32_t opt, const uint8_t *buf, uint32_t len)
 
 /* -------------------------------------------------------------------------
  * Transmission */
-
-void
-rec_expect_payload (struct conn *c, struct req *r, uint32_t len)
-{
-  r->lw.rec.datalen = len;
-  c->cur = r;
-  c->cur_have = 0;
-}
 
 static uint32_t
 check_range (struct conn *c, uint64_t off, uint32_t len)
@@ -591,44 +462,6 @@ conn_parse (struct conn *c)
     }
   }
   c->ipos = pos;
-}
-
-void
-rec_conn_arm_recv (struct conn *c)
-{
-  struct io_uring_sqe *sqe;
-  size_t room;
-
-  if (c->recv_armed || c->closing || c->shut)
-    return;
-  if (rec_conn_make_room (c) < 0) {
-    rec_conn_close (c);
-    return;
-  }
-  room = IBUF_SIZE - c->ilen;
-  if (c->cur) {
-    /* The payload's rest, and (the input buffer being empty meanwhile) the
-     * next requests behind it: one receive a request, not two. */
-    c->riov[0].iov_base = c->cur->lw.data + c->cur_have;
-    c->riov[0].iov_len = c->cur->lw.rec.datalen - c->cur_have;
-    c->riov[1].iov_base = c->in->data + c->ilen;
-    c->riov[1].iov_len = c->pending + 1 >= MAX_PENDING ? 0 : room;
-    /* Behind a large payload, only the next header: its own payload then
-     * comes in place with the next receive, not through c->in. */
-    if (c->cur->lw.rec.datalen >= RECV_MIN && c->riov[1].iov_len > NBD_REQUEST_SIZE)
-      c->riov[1].iov_len = NBD_REQUEST_SIZE;
-    c->rmsg = (struct msghdr) { .msg_iov = c->riov, .msg_iovlen = 2 };
-    sqe = rec_get_sqe (c->rec);
-    io_uring_prep_recvmsg (sqe, c->fd, &c->rmsg, 0);
-  }
-  else {
-    if (c->pending >= MAX_PENDING)
-      return;                   /* resumed by req_finish */
-    sqe = rec_get_sqe (c->rec);
-    io_uring_prep_recv (sqe, c->fd, c->in->data + c->ilen, room, 0);
-  }
-  io_uring_sqe_set_data (sqe, &c->recv_op);
-  c->recv_armed = true;
 }
 
 void

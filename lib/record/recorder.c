@@ -32,130 +32,7 @@
 #include "util/util.h"
 
 /* -------------------------------------------------------------------------
- * io_uring helpers */
-
-struct io_uring_sqe *
-rec_get_sqe (struct pc_recorder *rec)
-{
-  struct io_uring_sqe *sqe = io_uring_get_sqe (&rec->ring);
-
-  if (sqe == NULL) {
-    io_uring_submit (&rec->ring);
-    sqe = io_uring_get_sqe (&rec->ring);
-  }
-  return sqe;   /* never NULL right after a submit with a free ring */
-}
-
-/* -------------------------------------------------------------------------
- * Input buffers */
-
-static struct inbuf *
-inbuf_get (struct pc_recorder *rec)
-{
-  struct inbuf *b = rec->spares;
-
-  if (b) {
-    rec->spares = b->next_spare;
-    rec->nspares--;
-  }
-  else {
-    b = malloc (sizeof *b);
-    if (b == NULL)
-      return NULL;
-    b->rec = rec;
-  }
-  b->refs = 1;
-  return b;
-}
-
-static void
-inbuf_put (struct inbuf *b)
-{
-  struct pc_recorder *rec = b->rec;
-
-  if (--b->refs > 0)
-    return;
-  if (rec->nspares < MAX_SPARES) {
-    b->next_spare = rec->spares;
-    rec->spares = b;
-    rec->nspares++;
-  }
-  else
-    free (b);
-}
-
-int
-rec_conn_make_room (struct conn *c)
-{
-  size_t tail = c->ilen - c->ipos;
-  size_t need = c->need > tail ? c->need : tail;
-
-  if (tail == 0 && c->in->refs == 1)
-    c->ipos = c->ilen = 0;      /* all parsed, nothing held: start over */
-  if (c->ipos + need <= IBUF_SIZE && c->ilen + RECV_MIN <= IBUF_SIZE)
-    return 0;
-  if (c->in->refs == 1)
-    memmove (c->in->data, c->in->data + c->ipos, tail);
-  else {
-    struct inbuf *b = inbuf_get (c->rec);
-    if (b == NULL)
-      return -ENOMEM;
-    memcpy (b->data, c->in->data + c->ipos, tail);
-    inbuf_put (c->in);
-    c->in = b;
-  }
-  c->ipos = 0;
-  c->ilen = tail;
-  return 0;
-}
-
-/* -------------------------------------------------------------------------
- * Requests, through the log writer */
-
-struct req *
-rec_req_new (struct conn *c, uint64_t handle, enum pc_rec_type type, uint16_t flags,
-             uint64_t off, uint32_t len)
-{
-  struct req *r = calloc (1, sizeof *r);
-
-  if (r == NULL)
-    return NULL;
-  r->conn = c;
-  r->handle = handle;
-  r->lw.rec.type = type;
-  r->lw.rec.flags = flags;
-  r->lw.rec.offset = off;
-  r->lw.rec.length = len;
-  r->lw.rec.conn = c ? c->id : 0;
-  return r;
-}
-
-void
-rec_req_submit (struct pc_recorder *rec, struct req *r)
-{
-  if (r->conn)
-    r->conn->pending++;
-  pc_logw_append (&rec->logw, &r->lw);
-}
-
-/* Lets r's data go: its share of an input buffer, or its own. */
-static void
-req_drop_data (struct req *r)
-{
-  if (r->in)
-    inbuf_put (r->in);
-  else
-    free (r->lw.data);
-  r->in = NULL;
-  r->lw.data = NULL;
-}
-
-void
-rec_req_free (struct req *r)
-{
-  req_drop_data (r);
-  free (r);
-}
+ * The log writer's way back */
 
 /* The log writer's callbacks.  written: the record is in the log, in order:
  * the disk follows it (a write's data is read back from the log), and its
@@ -178,7 +55,7 @@ log_written (void *opaque, struct pc_logw_rec *lw)
   default:
     break;
   }
-  req_drop_data (r);
+  rec_req_drop_data (r);
 }
 
 static void
@@ -241,69 +118,6 @@ static const struct pc_logw_ops log_ops = {
 /* -------------------------------------------------------------------------
  * Connections */
 
-static void
-conn_release (struct conn *c)
-{
-  struct pc_recorder *rec = c->rec;
-
-  if (c->prev)
-    c->prev->next = c->next;
-  else
-    rec->conns = c->next;
-  if (c->next)
-    c->next->prev = c->prev;
-  if (c->fd >= 0)
-    close (c->fd);
-  while (c->out_head) {
-    struct outbuf *o = c->out_head;
-    c->out_head = o->next;
-    free (o->owned);
-    free (o);
-  }
-  if (c->cur)
-    rec_req_free (c->cur);
-  if (rec->stop_conn == c)
-    rec->stop_conn = NULL;
-  inbuf_put (c->in);
-  free (c);
-}
-
-/* A closing connection shuts its socket once everything owed is sent, and
- * is freed once no operation refers to it: after the completions being
- * handled, so that no handler is left holding a freed connection. */
-void
-rec_conn_maybe_free (struct conn *c)
-{
-  if (!c->closing)
-    return;
-  if (!c->shut && c->pending == 0 && c->out_head == NULL) {
-    shutdown (c->fd, SHUT_RDWR);
-    c->shut = true;
-  }
-  if (c->shut && !c->recv_armed && !c->send_armed && c->pending == 0 && !c->doomed) {
-    c->doomed = true;
-    c->next_doomed = c->rec->doomed;
-    c->rec->doomed = c;
-  }
-}
-
-static void
-release_doomed (struct pc_recorder *rec)
-{
-  while (rec->doomed) {
-    struct conn *c = rec->doomed;
-    rec->doomed = c->next_doomed;
-    conn_release (c);
-  }
-}
-
-void
-rec_conn_close (struct conn *c)
-{
-  c->closing = true;
-  rec_conn_maybe_free (c);
-}
-
 static struct conn *
 conn_new (struct pc_recorder *rec, int fd, bool control)
 {
@@ -311,7 +125,7 @@ conn_new (struct pc_recorder *rec, int fd, bool control)
 
   if (c == NULL)
     return NULL;
-  c->in = inbuf_get (rec);
+  c->in = rec_inbuf_get (rec);
   if (c->in == NULL) {
     free (c);
     return NULL;
@@ -694,7 +508,7 @@ run_loop (struct pc_recorder *rec, bool until_idle)
     }
     io_uring_cq_advance (&rec->ring, n);
     rec_flush_round (rec);
-    release_doomed (rec);
+    rec_release_doomed (rec);
   }
   /* Let the last replies go out before the sockets close. */
   io_uring_submit (&rec->ring);
@@ -712,7 +526,7 @@ pc_recorder_free (struct pc_recorder *rec)
     struct conn *c = rec->conns;
     c->recv_armed = c->send_armed = false;
     c->pending = 0;
-    conn_release (c);
+    rec_conn_release (c);
   }
   if (rec->ring_ok)
     io_uring_queue_exit (&rec->ring);

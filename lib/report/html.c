@@ -11,6 +11,7 @@
 
 #include "result/finding.h"
 #include "report/html.h"
+#include "report/jsonio.h"
 #include "format/mark.h"
 #include "report/report.h"
 #include "report/reportint.h"

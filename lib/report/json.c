@@ -18,15 +18,6 @@
 #include "util/util.h"
 
 json_object *
-pc_json_seconds (uint64_t ns)
-{
-  char t[32];
-
-  snprintf (t, sizeof t, "%.6f", (double) ns / 1e9);
-  return json_object_new_double_s ((double) ns / 1e9, t);
-}
-
-json_object *
 pc_json_totals (const size_t count[PC_V_COUNT], size_t points, size_t unique)
 {
   json_object *t = json_object_new_object ();

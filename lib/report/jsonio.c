@@ -1,4 +1,4 @@
-/* jsonio.c: JSON strings that may not be UTF-8, and typed lookups. */
+/* jsonio.c: JSON strings that may not be UTF-8, times, and typed lookups. */
 #include <config.h>
 
 #include <ctype.h>
@@ -8,6 +8,15 @@
 
 #include "result/finding.h"
 #include "report/jsonio.h"
+
+json_object *
+pc_json_seconds (uint64_t ns)
+{
+  char t[32];
+
+  snprintf (t, sizeof t, "%.6f", (double) ns / 1e9);
+  return json_object_new_double_s ((double) ns / 1e9, t);
+}
 
 char *
 pc_json_hex (const char *s)

@@ -1,4 +1,4 @@
-/* jsonio.h: JSON strings that may not be UTF-8, and typed lookups.
+/* jsonio.h: JSON strings that may not be UTF-8, times, and typed lookups.
  *
  * Reports hold paths and texts from the filesystems they judge, in any
  * bytes.  A string that is not UTF-8 is written in display form (finding.h:
@@ -12,6 +12,9 @@
 #include <stdint.h>
 
 #include <json-c/json.h>
+
+/* Seconds to the microsecond, written with six decimals. */
+json_object *pc_json_seconds (uint64_t ns);
 
 /* s's bytes in hex: a malloc'd string, or NULL. */
 char *pc_json_hex (const char *s);

@@ -22,9 +22,6 @@
 
 enum pc_json_form { PC_JSON_EXACT, PC_JSON_SHOWN };
 
-/* Seconds to the microsecond, written with six decimals. */
-json_object *pc_json_seconds (uint64_t ns);
-
 /* {"points": ..., "unique": ..., and a count per verdict, by name}. */
 json_object *pc_json_totals (const size_t count[PC_V_COUNT], size_t points, size_t unique);
 

@@ -42,20 +42,6 @@ status (struct run *r, const char *fmt, ...)
   r->cfg->status (r->cfg->status_ctx, line);
 }
 
-/* Sets the reason (first one wins) and returns -err. */
-int
-pc_run_fail (struct run *r, int err, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (r->why.msg[0] == '\0') {
-    va_start (ap, fmt);
-    vsnprintf (r->why.msg, sizeof r->why.msg, fmt, ap);
-    va_end (ap);
-  }
-  return -err;
-}
-
 /* The first line of a program's output, for error messages. */
 static const char *
 first_line (char *out)
@@ -81,13 +67,6 @@ run_cmd (struct run *r, char *const argv[])
   if (s == -ETIME)
     return pc_run_fail (r, ETIME, "%s: no answer within %d s", argv[0], CMD_TIMEOUT_S);
   return pc_run_fail (r, EIO, "%s: %s", argv[0], first_line (r->out));
-}
-
-void
-pc_run_msleep (long ms)
-{
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-  nanosleep (&ts, NULL);
 }
 
 /* Waits for a child, killing it after timeout_s. Returns its wait status. */

@@ -50,14 +50,34 @@ command_env (struct run *r)
   }
 }
 
+/* What the workload's process tells the run when the workload could not
+ * be run or traced, through a pipe closed on exec. */
+struct child_word {
+  int noexec;                   /* execvp's errno: the command cannot be run */
+  char why[240];                /* why it could not be traced, or "" */
+};
+
+static void
+tell_parent (int fd, int noexec, const char *why)
+{
+  struct child_word w = { .noexec = noexec };
+  ssize_t n;
+
+  if (why)
+    memcpy (w.why, why, strnlen (why, sizeof w.why - 1));
+  n = write (fd, &w, sizeof w);
+  (void) n;
+}
+
 /* In the workload's process: the workload run under the tracer, a
  * built-in one as "powercut workload" (what a guest runs too).  Returns
  * the exit status for the process: the workload's, or TRACE_FAILED with
- * the reason in its trace file. */
+ * the reason told the parent.  The tracer's summary goes in the
+ * workload's record (trace), if it has one. */
 #define TRACE_FAILED 125
 #define TRACE_LEFT 124          /* it left processes running: killed */
 static int
-run_traced (struct run *r, unsigned commit_s, FILE *trace, int cannot_fd)
+run_traced (struct run *r, unsigned commit_s, FILE *trace, int word_fd)
 {
   const struct pc_run_config *cfg = r->cfg;
   struct pc_traced t = { .control = r->ctl, .root = r->mnt, .all_cpus = cfg->all_cpus,
@@ -81,24 +101,25 @@ run_traced (struct run *r, unsigned commit_s, FILE *trace, int cannot_fd)
   }
   st = pc_traced_run (cfg->workload ? argv : r->command, &t, &err);
   if (st == -ENOENT || st == -EACCES) {
-    int e = -st;
-    ssize_t w = write (cannot_fd, &e, sizeof e);
-    (void) w;
+    tell_parent (word_fd, -st, NULL);
     return 127;                 /* as execvp: cannot run it */
   }
   if (st < 0) {
-    fprintf (stderr, "powercut: tracing the workload: %s\n", err.msg);
+    tell_parent (word_fd, 0, err.msg);
     return TRACE_FAILED;
   }
-  fprintf (stderr, "powercut: traced: %llu events logged (%llu acknowledgements), %llu about "
-           "other files left out; the tracer's peak memory %llu KiB\n",
-           (unsigned long long) t.events, (unsigned long long) t.nacks,
-           (unsigned long long) t.elsewhere, (unsigned long long) t.peak_kib);
-  if (t.left[0]) {
-    fprintf (stderr, "powercut: the workload left processes running when it ended: %s "
-             "(killed)\n", t.left);
-    return TRACE_LEFT;
+  if (trace) {
+    fprintf (trace, "powercut: traced: %llu events logged (%llu acknowledgements), %llu about "
+             "other files left out; the tracer's peak memory %llu KiB\n",
+             (unsigned long long) t.events, (unsigned long long) t.nacks,
+             (unsigned long long) t.elsewhere, (unsigned long long) t.peak_kib);
+    if (t.left[0])
+      fprintf (trace, "powercut: the workload left processes running when it ended: %s "
+               "(killed)\n", t.left);
+    fflush (trace);
   }
+  if (t.left[0])
+    return TRACE_LEFT;
   return st >= 256 ? 128 + st - 256 : st;
 }
 
@@ -254,7 +275,8 @@ pc_run_workload (struct run *r, unsigned commit_s)
   struct kid before[MAX_KIDS];
   size_t nbefore, nleft;
   char left[512];
-  int cannot[2], noexec = 0;
+  int cannot[2];
+  struct child_word word = { 0 };
 
   if (cfg->trace_path && (trace = fopen (cfg->trace_path, "we")) == NULL)
     return pc_run_fail (r, errno, "%s: %s", cfg->trace_path, strerror (errno));
@@ -307,11 +329,7 @@ pc_run_workload (struct run *r, unsigned commit_s)
         dup2 (fileno (trace), 2);
       }
       execvp (r->command[0], r->command);
-      {
-        int e = errno;
-        ssize_t w = write (cannot[1], &e, sizeof e);
-        (void) w;
-      }
+      tell_parent (cannot[1], errno, NULL);
       _exit (127);
     }
   }
@@ -340,8 +358,9 @@ pc_run_workload (struct run *r, unsigned commit_s)
   }
   nleft = kill_leftovers (before, nbefore, left, sizeof left);
   prctl (PR_SET_CHILD_SUBREAPER, 0);
-  if (read (cannot[0], &noexec, sizeof noexec) != (ssize_t) sizeof noexec)
-    noexec = 0;
+  if (read (cannot[0], &word, sizeof word) != (ssize_t) sizeof word)
+    memset (&word, 0, sizeof word);
+  word.why[sizeof word.why - 1] = '\0';
   close (cannot[0]);
   if (nleft > 0)
     return pc_run_fail (r, EBUSY, "the workload left %zu process%s running when it ended: "
@@ -362,16 +381,16 @@ pc_run_workload (struct run *r, unsigned commit_s)
                           "stops there, and the workload failed with it", dev[0] ? " of " : "",
                           dev);
   }
-  if (WIFEXITED (st) && WEXITSTATUS (st) == 127 && noexec > 0)
-    return pc_run_fail (r, noexec, "%s: cannot run it: %s",
-                        cfg->command ? cfg->command[0] : "workload", strerror (noexec));
+  if (WIFEXITED (st) && WEXITSTATUS (st) == 127 && word.noexec > 0)
+    return pc_run_fail (r, word.noexec, "%s: cannot run it: %s",
+                        cfg->command ? cfg->command[0] : "workload", strerror (word.noexec));
   if (cfg->traced && WIFEXITED (st) && WEXITSTATUS (st) == TRACE_LEFT)
     return pc_run_fail (r, EBUSY, "the workload left processes running when it ended "
                         "(killed; what they would have done is not in the recording)%s%s",
                         cfg->trace_path ? ": see " : "", cfg->trace_path ? cfg->trace_path : "");
   if (cfg->traced && WIFEXITED (st) && WEXITSTATUS (st) == TRACE_FAILED)
-    return pc_run_fail (r, EIO, "the workload could not be traced%s%s",
-                 cfg->trace_path ? ": see " : "", cfg->trace_path ? cfg->trace_path : "");
+    return pc_run_fail (r, EIO, "the workload could not be traced: %s",
+                        word.why[0] ? word.why : "the tracer failed");
   return pc_run_fail (r, EIO, "the workload failed (%s %d)%s%s",
                WIFEXITED (st) ? "exit status" : "signal",
                WIFEXITED (st) ? WEXITSTATUS (st) : WTERMSIG (st),

@@ -3,9 +3,12 @@
 #ifndef POWERCUT_RUNINT_H
 #define POWERCUT_RUNINT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "run/run.h"
 #include "util/err.h"
@@ -28,11 +31,30 @@ struct run {
   size_t nset;                  /* the set's devices (1: one device) */
 };
 
-/* Sets r's reason (the first one wins) and returns -err. */
-int pc_run_fail (struct run *r, int err, const char *fmt, ...)
+/* Sets r's reason (the first one wins) and returns -err.  (Here, so
+ * that run.c and runcmd.c share it without calling each other.) */
+static inline int pc_run_fail (struct run *r, int err, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
+static inline int
+pc_run_fail (struct run *r, int err, const char *fmt, ...)
+{
+  va_list ap;
 
-void pc_run_msleep (long ms);
+  if (r->why.msg[0] == '\0') {
+    va_start (ap, fmt);
+    vsnprintf (r->why.msg, sizeof r->why.msg, fmt, ap);
+    va_end (ap);
+  }
+  return -err;
+}
+
+static inline void
+pc_run_msleep (long ms)
+{
+  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+  nanosleep (&ts, NULL);
+}
 
 /* Runs the workload (a built-in one, or the command, traced or not) in a
  * child process in r's mount point, within the time limit.  Returns 0,
