@@ -4,9 +4,12 @@
 # a file of lib/ includes only headers of its own folder or of folders
 # below it, names the folder of every header it includes, includes no
 # other folder's internal header (*int.h), and the headers include each
-# other without a cycle.  Anything that breaks a rule is listed.
+# other without a cycle.  Within a folder, no two files call each other,
+# however far round (read from the built objects' symbols), and no file
+# of lib/ writes to stderr.  Anything that breaks a rule is listed.
 source "$top_srcdir/tests/functions.sh"
-requires python3
+requires python3 nm
+builddir=$(cd "$top_builddir" && pwd)
 
 cd "$top_srcdir"
 problems=$(python3 - <<'PY'
@@ -64,3 +67,65 @@ PY
 )
 # no file climbs, crosses or cycles
 assert_eq "$problems" "" "layering problems"
+
+# Calls: file A calls B if A's object uses a symbol B's defines; a circle
+# is a strongly connected set of two files or more.
+circles=$(python3 - "$builddir" <<'PY'
+import glob, os, re, subprocess, sys
+build = sys.argv[1]
+problems, nobj = [], 0
+for d in sorted(os.listdir(os.path.join(build, "lib"))):
+    objs = sorted(glob.glob(os.path.join(build, "lib", d, "libpowercut_a-*.o")))
+    defs, uses = {}, {}
+    for o in objs:
+        nobj += 1
+        name = os.path.basename(o)[len("libpowercut_a-"):-2] + ".c"
+        out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in "TDRBC":
+                defs[f[2]] = name
+            elif len(f) == 2 and f[0] == "U":
+                uses.setdefault(name, set()).add(f[1])
+    calls = {}
+    for a, syms in uses.items():
+        for sym in syms:
+            b = defs.get(sym)
+            if b and b != a:
+                calls.setdefault(a, {}).setdefault(b, []).append(sym)
+    index, low, on, stack = {}, {}, set(), []
+    def connect(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(calls.get(v, {})):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1:
+                edges = ["%s -> %s (%s)" % (a, b, ", ".join(sorted(calls[a][b])[:3]))
+                         for a in sorted(scc) for b in sorted(calls.get(a, {})) if b in scc]
+                problems.append("lib/%s: a circle: %s" % (d, "; ".join(edges)))
+    for v in sorted(set(calls) | set(defs.values())):
+        if v not in index:
+            connect(v)
+if nobj < 20:
+    problems.append("only %d objects of lib/ found under %s (not built?)" % (nobj, build))
+print("\n".join(problems))
+PY
+)
+assert_eq "$circles" "" "files of a folder that call each other"
+
+# Library code never prints: no stderr or perror in lib/ but in comments.
+printing=$(grep -nwE 'stderr|perror' lib/*/*.c lib/*/*.h | grep -vE '^[^:]*:[0-9]+: *(/?\*)' || true)
+assert_eq "$printing" "" "lib/ writing to stderr"

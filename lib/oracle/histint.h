@@ -1,5 +1,5 @@
-/* histint.h: the history's insides, shared by history.c (building it
- * from the events) and histjudge.c (judging a crash state against it). */
+/* histint.h: the history's insides, shared by its parts (history.c lists
+ * them, from the interface down; each calls only those below it). */
 #ifndef POWERCUT_HISTINT_H
 #define POWERCUT_HISTINT_H
 
@@ -175,27 +175,39 @@ struct pc_history {
   struct vcache *vcache;        /* per path, or NULL (plain, or not yet) */
 };
 
-/* histjudge.c's helpers for histxattr.c: floor as a durable point (NONE:
- * none) against the best one found, *ret_call UINT32_MAX if it wins; a
- * call into a cause; what made a thing durable, for people; a record's
- * time. */
-uint64_t pc_hist_at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32_t *ret_call);
-void pc_hist_cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call);
-char *pc_hist_describe_durable (const struct pc_history *h, uint32_t call);
-uint64_t pc_hist_rec_time (const struct pc_history *h, uint64_t seq);
-
-/* histjudge.c's reading of the history, for histver.c too: the history
- * of path (NULL if none); n's versions of block b, [*ret_a, *ret_b) in
- * n->b; the hash of len zero bytes; may version v hold hash (zero: it is
- * of zeros)?; n's size at point; the first point at or after seq from
- * which path's name was durable (NONE: never), *ret_call what made it. */
+/* histcause.c, read by all: the files' names in the order the paths are
+ * kept in; the history of path (NULL if none); floor as a durable point
+ * (NONE: none) against the best one found, *ret_call UINT32_MAX if it
+ * wins; n's versions of block b, [*ret_a, *ret_b) in n->b; the hash of
+ * len zero bytes; may version v hold hash (zero: it is of zeros)?; n's
+ * size at point; the first point at or after seq from which path's name
+ * was durable (NONE: never), *ret_call what made it; a call into a cause;
+ * what made a thing durable, for people; a record's time. */
+int pc_hist_path_cmp (const void *a, const void *b);
 const struct phist *pc_hist_find_path (const struct pc_history *h, const char *path);
+uint64_t pc_hist_at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32_t *ret_call);
 void pc_hist_block_range (const struct node *n, uint64_t b, size_t *ret_a, size_t *ret_b);
 uint64_t pc_hist_zeros_hash (uint64_t len);
 bool pc_hist_holds (const struct bver *v, uint64_t hash, bool zero);
 uint64_t pc_hist_size_at (const struct node *n, uint64_t point);
 uint64_t pc_hist_entry_made_durable (const struct pc_history *h, const char *path, uint64_t seq,
                                      uint32_t *ret_call);
+void pc_hist_cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call);
+char *pc_hist_describe_durable (const struct pc_history *h, uint32_t call);
+uint64_t pc_hist_rec_time (const struct pc_history *h, uint64_t seq);
+
+/* histbuild.c: builds h (zeroed) from ix's events (and, if marks, its
+ * marks; else only the first manifest, as the files there before).
+ * Returns 0 or -errno (-EBADMSG with err); h is then freed by
+ * pc_history_free either way. */
+int pc_hist_build (struct pc_history *h, const struct pc_index *ix, bool marks,
+                   struct pc_err *err);
+
+/* histver.c: lists the paths' versions, once the history is built.
+ * Returns 0 or -ENOMEM.  pc_hist_lost: pc_history_lost. */
+int pc_hist_versions_build (struct pc_history *h);
+void pc_hist_lost (const struct pc_history *h, uint64_t point, size_t i,
+                   const struct pc_entry *found, pc_history_lost_fn *fn, void *ctx);
 
 /* histxattr.c: do found's extended attributes fit n's at point (from the
  * last point they were durable, floor counting as one)?  NULL if so;
@@ -207,20 +219,21 @@ const struct xver *pc_hist_xattrs_match (const struct pc_history *h, const struc
 int pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const char *path,
                          const struct xver *v, bool promise, struct pc_cause *c);
 
-/* histjudge.c: the judgement itself (pc_history_judge without reuse). */
+/* histjudge.c: the judgement itself (pc_history_judge without reuse),
+ * pc_history_older, and pc_history_set_end's marking of the paths others
+ * wrote (the memo dropped by the caller). */
 int pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
                    const struct pc_entry *found, struct pc_history_verdict *ret);
+int pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
+                   const struct pc_entry *found, struct pc_history_verdict *ret);
+int pc_hist_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end);
 
-/* histver.c: lists the paths' versions, once the history is built.
- * Returns 0 or -ENOMEM. */
-int pc_hist_versions_build (struct pc_history *h);
-
-/* histmemo.c: the kept judgements, dropped (when the history changes:
- * pc_history_set_end) or freed. */
+/* histmemo.c: pc_history_judge reusing the judgements kept (made on
+ * first use); the kept judgements freed (when the history changes:
+ * pc_history_set_end, pc_history_set_plain). */
 struct hmemo;
+int pc_hist_memo_judge (const struct pc_history *h, uint64_t point, const char *path,
+                        const struct pc_entry *found, struct pc_history_verdict *ret);
 void pc_hist_memo_free (struct hmemo *m);
-
-/* The files' names, sorted (the order the paths are kept in). */
-int pc_hist_path_cmp (const void *a, const void *b);
 
 #endif

@@ -9,30 +9,9 @@
 #include <string.h>
 
 #include "oracle/histint.h"
-#include "util/xxh.h"
 
 /* ------------------------------------------------------------------ */
 /* Judging */
-
-const struct phist *
-pc_hist_find_path (const struct pc_history *h, const char *path)
-{
-  struct phist key = { .path = (char *) path };
-
-  return h->npaths ? bsearch (&key, h->paths, h->npaths, sizeof *h->paths, pc_hist_path_cmp) : NULL;
-}
-
-/* A floor (NONE: none) is a point the judgement treats as durable: what
- * the program had there is the oldest it accepts. */
-uint64_t
-pc_hist_at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32_t *ret_call)
-{
-  if (floor != NONE && floor <= point && (best == NONE || floor > best)) {
-    *ret_call = UINT32_MAX;
-    return floor;
-  }
-  return best;
-}
 
 /* The last point at or before point from which path's name was durable:
  * a sync, its directory's fsync, a mark naming it or synced; NONE if
@@ -111,50 +90,6 @@ made_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint
       *ret_call = n->d[i].call;
     }
   return best;
-}
-
-/* The versions of block b of n: [*ret_a, *ret_b) in n->b. */
-void
-pc_hist_block_range (const struct node *n, uint64_t b, size_t *ret_a, size_t *ret_b)
-{
-  size_t lo = 0, hi = n->nb;
-
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (n->b[mid].block < b)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  *ret_a = lo;
-  while (lo < n->nb && n->b[lo].block == b)
-    lo++;
-  *ret_b = lo;
-}
-
-/* The hash of len zero bytes; a whole block's is worked out once (it is
- * asked for every block judged). */
-uint64_t
-pc_hist_zeros_hash (uint64_t len)
-{
-  static const uint8_t z[BLOCK];
-  static uint64_t whole;
-  static bool have;
-
-  if (len != BLOCK)
-    return XXH3_64bits (z, len);
-  if (!have) {
-    whole = XXH3_64bits (z, BLOCK);
-    have = true;
-  }
-  return whole;
-}
-
-bool
-pc_hist_holds (const struct bver *v, uint64_t hash, bool zero)
-{
-  return v->kind == B_UNKNOWN || (v->kind == B_ZERO && zero) ||
-         (v->kind == B_HASH && v->hash == hash);
 }
 
 /* May block b of n hold hash (of len bytes) at point, its versions from
@@ -260,16 +195,6 @@ size_set_by (const struct node *n, uint64_t point)
   for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
     seq = n->s[i].seq;
   return seq;
-}
-
-uint64_t
-pc_hist_size_at (const struct node *n, uint64_t point)
-{
-  uint64_t s = 0;
-
-  for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
-    s = n->s[i].size;
-  return s;
 }
 
 /* The least size a state at point must show for n's range promises (a
@@ -705,31 +630,6 @@ pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
   return judge (h, point, NONE, path, found, ret);
 }
 
-/* The first point at or after seq from which path's name was durable, or
- * NONE; *ret_call what made it so. */
-uint64_t
-pc_hist_entry_made_durable (const struct pc_history *h, const char *path, uint64_t seq,
-                            uint32_t *ret_call)
-{
-  const char *slash = strrchr (path, '/');
-  size_t dl = slash ? (size_t) (slash - path) : 0;
-  uint64_t best = NONE;
-
-  *ret_call = UINT32_MAX;
-  for (size_t i = 0; i < h->nglobal; i++)
-    if (h->global[i].seq >= seq && h->global[i].seq < best) {
-      best = h->global[i].seq;
-      *ret_call = h->global[i].call;
-    }
-  for (size_t i = 0; i < h->ndd; i++)
-    if (h->dd[i].seq >= seq && h->dd[i].seq < best && strlen (h->dd[i].dir) == dl &&
-        strncmp (h->dd[i].dir, path, dl) == 0) {
-      best = h->dd[i].seq;
-      *ret_call = h->dd[i].call;
-    }
-  return best;
-}
-
 /* A file found holding what another file the name was bound to before
  * floor held (a rename over it, not yet durable, was lost): the loss is
  * the name's, and its cause the call that bound it anew. */
@@ -760,8 +660,40 @@ older_binding (const struct pc_history *h, uint64_t point, uint64_t floor, const
   }
 }
 
+/* Does e, found at p's path, hold in a block that is not zeros what no
+ * file the path was ever bound to held there (data the program never
+ * wrote)?  A block of unknown content (a file there before the program,
+ * a call not hashed, a mapping) could hold anything. */
+static bool
+foreign_data (const struct pc_history *h, const struct phist *p, const struct pc_entry *e)
+{
+  uint64_t nb = (e->size + BLOCK - 1) / BLOCK;
+
+  if (e->type != PC_ENTRY_FILE || e->nblocks != nb)
+    return false;
+  for (uint64_t b = 0; b < nb; b++) {
+    uint64_t len = e->size - b * BLOCK < BLOCK ? e->size - b * BLOCK : BLOCK;
+    bool known = e->blocks[b] == pc_hist_zeros_hash (len);
+    for (size_t i = 0; i < p->ne && !known; i++) {
+      const struct node *n;
+      size_t a, z;
+      if (p->e[i].node < 0 || h->nodes[p->e[i].node].type != N_FILE)
+        continue;
+      n = &h->nodes[p->e[i].node];
+      known = n->base || n->nsh > 0;
+      pc_hist_block_range (n, b, &a, &z);
+      for (size_t k = a; k < z && !known; k++)
+        known = n->b[k].kind == B_UNKNOWN || n->b[k].kind == B_MAPPED ||
+                (n->b[k].kind == B_HASH && n->b[k].hash == e->blocks[b]);
+    }
+    if (!known)
+      return true;
+  }
+  return false;
+}
+
 int
-pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
+pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
                   const struct pc_entry *found, struct pc_history_verdict *ret)
 {
   struct pc_cause *c = &ret->cause;
@@ -805,43 +737,9 @@ pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, co
   return c->rule ? 0 : -ENOMEM;
 }
 
-/* Does e, found at p's path, hold in a block that is not zeros what no
- * file the path was ever bound to held there (data the program never
- * wrote)?  A block of unknown content (a file there before the program,
- * a call not hashed, a mapping) could hold anything. */
-static bool
-foreign_data (const struct pc_history *h, const struct phist *p, const struct pc_entry *e)
-{
-  uint64_t nb = (e->size + BLOCK - 1) / BLOCK;
-
-  if (e->type != PC_ENTRY_FILE || e->nblocks != nb)
-    return false;
-  for (uint64_t b = 0; b < nb; b++) {
-    uint64_t len = e->size - b * BLOCK < BLOCK ? e->size - b * BLOCK : BLOCK;
-    bool known = e->blocks[b] == pc_hist_zeros_hash (len);
-    for (size_t i = 0; i < p->ne && !known; i++) {
-      const struct node *n;
-      size_t a, z;
-      if (p->e[i].node < 0 || h->nodes[p->e[i].node].type != N_FILE)
-        continue;
-      n = &h->nodes[p->e[i].node];
-      known = n->base || n->nsh > 0;
-      pc_hist_block_range (n, b, &a, &z);
-      for (size_t k = a; k < z && !known; k++)
-        known = n->b[k].kind == B_UNKNOWN || n->b[k].kind == B_MAPPED ||
-                (n->b[k].kind == B_HASH && n->b[k].hash == e->blocks[b]);
-    }
-    if (!known)
-      return true;
-  }
-  return false;
-}
-
 int
-pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end)
+pc_hist_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end)
 {
-  pc_hist_memo_free (h->memo);  /* what it kept rests on what changes here */
-  h->memo = NULL;
   for (size_t i = 0; end && i < h->npaths; i++) {
     struct phist *p = &h->paths[i];
     struct pc_history_verdict v;

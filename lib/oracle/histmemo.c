@@ -57,14 +57,6 @@ pc_hist_memo_free (struct hmemo *m)
   free (m);
 }
 
-void
-pc_history_set_plain (struct pc_history *h, bool plain)
-{
-  h->plain = plain;
-  pc_hist_memo_free (h->memo);
-  h->memo = NULL;
-}
-
 static void
 seen_of (const struct pc_entry *f, struct seen *s)
 {
@@ -212,7 +204,7 @@ memo_new (const struct pc_history *h)
 }
 
 int
-pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
+pc_hist_memo_judge (const struct pc_history *h, uint64_t point, const char *path,
                   const struct pc_entry *found, struct pc_history_verdict *ret)
 {
   struct pc_history *mh = (struct pc_history *) h;       /* its memo only */

@@ -184,13 +184,6 @@ pc_hist_versions_build (struct pc_history *h)
   return r;
 }
 
-const struct pc_history_version *
-pc_history_versions (const struct pc_history *h, size_t *ret_n)
-{
-  *ret_n = h->events ? h->nver : 0;
-  return h->pubv;
-}
-
 /* May block b of n hold hash (of len bytes) as of seq or after, up to
  * point? */
 static bool
@@ -310,7 +303,7 @@ found_key (const struct pc_entry *f, struct vkey *k)
 }
 
 void
-pc_history_lost (const struct pc_history *h, uint64_t point, size_t i,
+pc_hist_lost (const struct pc_history *h, uint64_t point, size_t i,
                  const struct pc_entry *found, pc_history_lost_fn *fn, void *ctx)
 {
   struct pc_history *mh = (struct pc_history *) h;       /* its cache only */
