@@ -202,7 +202,13 @@ pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
     }
   }
   if (base) {
-    memcpy (im->mem, base, size);
+    /* the mapping reads as zeros: only the base's other blocks are
+     * copied, so that its untouched pages cost nothing */
+    for (uint64_t off = 0; off < size; off += PC_IMAGE_BLOCK) {
+      size_t len = off + PC_IMAGE_BLOCK <= size ? PC_IMAGE_BLOCK : (size_t) (size - off);
+      if (memcmp ((const uint8_t *) base + off, zero_block, len) != 0)
+        memcpy (im->mem + off, (const uint8_t *) base + off, len);
+    }
     rehash (im, 0, size);
   }
   if (fd >= 0) {

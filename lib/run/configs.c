@@ -285,6 +285,7 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   if (r < 0)
     return config_failed (job, o, r, "", why.msg);
   cc.log_path = logp;
+  cc.base_path = rc.base_path;
   if (rc.status)
     rc.status (o->label, "checking every crash point");
   r = pc_check_run (&cc, &res, &why);

@@ -75,11 +75,13 @@ reap (pid_t pid, int timeout_s, int sig)
 {
   int st = 0;
 
-  for (int i = 0; i < timeout_s * 20; i++) {
+  /* short steps first: most children end within milliseconds */
+  for (long waited = 0, step = 2; waited < timeout_s * 1000L; waited += step) {
     pid_t p = waitpid (pid, &st, WNOHANG);
     if (p == pid || (p < 0 && errno == ECHILD))
       return st;
-    pc_run_msleep (50);
+    step = waited < 200 ? 2 : 50;
+    pc_run_msleep (step);
   }
   kill (pid, sig);
   pc_run_msleep (200);
@@ -106,6 +108,7 @@ start_recorder (struct run *r)
 {
   struct pc_recorder_config rc = {
     .log_path = r->cfg->log_path, .force = true, .size = r->cfg->size,
+    .base_path = r->name ? NULL : r->cfg->base_path,
     .socket_path = r->sock, .control_path = r->ctl,
   };
   struct pc_err err;
@@ -140,7 +143,7 @@ attach_fuse (struct run *r)
   }
   r->nbdfuse = pid;
   snprintf (nbdfile, sizeof nbdfile, "%s/nbd", r->fusedir);
-  for (int i = 0; i < 200 && access (nbdfile, F_OK) < 0; i++) {
+  for (int i = 0; i < 2000 && access (nbdfile, F_OK) < 0; i++) {
     int st;
     if (waitpid (pid, &st, WNOHANG) == pid) {
       r->nbdfuse = 0;
@@ -149,7 +152,7 @@ attach_fuse (struct run *r)
     }
     if (pc_interrupted ())
       return pc_run_fail (r, EINTR, "interrupted");
-    pc_run_msleep (50);
+    pc_run_msleep (5);
   }
   if (access (nbdfile, F_OK) < 0)
     return pc_run_fail (r, ETIME, "nbdfuse: %s did not appear", nbdfile);
@@ -214,16 +217,20 @@ split (char *s, char **argv, int *argc, int max)
     argv[(*argc)++] = t;
 }
 
-/* mkfs options: the user's, else 4 KiB blocks and (with a journal) inode
- * tables and journal written now rather than by the kernel later. */
+const char *
+pc_run_mkfs_options (const char *fs, const char *opts)
+{
+  if (opts)
+    return opts;
+  if (strcmp (fs, "ext2") == 0)
+    return "-b 4096";
+  return "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0";
+}
+
 static const char *
 mkfs_options (const struct pc_run_config *cfg)
 {
-  if (cfg->mkfs_opts)
-    return cfg->mkfs_opts;
-  if (strcmp (cfg->fs, "ext2") == 0)
-    return "-b 4096";
-  return "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0";
+  return pc_run_mkfs_options (cfg->fs, cfg->mkfs_opts);
 }
 
 static int
@@ -319,10 +326,10 @@ teardown (struct run *r)
     pc_proc_run (nbd_argv, 30, r->out, sizeof r->out);
   if (r->nbdfuse > 0) {
     /* The loop device may let go of the file a moment after losetup -d. */
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < 250; i++) {
       if (pc_proc_run (fuse_argv, 30, r->out, sizeof r->out) == 0)
         break;
-      pc_run_msleep (100);
+      pc_run_msleep (i < 50 ? 5 : 50);
     }
     reap (r->nbdfuse, 10, SIGTERM);
   }
@@ -436,7 +443,7 @@ setup_device (struct run *r, enum pc_attach attach, bool started, const char *op
     return e;
   status (r, "%s%sattached as %s (%s)", r->name ? r->name : "", r->name ? ": " : "", r->dev,
           attach == PC_ATTACH_NBD ? "nbd" : "nbdfuse + loop");
-  e = make_fs (r);
+  e = cfg->base_path && !r->name ? 0 : make_fs (r);
   if (e < 0)
     return e;
   if (mkdir (r->mnt, 0700) < 0)
@@ -536,6 +543,10 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   e = start_recorder (&r);
   if (e < 0)
     goto out;
+  if (attach == PC_ATTACH_VM && cfg->base_path) {
+    e = pc_run_fail (&r, EINVAL, "a base image is not taken into a guest");
+    goto out;
+  }
   if (attach == PC_ATTACH_VM) {
     e = run_vm (&r);
     goto out;

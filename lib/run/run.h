@@ -43,6 +43,11 @@ struct pc_run_config {
   const char *mkfs_opts;        /* NULL: -b 4096 and eager inode table init */
   const char *mount_opts;       /* "" for defaults; a built-in workload's commit= is added if absent */
   uint64_t size;                /* device size */
+  const char *base_path;        /* or an image the device starts as, its
+                                 * filesystem made already (and what it
+                                 * holds): no mkfs, and the log starts from
+                                 * it (record --base); not with PC_ATTACH_VM
+                                 * or devices */
   enum pc_attach attach;
   const char *kernel, *modules;         /* PC_ATTACH_VM: the guest's kernel (vm.h) */
   unsigned connections;                 /* PC_ATTACH_VM: nbd-client -C */
@@ -76,6 +81,11 @@ struct pc_run_config {
   void (*status) (void *ctx, const char *line);   /* progress lines, or NULL */
   void *status_ctx;
 };
+
+/* The options mkfs.FS gets: opts, or by default 4 KiB blocks and (with a
+ * journal) inode tables and journal written now rather than by the
+ * kernel later. */
+const char *pc_run_mkfs_options (const char *fs, const char *opts);
 
 /* Records one configuration.  Returns 0 or -errno with a one-line reason
  * in why.  Nothing it started is left running or mounted when it returns.

@@ -354,7 +354,7 @@ pc_run_workload (struct run *r, unsigned commit_s)
                           cfg->timeout_s, nleft ? " (processes it started were still " : "",
                           nleft ? "running: " : "", nleft ? left : "");
     }
-    pc_run_msleep (20);
+    pc_run_msleep (5);
   }
   nleft = kill_leftovers (before, nbefore, left, sizeof left);
   prctl (PR_SET_CHILD_SUBREAPER, 0);
