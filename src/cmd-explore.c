@@ -25,7 +25,8 @@ usage (FILE *f)
 "usage: powercut explore (--seq N | --random [--budget TIME] [--seed S] | --corpus DIR)\n"
 "                        [--config SPEC]... [--model MODEL] [--jobs N] [--out DIR]\n"
 "                        [--shard I/N] [--resume] [--limit N] [--only TEXT]\n"
-"                        [--fail-on promises|exposure] [--no-shrink] [--quiet]\n"
+"                        [--fail-on promises|exposure] [--no-shrink] [--batch N]\n"
+"                        [--shared] [--quiet]\n"
 "       powercut explore --merge [--out DIR] SHARD-DIR...\n"
 "\n"
 "Run many small generated workloads (after CrashMonkey's ACE: up to three\n"
@@ -54,6 +55,11 @@ usage (FILE *f)
 "      --fail-on WHAT    promises (default: only a broken promise fails) or\n"
 "                        exposure (any lost data fails)\n"
 "      --no-shrink       write failures as found\n"
+"      --batch N         workloads a process runs in turn (default 25)\n"
+"      --shared          the workloads of a batch share one recording and one\n"
+"                        filesystem, one after another (faster; each starts where\n"
+"                        the last ended); by default each starts from the same\n"
+"                        fresh filesystem\n"
 "      --merge           join the results of explorations (the shards of one) in\n"
 "                        the SHARD-DIRs into DIR, running nothing\n"
 "  -q, --quiet           no progress on stderr\n"
@@ -65,7 +71,7 @@ usage (FILE *f)
 }
 
 enum { OPT_RANDOM = 256, OPT_BUDGET, OPT_SEED, OPT_CORPUS, OPT_SHARD, OPT_RESUME, OPT_LIMIT,
-       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE };
+       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE, OPT_SHARED };
 
 struct args {
   struct pc_explore_config cfg;
@@ -178,6 +184,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_RESUME: a->cfg.resume = true; break;
   case OPT_ONLY: a->cfg.only = arg; break;
   case OPT_NO_SHRINK: a->cfg.no_shrink = true; break;
+  case OPT_SHARED: a->cfg.shared = true; break;
   case OPT_MERGE: a->merge = true; break;
   case OPT_FAIL_ON: {
     enum pc_fail_on fo;
@@ -215,6 +222,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "batch", required_argument, NULL, OPT_BATCH },
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
     { "no-shrink", no_argument, NULL, OPT_NO_SHRINK },
+    { "shared", no_argument, NULL, OPT_SHARED },
     { "merge", no_argument, NULL, OPT_MERGE },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },

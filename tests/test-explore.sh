@@ -15,12 +15,13 @@ export TMPDIR=$tmp/scratch
 mkdir "$TMPDIR"
 cd "$tmp"
 
-# 1. appends (write.append, dwrite.append) on ext4 and ext3: all judged, ok
-run powercut explore --seq 1 --only write.append --config ext4 --config ext3 --out a --quiet
+# 1. appends to f0 (buffered, O_SYNC, O_DIRECT, O_DIRECT|O_SYNC; each
+# call but none) on ext4 and ext3: all judged, ok
+run powercut explore --seq 1 --only 'write.append f0' --config ext4 --config ext3 --out a --quiet
 assert_eq "$rc" 0 "explore of appends ($out $err)"
-assert_match "$out" '^ext4 +12 +12 +0 +0 +0 +0 +0$' "the ext4 row"
-assert_match "$out" '^ext3 +12 +12 ' "the ext3 row"
-assert_eq "$(outcomes a/explore.json | grep -c ' ok$')" 24 "every workload ok"
+assert_match "$out" '^ext4 +20 +20 +0 +0 +0 +0 +0$' "the ext4 row"
+assert_match "$out" '^ext3 +20 +20 ' "the ext3 row"
+assert_eq "$(outcomes a/explore.json | grep -c ' ok$')" 40 "every workload ok"
 assert_match "$(cat a/summary.txt)" 'workload runs in' "summary.txt"
 
 # 2. what ext3 refuses is unsupported, never ok
@@ -29,7 +30,7 @@ assert_eq "$rc" 0 "explore of fallocate on ext3 ($out $err)"
 python3 - b/explore.json <<'PY' || fail "unsupported workloads"
 import json, sys
 ws = json.load(open(sys.argv[1]))["workloads"]
-assert len(ws) == 6, len(ws)
+assert len(ws) == 11, len(ws)
 for w in ws:
     x = w["results"]["ext3"]
     assert x["outcome"] == "unsupported", x
@@ -40,16 +41,16 @@ PY
 run powercut explore --seq 1 --only falloc.zero.inside --config ext3 --out b2 --quiet
 assert_eq "$rc" 0 "explore of zero-range on ext3 ($out $err)"
 assert_eq "$(outcomes b2/explore.json | awk '{ print $3 }' | sort | uniq -c | tr -s ' ')" \
-    " 6 unsupported" "zero-range on ext3"
+    " 11 unsupported" "zero-range on ext3"
 run powercut explore --seq 1 --only falloc.punch.inside --config ext3 --out b3 --quiet
 assert_eq "$rc" 0 "explore of punch-hole on ext3 ($out $err)"
 assert_eq "$(outcomes b3/explore.json | awk '{ print $3 }' | sort | uniq -c | tr -s ' ')" \
-    " 6 ok" "punch-hole on ext3"
+    " 11 ok" "punch-hole on ext3"
 
 # 3. interrupted, then resumed: the same results as in one go
-run powercut explore --seq 1 --only write --config ext4 --jobs 1 --batch 3 --out whole --quiet
+run powercut explore --seq 1 --only 'write.start f0' --config ext4 --jobs 1 --batch 3 --out whole --quiet
 assert_eq "$rc" 0 "the uninterrupted exploration ($err)"
-timeout "$T" "$POWERCUT" explore --seq 1 --only write --config ext4 --jobs 1 --batch 3 \
+timeout "$T" "$POWERCUT" explore --seq 1 --only 'write.start f0' --config ext4 --jobs 1 --batch 3 \
   --out cut --quiet >cut.out 2>cut.err &
 pid=$!
 stop_explore () { kill "$pid" 2>/dev/null || true; }
@@ -61,7 +62,7 @@ assert_eq "$rc" 2 "interrupted exploration's status ($(cat cut.err))"
 assert_match "$(cat cut.err)" 'interrupted' "interrupted, said"
 done_before=$(wc -l <cut/results.jsonl)
 [ "$done_before" -lt "$(wc -l <whole/results.jsonl)" ] || fail "the interruption came too late to test resuming"
-run powercut explore --seq 1 --only write --config ext4 --jobs 1 --batch 3 --out cut --resume --quiet
+run powercut explore --seq 1 --only 'write.start f0' --config ext4 --jobs 1 --batch 3 --out cut --resume --quiet
 assert_eq "$rc" 0 "resumed exploration ($err)"
 assert_eq "$(wc -l <cut/results.jsonl)" "$(wc -l <whole/results.jsonl)" "each workload once"
 assert_eq "$(outcomes cut/explore.json)" "$(outcomes whole/explore.json)" "resumed against whole"
@@ -84,10 +85,39 @@ assert_match "$out" 'no verdict changed against the corpus' "corpus said"
 assert_eq "$(outcomes a2/explore.json)" "$(outcomes a/explore.json)" "corpus outcomes"
 
 # 6. two shards, merged: the workloads of the whole
-run powercut explore --seq 1 --only write.append --config ext4 --shard 0/2 --out s0 --quiet
+run powercut explore --seq 1 --only 'write.append f0' --config ext4 --shard 0/2 --out s0 --quiet
 assert_eq "$rc" 0 "shard 0 ($err)"
-run powercut explore --seq 1 --only write.append --config ext4 --shard 1/2 --out s1 --quiet
+run powercut explore --seq 1 --only 'write.append f0' --config ext4 --shard 1/2 --out s1 --quiet
 assert_eq "$rc" 0 "shard 1 ($err)"
 run powercut explore --merge --out sm s0 s1
 assert_eq "$rc" 0 "merge ($err)"
 assert_eq "$(outcomes sm/explore.json)" "$(outcomes a/explore.json | grep ' ext4 ')" "merged shards"
+
+# 7. every workload starts from a fresh filesystem: its verdict, crash
+# points and failing points are the same whether it runs alone or in a
+# batch after others (and before others), and no script makes its own
+# setup or works in a directory of others
+run powercut explore --seq 1 --only 'write.append d0/new' --config ext4 --batch 6 --jobs 1 --out g1 --quiet
+assert_eq "$rc" 0 "explore in batches ($err)"
+n=$(outcomes g1/explore.json | wc -l)
+assert_ge "$n" 8 "workloads in batches"
+pick=$(python3 -c '
+import json, sys
+ws = json.load(open(sys.argv[1]))["workloads"]
+print(ws[len(ws) // 2]["ops"])' g1/explore.json)
+run powercut explore --seq 1 --only "$pick" --config ext4 --batch 1 --jobs 1 --out g2 --quiet
+assert_eq "$rc" 0 "explore of one workload alone ($err)"
+result () {
+  python3 -c '
+import json, sys
+for w in json.load(open(sys.argv[1]))["workloads"]:
+    if w["ops"] == sys.argv[2]:
+        x = w["results"]["ext4"]
+        print(x["outcome"], x["points"], x["failing"], x["promise"])' "$1" "$2"
+}
+assert_eq "$(result g2/explore.json "$pick")" "$(result g1/explore.json "$pick")" \
+  "\"$pick\" alone and in a batch"
+[ -n "$(result g1/explore.json "$pick")" ] || fail "no result for $pick"
+assert_eq "$(ls g1/batches/*/w*/workload.sh | wc -l)" "$n" "one recording per workload"
+assert_eq "$(grep -l 'mkdir w[0-9]\|xfs_io -f -c "pwrite -S 0x5a' g1/batches/*/w*/workload.sh)" "" \
+  "a workload made its own setup or a directory of its own"

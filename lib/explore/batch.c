@@ -3,19 +3,22 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "explore/exploreint.h"
 #include "format/log.h"
 #include "format/mark.h"
+#include "run/run.h"
+#include "util/proc.h"
 #include "util/util.h"
 
-#define BATCH_SIZE_DEFAULT (64u << 20)  /* each batch's device */
 
 void
 pc_x_batch_script (const struct xitem *it, size_t n, FILE *f)
@@ -38,6 +41,88 @@ pc_x_batch_script (const struct xitem *it, size_t n, FILE *f)
     pc_gen_script (&it[i].w, f, "op", start);
     fprintf (f, "sync\n\"$POWERCUT\" mark w%" PRIu64 "-end || exit 1\ncd ..\n", it[i].index);
   }
+}
+
+/* The script of one workload on a fresh filesystem (the setup is in its
+ * base image): its operations in the root, each failed command noted. */
+static void
+fresh_script (const struct xitem *it, FILE *f)
+{
+  char text[PC_GEN_TEXT_MAX];
+
+  pc_gen_format (&it->w, text);
+  fprintf (f, "#!/bin/sh\n"
+           "# powercut explore: workload %" PRIu64 " on a fresh filesystem: %s\n"
+           "R=$1\n"
+           "op () { n=$1; shift; e=$(\"$@\" 2>&1 >/dev/null); s=$?; "
+           "if [ $s != 0 ] || [ -n \"$e\" ]; then printf '%%s %%s %%s\\n' \"$W\" \"$n\" "
+           "\"$(printf '%%s' \"${e:-exit status $s}\" | head -n 1)\" >>\"$R\"; fi; }\n"
+           "W=%" PRIu64 "\n"
+           "cd \"$POWERCUT_MNT\" || exit 1\n", it->index, text, it->index);
+  pc_gen_ops_script (&it->w, f, "op");
+}
+
+int
+pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err)
+{
+  char mnt[PATH_MAX + 8], script[PATH_MAX + 16], out[512], out2[512], opts[256];
+  char *mkfs[40], *sh[] = { "/bin/sh", script, NULL };
+  char *mount[] = { "mount", "-t", (char *) k->fs, "-o", "loop", (char *) path, mnt, NULL };
+  char *umount[] = { "umount", mnt, NULL };
+  char prog[32];
+  struct pc_proc_extra extra = { .cwd = mnt };
+  int argc = 0, fd, st;
+  FILE *f;
+
+  snprintf (mnt, sizeof mnt, "%s.mnt", path);
+  snprintf (script, sizeof script, "%s.setup.sh", path);
+  unlink (path);
+  fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return pc_err_set (err, errno, "%s: %s", path, strerror (errno));
+  if (ftruncate (fd, PC_X_DEVICE_SIZE) < 0) {
+    int e = errno;
+    close (fd);
+    return pc_err_set (err, e, "%s: %s", path, strerror (e));
+  }
+  close (fd);
+  snprintf (prog, sizeof prog, "mkfs.%s", k->fs);
+  snprintf (opts, sizeof opts, "%s", pc_run_mkfs_options (k->fs, NULL));
+  mkfs[argc++] = prog;
+  mkfs[argc++] = "-q";
+  mkfs[argc++] = "-F";
+  for (char *t = strtok (opts, " "); t && argc < 36; t = strtok (NULL, " "))
+    mkfs[argc++] = t;
+  mkfs[argc++] = (char *) path;
+  mkfs[argc] = NULL;
+  st = pc_proc_run (mkfs, 120, out, sizeof out);
+  if (st != 0)
+    return pc_err_set (err, EIO, "%s: %s failed: %s", path, prog, out);
+  f = fopen (script, "we");
+  if (f == NULL)
+    return pc_err_set (err, errno, "%s: %s", script, strerror (errno));
+  fprintf (f, "set -e\n");
+  pc_gen_setup_script (f, NULL);
+  fprintf (f, "sync\n");
+  if (fclose (f) != 0)
+    return pc_err_set (err, EIO, "%s: cannot write it", script);
+  rmdir (mnt);
+  if (mkdir (mnt, 0700) < 0)
+    return pc_err_set (err, errno, "%s: %s", mnt, strerror (errno));
+  st = pc_proc_run (mount, 60, out, sizeof out);
+  if (st != 0) {
+    rmdir (mnt);
+    return pc_err_set (err, EIO, "%s: mount failed: %s", path, out);
+  }
+  st = pc_proc_run_extra (sh, &extra, 120, out, sizeof out);
+  if (pc_proc_run (umount, 60, out2, sizeof out2) != 0 && st == 0)
+    st = -EBUSY;
+  rmdir (mnt);
+  unlink (script);
+  if (st != 0)
+    return pc_err_set (err, EIO, "%s: the setup of the files failed: %s", path,
+                       st == -EBUSY ? "cannot unmount it" : out);
+  return 0;
 }
 
 bool
@@ -172,6 +257,37 @@ fail_at (struct xitem *x, const struct pc_point *p, int v, bool promise, size_t 
   }
 }
 
+/* One workload alone on its filesystem: every crash point and every
+ * finding is its own. */
+static void
+judge_fresh (const char *refused, const struct pc_check_result *res, struct xitem *x)
+{
+  size_t last = SIZE_MAX;
+
+  x->outcome = PC_V_OK;
+  x->promise = false;
+  x->why[0] = x->first[0] = '\0';
+  x->points = x->failing = x->later = x->setup_failing = 0;
+  for (size_t pi = 0; pi < res->npoints; pi++) {
+    const struct pc_point *p = &res->points[pi];
+    bool fs_failed = p->verdict == PC_V_FS_CORRUPT || p->verdict == PC_V_UNMOUNTABLE ||
+                     p->verdict == PC_V_NOT_CHECKED || p->verdict == PC_V_APP_INVALID;
+    x->points++;
+    if (fs_failed)
+      fail_at (x, p, p->verdict, p->verdict != PC_V_NOT_CHECKED, &last, pi, false);
+    for (size_t k = 0; k < p->findings.n; k++) {
+      const struct pc_finding *fd = &p->findings.v[k];
+      if (pc_finding_verdict (fd->kind) != PC_V_OK)
+        fail_at (x, p, (int) pc_finding_verdict (fd->kind), fd->cause.known && fd->cause.promise,
+                 &last, pi, false);
+    }
+  }
+  refusals (refused, x, 1);
+  if (x->why[0] && x->outcome != PC_XV_ERROR && (x->outcome == PC_V_OK ||
+                                                 x->outcome == PC_V_NOT_CHECKED))
+    x->outcome = PC_XV_UNSUPPORTED;
+}
+
 int
 pc_x_judge (const char *log_path, const char *refused, const struct pc_check_result *res,
             struct xitem *it, size_t n, struct pc_err *err)
@@ -265,9 +381,92 @@ all_error (struct xitem *it, size_t n, const char *why)
   }
 }
 
-int
-pc_x_run_batch (const struct pc_explore_config *cfg, const struct pc_config *k,
-                const char *dir, struct xitem *it, size_t n, bool keep_log, struct pc_err *err)
+/* One workload recorded alone from the base image in dir (made) and
+ * judged.  Returns 0, or -errno with why in err (its outcome is then
+ * PC_XV_ERROR with it). */
+static int
+run_fresh (const struct pc_explore_config *cfg, const struct pc_config *k, const char *base,
+           const char *dir, struct xitem *it, bool keep_log, struct pc_err *err)
+{
+  char script[PATH_MAX + 16], refused[PATH_MAX + 16], probs[PATH_MAX + 16], logp[PATH_MAX + 32];
+  char *argv[] = { (char *) "/bin/sh", script, refused, NULL };
+  struct pc_config_job job;
+  struct pc_config kc;
+  struct pc_outcome o;
+  struct problems pr = { NULL };
+  FILE *f;
+  int r;
+
+  if (pc_mkdir_p (dir) < 0) {
+    r = -errno;
+    pc_err_set (err, -r, "%s: %s", dir, strerror (-r));
+    all_error (it, 1, err->msg);
+    return r;
+  }
+  snprintf (script, sizeof script, "%s/workload.sh", dir);
+  snprintf (refused, sizeof refused, "%s/refused.txt", dir);
+  snprintf (probs, sizeof probs, "%s/problems.txt", dir);
+  unlink (refused);
+  f = fopen (script, "we");
+  if (f == NULL) {
+    r = -errno;
+    pc_err_set (err, -r, "%s: %s", script, strerror (-r));
+    all_error (it, 1, err->msg);
+    return r;
+  }
+  fresh_script (it, f);
+  if (fclose (f) != 0) {
+    pc_err_set (err, EIO, "%s: cannot write it", script);
+    all_error (it, 1, err->msg);
+    return -EIO;
+  }
+  pr.f = fopen (probs, "we");
+  memset (&job, 0, sizeof job);
+  job.run.self = cfg->self;
+  job.run.base_path = base;
+  job.run.command = argv;
+  job.run.traced = true;
+  job.run.timeout_s = 300;
+  job.run.sysctl_host.dir = cfg->sysctl_dir;
+  job.check.model = cfg->model;
+  job.check.jobs = 1;
+  job.title = "powercut explore";
+  job.problem = problem_line;
+  job.ctx = &pr;
+  pc_config_copy (&kc, k);
+  pc_config_name (&kc, 0, 1, dir, &o);
+  r = pc_config_run (&job, &kc, &o);
+  if (pr.f)
+    fclose (pr.f);
+  if (r < 0 || !o.ok || o.res == NULL) {
+    pc_err_set (err, r < 0 ? -r : EIO, "%s", o.error[0] ? o.error : "the workload's run failed");
+    all_error (it, 1, err->msg);
+    pc_check_result_free (o.res);
+    return r < 0 ? r : -EIO;
+  }
+  judge_fresh (refused, o.res, it);
+  pc_check_result_free (o.res);
+  snprintf (logp, sizeof logp, "%s/powercut.log", dir);
+  if (!keep_log && (it->outcome == PC_V_OK || it->outcome == PC_XV_UNSUPPORTED))
+    unlink (logp);
+  return 0;
+}
+
+void
+pc_x_item_log (const struct pc_explore_config *cfg, const char *dir, const struct xitem *it,
+               char *buf, size_t len)
+{
+  if (cfg->shared)
+    snprintf (buf, len, "%s/powercut.log", dir);
+  else
+    snprintf (buf, len, "%s/w%" PRIu64 "/powercut.log", dir, it->index);
+}
+
+/* The items as one recording, one after another in directories wN of one
+ * filesystem. */
+static int
+run_shared (const struct pc_explore_config *cfg, const struct pc_config *k,
+            const char *dir, struct xitem *it, size_t n, bool keep_log, struct pc_err *err)
 {
   char script[PATH_MAX], refused[PATH_MAX], probs[PATH_MAX], logp[PATH_MAX + 32];
   char *argv[] = { (char *) "/bin/sh", script, refused, NULL };
@@ -306,7 +505,7 @@ pc_x_run_batch (const struct pc_explore_config *cfg, const struct pc_config *k,
   pr.f = fopen (probs, "we");
   memset (&job, 0, sizeof job);
   job.run.self = cfg->self;
-  job.run.size = BATCH_SIZE_DEFAULT;
+  job.run.size = PC_X_DEVICE_SIZE;
   job.run.command = argv;
   job.run.traced = true;
   job.run.timeout_s = 900;
@@ -339,4 +538,23 @@ pc_x_run_batch (const struct pc_explore_config *cfg, const struct pc_config *k,
   if (all_ok && !keep_log)
     unlink (logp);
   return 0;
+}
+
+int
+pc_x_run_batch (const struct pc_explore_config *cfg, const struct pc_config *k, const char *base,
+                const char *dir, struct xitem *it, size_t n, bool keep_log, struct pc_err *err)
+{
+  if (cfg->shared)
+    return run_shared (cfg, k, dir, it, n, keep_log, err);
+  /* each on a fresh filesystem of its own: what fails is that workload's */
+  for (size_t i = 0; i < n && !pc_interrupted (); i++) {
+    char sub[PATH_MAX];
+    struct pc_err e;
+    if ((size_t) snprintf (sub, sizeof sub, "%s/w%" PRIu64, dir, it[i].index) >= sizeof sub) {
+      all_error (&it[i], 1, "its directory's name is too long");
+      continue;
+    }
+    run_fresh (cfg, k, base, sub, &it[i], keep_log, &e);
+  }
+  return pc_interrupted () ? pc_err_set (err, EINTR, "interrupted") : 0;
 }

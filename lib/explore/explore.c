@@ -319,7 +319,8 @@ batch_child (struct ctx *c, struct xjob *j)
     CPU_SET ((int) (j->slot % (unsigned) ncpu), &set);
     sched_setaffinity (0, sizeof set, &set);
   }
-  r = pc_x_run_batch (c->cfg, &c->cfg->configs[j->k], j->dir, j->it, j->n, false, &err);
+  r = pc_x_run_batch (c->cfg, &c->cfg->configs[j->k], c->base[j->k], j->dir, j->it, j->n, false,
+                      &err);
   if (r == -EINTR || pc_interrupted ())
     _exit (4);                  /* no results: --resume runs it again */
   snprintf (path, sizeof path, "%s/results.jsonl", j->dir);
@@ -605,8 +606,27 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
     }
     r = 0;
   }
-  else
-    r = run_batches (&c, err);
+  else {
+    r = 0;
+    /* every workload starts from the same fresh filesystem: made once */
+    for (size_t k = 0; r == 0 && !cfg->shared && k < cfg->nconfigs; k++) {
+      char dir[PATH_MAX + 16];
+      snprintf (dir, sizeof dir, "%s/bases", cfg->out);
+      if ((size_t) snprintf (c.base[k], sizeof c.base[k], "%s/c%zu.img", dir, k) >= sizeof c.base[k])
+        r = pc_err_set (err, ENAMETOOLONG, "%s: %s", dir, strerror (ENAMETOOLONG));
+      else if (pc_mkdir_p (dir) < 0)
+        r = pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
+      else if ((r = pc_x_make_base (&cfg->configs[k], c.base[k], err)) < 0)
+        pc_err_prefix (err, -r, "%s", c.label[k]);
+    }
+    if (r == 0 && cfg->progress) {
+      /* how many, before the first runs */
+      c.prog.seconds = (pc_now_mono_ns () - c.t0) / 1e9;
+      cfg->progress (cfg->ctx, &c.prog);
+    }
+    if (r == 0)
+      r = run_batches (&c, err);
+  }
   fclose (c.jsonl);
   c.jsonl = NULL;
   if (r < 0)
@@ -648,6 +668,14 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
 out:
   if (c.jsonl)
     fclose (c.jsonl);
+  for (size_t k = 0; k < cfg->nconfigs; k++)
+    if (c.base[k][0])
+      unlink (c.base[k]);
+  if (c.base[0][0]) {
+    char dir[PATH_MAX + 16];
+    snprintf (dir, sizeof dir, "%s/bases", cfg->out);
+    rmdir (dir);
+  }
   free (c.res);
   free (c.work);
   return r;

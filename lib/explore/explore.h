@@ -71,7 +71,11 @@ struct pc_explore_config {
   struct pc_model model;
   unsigned jobs;                /* batches at once (>= 1) */
   unsigned shard, nshards;      /* this exploration's share of the workloads */
-  unsigned batch;               /* workloads per recording (0: 25) */
+  unsigned batch;               /* workloads per batch (0: 25) */
+  bool shared;                  /* a batch's workloads share one recording
+                                 * and one filesystem, one after another;
+                                 * else each has its own, fresh from the
+                                 * same base image */
   bool resume;                  /* keep what results.jsonl has */
   bool no_shrink;
   bool fail_on_exposure;        /* exposure fails too (default: only broken promises) */

@@ -38,13 +38,28 @@ struct xitem {
  * MESSAGE" in the file its first argument names. */
 void pc_x_batch_script (const struct xitem *it, size_t n, FILE *f);
 
-/* Records the items as one batch on configuration k in dir (made), checks
- * it and sets each item's outcome.  The log is removed when every item is
+#define PC_X_DEVICE_SIZE (64u << 20)    /* each recording's device */
+
+/* Makes path a base image for configuration k: a filesystem of
+ * PC_X_DEVICE_SIZE made as powercut run makes it, holding the files every
+ * workload starts with (pc_gen_setup_script), unmounted clean.  Needs
+ * root.  Returns 0 or -errno with why in err. */
+int pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err);
+
+/* Records and checks the items on configuration k in dir (made) and sets
+ * each item's outcome: each alone, from the base image, in dir/wINDEX;
+ * or with cfg->shared, all as one batch (one recording, each item in its
+ * directory wN of one filesystem).  A log is removed when its items are
  * ok (keep_log: never).  Returns 0, or -errno with why in err (the items'
- * outcomes are then PC_XV_ERROR with it). */
+ * outcomes are then PC_XV_ERROR with it; alone, an item that could not
+ * be run is PC_XV_ERROR and the rest go on). */
 int pc_x_run_batch (const struct pc_explore_config *cfg, const struct pc_config *k,
-                    const char *dir, struct xitem *it, size_t n, bool keep_log,
-                    struct pc_err *err);
+                    const char *base, const char *dir, struct xitem *it, size_t n,
+                    bool keep_log, struct pc_err *err);
+
+/* The log item was recorded in, by pc_x_run_batch in dir. */
+void pc_x_item_log (const struct pc_explore_config *cfg, const char *dir, const struct xitem *it,
+                    char *buf, size_t len);
 
 /* Sets the items' outcomes from a batch's check result res, its log and
  * the file of refused operations.  Returns 0 or -errno with why in err. */
@@ -62,8 +77,8 @@ bool pc_x_fails (int outcome, bool promise, bool exposure);
  * smaller fails) and, if smaller, the log it failed in into log (len
  * bytes).  Returns 0 or -errno with why in err. */
 int pc_x_shrink (const struct pc_explore_config *cfg, const struct pc_config *k,
-                 const char *dir, const struct xitem *orig, struct xitem *ret, char *log,
-                 size_t len, struct pc_err *err);
+                 const char *base, const char *dir, const struct xitem *orig, struct xitem *ret,
+                 char *log, size_t len, struct pc_err *err);
 
 /* The driver's state (explore.c), shared with output.c. */
 /* A workload's result on a configuration. */
@@ -106,6 +121,8 @@ struct ctx {
   FILE *jsonl;
   uint64_t t0;
   struct pc_explore_progress prog;
+  char base[PC_MAX_CONFIGS][PATH_MAX];  /* each configuration's base image
+                                         * (not shared), or "" */
 };
 
 /* One result as a JSON object (a results.jsonl line, an explore.json entry). */

@@ -17,12 +17,17 @@
 #define PATHLEN 32                  /* a name of the model, with its NUL */
 
 static const char *const files[PC_GEN_FILES] = {
-  "f0", "f1", "d0/f0", "d0/f1", "d1/f0", "d1/f1",
+  "f0", "f1", "d0/f0", "d0/f1", "d1/f0", "d1/f1", "new", "d0/new",
 };
+#define FIRST_NEW 6                 /* the files the setup does not make */
+
+/* Length 1's targets: a file in the root and in a directory, made by the
+ * setup or in the workload. */
+static const uint8_t short_targets[] = { 0, 2, 6, 7 };
 
 enum op { O_CREAT, O_MKDIR, O_WRITE, O_DWRITE, O_FALLOC, O_LINK, O_UNLINK, O_RENAME,
-          O_SETX, O_REMOVEX, O_TRUNC, O_MWRITE };
-enum { F_PLAIN, F_KEEP, F_PUNCH, F_ZERO, F_COLLAPSE, F_INSERT };
+          O_SETX, O_REMOVEX, O_TRUNC, O_MWRITE, O_SYMLINK, O_RMDIR, O_RENAME_DIR };
+enum { F_PLAIN, F_KEEP, F_PUNCH, F_ZERO, F_COLLAPSE, F_INSERT, F_ZERO_KEEP };
 enum { AT_INSIDE, AT_BEYOND, AT_STRADDLE };
 
 /* A kind of operation: what it does, with which arguments; one_target:
@@ -40,8 +45,12 @@ static const struct kind kinds[] = {
   { "write.append", O_WRITE, 0, 0, false },
   { "write.start", O_WRITE, 1, 0, false },
   { "write.extend", O_WRITE, 2, 0, false },
+  { "swrite.append", O_WRITE, 0, 1, false },
+  { "swrite.start", O_WRITE, 1, 1, false },
   { "dwrite.append", O_DWRITE, 0, 0, false },
   { "dwrite.overwrite", O_DWRITE, 1, 0, false },
+  { "dswrite.append", O_DWRITE, 0, 1, false },
+  { "dswrite.overwrite", O_DWRITE, 1, 1, false },
   { "falloc.plain.inside", O_FALLOC, F_PLAIN, AT_INSIDE, false },
   { "falloc.plain.beyond", O_FALLOC, F_PLAIN, AT_BEYOND, false },
   { "falloc.plain.straddle", O_FALLOC, F_PLAIN, AT_STRADDLE, false },
@@ -54,14 +63,23 @@ static const struct kind kinds[] = {
   { "falloc.zero.inside", O_FALLOC, F_ZERO, AT_INSIDE, false },
   { "falloc.zero.beyond", O_FALLOC, F_ZERO, AT_BEYOND, false },
   { "falloc.zero.straddle", O_FALLOC, F_ZERO, AT_STRADDLE, false },
+  { "falloc.zerokeep.inside", O_FALLOC, F_ZERO_KEEP, AT_INSIDE, false },
+  { "falloc.zerokeep.beyond", O_FALLOC, F_ZERO_KEEP, AT_BEYOND, false },
+  { "falloc.zerokeep.straddle", O_FALLOC, F_ZERO_KEEP, AT_STRADDLE, false },
   { "falloc.collapse", O_FALLOC, F_COLLAPSE, AT_INSIDE, false },
   { "falloc.insert", O_FALLOC, F_INSERT, AT_INSIDE, false },
   { "link.same", O_LINK, 0, 0, false },
   { "link.other", O_LINK, 1, 0, false },
+  { "link.up", O_LINK, 3, 0, false },
   { "unlink", O_UNLINK, 0, 0, false },
+  { "symlink", O_SYMLINK, 0, 0, false },
   { "rename.new", O_RENAME, 0, 0, false },
   { "rename.over", O_RENAME, 1, 0, false },
   { "rename.across", O_RENAME, 2, 0, false },
+  { "rename.up", O_RENAME, 3, 0, false },
+  { "rename.dir.across", O_RENAME_DIR, 0, 0, true },
+  { "rename.dir.up", O_RENAME_DIR, 1, 0, true },
+  { "rmdir", O_RMDIR, 0, 0, true },
   { "setxattr", O_SETX, 0, 0, false },
   { "removexattr", O_REMOVEX, 0, 0, false },
   { "truncate.up.aligned", O_TRUNC, 1, 1, false },
@@ -69,10 +87,13 @@ static const struct kind kinds[] = {
   { "truncate.down.aligned", O_TRUNC, 0, 1, false },
   { "truncate.down.unaligned", O_TRUNC, 0, 0, false },
   { "mwrite", O_MWRITE, 0, 0, false },
+  { "mwrite.extend", O_MWRITE, 1, 0, false },
 };
 #define NKINDS PC_ARRAY_SIZE (kinds)
 
-static const char *const persists[] = { "none", "fsync", "fdatasync", "sync" };
+static const char *const persists[PC_GEN_NPERSIST] = {
+  "none", "fsync", "fdatasync", "sync", "fsync.parent", "fsync.root", "fsync.other",
+};
 
 const char *
 pc_gen_kind_name (unsigned kind)
@@ -154,7 +175,7 @@ model_init (struct model *m)
   make (m, "d0", 'd', 0, false);
   make (m, "d1", 'd', 0, false);
   make (m, "d0/n", 'd', 0, false);
-  for (unsigned i = 0; i < PC_GEN_FILES; i++)
+  for (unsigned i = 0; i < FIRST_NEW; i++)
     make (m, files[i], 'f', SETUP_SIZE, true);
 }
 
@@ -201,12 +222,50 @@ sibling (const char *path, char *out)
 
 #define CMD(...) (cmd ? snprintf (cmd, cmdlen, __VA_ARGS__) : 0)
 
-/* Does step s (the idx-th, 1-based) apply to m?  If so, changes m, writes
- * its command into cmd (unless NULL) and what its persistence call syncs
- * into subject (PATHLEN bytes), and returns true. */
+/* Moves path and every name under it to to (a directory renamed). */
 static bool
-apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, size_t cmdlen,
-       char *subject)
+move_tree (struct model *m, const char *path, const char *to)
+{
+  size_t pl = strlen (path);
+
+  for (unsigned i = 0; i < m->nn; i++) {
+    struct name *e = &m->n[i];
+    char moved[PATHLEN];
+    if (e->type == 0 || strncmp (e->path, path, pl) != 0 || (e->path[pl] != '/' && e->path[pl]))
+      continue;
+    if ((size_t) snprintf (moved, sizeof moved, "%s%s", to, e->path + pl) >= sizeof moved)
+      return false;
+    struct name copy = *e;
+    e->type = 0;
+    struct name *d = entry (m, moved);
+    if (d == NULL)
+      return false;
+    snprintf (copy.path, sizeof copy.path, "%s", moved);
+    *d = copy;
+  }
+  return true;
+}
+
+/* Does a directory hold a name? */
+static bool
+has_children (struct model *m, const char *dir)
+{
+  size_t dl = strlen (dir);
+
+  for (unsigned i = 0; i < m->nn; i++)
+    if (m->n[i].type && strncmp (m->n[i].path, dir, dl) == 0 && m->n[i].path[dl] == '/')
+      return true;
+  return false;
+}
+
+/* The operation of step s (the idx-th, 1-based) on m: changes m, writes
+ * its command into cmd (unless NULL) and what its persistence call syncs
+ * into subject (PATHLEN bytes), and returns true; false if it cannot run
+ * there.  A file of the workload's own (new, d0/new) that an operation
+ * needs is made first, by the command in pre ("" if none). */
+static bool
+operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, size_t cmdlen,
+         char *pre, char *subject)
 {
   const struct kind *k;
   const char *path;
@@ -215,21 +274,20 @@ apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, si
   unsigned pat = 0x60 + idx;        /* the bytes this step writes */
   uint64_t size, off, len;
 
-  if (s->kind >= NKINDS || s->target >= PC_GEN_FILES || s->persist > PC_GEN_SYNC)
+  pre[0] = '\0';
+  if (s->kind >= NKINDS || s->target >= PC_GEN_FILES || s->persist >= PC_GEN_NPERSIST)
     return false;
   k = &kinds[s->kind];
   if (k->one_target && s->target != 0)
     return false;
   path = files[s->target];
   dir_of (path, dir);
-  e = lookup (m, path);
-  size = e && e->type == 'f' ? e->size : 0;
   snprintf (subject, PATHLEN, "%s", path);
   switch (k->op) {
   case O_CREAT:
     join (dir, "new", to);
-    if (lookup (m, to) && lookup (m, to)->type)
-      return false;
+    if (s->target >= FIRST_NEW || (lookup (m, to) && lookup (m, to)->type))
+      return false;                 /* new and d0/new are made from f0, d0/f0 */
     if (!make (m, to, 'f', 0, false))
       return false;
     snprintf (subject, PATHLEN, "%s", to);
@@ -244,11 +302,36 @@ apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, si
     snprintf (subject, PATHLEN, "%s", to);
     CMD ("mkdir %s", to);
     return true;
+  case O_RMDIR:
+    if (!is (m, "d0/n", 'd') || has_children (m, "d0/n"))
+      return false;
+    lookup (m, "d0/n")->type = 0;
+    snprintf (subject, PATHLEN, "d0");
+    CMD ("rmdir d0/n");
+    return true;
+  case O_RENAME_DIR:
+    /* d0/n (with what it holds) to d1/n, or up to the root */
+    snprintf (to, PATHLEN, "%s", k->a ? "n" : "d1/n");
+    if (!is (m, "d0/n", 'd') || (lookup (m, to) && lookup (m, to)->type) ||
+        !move_tree (m, "d0/n", to))
+      return false;
+    snprintf (subject, PATHLEN, "%s", to);
+    CMD ("mv -T d0/n %s", to);
+    return true;
   default:
     break;
   }
+  e = lookup (m, path);
+  if (s->target >= FIRST_NEW && (e == NULL || e->type == 0) && (!dir[0] || is (m, dir, 'd'))) {
+    /* made in the workload, just before: "touch" unsynced */
+    if (!make (m, path, 'f', 0, false))
+      return false;
+    e = lookup (m, path);
+    snprintf (pre, PATHLEN + 8, "touch %s", path);
+  }
   if (!is (m, path, 'f'))
     return false;                   /* every other kind needs its file */
+  size = e->size;
   switch (k->op) {
   case O_WRITE:
     off = k->a == 0 ? size : k->a == 1 ? 100 : (size > 1000 ? size - 1000 : 0);
@@ -256,18 +339,20 @@ apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, si
     if (k->a == 1 && size < off + len)
       return false;                 /* an overwrite inside the file */
     e->size = off + len > size ? off + len : size;
-    CMD ("xfs_io -c \"pwrite -S 0x%02x %" PRIu64 " %" PRIu64 "\" %s", pat, off, len, path);
+    CMD ("xfs_io %s-c \"pwrite -S 0x%02x %" PRIu64 " %" PRIu64 "\" %s", k->b ? "-s " : "", pat,
+         off, len, path);
     return true;
   case O_DWRITE:
     off = k->a == 0 ? size : 4096;
     if (size % 4096 || (k->a == 1 && size < 8192))
       return false;                 /* O_DIRECT: aligned */
     e->size = off + 4096 > size ? off + 4096 : size;
-    CMD ("xfs_io -d -c \"pwrite -S 0x%02x %" PRIu64 " 4096\" %s", pat, off, path);
+    CMD ("xfs_io -d %s-c \"pwrite -S 0x%02x %" PRIu64 " 4096\" %s", k->b ? "-s " : "", pat, off,
+         path);
     return true;
   case O_FALLOC: {
     static const char *const cmds[] = { "falloc", "falloc -k", "fpunch", "fzero", "fcollapse",
-                                        "finsert" };
+                                        "finsert", "fzero -k" };
     off = k->b == AT_INSIDE ? 4096 : k->b == AT_BEYOND ? size + 4096 : size - 2048;
     len = k->b == AT_STRADDLE ? 8192 : 4096;
     if ((k->b == AT_INSIDE && size < 8192) || (k->b == AT_STRADDLE && size < 2048))
@@ -289,6 +374,11 @@ apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, si
   case O_RENAME:
     if (k->op == O_RENAME && k->a == 1)
       sibling (path, to);
+    else if (k->a == 3) {
+      if (!dir[0])
+        return false;               /* up: from a directory to the root */
+      join ("", k->op == O_LINK ? "lu" : "u", to);
+    }
     else
       join (k->a == 0 ? dir : other_dir (dir), k->op == O_LINK ? "l" : "r", to);
     if (k->op == O_RENAME && k->a == 1 ? !is (m, to, 'f') : lookup (m, to) && lookup (m, to)->type)
@@ -296,7 +386,7 @@ apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, si
     if (!make (m, to, 'f', e->size, e->xattr))
       return false;
     if (k->op == O_RENAME)
-      e->type = 0;
+      lookup (m, path)->type = 0;
     snprintf (subject, PATHLEN, "%s", to);
     CMD (k->op == O_LINK ? "ln %s %s" : "mv -T %s %s", path, to);
     return true;
@@ -304,6 +394,16 @@ apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, si
     e->type = 0;
     snprintf (subject, PATHLEN, "%s", dir[0] ? dir : ".");
     CMD ("rm %s", path);
+    return true;
+  case O_SYMLINK:
+    join (dir, "s", to);
+    if (lookup (m, to) && lookup (m, to)->type)
+      return false;
+    if (!make (m, to, 'l', 0, false))
+      return false;
+    /* an fsync opens what a link names: its directory is what changed */
+    snprintf (subject, PATHLEN, "%s", dir[0] ? dir : ".");
+    CMD ("ln -s %s %s", path + strlen (dir) + (dir[0] ? 1 : 0), to);
     return true;
   case O_SETX:
     e->xattr = true;
@@ -326,6 +426,16 @@ apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, si
     CMD ("truncate -s %" PRIu64 " %s", off, path);
     return true;
   case O_MWRITE:
+    if (k->a) {
+      /* past the end: the file grown by a page, and that page written
+       * through a mapping */
+      off = (size + 4095) / 4096 * 4096;
+      e->size = off + 4096;
+      CMD ("xfs_io -c \"truncate %" PRIu64 "\" -c \"mmap -rw %" PRIu64 " 4096\" "
+           "-c \"mwrite -S 0x%02x %" PRIu64 " 4096\" -c \"msync -s %" PRIu64 " 4096\" %s",
+           e->size, off, pat, off, off, path);
+      return true;
+    }
     if (size < 4096)
       return false;
     CMD ("xfs_io -c \"mmap -rw 0 4096\" -c \"mwrite -S 0x%02x 0 4096\" -c \"msync -s 0 4096\" %s",
@@ -336,17 +446,77 @@ apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, si
   }
 }
 
+/* The persistence call of step s after its operation (subject: what it
+ * changed) into cmd (unless NULL, "" for none); false if it cannot be
+ * made there or would repeat another one. */
+static bool
+persist (struct model *m, const struct pc_gen_step *s, const char *subject, char *cmd,
+         size_t cmdlen)
+{
+  static const char *const others[] = { "d1/f1", "f1", "d0/f1" };
+  const char *path = files[s->target];
+  char dir[PATHLEN];
+
+  dir_of (subject, dir);
+  if (cmd)
+    cmd[0] = '\0';
+  switch (s->persist) {
+  case PC_GEN_NONE:
+    return true;
+  case PC_GEN_FSYNC:
+    CMD ("sync %s", subject);
+    return true;
+  case PC_GEN_FDATASYNC:
+    CMD ("sync -d %s", subject);
+    return true;
+  case PC_GEN_SYNC:
+    CMD ("sync");
+    return true;
+  case PC_GEN_FSYNC_PARENT:
+    if (strcmp (subject, ".") == 0)
+      return false;                 /* the root has no parent */
+    CMD ("sync %s", dir[0] ? dir : ".");
+    return true;
+  case PC_GEN_FSYNC_ROOT:
+    if (strcmp (subject, ".") == 0 || !dir[0])
+      return false;                 /* the root is what fsync or fsync.parent sync */
+    CMD ("sync .");
+    return true;
+  case PC_GEN_FSYNC_OTHER:
+    for (size_t i = 0; i < PC_ARRAY_SIZE (others); i++)
+      if (is (m, others[i], 'f') && strcmp (others[i], subject) != 0 &&
+          strcmp (others[i], path) != 0) {
+        CMD ("sync %s", others[i]);
+        return true;
+      }
+    return false;
+  default:
+    return false;
+  }
+}
+
+/* Step s on m: its operation and persistence call; pre, cmd and pcmd
+ * (PATHLEN + 8, cmdlen and cmdlen bytes, or NULL) get their commands. */
+static bool
+apply (struct model *m, const struct pc_gen_step *s, unsigned idx, char *pre, char *cmd,
+       char *pcmd, size_t cmdlen)
+{
+  char subject[PATHLEN], pre_[PATHLEN + 8];
+
+  return operate (m, s, idx, cmd, cmdlen, pre ? pre : pre_, subject) &&
+         persist (m, s, subject, pcmd, cmdlen);
+}
+
 bool
 pc_gen_valid (const struct pc_gen_workload *w)
 {
   struct model m;
-  char subject[PATHLEN];
 
   if (w->nsteps < 1 || w->nsteps > PC_GEN_MAX_OPS || w->step[w->nsteps - 1].persist == PC_GEN_NONE)
     return false;
   model_init (&m);
   for (unsigned i = 0; i < w->nsteps; i++)
-    if (!apply (&m, &w->step[i], i + 1, NULL, 0, subject))
+    if (!apply (&m, &w->step[i], i + 1, NULL, NULL, NULL, 0))
       return false;
   return true;
 }
@@ -359,17 +529,19 @@ pc_gen_valid (const struct pc_gen_workload *w)
 static uint64_t
 choices (bool short_, bool last)
 {
-  return NKINDS * (short_ ? 2 : PC_GEN_FILES) * (last ? 3 : 4);
+  return NKINDS * (short_ ? PC_ARRAY_SIZE (short_targets) : PC_GEN_FILES) *
+         (last ? PC_GEN_NPERSIST - 1 : PC_GEN_NPERSIST);
 }
 
 static void
 choice (uint64_t c, bool short_, bool last, struct pc_gen_step *s)
 {
-  unsigned np = last ? 3 : 4, nt = short_ ? 2 : PC_GEN_FILES;
+  unsigned np = last ? PC_GEN_NPERSIST - 1 : PC_GEN_NPERSIST;
+  unsigned nt = short_ ? PC_ARRAY_SIZE (short_targets) : PC_GEN_FILES;
 
   s->persist = (uint8_t) (c % np + (last ? 1 : 0));
   c /= np;
-  s->target = (uint8_t) (short_ ? (c % nt) * 2 : c % nt);
+  s->target = (uint8_t) (short_ ? short_targets[c % nt] : c % nt);
   c /= nt;
   s->kind = (uint8_t) c;
 }
@@ -439,7 +611,7 @@ pc_gen_format (const struct pc_gen_workload *w, char *buf)
     int n = snprintf (buf + pos, PC_GEN_TEXT_MAX - pos, "%s%s %s %s", i ? "; " : "",
                       s->kind < NKINDS ? kinds[s->kind].name : "?",
                       s->target < PC_GEN_FILES ? files[s->target] : "?",
-                      s->persist <= PC_GEN_SYNC ? persists[s->persist] : "?");
+                      s->persist < PC_GEN_NPERSIST ? persists[s->persist] : "?");
     if (n < 0 || (size_t) n >= PC_GEN_TEXT_MAX - pos)
       break;
     pos += (size_t) n;
@@ -480,7 +652,7 @@ pc_gen_parse (const char *s, struct pc_gen_workload *w, struct pc_err *err)
       if (strlen (kinds[i].name) == len[0] && strncmp (kinds[i].name, word[0], len[0]) == 0)
         k = (int) i;
     t = find (files, PC_GEN_FILES, word[1], len[1]);
-    q = find (persists, PC_ARRAY_SIZE (persists), word[2], len[2]);
+    q = find (persists, PC_GEN_NPERSIST, word[2], len[2]);
     if (k < 0 || t < 0 || q < 0 || w->nsteps == PC_GEN_MAX_OPS)
       return pc_err_set (err, EINVAL, "\"%s\": not OPERATION FILE PERSISTENCE[; ...] (at \"%.*s\")",
                          s, (int) len[0], word[0]);
@@ -503,38 +675,46 @@ line (FILE *f, const char *prefix, unsigned n, const char *cmd)
 }
 
 void
-pc_gen_script (const struct pc_gen_workload *w, FILE *f, const char *prefix, const char *start)
+pc_gen_setup_script (FILE *f, const char *prefix)
 {
-  struct model m;
-  char cmd[256], subject[PATHLEN];
+  char cmd[256];
 
-  model_init (&m);
   line (f, prefix, 0, "mkdir d0 d1 d0/n");
-  for (unsigned i = 0; i < PC_GEN_FILES; i++) {
+  for (unsigned i = 0; i < FIRST_NEW; i++) {
     snprintf (cmd, sizeof cmd, "xfs_io -f -c \"pwrite -S 0x5a 0 %d\" %s >/dev/null", SETUP_SIZE,
               files[i]);
     line (f, prefix, 0, cmd);
     snprintf (cmd, sizeof cmd, "setfattr -n user.pc -v setup %s", files[i]);
     line (f, prefix, 0, cmd);
   }
+}
+
+void
+pc_gen_ops_script (const struct pc_gen_workload *w, FILE *f, const char *prefix)
+{
+  struct model m;
+  char cmd[256], pcmd[256], pre[PATHLEN + 8];
+
+  model_init (&m);
+  for (unsigned i = 0; i < w->nsteps; i++) {
+    if (!apply (&m, &w->step[i], i + 1, pre, cmd, pcmd, sizeof cmd))
+      break;
+    if (pre[0])
+      line (f, prefix, i + 1, pre);
+    line (f, prefix, i + 1, cmd);
+    if (pcmd[0])
+      line (f, prefix, i + 1, pcmd);
+  }
+}
+
+void
+pc_gen_script (const struct pc_gen_workload *w, FILE *f, const char *prefix, const char *start)
+{
+  pc_gen_setup_script (f, prefix);
   fprintf (f, "sync\n");
   if (start)
     fprintf (f, "%s\n", start);
-  for (unsigned i = 0; i < w->nsteps; i++) {
-    const struct pc_gen_step *s = &w->step[i];
-    if (!apply (&m, s, i + 1, cmd, sizeof cmd, subject))
-      break;
-    line (f, prefix, i + 1, cmd);
-    if (s->persist == PC_GEN_FSYNC)
-      snprintf (cmd, sizeof cmd, "sync %s", subject);
-    else if (s->persist == PC_GEN_FDATASYNC)
-      snprintf (cmd, sizeof cmd, "sync -d %s", subject);
-    else if (s->persist == PC_GEN_SYNC)
-      snprintf (cmd, sizeof cmd, "sync");
-    else
-      continue;
-    line (f, prefix, i + 1, cmd);
-  }
+  pc_gen_ops_script (w, f, prefix);
 }
 
 unsigned

@@ -6,13 +6,16 @@
  * The files: f0 and f1 in the root, f0 and f1 in each of the directories
  * d0 and d1, and the nested directory d0/n; before its operations, every
  * workload makes them (each file 16 KiB of data with the extended
- * attribute user.pc) and syncs.  An operation names a kind (its argument
- * class: "write.append", "falloc.punch.inside", "rename.over", ...) and a
- * target file; the persistence call after it is none, fsync, fdatasync or
- * sync (of the file it changed, or, for a name it removed, of its
- * directory), and the last one is never none.  An operation that needs
- * what an earlier one removed (a write to a file unlinked before) makes
- * the sequence invalid: it is not generated.
+ * attribute user.pc) and syncs.  Two more, new and d0/new, are the
+ * workload's own: an operation that needs one makes it first (touch, not
+ * synced).  An operation names a kind (its argument class:
+ * "write.append", "falloc.punch.inside", "rename.dir.up", ...) and a
+ * target file; the persistence call after it (enum pc_gen_persist) syncs
+ * what it changed, its directory, the root, an unrelated file, or all,
+ * or nothing, and the last one is never none.  An operation that needs
+ * what an earlier one removed (a write to a file unlinked before), or a
+ * call that repeats another (fsync.root of a file in the root), makes the
+ * sequence invalid: it is not generated.
  *
  * A workload is written for people and back as one line of text:
  *   "write.append f0 fsync; unlink d0/f1 sync"
@@ -30,10 +33,17 @@
 #include "util/err.h"
 
 #define PC_GEN_MAX_OPS 3
-#define PC_GEN_FILES 6              /* f0 f1 d0/f0 d0/f1 d1/f0 d1/f1 */
+#define PC_GEN_FILES 8              /* f0 f1 d0/f0 d0/f1 d1/f0 d1/f1, and new
+                                     * d0/new: not made by the setup */
 #define PC_GEN_TEXT_MAX 256         /* a workload as text, with its NUL */
 
-enum pc_gen_persist { PC_GEN_NONE, PC_GEN_FSYNC, PC_GEN_FDATASYNC, PC_GEN_SYNC };
+/* After an operation: nothing; an fsync or fdatasync of what it changed
+ * (for a name it removed, of its directory); sync; an fsync of the
+ * directory of what it changed, of the root, or of a file it did not
+ * touch (d1/f1, or f1 for d1/f1). */
+enum pc_gen_persist { PC_GEN_NONE, PC_GEN_FSYNC, PC_GEN_FDATASYNC, PC_GEN_SYNC,
+                      PC_GEN_FSYNC_PARENT, PC_GEN_FSYNC_ROOT, PC_GEN_FSYNC_OTHER,
+                      PC_GEN_NPERSIST };
 
 struct pc_gen_step {
   uint8_t kind;                     /* an index of the kinds (pc_gen_kind_name) */
@@ -80,6 +90,11 @@ int pc_gen_parse (const char *s, struct pc_gen_workload *w, struct pc_err *err);
  * it writes the line start (if not NULL). */
 void pc_gen_script (const struct pc_gen_workload *w, FILE *f, const char *prefix,
                     const char *start);
+
+/* The two halves of pc_gen_script: the setup (without its sync), and the
+ * operations with their persistence calls. */
+void pc_gen_setup_script (FILE *f, const char *prefix);
+void pc_gen_ops_script (const struct pc_gen_workload *w, FILE *f, const char *prefix);
 
 /* How many operations and persistence calls (not none) w has: what
  * shrinking makes smaller. */

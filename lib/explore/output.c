@@ -77,14 +77,14 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
     if (n == 0 && pc_mkdir_p (dir) < 0)
       return pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
     n++;
-    snprintf (log, sizeof log, "%s/batches/%s/powercut.log", x->root ? x->root : c->cfg->out,
-              x->batch);
+    snprintf (sdir, sizeof sdir, "%s/batches/%s", x->root ? x->root : c->cfg->out, x->batch);
+    pc_x_item_log (c->cfg, sdir, &x->it, log, sizeof log);
     if (!c->cfg->no_shrink && !c->cfg->nmerge && pc_gen_calls (&x->it.w) > 2) {
       struct pc_err serr;
       c->prog.phase = "shrinking";
       snprintf (sdir, sizeof sdir, "%s/shrink/%u", c->cfg->out, n);
-      if (pc_x_shrink (c->cfg, &c->cfg->configs[x->k], sdir, &x->it, &small, log, sizeof log,
-                       &serr) < 0) {
+      if (pc_x_shrink (c->cfg, &c->cfg->configs[x->k], c->base[x->k], sdir, &x->it, &small, log,
+                       sizeof log, &serr) < 0) {
         if (c->cfg->problem) {
           char line[PC_ERR_MAX + 64];
           snprintf (line, sizeof line, "shrinking failure %u: %s", n, serr.msg);

@@ -51,8 +51,8 @@ candidates (const struct pc_gen_workload *w, struct xitem *cand)
 
 int
 pc_x_shrink (const struct pc_explore_config *cfg, const struct pc_config *k,
-             const char *dir, const struct xitem *orig, struct xitem *ret, char *log,
-             size_t len, struct pc_err *err)
+             const char *base, const char *dir, const struct xitem *orig, struct xitem *ret,
+             char *log, size_t len, struct pc_err *err)
 {
   struct xitem best = *orig;
 
@@ -69,7 +69,7 @@ pc_x_shrink (const struct pc_explore_config *cfg, const struct pc_config *k,
     for (size_t i = 0; i < n; i++)
       cand[i].index = i;
     snprintf (rdir, sizeof rdir, "%s/round-%u", dir, round + 1);
-    r = pc_x_run_batch (cfg, k, rdir, cand, n, true, err);
+    r = pc_x_run_batch (cfg, k, base, rdir, cand, n, true, err);
     if (r < 0)
       return r;
     for (size_t i = 0; i < n && found == SIZE_MAX; i++)
@@ -78,7 +78,7 @@ pc_x_shrink (const struct pc_explore_config *cfg, const struct pc_config *k,
     if (found == SIZE_MAX)
       break;
     best = cand[found];
-    snprintf (log, len, "%s/powercut.log", rdir);
+    pc_x_item_log (cfg, rdir, &best, log, len);
   }
   *ret = best;
   return 0;

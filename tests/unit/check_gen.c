@@ -34,14 +34,17 @@ script (const struct pc_gen_workload *w, const char *prefix)
   return buf;
 }
 
-/* Length 1: every kind, on f0 and d0/f0, with each call but none, in a
- * fixed order; all valid, all different, the same each time. */
+/* Length 1: every kind, on f0, d0/f0 and the files the workload makes
+ * (new, d0/new), with each call but none, in a fixed order; all valid,
+ * all different, the same each time; and as broad as ACE's: directories
+ * synced, files made in the workload, directories renamed, O_SYNC. */
 START_TEST (test_seq1)
 {
   struct pc_gen_workload w;
   uint64_t pos = 0, n = 0;
   char first[PC_GEN_TEXT_MAX], text[PC_GEN_TEXT_MAX], prev[PC_GEN_TEXT_MAX] = "";
-  unsigned kinds = 0, per_kind[64] = { 0 };
+  unsigned kinds = 0, per_kind[64] = { 0 }, per_persist[PC_GEN_NPERSIST] = { 0 };
+  unsigned made_here = 0, dir_renamed = 0, osync = 0;
 
   while (pc_gen_kind_name (kinds))
     kinds++;
@@ -49,7 +52,14 @@ START_TEST (test_seq1)
     ck_assert_uint_eq (w.nsteps, 1);
     ck_assert (pc_gen_valid (&w));
     ck_assert_uint_ne (w.step[0].persist, PC_GEN_NONE);
-    ck_assert (w.step[0].target == 0 || w.step[0].target == 2);
+    ck_assert (w.step[0].target == 0 || w.step[0].target == 2 || w.step[0].target == 6 ||
+               w.step[0].target == 7);
+    for (unsigned p = 0; p < PC_GEN_NPERSIST; p++)
+      per_persist[p] += w.step[0].persist == p;
+    made_here += w.step[0].target >= 6 && strncmp (pc_gen_kind_name (w.step[0].kind), "creat", 5);
+    dir_renamed += strncmp (pc_gen_kind_name (w.step[0].kind), "rename.dir.", 11) == 0;
+    osync += strncmp (pc_gen_kind_name (w.step[0].kind), "swrite.", 7) == 0 ||
+             strncmp (pc_gen_kind_name (w.step[0].kind), "dswrite.", 8) == 0;
     pc_gen_format (&w, text);
     ck_assert_str_ne (text, prev);
     if (n == 0)
@@ -61,8 +71,13 @@ START_TEST (test_seq1)
   /* every kind is there */
   for (unsigned k = 0; k < kinds; k++)
     ck_assert_msg (per_kind[k] > 0, "%s never", pc_gen_kind_name (k));
-  ck_assert_uint_gt (n, 150);
-  ck_assert_uint_lt (n, 400);
+  ck_assert_uint_ge (n, 300);
+  ck_assert_uint_lt (n, 1000);
+  for (unsigned p = PC_GEN_FSYNC; p < PC_GEN_NPERSIST; p++)
+    ck_assert_uint_gt (per_persist[p], 50);
+  ck_assert_uint_gt (made_here, 100);
+  ck_assert_uint_ge (dir_renamed, 4);
+  ck_assert_uint_ge (osync, 40);
   ck_assert_str_eq (first, "creat f0 fsync");
   /* the same again */
   pos = 0;
@@ -163,6 +178,37 @@ START_TEST (test_text_script)
   w = parsed ("truncate.down.unaligned f1 sync; removexattr f1 sync");
   ck_assert_ptr_nonnull (strstr (script (&w, NULL), "truncate -s 1000 f1\nsync\n"
                                                     "setfattr -x user.pc f1\nsync\n"));
+  /* a file the workload makes, made unsynced before the operation */
+  w = parsed ("write.append d0/new fsync.parent");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "START\ntouch d0/new\n"
+                                 "xfs_io -c \"pwrite -S 0x61 0 5000\" d0/new\nsync d0\n"));
+  w = parsed ("swrite.start f0 fsync.other");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "xfs_io -s -c \"pwrite -S 0x61 100 3000\" f0\n"
+                                                    "sync d1/f1\n"));
+  w = parsed ("dswrite.append d0/f1 fsync.root");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "xfs_io -d -s -c \"pwrite -S 0x61 16384 4096\" "
+                                                    "d0/f1\nsync .\n"));
+  w = parsed ("rename.dir.across f0 fsync.parent; mkdir.root f0 sync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "mv -T d0/n d1/n\nsync d1\n"));
+  w = parsed ("rename.up d0/f0 fsync.parent");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "mv -T d0/f0 u\nsync .\n"));
+  w = parsed ("mwrite.extend new fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "touch new\nxfs_io -c \"truncate 4096\" "
+                                 "-c \"mmap -rw 0 4096\""));
+  w = parsed ("falloc.zerokeep.straddle f1 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"fzero -k 14336 8192\" f1\n"));
+  w = parsed ("symlink d1/f0 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "ln -s f0 d1/s\nsync d1\n"));
+  {
+    struct pc_gen_workload u;
+    struct pc_err err;
+    /* not made: the root's fsync twice, a directory moved away and then
+     * removed where it was, a file renamed up from the root */
+    ck_assert_int_eq (pc_gen_parse ("write.append f0 fsync.root", &u, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("rename.dir.up f0 none; rmdir f0 sync", &u, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("rename.up f1 fsync", &u, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("creat new fsync", &u, &err), -EINVAL);
+  }
   (void) s;
 }
 END_TEST
