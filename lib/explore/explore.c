@@ -21,7 +21,8 @@
 #include "run/plan.h"
 #include "util/util.h"
 
-#define BATCH_DEFAULT 25
+#define BATCH_DEFAULT 25          /* --shared: workloads per recording */
+#define BATCH_DEFAULT_FRESH 4     /* else per process: small, so that every job has work */
 #define MAX_JOBS 64
 
 static int
@@ -275,7 +276,8 @@ more_random (struct ctx *c, size_t n)
 static struct xitem *
 next_batch (struct ctx *c, size_t k, size_t *ret_n)
 {
-  unsigned size = c->cfg->batch ? c->cfg->batch : BATCH_DEFAULT;
+  unsigned size = c->cfg->batch ? c->cfg->batch
+                  : c->cfg->shared ? BATCH_DEFAULT : BATCH_DEFAULT_FRESH;
   struct xitem *it = calloc (size, sizeof *it);
   size_t n = 0;
 

@@ -201,23 +201,21 @@ pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
       return -ENOMEM;
     }
   }
-  if (base) {
-    /* the mapping reads as zeros: only the base's other blocks are
-     * copied, so that its untouched pages cost nothing */
-    for (uint64_t off = 0; off < size; off += PC_IMAGE_BLOCK) {
-      size_t len = off + PC_IMAGE_BLOCK <= size ? PC_IMAGE_BLOCK : (size_t) (size - off);
-      if (memcmp ((const uint8_t *) base + off, zero_block, len) != 0)
-        memcpy (im->mem + off, (const uint8_t *) base + off, len);
-    }
-    rehash (im, 0, size);
+  if (fd >= 0 && (ftruncate (fd, 0) < 0 || ftruncate (fd, (off_t) size) < 0)) {
+    r = -errno;
+    pc_image_free (im);
+    return r;
   }
-  if (fd >= 0) {
-    if (ftruncate (fd, 0) < 0 || ftruncate (fd, (off_t) size) < 0) {
-      r = -errno;
-      pc_image_free (im);
-      return r;
-    }
-    if (base && (r = write_blocks (im, 0, im->nblocks - 1)) < 0) {
+  /* The mapping and the file read as zeros: only the base's other blocks
+   * are copied, hashed and written, so that the pages of its zeros are
+   * never touched (a read of one would fault it in). */
+  for (uint64_t off = 0; base && off < size; off += PC_IMAGE_BLOCK) {
+    size_t len = off + PC_IMAGE_BLOCK <= size ? PC_IMAGE_BLOCK : (size_t) (size - off);
+    if (memcmp ((const uint8_t *) base + off, zero_block, len) == 0)
+      continue;
+    memcpy (im->mem + off, (const uint8_t *) base + off, len);
+    rehash (im, off, len);
+    if (fd >= 0 && (r = write_range (im, off, len)) < 0) {
       pc_image_free (im);
       return r;
     }
