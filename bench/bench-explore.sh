@@ -31,25 +31,23 @@ explore () {
 explore
 n=$(python3 -c 'import json,sys; print(sum(len(w["results"]) for w in json.load(open(sys.argv[1]))["workloads"]))' "$dir/x/explore.json")
 
-# The same workloads as standalone scripts: a batch's commands, each
-# workload's between its "# OPS" line and "cd ..", without the wrapper
-# and the marks.
+# The same workloads as standalone scripts: the files every workload
+# starts with (explore puts them in its base image), synced, then the
+# workload's operations (batches/B/wN/workload.sh, without the wrapper).
 mkdir "$dir/s"
 python3 - "$dir/x/batches" "$dir/s" "$runs" <<'PY'
 import glob, os, re, sys
-out, want, k = sys.argv[2], int(sys.argv[3]), 0
-for b in sorted(glob.glob(sys.argv[1] + "/*/batch.sh"), key=lambda p: int(p.split("-w")[-1].split("/")[0])):
-    cur = None
-    for line in open(b):
-        line = line.rstrip("\n")
-        if line.startswith("# ") and cur is None and k < want and not line.startswith("# powercut") and not line.startswith("# wN"):
-            cur = ["#!/bin/sh", line, 'cd "$POWERCUT_MNT" || exit 1']
-        elif cur is not None and line == "cd ..":
-            open(os.path.join(out, "%03d.sh" % k), "w").write("\n".join(cur) + "\n")
-            os.chmod(os.path.join(out, "%03d.sh" % k), 0o755)
-            k, cur = k + 1, None
-        elif cur is not None and not line.startswith(("W=", "mkdir w", '"$POWERCUT" mark')):
-            cur.append(re.sub(r"^op \d+ ", "", line))
+out, want = sys.argv[2], int(sys.argv[3])
+setup = ["mkdir d0 d1 d0/n"]
+for f in ("f0", "f1", "d0/f0", "d0/f1", "d1/f0", "d1/f1"):
+    setup += ['xfs_io -f -c "pwrite -S 0x5a 0 16384" %s >/dev/null' % f,
+              "setfattr -n user.pc -v setup %s" % f]
+ws = sorted(glob.glob(sys.argv[1] + "/*/w*/workload.sh"), key=lambda p: int(re.search(r"/w(\d+)/workload\.sh$", p).group(1)))
+for k, w in enumerate(ws[:want]):
+    ops = [re.sub(r"^op \d+ ", "", l.rstrip("\n")) for l in open(w) if l.startswith("op ")]
+    path = os.path.join(out, "%03d.sh" % k)
+    open(path, "w").write("\n".join(["#!/bin/sh", 'cd "$POWERCUT_MNT" || exit 1'] + setup + ["sync"] + ops) + "\n")
+    os.chmod(path, 0o755)
 PY
 run_each () {
   t=$(now)
