@@ -3,8 +3,9 @@
 # (and nbdkit memory with its log filter, which logs no data), with fio's nbd
 # engine, and against the disk's own buffered write rate (fio writing a file
 # in the directory the log goes to, the same pattern and flushes as fsync),
-# in the same run.  Every job ends with a flush (end_fsync), so each clock
-# stops when its data is where its flush puts it: for the disk and for
+# in the same run.  Every job ends with a flush (end_fsync), and each is
+# timed by the wall clock from fio's start to its end, so each clock stops
+# when its data is where its flush puts it: for the disk and for
 # powercut's log, on the disk, not in the page cache (nbdkit memory's flush
 # does nothing).  Prints the median of several runs and the ratios.
 #
@@ -49,22 +50,36 @@ stop_server ()
   while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 }
 
-# one NAME RW BS FSYNC: MiB/s of one fio job
+# MiB/s of SIZE bytes over the wall time from t0 to now (seconds.nanos).
+rate ()
+{
+  python3 -c 'import sys, time
+size = sys.argv[1]
+n = float(size[:-1]) * {"k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30}[size[-1]] if size[-1].isalpha() else float(size)
+print("%.0f" % (n / (1 << 20) / (time.time() - float(sys.argv[2]))))' "$size" "$1"
+}
+
+# one NAME RW BS FSYNC: MiB/s of one fio job, by the wall clock from its
+# start to the end of its last flush (fio's own figure may leave out the
+# time its end_fsync takes; the disk's rate is then its page cache's).
+# A server is started before the clock starts and stopped after.
 one ()
 {
-  local sock=$dir/$1.sock
+  local sock=$dir/$1.sock t0
   if [ "$1" = disk ]; then
+    t0=$(date +%s.%N)
     fio --name=b --ioengine=psync --filename="$dir/disk.data" --rw="$2" --bs="$3" \
         --size="$size" --fsync="$4" --end_fsync=1 --output-format=json --output="$dir/fio.json" >/dev/null
+    rate "$t0"
     rm -f "$dir/disk.data"
-    python3 -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw"] / 1024))' "$dir/fio.json"
     return
   fi
   server "$1"
+  t0=$(date +%s.%N)
   fio --name=b --ioengine=nbd --uri="nbd+unix:///?socket=$sock" --rw="$2" --bs="$3" \
       --size="$size" --iodepth=16 --fsync="$4" --end_fsync=1 --output-format=json --output="$dir/fio.json" >/dev/null
+  rate "$t0"
   stop_server "$1"
-  python3 -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw"] / 1024))' "$dir/fio.json"
 }
 
 median () { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
