@@ -381,6 +381,51 @@ all_error (struct xitem *it, size_t n, const char *why)
   }
 }
 
+/* Records the script (traced, its refusals noted in refused) on
+ * configuration k in dir, from base (NULL: a device of its own, made with
+ * mkfs), and checks it: 0 with o->res set (the caller's to free), or
+ * -errno with why in err; what went wrong goes to dir/problems.txt. */
+static int
+record_script (const struct pc_explore_config *cfg, const struct pc_config *k, const char *base,
+               const char *dir, char *script, char *refused, struct pc_outcome *o,
+               struct pc_err *err)
+{
+  char probs[PATH_MAX + 16];
+  char *argv[] = { (char *) "/bin/sh", script, refused, NULL };
+  struct pc_config_job job;
+  struct pc_config kc;
+  struct problems pr = { NULL };
+  int r;
+
+  snprintf (probs, sizeof probs, "%s/problems.txt", dir);
+  pr.f = fopen (probs, "we");
+  memset (&job, 0, sizeof job);
+  job.run.self = cfg->self;
+  job.run.base_path = base;
+  job.run.size = base ? 0 : PC_X_DEVICE_SIZE;
+  job.run.command = argv;
+  job.run.traced = true;
+  job.run.timeout_s = base ? 300 : 900;         /* one workload, or a batch */
+  job.run.sysctl_host.dir = cfg->sysctl_dir;
+  job.check.model = cfg->model;
+  job.check.jobs = 1;
+  job.title = "powercut explore";
+  job.problem = problem_line;
+  job.ctx = &pr;
+  pc_config_copy (&kc, k);
+  pc_config_name (&kc, 0, 1, dir, o);
+  r = pc_config_run (&job, &kc, o);
+  if (pr.f)
+    fclose (pr.f);
+  if (r < 0 || !o->ok || o->res == NULL) {
+    pc_err_set (err, r < 0 ? -r : EIO, "%s", o->error[0] ? o->error : "its run failed");
+    pc_check_result_free (o->res);
+    o->res = NULL;
+    return r < 0 ? r : -EIO;
+  }
+  return 0;
+}
+
 /* One workload recorded alone from the base image in dir (made) and
  * judged.  Returns 0, or -errno with why in err (its outcome is then
  * PC_XV_ERROR with it). */
@@ -388,12 +433,8 @@ static int
 run_fresh (const struct pc_explore_config *cfg, const struct pc_config *k, const char *base,
            const char *dir, struct xitem *it, bool keep_log, struct pc_err *err)
 {
-  char script[PATH_MAX + 16], refused[PATH_MAX + 16], probs[PATH_MAX + 16], logp[PATH_MAX + 32];
-  char *argv[] = { (char *) "/bin/sh", script, refused, NULL };
-  struct pc_config_job job;
-  struct pc_config kc;
+  char script[PATH_MAX + 16], refused[PATH_MAX + 16], logp[PATH_MAX + 32];
   struct pc_outcome o;
-  struct problems pr = { NULL };
   FILE *f;
   int r;
 
@@ -405,7 +446,6 @@ run_fresh (const struct pc_explore_config *cfg, const struct pc_config *k, const
   }
   snprintf (script, sizeof script, "%s/workload.sh", dir);
   snprintf (refused, sizeof refused, "%s/refused.txt", dir);
-  snprintf (probs, sizeof probs, "%s/problems.txt", dir);
   unlink (refused);
   f = fopen (script, "we");
   if (f == NULL) {
@@ -420,29 +460,10 @@ run_fresh (const struct pc_explore_config *cfg, const struct pc_config *k, const
     all_error (it, 1, err->msg);
     return -EIO;
   }
-  pr.f = fopen (probs, "we");
-  memset (&job, 0, sizeof job);
-  job.run.self = cfg->self;
-  job.run.base_path = base;
-  job.run.command = argv;
-  job.run.traced = true;
-  job.run.timeout_s = 300;
-  job.run.sysctl_host.dir = cfg->sysctl_dir;
-  job.check.model = cfg->model;
-  job.check.jobs = 1;
-  job.title = "powercut explore";
-  job.problem = problem_line;
-  job.ctx = &pr;
-  pc_config_copy (&kc, k);
-  pc_config_name (&kc, 0, 1, dir, &o);
-  r = pc_config_run (&job, &kc, &o);
-  if (pr.f)
-    fclose (pr.f);
-  if (r < 0 || !o.ok || o.res == NULL) {
-    pc_err_set (err, r < 0 ? -r : EIO, "%s", o.error[0] ? o.error : "the workload's run failed");
+  r = record_script (cfg, k, base, dir, script, refused, &o, err);
+  if (r < 0) {
     all_error (it, 1, err->msg);
-    pc_check_result_free (o.res);
-    return r < 0 ? r : -EIO;
+    return r;
   }
   judge_fresh (refused, o.res, it);
   pc_check_result_free (o.res);
@@ -468,12 +489,8 @@ static int
 run_shared (const struct pc_explore_config *cfg, const struct pc_config *k,
             const char *dir, struct xitem *it, size_t n, bool keep_log, struct pc_err *err)
 {
-  char script[PATH_MAX], refused[PATH_MAX], probs[PATH_MAX], logp[PATH_MAX + 32];
-  char *argv[] = { (char *) "/bin/sh", script, refused, NULL };
-  struct pc_config_job job;
-  struct pc_config kc;
+  char script[PATH_MAX], refused[PATH_MAX], logp[PATH_MAX + 32];
   struct pc_outcome o;
-  struct problems pr = { NULL };
   FILE *f;
   int r;
   bool all_ok = true;
@@ -486,7 +503,6 @@ run_shared (const struct pc_explore_config *cfg, const struct pc_config *k,
   }
   snprintf (script, sizeof script, "%s/batch.sh", dir);
   snprintf (refused, sizeof refused, "%s/refused.txt", dir);
-  snprintf (probs, sizeof probs, "%s/problems.txt", dir);
   unlink (refused);
   f = fopen (script, "we");
   if (f == NULL) {
@@ -502,29 +518,10 @@ run_shared (const struct pc_explore_config *cfg, const struct pc_config *k,
     all_error (it, n, err->msg);
     return r;
   }
-  pr.f = fopen (probs, "we");
-  memset (&job, 0, sizeof job);
-  job.run.self = cfg->self;
-  job.run.size = PC_X_DEVICE_SIZE;
-  job.run.command = argv;
-  job.run.traced = true;
-  job.run.timeout_s = 900;
-  job.run.sysctl_host.dir = cfg->sysctl_dir;
-  job.check.model = cfg->model;
-  job.check.jobs = 1;
-  job.title = "powercut explore";
-  job.problem = problem_line;
-  job.ctx = &pr;
-  pc_config_copy (&kc, k);
-  pc_config_name (&kc, 0, 1, dir, &o);
-  r = pc_config_run (&job, &kc, &o);
-  if (pr.f)
-    fclose (pr.f);
-  if (r < 0 || !o.ok || o.res == NULL) {
-    pc_err_set (err, r < 0 ? -r : EIO, "%s", o.error[0] ? o.error : "the batch failed");
+  r = record_script (cfg, k, NULL, dir, script, refused, &o, err);
+  if (r < 0) {
     all_error (it, n, err->msg);
-    pc_check_result_free (o.res);
-    return r < 0 ? r : -EIO;
+    return r;
   }
   snprintf (logp, sizeof logp, "%s/powercut.log", dir);
   r = pc_x_judge (logp, refused, o.res, it, n, err);
