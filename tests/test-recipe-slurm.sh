@@ -42,16 +42,16 @@ run powercut merge "$tmp"/run/shard-{0,1,2,2,3}.json
 assert_eq "$rc" 2 "merge with shard 2 twice: exit status"
 assert_match "$err" 'shard 2/4 is given twice' "merge with shard 2 twice: message"
 
-# The exploration recipe: the O_DIRECT appends of --seq 1 on ext4 as an
+# The exploration recipe: the O_DIRECT appends to d0/f0 of --seq 1 on ext4 as an
 # array of 2, merged: the workloads and outcomes of the whole.
 PATH=$(dirname "$POWERCUT"):$PATH run sbatch --wait --array=0-1 --cpus-per-task=1 \
     --chdir="$tmp/run" "$top_srcdir/contrib/slurm-explore.sbatch" "$tmp/run/x" \
-    --seq 1 --only dwrite.append --config ext4
+    --seq 1 --only "dwrite.append d0/f0" --config ext4
 assert_eq "$rc" 0 "sbatch --wait explore: exit status (out: $out; stderr: $err; $(cat "$tmp"/run/powercut-explore-*.out 2>/dev/null))"
 assert_eq "$(ls -d "$tmp"/run/x.shard-* | wc -l)" 2 "exploration shards"
 run powercut explore --merge --out "$tmp/run/x" "$tmp"/run/x.shard-*
 assert_eq "$rc" 0 "explore --merge: exit status (stderr: $err)"
-run powercut explore --seq 1 --only dwrite.append --config ext4 --out "$tmp/whole" --quiet
+run powercut explore --seq 1 --only "dwrite.append d0/f0" --config ext4 --out "$tmp/whole" --quiet
 assert_eq "$rc" 0 "unsharded explore: exit status (stderr: $err)"
 assert_eq "$(outcomes "$tmp/run/x/explore.json")" "$(outcomes "$tmp/whole/explore.json")" "merged exploration"
 assert_eq "$(outcomes "$tmp/whole/explore.json" | wc -l)" 6 "workloads explored"

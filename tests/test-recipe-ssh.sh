@@ -34,14 +34,14 @@ same_findings report.json "$tmp/full.json" || fail "the merged shards differ fro
 # the recipe removed what it copied to the hosts
 assert_eq "$(ls /tmp | grep -c '^powercut-[0-9]*-[0-9]*-[0-9]' || true)" 0 "files left on the hosts"
 
-# The exploration recipe: the O_DIRECT appends of --seq 1 on ext4, a shard
+# The exploration recipe: the O_DIRECT appends to d0/f0 of --seq 1 on ext4, a shard
 # on each host, merged: the workloads and outcomes of the whole.
 SSH="ssh -F $ssh_config" SCP="scp -F $ssh_config" POWERCUT_REMOTE=$POWERCUT \
   run "$top_srcdir/contrib/parallel-ssh-explore.sh" "$tmp/run/x" h0 h1 h2 -- \
-      --seq 1 --only dwrite.append --config ext4 --jobs 1
+      --seq 1 --only "dwrite.append d0/f0" --config ext4 --jobs 1
 assert_eq "$rc" 0 "parallel-ssh-explore.sh: exit status (out: $out; stderr: $err)"
 assert_eq "$(ls -d x.shard-* | tr '\n' ' ')" "x.shard-0 x.shard-1 x.shard-2 " "exploration shards"
-run powercut explore --seq 1 --only dwrite.append --config ext4 --out "$tmp/whole" --quiet
+run powercut explore --seq 1 --only "dwrite.append d0/f0" --config ext4 --out "$tmp/whole" --quiet
 assert_eq "$rc" 0 "unsharded explore: exit status (stderr: $err)"
 assert_eq "$(outcomes x/explore.json)" "$(outcomes "$tmp/whole/explore.json")" "merged exploration"
 assert_eq "$(outcomes "$tmp/whole/explore.json" | wc -l)" 6 "workloads explored"
