@@ -132,6 +132,18 @@ read_done (struct ctx *c, const char *path, const char *root)
   return r;
 }
 
+static bool
+same_workload (const struct pc_gen_workload *a, const struct pc_gen_workload *b)
+{
+  if (a->nsteps != b->nsteps)
+    return false;
+  for (unsigned i = 0; i < a->nsteps && i < PC_GEN_MAX_OPS; i++)
+    if (a->step[i].kind != b->step[i].kind || a->step[i].target != b->step[i].target ||
+        a->step[i].persist != b->step[i].persist)
+      return false;
+  return true;
+}
+
 /* Resuming: what had an error runs again, and each workload's last result
  * is kept; the file is written anew with them. */
 static void
@@ -142,7 +154,7 @@ keep_done (struct ctx *c)
   for (size_t i = 0; i < c->nres; i++) {
     bool later = false;
     for (size_t j = i + 1; j < c->nres && !later; j++)
-      later = c->res[j].k == c->res[i].k && c->res[j].it.index == c->res[i].it.index;
+      later = c->res[j].k == c->res[i].k && same_workload (&c->res[j].it.w, &c->res[i].it.w);
     if (!later && c->res[i].it.outcome != PC_XV_ERROR)
       c->res[n++] = c->res[i];
   }
@@ -155,11 +167,13 @@ keep_done (struct ctx *c)
   }
 }
 
+/* Has configuration k a result for w (at any index: an earlier version
+ * numbered workloads otherwise, and --random may draw one twice)? */
 static bool
-is_done (const struct ctx *c, size_t k, uint64_t index)
+is_done (const struct ctx *c, size_t k, const struct pc_gen_workload *w)
 {
   for (size_t i = 0; i < c->nres; i++)
-    if (c->res[i].k == k && c->res[i].it.index == index)
+    if (c->res[i].k == k && same_workload (&c->res[i].it.w, w))
       return true;
   return false;
 }
@@ -167,19 +181,25 @@ is_done (const struct ctx *c, size_t k, uint64_t index)
 /* ------------------------------------------------------------------ */
 /* The workloads */
 
+/* Does w's text hold --only's? */
+static bool
+matches (const struct pc_gen_workload *w, void *arg)
+{
+  const struct ctx *c = arg;
+  char text[PC_GEN_TEXT_MAX];
+
+  if (c->cfg->only == NULL)
+    return true;
+  pc_gen_format (w, text);
+  return strstr (text, c->cfg->only) != NULL;
+}
+
 static bool
 wanted (const struct ctx *c, const struct pc_gen_workload *w, uint64_t index)
 {
-  char text[PC_GEN_TEXT_MAX];
-
   if (c->cfg->nshards > 1 && index % c->cfg->nshards != c->cfg->shard)
     return false;
-  if (c->cfg->only) {
-    pc_gen_format (w, text);
-    if (strstr (text, c->cfg->only) == NULL)
-      return false;
-  }
-  return true;
+  return matches (w, (void *) c);
 }
 
 static int
@@ -240,11 +260,19 @@ list_work (struct ctx *c, struct pc_err *err)
     json_object_put (o);
     return r ? pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM)) : 0;
   }
-  while (r == 0 && !at_limit (c) && pc_gen_next (c->cfg->seq, &pos, &w)) {
-    if (wanted (c, &w, index))
-      r = add_work (c, &w, index);
-    index++;
+  if (c->cfg->limit) {
+    /* --limit: a sample spread over the whole space, the same for every
+     * shard, which then takes its share of it */
+    for (uint64_t i = 0; r == 0 && i < c->cfg->limit; i++)
+      if (pc_gen_sample (c->cfg->seq, c->cfg->seed, i, c->cfg->limit, matches, c, &index, &w) &&
+          (c->cfg->nshards <= 1 || index % c->cfg->nshards == c->cfg->shard))
+        r = add_work (c, &w, index);
+    return r ? pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM)) : 0;
   }
+  /* a workload's index is its position in the whole order */
+  while (r == 0 && pc_gen_next (c->cfg->seq, &pos, &w))
+    if (wanted (c, &w, pos - 1))
+      r = add_work (c, &w, pos - 1);
   return r ? pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM)) : 0;
 }
 
@@ -289,7 +317,7 @@ next_batch (struct ctx *c, size_t k, size_t *ret_n)
       break;
     if (c->cursor[k] >= c->nwork)
       break;
-    if (!is_done (c, k, c->work[c->cursor[k]].index)) {
+    if (!is_done (c, k, &c->work[c->cursor[k]].w)) {
       it[n].w = c->work[c->cursor[k]].w;
       it[n].index = c->work[c->cursor[k]].index;
       n++;
@@ -370,7 +398,7 @@ batch_done (struct ctx *c, struct xjob *j, int status)
     for (size_t i = 0; r == 0 && i < j->n; i++) {
       struct xres x = { .k = j->k, .it = j->it[i] };
       json_object *o;
-      if (is_done (c, j->k, x.it.index))
+      if (is_done (c, j->k, &x.it.w))
         continue;
       x.it.outcome = PC_XV_ERROR;
       snprintf (x.it.why, sizeof x.it.why, "its batch's process ended with status %d",

@@ -546,28 +546,44 @@ choice (uint64_t c, bool short_, bool last, struct pc_gen_step *s)
   s->kind = (uint8_t) c;
 }
 
-bool
-pc_gen_next (unsigned n, uint64_t *pos, struct pc_gen_workload *w)
+uint64_t
+pc_gen_positions (unsigned n)
 {
   bool short_ = n == 1;
   uint64_t total = 1;
 
   if (n < 1 || n > PC_GEN_MAX_OPS)
-    return false;
+    return 0;
   for (unsigned i = 0; i < n; i++)
     total *= choices (short_, i == n - 1);
-  while (*pos < total) {
-    uint64_t p = (*pos)++;
-    /* the first step varies slowest */
-    w->nsteps = n;
-    for (unsigned i = n; i-- > 0;) {
-      uint64_t c = choices (short_, i == n - 1);
-      choice (p % c, short_, i == n - 1, &w->step[i]);
-      p /= c;
-    }
-    if (pc_gen_valid (w))
-      return true;
+  return total;
+}
+
+bool
+pc_gen_at (unsigned n, uint64_t pos, struct pc_gen_workload *w)
+{
+  bool short_ = n == 1;
+
+  if (pos >= pc_gen_positions (n))
+    return false;
+  /* the first step varies slowest */
+  w->nsteps = n;
+  for (unsigned i = n; i-- > 0;) {
+    uint64_t c = choices (short_, i == n - 1);
+    choice (pos % c, short_, i == n - 1, &w->step[i]);
+    pos /= c;
   }
+  return pc_gen_valid (w);
+}
+
+bool
+pc_gen_next (unsigned n, uint64_t *pos, struct pc_gen_workload *w)
+{
+  uint64_t total = pc_gen_positions (n);
+
+  while (*pos < total)
+    if (pc_gen_at (n, (*pos)++, w))
+      return true;
   return false;
 }
 
@@ -579,6 +595,33 @@ splitmix (uint64_t *x)
   z = (z ^ (z >> 30)) * UINT64_C (0xbf58476d1ce4e5b9);
   z = (z ^ (z >> 27)) * UINT64_C (0x94d049bb133111eb);
   return z ^ (z >> 31);
+}
+
+bool
+pc_gen_sample (unsigned n, uint64_t seed, uint64_t i, uint64_t count,
+               bool (*want) (const struct pc_gen_workload *, void *), void *arg,
+               uint64_t *pos, struct pc_gen_workload *w)
+{
+  uint64_t total = pc_gen_positions (n), lo, len, x = seed ^ (i * UINT64_C (0x9fb21c651e98df25));
+  uint64_t from;
+
+  if (count == 0 || i >= count || total == 0)
+    return false;
+  if (count > total)
+    count = total;
+  if (i >= count)
+    return false;
+  lo = (uint64_t) ((unsigned __int128) i * total / count);
+  len = (uint64_t) ((unsigned __int128) (i + 1) * total / count) - lo;
+  from = splitmix (&x) % len;
+  for (uint64_t j = 0; j < len; j++) {
+    uint64_t p = lo + (from + j) % len;
+    if (pc_gen_at (n, p, w) && (want == NULL || want (w, arg))) {
+      *pos = p;
+      return true;
+    }
+  }
+  return false;
 }
 
 void

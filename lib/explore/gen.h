@@ -65,11 +65,31 @@ const char *pc_gen_file_name (unsigned file);
  * name free), and is the last persistence call not none? */
 bool pc_gen_valid (const struct pc_gen_workload *w);
 
-/* Every valid workload of n operations (1 .. PC_GEN_MAX_OPS), in a fixed
- * order: *pos starts at 0; each call puts the next one in *w and returns
- * true, or false after the last.  Length 1 tries two targets (f0 and
- * d0/f0) and no "none"; longer ones every target and every call. */
+/* The workloads of n operations (1 .. PC_GEN_MAX_OPS) are the positions
+ * 0 .. pc_gen_positions (n) - 1 of a fixed order (the first step varies
+ * slowest), valid or not; 0 for another n.  Length 1 tries four targets
+ * (f0, d0/f0, new and d0/new) and no "none"; longer ones every target and
+ * every call. */
+uint64_t pc_gen_positions (unsigned n);
+
+/* The workload at position pos into *w; true if it is valid. */
+bool pc_gen_at (unsigned n, uint64_t pos, struct pc_gen_workload *w);
+
+/* Every valid workload of n operations in that order: *pos starts at 0;
+ * each call puts the next one in *w, leaves *pos just past its position
+ * and returns true, or false after the last. */
 bool pc_gen_next (unsigned n, uint64_t *pos, struct pc_gen_workload *w);
+
+/* The i-th of count workloads of n operations sampled evenly over the
+ * whole order: the positions are cut into count equal stretches (fewer if
+ * there are fewer positions), and stretch i gives the first valid workload
+ * that want (if not NULL) accepts, at or after a place seed picks in it,
+ * looking round to the stretch's start.  Puts it in *w and its position
+ * in *pos and returns true; false if the stretch has none (or i is past
+ * the last).  The same for the same arguments. */
+bool pc_gen_sample (unsigned n, uint64_t seed, uint64_t i, uint64_t count,
+                    bool (*want) (const struct pc_gen_workload *, void *), void *arg,
+                    uint64_t *pos, struct pc_gen_workload *w);
 
 /* The i-th workload sampled from seed: 1 to PC_GEN_MAX_OPS operations, the
  * same for the same seed and i. */

@@ -118,6 +118,67 @@ START_TEST (test_seq2)
 }
 END_TEST
 
+static bool
+holds_rename (const struct pc_gen_workload *w, void *arg)
+{
+  char text[PC_GEN_TEXT_MAX];
+
+  (void) arg;
+  pc_gen_format (w, text);
+  return strstr (text, "rename") != NULL;
+}
+
+/* --limit's sample: each of count stretches gives a valid workload at a
+ * position of its own, in order, spread over the whole order (every first
+ * kind's third of seq 2 is reached); the same for a seed; another seed
+ * picks others; a filter is kept; more than the positions is as many. */
+START_TEST (test_sample)
+{
+  struct pc_gen_workload w, v;
+  uint64_t total = pc_gen_positions (2), pos, last = 0, count = 60, differ = 0;
+  unsigned thirds[3] = { 0 };
+
+  ck_assert_uint_eq (pc_gen_positions (0), 0);
+  ck_assert_uint_eq (pc_gen_positions (PC_GEN_MAX_OPS + 1), 0);
+  ck_assert_uint_gt (total, 1000000);
+  for (uint64_t i = 0; i < count; i++) {
+    uint64_t p2;
+    ck_assert (pc_gen_sample (2, 5, i, count, NULL, NULL, &pos, &w));
+    ck_assert (pc_gen_valid (&w));
+    ck_assert_uint_ge (pos, i * total / count);
+    ck_assert_uint_lt (pos, (i + 1) * total / count);
+    ck_assert (i == 0 || pos > last);
+    ck_assert (pc_gen_at (2, pos, &v));
+    ck_assert_mem_eq (&v, &w, sizeof v);
+    thirds[pos * 3 / total]++;
+    last = pos;
+    ck_assert (pc_gen_sample (2, 5, i, count, NULL, NULL, &p2, &v));
+    ck_assert_uint_eq (p2, pos);
+    ck_assert (pc_gen_sample (2, 6, i, count, NULL, NULL, &p2, &v));
+    differ += p2 != pos;
+  }
+  for (unsigned t = 0; t < 3; t++)
+    ck_assert_uint_ge (thirds[t], 19);
+  ck_assert_uint_gt (differ, count / 2);
+  ck_assert (!pc_gen_sample (2, 5, count, count, NULL, NULL, &pos, &w));
+  /* filtered */
+  for (uint64_t i = 0; i < 20; i++)
+    if (pc_gen_sample (2, 1, i, 20, holds_rename, NULL, &pos, &w))
+      ck_assert (holds_rename (&w, NULL));
+  /* seq 1 has fewer positions than 100000: one per position at most */
+  {
+    uint64_t n1 = pc_gen_positions (1), got = 0, valid = 0;
+    for (uint64_t i = 0; i < 100000; i++)
+      got += pc_gen_sample (1, 0, i, 100000, NULL, NULL, &pos, &w);
+    pos = 0;
+    while (pc_gen_next (1, &pos, &w))
+      valid++;
+    ck_assert_uint_eq (got, valid);
+    ck_assert_uint_lt (valid, n1);
+  }
+}
+END_TEST
+
 /* Sampled: the same for a seed and an index, valid, of every length. */
 START_TEST (test_random)
 {
@@ -222,6 +283,7 @@ main (void)
   tcase_add_test (tc, test_seq1);
   tcase_add_test (tc, test_seq2);
   tcase_add_test (tc, test_random);
+  tcase_add_test (tc, test_sample);
   tcase_add_test (tc, test_text_script);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
