@@ -70,6 +70,11 @@ assert_eq "$(outcomes cut/explore.json)" "$(outcomes whole/explore.json)" "resum
 # 4. no barriers, writes reordered: failures, shrunk, reproduced
 run powercut explore --seq 2 --limit 2 --config 'ext4 nobarrier' --model reorder --out f --quiet
 assert_eq "$rc" 1 "exploration of a configuration that loses synced data ($err)"
+# --limit samples the whole order of seq 2 (6453888 places), one workload
+# from each half, not its first two
+assert_eq "$(python3 -c 'import json, sys
+print(*sorted(w["index"] * 2 // 6453888 for w in json.load(open(sys.argv[1]))["workloads"]))' \
+  f/explore.json)" "0 1" "--limit 2's sample, by halves of the order"
 [ -x f/failures/1.sh ] || fail "no failure script"
 assert_match "$(cat f/failures/1.sh)" '#   shrunk from: ' "the failure shrunk"
 repro=$(sed -n 's/^#   reproduce: *//p' f/failures/1.sh)
