@@ -22,6 +22,10 @@ trap 'rm -rf "$dir"' EXIT
 now () { date +%s.%N; }
 since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
+# the machine's load, before and after: the rates halve when another job
+# takes a CPU
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+
 explore () {
   rm -rf "$dir/x"
   t=$(now)
@@ -73,3 +77,4 @@ awk -v n="$n" -v m="$m" -v rx="$(cat "$dir/mx")" -v rr="$(cat "$dir/mr")" -v k="
   printf "%-34s %9d %12.2f\n", "powercut explore (--jobs: CPUs)", n, rx
   printf "%-34s %9d %12.2f\n", "one powercut run each", m, rr
   printf "explore is %.1fx the rate of one run each (medians of %d rounds)\n", rx / rr, k }'
+echo "load average (1, 5, 15 min): $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after; $(nproc) CPUs"
