@@ -67,6 +67,13 @@ pc_fs_needs_recovery (const uint8_t *sb)
   return (pc_get_le32 (sb + 0x5c) & 0x4) && (pc_get_le32 (sb + 0x60) & 0x4);
 }
 
+bool
+pc_fs_fast_commit (const uint8_t *sb)
+{
+  /* s_feature_compat & FAST_COMMIT */
+  return (pc_get_le32 (sb + 0x5c) & 0x400) != 0;
+}
+
 int
 pc_fs_probe (const char *path, char *type, size_t len)
 {

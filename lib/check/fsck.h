@@ -63,6 +63,10 @@ int pc_fs_probe (const char *path, char *type, size_t len);
  * its journal needs recovery? */
 bool pc_fs_needs_recovery (const uint8_t *sb);
 
+/* Does it have the fast_commit feature (a journal that may hold fast
+ * commits, which only the kernel replays as a reboot would)? */
+bool pc_fs_fast_commit (const uint8_t *sb);
+
 /* Replays the journal of the image at path with `e2fsck -y -E
  * journal_only`, the time being now.  res->verdict is PC_V_OK, or
  * PC_V_UNMOUNTABLE if recovery failed (why in res->evidence); io (if not
