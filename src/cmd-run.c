@@ -57,6 +57,8 @@ usage (FILE *f)
 "                        kernel attaches /dev/nbd0 itself: real FUA, any kernel)\n"
 "      --kernel FILE     with vm: the kernel to boot (default: the newest in /boot)\n"
 "      --modules DIR     with vm: its modules (default /lib/modules/VERSION)\n"
+"      --program PROG    with vm: copy this program (name in PATH, or path) and its\n"
+"                        libraries into the guest, for the workload (repeatable)\n"
 "      --connections N   with vm: NBD connections the guest opens (default 1)\n"
 "  -m, --model MODEL     crash model for the check (default flush)\n"
 "      --seed N          seed of the random workload and of sampled models\n"
@@ -121,7 +123,7 @@ problem_line (void *ctx, const char *line)
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
        OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
-       OPT_ALL_CPUS, OPT_DEVICE };
+       OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -135,6 +137,7 @@ static const struct option opts[] = {
   { "attach", required_argument, NULL, OPT_ATTACH },
   { "kernel", required_argument, NULL, OPT_KERNEL },
   { "modules", required_argument, NULL, OPT_MODULES },
+  { "program", required_argument, NULL, OPT_PROGRAM },
   { "connections", required_argument, NULL, OPT_CONNS },
   { "model", required_argument, NULL, 'm' },
   { "seed", required_argument, NULL, OPT_SEED },
@@ -163,6 +166,8 @@ struct args {
   struct pc_run_device devices[PC_MAX_DEVICES];        /* --device */
   char devspec[PC_MAX_DEVICES][512];
   bool sized;                   /* --size given */
+  char *progs[33];              /* --program, NULL-terminated */
+  size_t nprogs;
 };
 
 /* A number option: --seed (any), --files, --timeout, --seconds, --jobs
@@ -295,6 +300,14 @@ record_option (int c, const char *arg, struct args *a)
   case OPT_MKFS: rc->mkfs_opts = arg; break;
   case OPT_KERNEL: rc->kernel = arg; break;
   case OPT_MODULES: rc->modules = arg; break;
+  case OPT_PROGRAM:
+    if (a->nprogs + 1 >= PC_ARRAY_SIZE (a->progs)) {
+      cmd_err ("run", "--program %s: more than %zu programs", arg, PC_ARRAY_SIZE (a->progs) - 1);
+      return EXIT_ERROR;
+    }
+    a->progs[a->nprogs++] = (char *) arg;
+    rc->programs = a->progs;
+    break;
   case OPT_ATTACH: return attach_option (arg, rc);
   case OPT_DEVICE: return device_option (arg, a);
   case 's':
@@ -415,6 +428,10 @@ cmd_run (int argc, char **argv)
     if ((r = option (c, optarg, &a)) >= 0)
       return r;
   a.job.each.check.model.seed = a.job.each.run.seed;
+  if (a.nprogs && a.job.each.run.attach != PC_ATTACH_VM) {
+    cmd_err ("run", "--program goes with --attach vm (on this machine the workload has its PATH)");
+    return EXIT_ERROR;
+  }
   if ((r = workload (argc, argv, &a)) >= 0 || (r = devices_check (&a)) >= 0)
     return r;
   a.job.each.run.traced = a.trace >= 0 ? a.trace == 1 : a.job.each.run.command != NULL;

@@ -364,6 +364,7 @@ run_vm (struct run *r)
   vc.self = cfg->self;
   vc.kernel = cfg->kernel;
   vc.modules = cfg->modules;
+  vc.programs = cfg->programs;
   vc.nbd_sock = r->sock;
   vc.ctl_sock = r->ctl;
   vc.fs = cfg->fs;

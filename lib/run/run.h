@@ -50,6 +50,8 @@ struct pc_run_config {
                                  * or devices */
   enum pc_attach attach;
   const char *kernel, *modules;         /* PC_ATTACH_VM: the guest's kernel (vm.h) */
+  char *const *programs;                /* PC_ATTACH_VM: more programs for the guest's
+                                         * /bin (NULL-terminated, or NULL) */
   unsigned connections;                 /* PC_ATTACH_VM: nbd-client -C */
   const struct pc_workload *workload;   /* or ... */
   char *const *command;         /* ... a command (argv, NULL-terminated) */
