@@ -36,6 +36,8 @@ for s in "${scripts[@]}"; do
   line=$(sed -n 's/^# run: *//p' "$s")
   [ -n "$line" ] || { echo "$0: $s: no '# run:' line" >&2; exit 2; }
   eval "opts=($line)"
+  # a guest has busybox: the scripts' xfs_io goes with them
+  case " $* " in *" --attach vm "*) opts+=(--program xfs_io) ;; esac
   rm -rf "${out:?}/$name"
   st=0
   "$powercut" run --quiet --out "$out/$name" "${opts[@]}" "$@" -- "$(cd "$(dirname "$s")" && pwd)/$(basename "$s")" \
