@@ -102,3 +102,28 @@ for w in "randwrite 4k 0" "randwrite 4k 32" "write 64k 0" "write 64k 32"; do
   awk -v a="$label" -v p="$p" -v m="$m" -v l="$l" -v d="$d" \
       'BEGIN { printf "%-34s %9s %9s %11s %9s %7.2fx %7.2fx %7.2fx\n", a, p, m, l, d, p / m, p / l, p / d }'
 done
+
+# Another client, another way to time the disk: nbdcopy copying SIZE bytes
+# of a file (random, in the page cache) to the recorder in 64 KiB requests
+# on one connection and flushing at its end, against dd copying the same
+# file to a file in the log's directory, 64 KiB at a time, ending in an
+# fsync (conv=fsync).  Both by the wall clock, to durable.
+if command -v nbdcopy >/dev/null; then
+  head -c "$size" /dev/urandom >"$dir/src.data"
+  cp=""; dd_=""
+  for _ in $(seq "$runs"); do
+    server powercut
+    t0=$(date +%s.%N)
+    nbdcopy --request-size=65536 --connections=1 --flush "$dir/src.data" \
+      "nbd+unix:///?socket=$dir/powercut.sock"
+    cp="$cp $(rate "$t0")"
+    stop_server powercut
+    t0=$(date +%s.%N)
+    dd if="$dir/src.data" of="$dir/disk.data" bs=64K conv=fsync status=none
+    dd_="$dd_ $(rate "$t0")"
+    rm -f "$dir/disk.data"
+  done
+  p=$(echo $cp | median); d=$(echo $dd_ | median)
+  awk -v p="$p" -v d="$d" -v r="$runs" 'BEGIN {
+    printf "nbdcopy 64 KiB to powercut, flushed: %s MiB/s; dd 64 KiB to a file, fsync: %s MiB/s; %.2fx (medians of %d)\n", p, d, p / d, r }'
+fi
