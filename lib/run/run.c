@@ -299,6 +299,17 @@ check_mounted (struct run *r)
                       "after that is in the recording", r->mnt);
 }
 
+/* Is dir a mount point (another device than its parent's)? */
+static bool
+is_mount_point (const char *dir)
+{
+  struct stat m, up;
+  char parent[PATH_MAX + 4];
+
+  snprintf (parent, sizeof parent, "%s/..", dir);
+  return stat (dir, &m) == 0 && stat (parent, &up) == 0 && m.st_dev != up.st_dev;
+}
+
 static void
 teardown (struct run *r)
 {
@@ -310,6 +321,10 @@ teardown (struct run *r)
   volatile sig_atomic_t *saved;
 
   saved = pc_interrupt_flag (NULL);   /* cleaning up is not interruptible */
+  /* A mount that failed late (mount(8) killed at its time limit once the
+   * kernel had mounted) leaves the filesystem there all the same. */
+  if (!r->mounted && r->mnt[0] && is_mount_point (r->mnt))
+    r->mounted = true;
   if (r->mounted) {
     for (int i = 0; i < 25 && r->mounted; i++) {
       if (pc_proc_run (umount_argv, 30, r->out, sizeof r->out) == 0)
