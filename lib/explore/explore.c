@@ -194,12 +194,17 @@ matches (const struct pc_gen_workload *w, void *arg)
   return strstr (text, c->cfg->only) != NULL;
 }
 
+/* Is the workload of this index in this exploration's shard? */
+static bool
+in_shard (const struct ctx *c, uint64_t index)
+{
+  return c->cfg->nshards <= 1 || index % c->cfg->nshards == c->cfg->shard;
+}
+
 static bool
 wanted (const struct ctx *c, const struct pc_gen_workload *w, uint64_t index)
 {
-  if (c->cfg->nshards > 1 && index % c->cfg->nshards != c->cfg->shard)
-    return false;
-  return matches (w, (void *) c);
+  return in_shard (c, index) && matches (w, (void *) c);
 }
 
 static int
@@ -265,7 +270,7 @@ list_work (struct ctx *c, struct pc_err *err)
      * shard, which then takes its share of it */
     for (uint64_t i = 0; r == 0 && i < c->cfg->limit; i++)
       if (pc_gen_sample (c->cfg->seq, c->cfg->seed, i, c->cfg->limit, matches, c, &index, &w) &&
-          (c->cfg->nshards <= 1 || index % c->cfg->nshards == c->cfg->shard))
+          in_shard (c, index))
         r = add_work (c, &w, index);
     return r ? pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM)) : 0;
   }

@@ -559,13 +559,12 @@ pc_gen_positions (unsigned n)
   return total;
 }
 
-bool
-pc_gen_at (unsigned n, uint64_t pos, struct pc_gen_workload *w)
+/* The workload at pos, which is below pc_gen_positions (n); valid? */
+static bool
+at (unsigned n, uint64_t pos, struct pc_gen_workload *w)
 {
   bool short_ = n == 1;
 
-  if (pos >= pc_gen_positions (n))
-    return false;
   /* the first step varies slowest */
   w->nsteps = n;
   for (unsigned i = n; i-- > 0;) {
@@ -577,12 +576,18 @@ pc_gen_at (unsigned n, uint64_t pos, struct pc_gen_workload *w)
 }
 
 bool
+pc_gen_at (unsigned n, uint64_t pos, struct pc_gen_workload *w)
+{
+  return pos < pc_gen_positions (n) && at (n, pos, w);
+}
+
+bool
 pc_gen_next (unsigned n, uint64_t *pos, struct pc_gen_workload *w)
 {
   uint64_t total = pc_gen_positions (n);
 
   while (*pos < total)
-    if (pc_gen_at (n, (*pos)++, w))
+    if (at (n, (*pos)++, w))
       return true;
   return false;
 }
@@ -605,8 +610,6 @@ pc_gen_sample (unsigned n, uint64_t seed, uint64_t i, uint64_t count,
   uint64_t total = pc_gen_positions (n), lo, len, x = seed ^ (i * UINT64_C (0x9fb21c651e98df25));
   uint64_t from;
 
-  if (count == 0 || i >= count || total == 0)
-    return false;
   if (count > total)
     count = total;
   if (i >= count)
@@ -616,7 +619,7 @@ pc_gen_sample (unsigned n, uint64_t seed, uint64_t i, uint64_t count,
   from = splitmix (&x) % len;
   for (uint64_t j = 0; j < len; j++) {
     uint64_t p = lo + (from + j) % len;
-    if (pc_gen_at (n, p, w) && (want == NULL || want (w, arg))) {
+    if (at (n, p, w) && (want == NULL || want (w, arg))) {
       *pos = p;
       return true;
     }
