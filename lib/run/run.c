@@ -272,17 +272,25 @@ mount_options (const struct pc_run_config *cfg, char *buf, size_t len, unsigned 
 
 /* Is r's filesystem still mounted where it was (a workload may unmount
  * it)?  A mount point is on another device than the folder it is in. */
+/* Is dir a mount point (another device than its parent's)?  1 yes, 0
+ * no, -1 if it cannot be told. */
+static int
+mount_point (const char *dir)
+{
+  struct stat m, up;
+  char parent[PATH_MAX + 4];
+
+  snprintf (parent, sizeof parent, "%s/..", dir);
+  if (stat (dir, &m) < 0 || stat (parent, &up) < 0)
+    return -1;
+  return m.st_dev != up.st_dev;
+}
+
 static bool
 still_mounted (struct run *r)
 {
-  struct stat m, up;
-  char parent[sizeof r->mnt + 4];
-
-  snprintf (parent, sizeof parent, "%s/..", r->mnt);
-  if (!r->mounted || stat (r->mnt, &m) < 0 || stat (parent, &up) < 0)
-    return true;                /* nothing to tell */
-  if (m.st_dev != up.st_dev)
-    return true;
+  if (!r->mounted || mount_point (r->mnt) != 0)
+    return true;                /* mounted, or nothing to tell */
   r->mounted = false;
   return false;
 }
@@ -299,17 +307,6 @@ check_mounted (struct run *r)
                       "after that is in the recording", r->mnt);
 }
 
-/* Is dir a mount point (another device than its parent's)? */
-static bool
-is_mount_point (const char *dir)
-{
-  struct stat m, up;
-  char parent[PATH_MAX + 4];
-
-  snprintf (parent, sizeof parent, "%s/..", dir);
-  return stat (dir, &m) == 0 && stat (parent, &up) == 0 && m.st_dev != up.st_dev;
-}
-
 static void
 teardown (struct run *r)
 {
@@ -323,7 +320,7 @@ teardown (struct run *r)
   saved = pc_interrupt_flag (NULL);   /* cleaning up is not interruptible */
   /* A mount that failed late (mount(8) killed at its time limit once the
    * kernel had mounted) leaves the filesystem there all the same. */
-  if (!r->mounted && r->mnt[0] && is_mount_point (r->mnt))
+  if (!r->mounted && r->mnt[0] && mount_point (r->mnt) == 1)
     r->mounted = true;
   if (r->mounted) {
     for (int i = 0; i < 25 && r->mounted; i++) {
