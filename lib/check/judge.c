@@ -185,7 +185,8 @@ read_back (struct pc_judge *j, const struct pc_fsck_io *io)
 
 /* Replays the journal, if it needs it, into the open overlay: here, or
  * by e2fsck where this code does not (the evidence says why).  Sets
- * jm->verdict to PC_V_UNMOUNTABLE if it cannot be replayed. */
+ * jm->verdict to PC_V_UNMOUNTABLE if it cannot be replayed, and to
+ * PC_V_NOT_CHECKED for fast commits, which only the kernel replays. */
 static int
 recover (struct pc_judge *j, struct pc_judgement *jm)
 {
@@ -196,6 +197,17 @@ recover (struct pc_judge *j, struct pc_judgement *jm)
 
   if (pc_image_size (j->im) < 2048 || !pc_fs_needs_recovery (pc_image_data (j->im) + 1024))
     return 0;
+  if (pc_fs_fast_commit (pc_image_data (j->im) + 1024)) {
+    /* e2fsck's replay of fast commits is not the kernel's: it has left
+     * corrupt (an inode freed under its name, a bad superblock checksum)
+     * states that the kernel recovers cleanly, with every file whole.
+     * What it would say is not a claim about the filesystem. */
+    jm->verdict = PC_V_NOT_CHECKED;
+    snprintf (jm->evidence, sizeof jm->evidence,
+              "its journal needs recovery and may hold fast commits: only the kernel replays "
+              "them as a reboot would (e2fsck's replay differs), and powercut does not: not judged");
+    return 0;
+  }
   if (!j->cfg.plain) {
     r = pc_recover (j->im, j->cfg.now, j->rcache, &why);
     if (r >= 0) {
@@ -206,18 +218,6 @@ recover (struct pc_judge *j, struct pc_judgement *jm)
       return r;
     snprintf (jm->note, sizeof jm->note, "journal replay left to e2fsck (powercut does not: %.180s)",
               why.msg);
-  }
-  if (pc_fs_fast_commit (pc_image_data (j->im) + 1024)) {
-    /* e2fsck's replay of fast commits is not the kernel's: it has left
-     * corrupt (an inode freed under its name, a bad superblock checksum)
-     * states that the kernel recovers cleanly, with every file whole.
-     * What it would say is not a claim about the filesystem. */
-    jm->note[0] = '\0';
-    jm->verdict = PC_V_NOT_CHECKED;
-    snprintf (jm->evidence, sizeof jm->evidence,
-              "its journal needs recovery and may hold fast commits: only the kernel replays "
-              "them as a reboot would (e2fsck's replay differs), and powercut does not: not judged");
-    return 0;
   }
   r = pc_image_sync (j->im);
   if (r < 0)
