@@ -69,6 +69,40 @@ rc=0; wait "$pid" || rc=$?
 assert_eq "$rc" 2 "interrupted run exit status ($(cat "$tmp/int.out"))"
 assert_eq "$(leftovers)" "" "left behind after SIGINT"
 
+# Interrupted while mount(8) runs, once the kernel has mounted (a mount
+# that takes long under load): run, and explore making its base image,
+# unmount what mount(8) left.  A mount(8) that mounts, then says so and
+# waits, in front of the real one.
+mkdir "$tmp/bin"
+cat >"$tmp/bin/mount" <<SH
+#!/bin/sh
+PATH=\${PATH#$tmp/bin:}
+mount "\$@" || exit
+[ ! -e "$tmp/slow-mount" ] || { touch "$tmp/mounted"; exec sleep 600; }
+SH
+chmod +x "$tmp/bin/mount"
+touch "$tmp/slow-mount"
+for what in run explore; do
+  rm -f "$tmp/mounted"
+  if [ $what = run ]; then
+    PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" run --quiet --out "$tmp/intm" -- true \
+      >"$tmp/intm.out" 2>&1 &
+  else
+    PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" explore --seq 1 --only 'write.append f0' \
+      --config ext4 --out "$tmp/intx" --quiet >"$tmp/intm.out" 2>&1 &
+  fi
+  pid=$!
+  wait_until 30 test -e "$tmp/mounted"
+  [ -n "$(findmnt -rn -o TARGET | grep -F "$tmp/")" ] || fail "nothing mounted ($what)"
+  kill -INT "$pid"
+  rc=0; wait "$pid" || rc=$?
+  assert_eq "$rc" 2 "$what interrupted in mount(8): exit status ($(cat "$tmp/intm.out"))"
+  assert_match "$(cat "$tmp/intm.out")" "interrupted" "$what says so"
+  assert_eq "$(leftovers)" "" "left behind by $what interrupted in mount(8)"
+  assert_eq "$(findmnt -rn -o TARGET | grep -F "$tmp/" || true)" "" "still mounted after $what"
+done
+rm "$tmp/slow-mount"
+
 # A workload that leaves a daemon (setsid) running: traced or not, the run
 # says so, kills it, detaches everything and reports no verdict.
 cat >"$tmp/daemon.sh" <<SH

@@ -68,7 +68,6 @@ pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err)
   char mnt[PATH_MAX + 8], script[PATH_MAX + 16], out[512], out2[512], opts[256];
   char *mkfs[40], *sh[] = { "/bin/sh", script, NULL };
   char *mount[] = { "mount", "-t", (char *) k->fs, "-o", "loop", (char *) path, mnt, NULL };
-  char *umount[] = { "umount", mnt, NULL };
   char prog[32];
   struct pc_proc_extra extra = { .cwd = mnt };
   int argc = 0, fd, st;
@@ -96,6 +95,8 @@ pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err)
   mkfs[argc++] = (char *) path;
   mkfs[argc] = NULL;
   st = pc_proc_run (mkfs, 120, out, sizeof out);
+  if (st == -EINTR)
+    return pc_err_set (err, EINTR, "interrupted");
   if (st != 0)
     return pc_err_set (err, EIO, "%s: %s failed: %s", path, prog, out);
   f = fopen (script, "we");
@@ -111,14 +112,20 @@ pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err)
     return pc_err_set (err, errno, "%s: %s", mnt, strerror (errno));
   st = pc_proc_run (mount, 60, out, sizeof out);
   if (st != 0) {
+    /* killed (interrupted, timed out) once the kernel had mounted */
+    pc_unmount (mnt, out2, sizeof out2);
     rmdir (mnt);
-    return pc_err_set (err, EIO, "%s: mount failed: %s", path, out);
+    unlink (script);
+    return st == -EINTR ? pc_err_set (err, EINTR, "interrupted")
+                        : pc_err_set (err, EIO, "%s: mount failed: %s", path, out);
   }
   st = pc_proc_run_extra (sh, &extra, 120, out, sizeof out);
-  if (pc_proc_run (umount, 60, out2, sizeof out2) != 0 && st == 0)
+  if (pc_unmount (mnt, out2, sizeof out2) < 0 && st == 0)
     st = -EBUSY;
   rmdir (mnt);
   unlink (script);
+  if (st == -EINTR)
+    return pc_err_set (err, EINTR, "interrupted");
   if (st != 0)
     return pc_err_set (err, EIO, "%s: the setup of the files failed: %s", path,
                        st == -EBUSY ? "cannot unmount it" : out);

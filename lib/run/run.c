@@ -271,25 +271,11 @@ mount_options (const struct pc_run_config *cfg, char *buf, size_t len, unsigned 
 }
 
 /* Is r's filesystem still mounted where it was (a workload may unmount
- * it)?  A mount point is on another device than the folder it is in. */
-/* Is dir a mount point (another device than its parent's)?  1 yes, 0
- * no, -1 if it cannot be told. */
-static int
-mount_point (const char *dir)
-{
-  struct stat m, up;
-  char parent[PATH_MAX + 4];
-
-  snprintf (parent, sizeof parent, "%s/..", dir);
-  if (stat (dir, &m) < 0 || stat (parent, &up) < 0)
-    return -1;
-  return m.st_dev != up.st_dev;
-}
-
+ * it)? */
 static bool
 still_mounted (struct run *r)
 {
-  if (!r->mounted || mount_point (r->mnt) != 0)
+  if (!r->mounted || pc_mount_point (r->mnt) != 0)
     return true;                /* mounted, or nothing to tell */
   r->mounted = false;
   return false;
@@ -310,28 +296,17 @@ check_mounted (struct run *r)
 static void
 teardown (struct run *r)
 {
-  char *umount_argv[] = { "umount", r->mnt, NULL };
-  char *lazy_argv[] = { "umount", "-l", r->mnt, NULL };
   char *detach_argv[] = { "losetup", "-d", r->dev, NULL };
   char *nbd_argv[] = { "nbd-client", "-d", r->dev, NULL };
   char *fuse_argv[] = { "fusermount3", "-u", r->fusedir, NULL };
   volatile sig_atomic_t *saved;
 
   saved = pc_interrupt_flag (NULL);   /* cleaning up is not interruptible */
-  /* A mount that failed late (mount(8) killed at its time limit once the
-   * kernel had mounted) leaves the filesystem there all the same. */
-  if (!r->mounted && r->mnt[0] && mount_point (r->mnt) == 1)
-    r->mounted = true;
-  if (r->mounted) {
-    for (int i = 0; i < 25 && r->mounted; i++) {
-      if (pc_proc_run (umount_argv, 30, r->out, sizeof r->out) == 0)
-        r->mounted = false;
-      else
-        pc_run_msleep (200);
-    }
-    if (r->mounted)
-      pc_proc_run (lazy_argv, 30, r->out, sizeof r->out);
-  }
+  /* Whatever is mounted there: also a mount that failed late (mount(8)
+   * killed at its time limit or interrupted once the kernel had mounted). */
+  if (r->mnt[0])
+    pc_unmount (r->mnt, r->out, sizeof r->out);
+  r->mounted = false;
   if (r->loop)
     pc_proc_run (detach_argv, 30, r->out, sizeof r->out);
   if (r->nbd)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/proc.h"
@@ -266,4 +269,47 @@ int
 pc_proc_run (char *const argv[], int timeout_s, char *out, size_t outlen)
 {
   return pc_proc_run_extra (argv, NULL, timeout_s, out, outlen);
+}
+
+int
+pc_mount_point (const char *dir)
+{
+  struct stat m, up;
+  char parent[PATH_MAX + 4];
+
+  if ((size_t) snprintf (parent, sizeof parent, "%s/..", dir) >= sizeof parent)
+    return -ENAMETOOLONG;
+  if (stat (dir, &m) < 0 || stat (parent, &up) < 0)
+    return -errno;
+  return m.st_dev != up.st_dev;
+}
+
+/* Might something be mounted on dir?  Yes also where it cannot be told
+ * (a filesystem whose device went away may fail stat). */
+static bool
+maybe_mounted (const char *dir)
+{
+  int m = pc_mount_point (dir);
+
+  return m == 1 || (m < 0 && m != -ENOENT && m != -ENOTDIR);
+}
+
+int
+pc_unmount (const char *dir, char *out, size_t outlen)
+{
+  char *umount_argv[] = { "umount", (char *) dir, NULL };
+  char *lazy_argv[] = { "umount", "-l", (char *) dir, NULL };
+  const struct timespec pause = { 0, 200 * 1000000L };
+  volatile sig_atomic_t *saved = pc_interrupt_flag (NULL);
+  int r = 0;
+
+  for (int i = 0; i < 25 && maybe_mounted (dir); i++) {
+    if (pc_proc_run (umount_argv, 30, out, outlen) == 0)
+      break;
+    nanosleep (&pause, NULL);
+  }
+  if (maybe_mounted (dir) && pc_proc_run (lazy_argv, 30, out, outlen) != 0)
+    r = -EBUSY;
+  pc_interrupt_flag (saved);
+  return r;
 }
