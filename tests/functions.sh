@@ -182,6 +182,35 @@ wait_until ()
 # failed cleanup is never emptied.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pc-$test_name.XXXXXX")
 cleanup_fn rm -rf --one-file-system "$tmp"
+# The host is left as found: a filesystem still mounted in $tmp, or a
+# loop device over a file in it, once the test's own hooks have run fails
+# the test (and is undone, so that the next test starts clean).  A loop
+# device may let go of its file a moment after its last user.
+_left_here ()
+{
+  { findmnt -rn -o TARGET | grep -F "$tmp/" | sed 's/^/mounted: /' || true
+    losetup -n -O NAME,BACK-FILE 2>/dev/null | grep -F "$tmp/" | sed 's/^/loop device: /' || true
+  } 2>/dev/null
+}
+_check_left ()
+{
+  local left i m l
+  for (( i = 0; i < 50; i++ )); do
+    left=$(_left_here)
+    [ -n "$left" ] || return 0
+    sleep 0.1
+  done
+  echo "FAIL: $test_name: left behind:" >&2
+  echo "$left" >&2
+  status=1        # _run_cleanup_hooks's exit status
+  findmnt -rn -o TARGET | grep -F "$tmp/" | sort -r | while read -r m; do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+  done
+  losetup -n -O NAME,BACK-FILE 2>/dev/null | grep -F "$tmp/" | while read -r l _; do
+    losetup -d "$l" 2>/dev/null || true
+  done
+}
+[ "$(id -u)" != 0 ] || cleanup_fn _check_left
 # powercut run keeps the record of the writeback knobs runs set (and
 # whose values it puts back) under $POWERCUT_RUN_DIR, else /run/powercut:
 # the test's own, so that no test leaves anything in /run.
