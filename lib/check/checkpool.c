@@ -406,6 +406,7 @@ add_stats (struct ctx *c, const struct pc_check_work *st)
   __atomic_fetch_add (&t->fsck_reused, st->fsck_reused, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->recover_here, st->recover_here, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->recover_e2fsck, st->recover_e2fsck, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->preened, st->preened, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->files_read, st->files_read, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->files_reused, st->files_reused, __ATOMIC_SEQ_CST);
 }

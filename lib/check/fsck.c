@@ -68,6 +68,13 @@ pc_fs_needs_recovery (const uint8_t *sb)
 }
 
 bool
+pc_fs_has_journal (const uint8_t *sb)
+{
+  /* s_feature_compat & HAS_JOURNAL */
+  return (pc_get_le32 (sb + 0x5c) & 0x4) != 0;
+}
+
+bool
 pc_fs_fast_commit (const uint8_t *sb)
 {
   /* s_feature_compat & FAST_COMMIT */
@@ -357,6 +364,25 @@ judge_check (int r, char *out, const char *path, int timeout_s, struct pc_fsck_r
   evidence (res->evidence, sizeof res->evidence, "", out);
 }
 
+/* What -p's exit status and output say. */
+static void
+judge_preen (int r, char *out, const char *path, int timeout_s, struct pc_fsck_result *res)
+{
+  hide_path (out, path);
+  if (r >= 0 && r <= (PC_E2FSCK_CORRECTED | PC_E2FSCK_REBOOT)) {
+    res->verdict = PC_V_OK;
+    res->repaired = r != 0;
+    if (res->repaired)
+      evidence (res->evidence, sizeof res->evidence, "", out);
+    return;
+  }
+  if (tool_failed (r, out, "e2fsck -p", timeout_s, res))
+    return;
+  res->verdict = r >= PC_E2FSCK_ERROR ? PC_V_UNMOUNTABLE : PC_V_FS_CORRUPT;
+  evidence (res->evidence, sizeof res->evidence,
+            "e2fsck -p cannot repair it (a boot stops for e2fsck by hand):", out);
+}
+
 /* Runs e2fsck with args; judge() turns its status and output into res. */
 static int
 fsck_run (const char *const *args, const char *path, int timeout_s, int64_t now,
@@ -388,6 +414,15 @@ pc_fsck_recover (const char *path, int timeout_s, int64_t now,
   static const char *const args[] = { "-y", "-E", "journal_only", NULL };
 
   return fsck_run (args, path, timeout_s, now, res, io, judge_recovery);
+}
+
+int
+pc_fsck_preen (const char *path, int timeout_s, int64_t now,
+               struct pc_fsck_result *res, struct pc_fsck_io *io)
+{
+  static const char *const args[] = { "-p", NULL };
+
+  return fsck_run (args, path, timeout_s, now, res, io, judge_preen);
 }
 
 int

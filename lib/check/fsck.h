@@ -34,6 +34,7 @@
 struct pc_fsck_result {
   enum pc_verdict verdict;
   char evidence[PC_EVIDENCE_MAX];/* first lines of what went wrong */
+  bool repaired;                /* pc_fsck_preen: it fixed something */
 };
 
 /* Ranges of PC_IMAGE_BLOCK blocks, ascending, not touching. */
@@ -67,6 +68,10 @@ bool pc_fs_needs_recovery (const uint8_t *sb);
  * commits, which only the kernel replays as a reboot would)? */
 bool pc_fs_fast_commit (const uint8_t *sb);
 
+/* Does it have a journal (has_journal)?  One without is checked at boot
+ * by `e2fsck -p`, which repairs what a crash leaves. */
+bool pc_fs_has_journal (const uint8_t *sb);
+
 /* Replays the journal of the image at path with `e2fsck -y -E
  * journal_only`, the time being now.  res->verdict is PC_V_OK, or
  * PC_V_UNMOUNTABLE if recovery failed (why in res->evidence); io (if not
@@ -80,6 +85,18 @@ int pc_fsck_recover (const char *path, int timeout_s, int64_t now,
  * its output as evidence; io (if not NULL) says what it read.  Returns 0,
  * or -errno if e2fsck could not be run. */
 int pc_fsck_check (const char *path, int timeout_s, int64_t now,
+                   struct pc_fsck_result *res, struct pc_fsck_io *io);
+
+/* Repairs the image at path as a boot does, with `e2fsck -p` (preen:
+ * what a crash leaves, such as counts and bitmaps, fixed without asking;
+ * a filesystem its superblock calls clean is left alone).  res->verdict
+ * is PC_V_OK if it ended with nothing left to fix (its output, what it
+ * fixed, is the evidence), PC_V_FS_CORRUPT if it stopped for a person to
+ * run e2fsck by hand, PC_V_UNMOUNTABLE on e2fsck's operational error, or
+ * PC_V_NOT_CHECKED; res->repaired says whether it changed anything; io
+ * (if not NULL) says what it wrote.  Returns 0, or -errno if e2fsck could
+ * not be run. */
+int pc_fsck_preen (const char *path, int timeout_s, int64_t now,
                    struct pc_fsck_result *res, struct pc_fsck_io *io);
 
 /* Parses a test_io log (exposed for tests).  Returns 0, or -EPROTO if a

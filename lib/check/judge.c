@@ -274,6 +274,59 @@ check_fs (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   return 0;
 }
 
+/* A filesystem without a journal that e2fsck -fn finds wrong after a
+ * crash is not what a reboot finds: the boot's `e2fsck -p` repairs what a
+ * crash leaves without asking (counts, bitmaps), in the overlay here too,
+ * and the state is judged as repaired.  It stays wrong if the repair
+ * stops for a person, or if e2fsck -fn still finds errors after it (the
+ * superblock called the filesystem clean, and the boot trusts that). */
+static int
+preen (struct pc_judge *j, struct pc_judgement *jm)
+{
+  struct pc_fsck_result fr, after;
+  struct pc_fsck_io io;
+  int r;
+
+  r = pc_image_sync (j->im);
+  if (r < 0)
+    return r;
+  r = pc_fsck_preen (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &fr, &io);
+  if (r < 0)
+    return r;
+  r = read_back (j, &io);
+  pc_fsck_io_free (&io);
+  if (r < 0)
+    return r;
+  if (fr.verdict != PC_V_OK) {
+    jm->verdict = fr.verdict;
+    memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
+    return 0;
+  }
+  if (!fr.repaired) {
+    /* called clean: the boot leaves it as it is */
+    snprintf (jm->note, sizeof jm->note,
+              "no journal, and e2fsck -p (as a boot runs it) leaves it as it is:");
+    return 0;
+  }
+  r = pc_image_sync (j->im);
+  if (r < 0)
+    return r;
+  r = pc_fsck_check (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &after, NULL);
+  if (r < 0)
+    return r;
+  if (after.verdict != PC_V_OK) {
+    jm->verdict = after.verdict;
+    snprintf (jm->evidence, sizeof jm->evidence, "after e2fsck -p:\n%.*s",
+              (int) sizeof jm->evidence - 20, after.evidence);
+    return 0;
+  }
+  j->stats.preened++;
+  jm->verdict = PC_V_OK;
+  snprintf (jm->note, sizeof jm->note,
+            "no journal: e2fsck -p repaired what e2fsck -fn found, as a boot does:");
+  return 0;                     /* the evidence: what -fn found */
+}
+
 int
 pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
 {
@@ -302,6 +355,9 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   r = recover (j, jm);
   if (r == 0 && jm->verdict == PC_V_OK)
     r = check_fs (j, tag, jm);
+  if (r == 0 && jm->verdict == PC_V_FS_CORRUPT &&
+      !pc_fs_has_journal (pc_image_data (j->im) + 1024))
+    r = preen (j, jm);
   if (r == 0 && jm->verdict == PC_V_OK && j->cfg.read_tree) {
     jm->tree_error = pc_fstree_read_image (j->im, j->cache, j->cfg.hash_limit, &jm->tree,
                                            jm->problems, sizeof jm->problems);

@@ -215,6 +215,7 @@ pc_report_json (const char *path, const struct pc_check_result *res)
                             json_object_new_uint64 (res->work.recover_here));
     json_object_object_add (w, "recovered_by_e2fsck",
                             json_object_new_uint64 (res->work.recover_e2fsck));
+    json_object_object_add (w, "preened_by_e2fsck", json_object_new_uint64 (res->work.preened));
     json_object_object_add (w, "files_read", json_object_new_uint64 (res->work.files_read));
     json_object_object_add (w, "files_reused", json_object_new_uint64 (res->work.files_reused));
     json_object_object_add (root, "work", w);
@@ -344,6 +345,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
       res->work.recover_here = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "recovered_by_e2fsck", json_type_int)))
       res->work.recover_e2fsck = (uint64_t) json_object_get_int64 (x);
+    if ((x = pc_json_get (v, "preened_by_e2fsck", json_type_int)))
+      res->work.preened = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "files_read", json_type_int)))
       res->work.files_read = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "files_reused", json_type_int)))

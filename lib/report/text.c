@@ -371,6 +371,9 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "e2fsck -fn run on %" PRIu64 " images; %" PRIu64 " others hold the same bytes "
              "where it read and share its answer\n",
              res->work.fsck_runs, res->work.fsck_reused);
+  if (res->work.preened > 0)
+    fprintf (f, "no journal: e2fsck -p repaired %" PRIu64 " state%s as a boot does; "
+             "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
   for (int v = 0; v < PC_V_NOT_CHECKED; v++)
     if (res->count[v] || v == PC_V_OK)
       fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);

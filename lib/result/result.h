@@ -42,6 +42,7 @@ struct pc_check_work {
   uint64_t fsck_reused;       /* answers taken from an earlier state */
   uint64_t recover_here;      /* journals replayed in process (recover.h) */
   uint64_t recover_e2fsck;    /* journals replayed by e2fsck */
+  uint64_t preened;           /* states without a journal e2fsck -p repaired */
   uint64_t files_read, files_reused;
 };
 

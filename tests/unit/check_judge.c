@@ -1,7 +1,9 @@
 /* check_judge.c: unit tests of lib/judge: when a state takes an earlier
  * state's e2fsck answer and when it must not (a damaged metadata block of
- * a state that would otherwise take it is reported), and a tree read with
- * the cache against one read without (on an ext4 image made by mkfs.ext4). */
+ * a state that would otherwise take it is reported), a tree read with
+ * the cache against one read without (on an ext4 image made by
+ * mkfs.ext4), and a filesystem without a journal repaired by e2fsck -p as
+ * a boot does (on ext2 images). */
 #include <config.h>
 
 #include <check.h>
@@ -54,11 +56,14 @@ lookup (const char *name)
   return ino;
 }
 
+/* A small filesystem made by mkfs (its options mkfs), with two files a
+ * and b of a few blocks, then changed by the shell commands then (the
+ * image is $I) before it is loaded. */
 static void
-setup (void)
+setup_fs (const char *mkfs, const char *then)
 {
   struct pc_judge_config cfg = { 0 };
-  char cmd[2048];
+  char cmd[4096];
   uint8_t *mem, hash[16];
   uint64_t size;
 
@@ -66,13 +71,13 @@ setup (void)
   ck_assert_ptr_nonnull (mkdtemp (dir));
   snprintf (img, sizeof img, "%s/fs.img", dir);
   snprintf (mirror, sizeof mirror, "%s/state.img", dir);
-  /* A small ext4 with two files of a few blocks. */
   snprintf (cmd, sizeof cmd,
-            "mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0 %s 16M >/dev/null && "
+            "%s -q -F -b 4096 -E lazy_itable_init=0 %s 16M >/dev/null && "
             "seq 1 20000 > %s/data && "
             "debugfs -w -R 'write %s/data a' %s >/dev/null 2>&1 && "
-            "debugfs -w -R 'write %s/data b' %s >/dev/null 2>&1",
-            img, dir, dir, img, dir, img);
+            "debugfs -w -R 'write %s/data b' %s >/dev/null 2>&1 && "
+            "I=%s && %s",
+            mkfs, img, dir, dir, img, dir, img, img, then);
   ck_assert_int_eq (system (cmd), 0);
   ck_assert_int_eq (pc_image_read (img, 0, 0, &mem, &size, hash), 0);
   mfd = open (mirror, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -85,6 +90,13 @@ setup (void)
   cfg.hash_limit = UINT64_MAX;
   cfg.read_tree = true;
   ck_assert_int_eq (pc_judge_new (&cfg, im, &jd), 0);
+}
+
+/* ext4, with its journal */
+static void
+setup (void)
+{
+  setup_fs ("mkfs.ext4", "true");
 }
 
 static void
@@ -171,6 +183,7 @@ START_TEST (damaged_metadata_is_checked)
   ck_assert_int_eq (c.fsck_as, 1);
   pc_judge_get_stats (jd, &st);
   ck_assert_uint_eq (st.fsck_runs, 2);
+  ck_assert_uint_eq (st.preened, 0);  /* a journal: no boot repairs it */
 }
 END_TEST
 
@@ -243,6 +256,84 @@ START_TEST (cached_tree_is_the_tree)
 }
 END_TEST
 
+/* Without a journal, after a crash: the superblock says "not clean", a
+ * block is marked used that no file has, and the free counts are wrong
+ * (what e2fsck -p repairs at boot without asking). */
+#define CRASHED "debugfs -w -R 'setb 3000' $I >/dev/null 2>&1 && " \
+                "debugfs -w -R 'ssv free_blocks_count 17' $I >/dev/null 2>&1"
+#define NOT_CLEAN " && debugfs -w -R 'ssv state 0' $I >/dev/null 2>&1"
+
+static void
+setup_preened (void)
+{
+  setup_fs ("mkfs.ext2", CRASHED NOT_CLEAN);
+}
+
+START_TEST (no_journal_repaired_as_a_boot_does)
+{
+  struct pc_check_work st;
+  struct pc_judgement a, b;
+  uint8_t before[4096];
+
+  memcpy (before, pc_image_data (im), sizeof before);
+  ck_assert_int_eq (pc_judge_state (jd, 1, &a), 0);
+  ck_assert_int_eq (a.verdict, PC_V_OK);
+  ck_assert_msg (strncmp (a.evidence, "no journal: e2fsck -p repaired", 30) == 0, "%s", a.evidence);
+  ck_assert_msg (strstr (a.evidence, "Block bitmap differences") != NULL, "%s", a.evidence);
+  ck_assert (a.have_tree);      /* the repaired tree, read */
+  ck_assert_ptr_nonnull (entry (&a.tree, "a"));
+  pc_judgement_clear (&a);
+  pc_judge_get_stats (jd, &st);
+  ck_assert_uint_eq (st.preened, 1);
+  /* the repair was in the overlay: the state is as it was, and judged
+   * the same again */
+  ck_assert_mem_eq (pc_image_data (im), before, sizeof before);
+  ck_assert_int_eq (pc_judge_state (jd, 2, &b), 0);
+  ck_assert_int_eq (b.verdict, PC_V_OK);
+  pc_judgement_clear (&b);
+}
+END_TEST
+
+static void
+setup_clean (void)
+{
+  setup_fs ("mkfs.ext2", CRASHED);
+}
+
+START_TEST (no_journal_called_clean_stays_corrupt)
+{
+  struct pc_check_work st;
+  struct pc_judgement a = judge (1);
+
+  /* the superblock says clean: the boot's e2fsck -p checks no further */
+  ck_assert_int_eq (a.verdict, PC_V_FS_CORRUPT);
+  ck_assert_msg (strstr (a.evidence, "leaves it as it is") != NULL, "%s", a.evidence);
+  pc_judge_get_stats (jd, &st);
+  ck_assert_uint_eq (st.preened, 0);
+}
+END_TEST
+
+static void
+setup_by_hand (void)
+{
+  /* b's first block is a's too: e2fsck -p stops for a person */
+  setup_fs ("mkfs.ext2",
+            "blk=$(debugfs -R 'bmap a 0' $I 2>/dev/null) && "
+            "debugfs -w -R \"sif b block[0] $blk\" $I >/dev/null 2>&1" NOT_CLEAN);
+}
+
+START_TEST (no_journal_by_hand_is_corrupt)
+{
+  struct pc_check_work st;
+  struct pc_judgement a = judge (1);
+
+  ck_assert_int_eq (a.verdict, PC_V_FS_CORRUPT);
+  ck_assert_msg (strstr (a.evidence, "e2fsck -p cannot repair it") != NULL, "%s", a.evidence);
+  pc_judge_get_stats (jd, &st);
+  ck_assert_uint_eq (st.preened, 0);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -260,6 +351,21 @@ main (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, cached_tree_is_the_tree);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("no journal, repaired");
+  tcase_add_checked_fixture (tc, setup_preened, teardown);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, no_journal_repaired_as_a_boot_does);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("no journal, called clean");
+  tcase_add_checked_fixture (tc, setup_clean, teardown);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, no_journal_called_clean_stays_corrupt);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("no journal, by hand");
+  tcase_add_checked_fixture (tc, setup_by_hand, teardown);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, no_journal_by_hand_is_corrupt);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
