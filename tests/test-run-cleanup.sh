@@ -13,11 +13,18 @@ mkdir "$TMPDIR"
 runtime_dirs () { ls -d "$TMPDIR"/powercut-run.* 2>/dev/null | sort || true; }
 before=$(runtime_dirs)
 
+loops () { losetup -n -O NAME 2>/dev/null | sort || true; }
+loops_before=$(loops)
+
+# what is left: mounts and loop devices of ours, loop devices new since
+# the test began (one over an nbdfuse file that is gone names no folder),
+# processes, runtime folders
 leftovers ()
 {
   local l
   l=$( (findmnt -rn -o TARGET,SOURCE | grep -F "$TMPDIR" || true
         losetup -a | grep -F "$TMPDIR" || true
+        comm -13 <(echo "$loops_before") <(loops)
         ps -eo pid=,args= | grep -F -- "$tmp/" | grep -v -e grep -e "$0" || true
         comm -13 <(echo "$before") <(runtime_dirs) ) )
   echo "$l"
@@ -69,39 +76,43 @@ rc=0; wait "$pid" || rc=$?
 assert_eq "$rc" 2 "interrupted run exit status ($(cat "$tmp/int.out"))"
 assert_eq "$(leftovers)" "" "left behind after SIGINT"
 
-# Interrupted while mount(8) runs, once the kernel has mounted (a mount
-# that takes long under load): run, and explore making its base image,
-# unmount what mount(8) left.  A mount(8) that mounts, then says so and
-# waits, in front of the real one.
+# Interrupted while mount(8) or losetup(8) runs, once it has done its
+# work (a slow one, under load): run, and explore (its base image through
+# mount -o loop, its recordings through losetup), undo what it left.  In
+# front of the real ones: a mount and a losetup that do their work, then,
+# while $tmp/slow-NAME is there, say so and wait.
 mkdir "$tmp/bin"
-cat >"$tmp/bin/mount" <<SH
+for cmd in mount losetup; do
+  cat >"$tmp/bin/$cmd" <<SH
 #!/bin/sh
 PATH=\${PATH#$tmp/bin:}
-mount "\$@" || exit
-[ ! -e "$tmp/slow-mount" ] || { touch "$tmp/mounted"; exec sleep 600; }
+$cmd "\$@" || exit
+[ ! -e "$tmp/slow-$cmd" ] || { touch "$tmp/done-$cmd"; exec sleep 600; }
 SH
-chmod +x "$tmp/bin/mount"
-touch "$tmp/slow-mount"
-for what in run explore; do
-  rm -f "$tmp/mounted"
-  if [ $what = run ]; then
-    PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" run --quiet --out "$tmp/intm" -- true \
-      >"$tmp/intm.out" 2>&1 &
-  else
-    PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" explore --seq 1 --only 'write.append f0' \
-      --config ext4 --out "$tmp/intx" --quiet >"$tmp/intm.out" 2>&1 &
-  fi
-  pid=$!
-  wait_until 30 test -e "$tmp/mounted"
-  [ -n "$(findmnt -rn -o TARGET | grep -F "$tmp/")" ] || fail "nothing mounted ($what)"
-  kill -INT "$pid"
-  rc=0; wait "$pid" || rc=$?
-  assert_eq "$rc" 2 "$what interrupted in mount(8): exit status ($(cat "$tmp/intm.out"))"
-  assert_match "$(cat "$tmp/intm.out")" "interrupted" "$what says so"
-  assert_eq "$(leftovers)" "" "left behind by $what interrupted in mount(8)"
-  assert_eq "$(findmnt -rn -o TARGET | grep -F "$tmp/" || true)" "" "still mounted after $what"
+  chmod +x "$tmp/bin/$cmd"
 done
-rm "$tmp/slow-mount"
+for cmd in mount losetup; do
+  for what in run explore; do
+    rm -f "$tmp/done-$cmd"
+    touch "$tmp/slow-$cmd"
+    if [ $what = run ]; then
+      PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" run --quiet --out "$tmp/int-$cmd" -- true \
+        >"$tmp/int.out" 2>&1 &
+    else
+      PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" explore --seq 1 --only 'write.append f0' \
+        --config ext4 --out "$tmp/intx-$cmd" --quiet >"$tmp/int.out" 2>&1 &
+    fi
+    pid=$!
+    wait_until 30 test -e "$tmp/done-$cmd"
+    rm "$tmp/slow-$cmd"
+    kill -INT "$pid"
+    rc=0; wait "$pid" || rc=$?
+    assert_eq "$rc" 2 "$what interrupted in $cmd: exit status ($(cat "$tmp/int.out"))"
+    assert_match "$(cat "$tmp/int.out")" "interrupted" "$what interrupted in $cmd says so"
+    assert_eq "$(leftovers)" "" "left behind by $what interrupted in $cmd"
+    assert_eq "$(findmnt -rn -o TARGET | grep -F "$tmp/" || true)" "" "mounted after $what in $cmd"
+  done
+done
 
 # A workload that leaves a daemon (setsid) running: traced or not, the run
 # says so, kills it, detaches everything and reports no verdict.

@@ -112,8 +112,16 @@ pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err)
     return pc_err_set (err, errno, "%s: %s", mnt, strerror (errno));
   st = pc_proc_run (mount, 60, out, sizeof out);
   if (st != 0) {
-    /* killed (interrupted, timed out) once the kernel had mounted */
+    /* killed (interrupted, timed out) once the kernel had mounted, or
+     * once it had attached the loop device */
+    char real[PATH_MAX], dev[64];
     pc_unmount (mnt, out2, sizeof out2);
+    if (realpath (path, real) && pc_loop_of (real, dev, sizeof dev) == 1) {
+      char *detach[] = { "losetup", "-d", dev, NULL };
+      volatile sig_atomic_t *saved = pc_interrupt_flag (NULL);
+      pc_proc_run (detach, 30, out2, sizeof out2);
+      pc_interrupt_flag (saved);
+    }
     rmdir (mnt);
     unlink (script);
     return st == -EINTR ? pc_err_set (err, EINTR, "interrupted")

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -312,4 +313,38 @@ pc_unmount (const char *dir, char *out, size_t outlen)
     r = -EBUSY;
   pc_interrupt_flag (saved);
   return r;
+}
+
+int
+pc_loop_of (const char *path, char *dev, size_t len)
+{
+  DIR *d = opendir ("/sys/block");
+  struct dirent *e;
+  int found = 0;
+
+  if (d == NULL)
+    return -errno;
+  while (!found && (e = readdir (d)) != NULL) {
+    char attr[PATH_MAX], back[PATH_MAX];
+    ssize_t n;
+    int fd;
+    if (strncmp (e->d_name, "loop", 4) != 0)
+      continue;
+    snprintf (attr, sizeof attr, "/sys/block/%s/loop/backing_file", e->d_name);
+    fd = open (attr, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;                 /* not attached */
+    n = read (fd, back, sizeof back - 1);
+    close (fd);
+    if (n <= 0)
+      continue;
+    back[n] = '\0';
+    back[strcspn (back, "\n")] = '\0';
+    if (strcmp (back, path) == 0) {
+      snprintf (dev, len, "/dev/%s", e->d_name);
+      found = 1;
+    }
+  }
+  closedir (d);
+  return found;
 }

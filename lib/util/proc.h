@@ -5,6 +5,9 @@
  * error captured, under a time limit, in the C locale.  If the program
  * running powercut asks to stop (pc_interrupted(), err.h), the program is
  * killed.
+ *
+ * And what those programs leave on the host: mount points, and loop
+ * devices over a file.
  */
 #ifndef POWERCUT_PROC_H
 #define POWERCUT_PROC_H
@@ -44,5 +47,11 @@ int pc_mount_point (const char *dir);
  * that nothing is left mounted.  out (outlen bytes) receives umount's
  * last output.  Returns 0 if nothing is mounted on dir now, or -EBUSY. */
 int pc_unmount (const char *dir, char *out, size_t outlen);
+
+/* The loop device (/dev/loopN, into dev, len bytes) whose backing file is
+ * path (absolute, as the kernel names it), for one that losetup or
+ * mount -o loop attached but was killed before saying which.  Returns 1
+ * if found, 0 if none, or -errno. */
+int pc_loop_of (const char *path, char *dev, size_t len);
 
 #endif
