@@ -183,14 +183,26 @@ wait_until ()
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pc-$test_name.XXXXXX")
 cleanup_fn rm -rf --one-file-system "$tmp"
 # The host is left as found: a filesystem still mounted in $tmp, or a
-# loop device over a file in it, once the test's own hooks have run fails
-# the test (and is undone, so that the next test starts clean).  A loop
-# device may let go of its file a moment after its last user.
+# loop device over a file in it or over a file that is gone (an
+# nbdfuse's, once it exited) attached since the test began, once the
+# test's own hooks have run, fails the test (and is undone, so that the
+# next test starts clean).  A loop device may let go of its file a
+# moment after its last user.
+_loops () { losetup -n -O NAME,BACK-FILE 2>/dev/null | sort || true; }
+_left_loops ()
+{
+  local dev back
+  comm -13 <(echo "$_loops_before") <(_loops) | while read -r dev back; do
+    case $back in
+      "$tmp"/*) echo "$dev" ;;
+      *) [ -e "${back% (deleted)}" ] || echo "$dev" ;;
+    esac
+  done
+}
 _left_here ()
 {
-  { findmnt -rn -o TARGET | grep -F "$tmp/" | sed 's/^/mounted: /' || true
-    losetup -n -O NAME,BACK-FILE 2>/dev/null | grep -F "$tmp/" | sed 's/^/loop device: /' || true
-  } 2>/dev/null
+  findmnt -rn -o TARGET | grep -F "$tmp/" | sed 's/^/mounted: /' || true
+  _left_loops | sed 's/^/loop device: /'
 }
 _check_left ()
 {
@@ -206,11 +218,12 @@ _check_left ()
   findmnt -rn -o TARGET | grep -F "$tmp/" | sort -r | while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
   done
-  losetup -n -O NAME,BACK-FILE 2>/dev/null | grep -F "$tmp/" | while read -r l _; do
-    losetup -d "$l" 2>/dev/null || true
-  done
+  _left_loops | while read -r l; do losetup -d "$l" 2>/dev/null || true; done
 }
-[ "$(id -u)" != 0 ] || cleanup_fn _check_left
+if [ "$(id -u)" = 0 ]; then
+  _loops_before=$(_loops)
+  cleanup_fn _check_left
+fi
 # powercut run keeps the record of the writeback knobs runs set (and
 # whose values it puts back) under $POWERCUT_RUN_DIR, else /run/powercut:
 # the test's own, so that no test leaves anything in /run.
