@@ -308,10 +308,11 @@ teardown (struct run *r)
     pc_unmount (r->mnt, r->out, sizeof r->out);
   r->mounted = false;
   if (!r->loop && !r->nbd && r->nbdfuse > 0) {
-    /* losetup killed (interrupted, timed out) once it had attached */
-    char nbdfile[sizeof r->fusedir + 8];
+    /* losetup killed (interrupted, timed out) once it had attached; the
+     * kernel names its file by the real path */
+    char nbdfile[sizeof r->fusedir + 8], real[PATH_MAX];
     snprintf (nbdfile, sizeof nbdfile, "%s/nbd", r->fusedir);
-    r->loop = pc_loop_of (nbdfile, r->dev, sizeof r->dev) == 1;
+    r->loop = pc_loop_of (realpath (nbdfile, real) ? real : nbdfile, r->dev, sizeof r->dev) == 1;
   }
   if (r->loop)
     pc_proc_run (detach_argv, 30, r->out, sizeof r->out);
