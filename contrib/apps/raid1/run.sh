@@ -37,7 +37,7 @@ done
       "$here/workload.sh" "$files" "${RAID1_FSYNC:-yes}" "${RAID1_MOUNT_OPTS:-}" || { echo "$0: the recording failed" >&2; exit 2; }
 for n in a b; do "$pc" stop --control "$run/$n.ctl" >/dev/null || exit 2; done
 st=0
-"$pc" vm --copy "$out/rec" --module raid1 --module loop --program mdadm --program e2fsck \
+"$pc" vm --copy "$out/rec" --module raid1 --module loop --program mdadm --program e2fsck --program cmp \
       --memory 1024 --timeout 1800 --console "$out/check-console.txt" \
       "$here/check.sh" rec "$files" > "$out/check.txt" || st=$?
 cat "$out/check.txt"
