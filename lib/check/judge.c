@@ -183,6 +183,28 @@ read_back (struct pc_judge *j, const struct pc_fsck_io *io)
   return r;
 }
 
+/* Runs an e2fsck that changes the image (fsck, fsck.h) on its file and
+ * brings what it wrote into the open overlay; *fr is its answer.
+ * Returns 0 or -errno. */
+static int
+e2fsck_writes (struct pc_judge *j,
+               int (*fsck) (const char *path, int timeout_s, int64_t now,
+                            struct pc_fsck_result *res, struct pc_fsck_io *io),
+               struct pc_fsck_result *fr)
+{
+  struct pc_fsck_io io;
+  int r = pc_image_sync (j->im);
+
+  if (r < 0)
+    return r;
+  r = fsck (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, fr, &io);
+  if (r < 0)
+    return r;
+  r = read_back (j, &io);
+  pc_fsck_io_free (&io);
+  return r;
+}
+
 /* Replays the journal, if it needs it, into the open overlay: here, or
  * by e2fsck where this code does not (the evidence says why).  Sets
  * jm->verdict to PC_V_UNMOUNTABLE if it cannot be replayed, and to
@@ -191,7 +213,6 @@ static int
 recover (struct pc_judge *j, struct pc_judgement *jm)
 {
   struct pc_fsck_result fr;
-  struct pc_fsck_io io;
   struct pc_err why;
   int r;
 
@@ -219,17 +240,10 @@ recover (struct pc_judge *j, struct pc_judgement *jm)
     snprintf (jm->note, sizeof jm->note, "journal replay left to e2fsck (powercut does not: %.180s)",
               why.msg);
   }
-  r = pc_image_sync (j->im);
-  if (r < 0)
-    return r;
-  r = pc_fsck_recover (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &fr, &io);
+  r = e2fsck_writes (j, pc_fsck_recover, &fr);
   if (r < 0)
     return r;
   j->stats.recover_e2fsck++;
-  r = read_back (j, &io);
-  pc_fsck_io_free (&io);
-  if (r < 0)
-    return r;
   if (fr.verdict != PC_V_OK) {
     jm->verdict = fr.verdict;
     memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
@@ -284,17 +298,9 @@ static int
 preen (struct pc_judge *j, struct pc_judgement *jm)
 {
   struct pc_fsck_result fr, after;
-  struct pc_fsck_io io;
   int r;
 
-  r = pc_image_sync (j->im);
-  if (r < 0)
-    return r;
-  r = pc_fsck_preen (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &fr, &io);
-  if (r < 0)
-    return r;
-  r = read_back (j, &io);
-  pc_fsck_io_free (&io);
+  r = e2fsck_writes (j, pc_fsck_preen, &fr);
   if (r < 0)
     return r;
   if (fr.verdict != PC_V_OK) {
