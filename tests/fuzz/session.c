@@ -17,6 +17,20 @@
 #include "record/recorder.h"
 
 static char dir[] = "/tmp/powercut-fuzz-nbd.XXXXXX";
+
+/* The folder and what the sessions left in it, at exit. */
+static void
+remove_dir (void)
+{
+  static const char *const names[] = { "log", "nbd", "ctl", "base", NULL };
+  char p[sizeof dir + 8];
+
+  for (const char *const *n = names; *n; n++) {
+    snprintf (p, sizeof p, "%s/%s", dir, *n);
+    unlink (p);
+  }
+  rmdir (dir);
+}
 static bool made;
 
 struct client {
@@ -94,6 +108,7 @@ fuzz_session (bool control, bool base, const uint8_t *pre, size_t prelen,
     if (mkdtemp (dir) == NULL)
       abort ();
     made = true;
+    atexit (remove_dir);
   }
   snprintf (logp, sizeof logp, "%s/log", dir);
   snprintf (sock, sizeof sock, "%s/nbd", dir);
