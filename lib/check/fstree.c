@@ -13,6 +13,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "check/fstree.h"
+#include "format/acl.h"
 #include "replay/memio.h"
 #include "util/util.h"
 #include "util/xxh.h"
@@ -306,15 +307,24 @@ static int
 add_xattr (char *name, char *value, size_t len, void *arg)
 {
   struct pc_entry *e = arg;
-  struct pc_xattr *x = realloc (e->xattrs, (e->nxattrs + 1) * sizeof *x);
+  enum pc_acl_kind k = pc_acl_kind (name);
+  uint64_t hash = 0;
+  int m = k != PC_ACL_NONE ? pc_acl_meaning (k, value, len, &hash) : -EINVAL;
+  struct pc_xattr *x;
 
-  if (x == NULL)
+  /* An ACL by what it means (acl.h; libext2fs gives it in the format
+   * programs set it in): one that only repeats the mode means none. */
+  if (m == 0)
+    return 0;
+  if (m < 0)
+    hash = XXH3_64bits (value, len);
+  if ((x = realloc (e->xattrs, (e->nxattrs + 1) * sizeof *x)) == NULL)
     return XATTR_ABORT;
   e->xattrs = x;
   x[e->nxattrs].name = strdup (name);
   if (x[e->nxattrs].name == NULL)
     return XATTR_ABORT;
-  x[e->nxattrs++].hash = XXH3_64bits (value, len);
+  x[e->nxattrs++].hash = hash;
   return 0;
 }
 

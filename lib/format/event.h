@@ -44,7 +44,11 @@
  *   UNLINK     path[0]; RMDIR path[0] (rmdir, unlinkat AT_REMOVEDIR).
  *   MKDIR      path[0], mode.
  *   SETXATTR   path[0] (or fd's), path[1] the attribute's name, length the
- *              value's size, value_hash its XXH3-64, arg_flags XATTR_*.
+ *              value's size, value_hash its XXH3-64, arg_flags XATTR_*;
+ *              for a POSIX ACL (acl.h) value_hash the hash of its meaning
+ *              (PC_EVENT_F_ACL), or PC_EVENT_F_ACL_NONE where the kernel
+ *              stores no attribute for the value (an ACL of no entries,
+ *              an access ACL equivalent to the mode): that removes it.
  *   REMOVEXATTR path[0] (or fd's), path[1] the attribute's name.
  *   MMAP       a shared writable mapping of a file: fd, path[0], dev/ino,
  *              offset the file offset, length, mode the PROT_* bits,
@@ -150,7 +154,9 @@ enum pc_event_op {
                                            * result unknown (0), changes unknown */
 #define PC_EVENT_F_BADARCH    (1u << 8)   /* a call of another ABI (32-bit) */
 #define PC_EVENT_F_VALUE_HASH (1u << 9)   /* value_hash is set */
-#define PC_EVENT_F_ALL_       ((1u << 10) - 1)
+#define PC_EVENT_F_ACL        (1u << 10)  /* value_hash is a POSIX ACL's meaning */
+#define PC_EVENT_F_ACL_NONE   (1u << 11)  /* an ACL the kernel stores as none */
+#define PC_EVENT_F_ALL_       ((1u << 12) - 1)
 
 /* fd_flags: how the file's descriptor was opened, as far as durability goes */
 #define PC_FD_WRITE   (1u << 0)   /* O_WRONLY or O_RDWR */

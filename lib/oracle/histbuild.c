@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
+#include "format/acl.h"
 #include "format/log.h"
 #include "oracle/histint.h"
 #include "util/util.h"
@@ -437,8 +438,14 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
       return -ENOMEM;
     x = &nd->x[nd->nx];
     *x = (struct xver) { strdup (ev->path[1]), seq, ev->value_hash, call,
-                         ev->op == PC_OP_REMOVEXATTR ? X_REMOVED
-                         : (ev->flags & PC_EVENT_F_VALUE_HASH) ? X_SET : X_UNKNOWN };
+                         /* an ACL the kernel keeps as none removes it */
+                         ev->op == PC_OP_REMOVEXATTR || (ev->flags & PC_EVENT_F_ACL_NONE)
+                         ? X_REMOVED
+                         : (ev->flags & PC_EVENT_F_VALUE_HASH) &&
+                           /* an ACL's bytes, from a tracer that did not
+                            * reduce them to their meaning, say nothing */
+                           ((ev->flags & PC_EVENT_F_ACL) || pc_acl_kind (ev->path[1]) == PC_ACL_NONE)
+                         ? X_SET : X_UNKNOWN };
     if (x->name == NULL)
       return -ENOMEM;
     nd->nx++;

@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "format/acl.h"
 #include "trace/traceint.h"
 #include "util/xxh.h"
 
@@ -493,8 +494,17 @@ xattr_entry (struct pc_task *t, struct pc_call *c, struct pc_text *txt, long nr,
     if (a[3] <= XATTR_VALUE_MAX) {
       char *v = malloc (a[3] ? a[3] : 1);
       if (v && pc_peek (t->tid, a[2], v, a[3]) == 0) {
-        ev->value_hash = XXH3_64bits (v, a[3]);
-        ev->flags |= PC_EVENT_F_VALUE_HASH;
+        enum pc_acl_kind k = n >= 0 ? pc_acl_kind (name) : PC_ACL_NONE;
+        int m = k != PC_ACL_NONE ? pc_acl_meaning (k, v, a[3], &ev->value_hash) : -EINVAL;
+        /* an ACL by what it means (the kernel keeps that, not the bytes) */
+        if (m == 0)
+          ev->flags |= PC_EVENT_F_ACL_NONE;
+        else if (m == 1)
+          ev->flags |= PC_EVENT_F_VALUE_HASH | PC_EVENT_F_ACL;
+        else {
+          ev->value_hash = XXH3_64bits (v, a[3]);
+          ev->flags |= PC_EVENT_F_VALUE_HASH;
+        }
       }
       free (v);
     }
