@@ -515,11 +515,16 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   /* Empty where the program's last version had data: the seed's case,
    * even when the program passed through an empty file on its way (as
    * truncate-then-write does); but not where the file was empty when it
-   * was last made durable (that empty file is the version a crash keeps). */
+   * was last made durable (that empty file is the version a crash keeps),
+   * nor where the name's durable file, renamed over since, was (the old
+   * empty file is still there: its inode, where both are known). */
   if (found->type == PC_ENTRY_FILE && found->size == 0 && newest >= 0 &&
       h->nodes[newest].type == N_FILE && pc_hist_size_at (&h->nodes[newest], point) > 0 &&
       h->nodes[newest].lost_from > point &&
-      !durably_empty (h, &h->nodes[newest], path, point, floor)) {
+      !durably_empty (h, &h->nodes[newest], path, point, floor) &&
+      !(at_de >= 0 && at_de != newest && h->nodes[at_de].type == N_FILE &&
+        (found->ino == 0 || h->nodes[at_de].ino == 0 || found->ino == h->nodes[at_de].ino) &&
+        durably_empty (h, &h->nodes[at_de], path, point, floor))) {
     const struct node *n = &h->nodes[newest];
     uint32_t dc;
     uint64_t d = data_durable (h, n, NONE, point, floor, &dc), rb;

@@ -440,6 +440,41 @@ START_TEST (test_rename)
 }
 END_TEST
 
+/* A rename over an empty durable file, its directory not synced: the
+ * old empty file is a state the name may hold, and not a zero-length
+ * loss; the new file found empty (its inode) lost what fsync made
+ * durable; another name's data is judged as before. */
+START_TEST (test_rename_over_empty)
+{
+  struct pc_event ev;
+  struct pc_entry *e;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/f", 20);
+  ev_init (&ev, PC_OP_SYNC, "sync", "");
+  call (&ev, 0);
+  creat_file ("/f.new", 21);
+  write_file ("/f.new", 21, "new\n", 0, 4);
+  fsync_file ("/f.new", 21);
+  ev_init (&ev, PC_OP_RENAME, "rename", "/f.new");
+  snprintf (ev.path[1], sizeof ev.path[1], "/f");
+  call (&ev, 0);
+  end = ix.n - 1;
+  e = found ("f", "");
+  e->ino = 20;
+  ck_assert_int_eq (kind_of (end, "f", e), 0);
+  e = found ("f", "");
+  ck_assert_int_eq (kind_of (end, "f", e), 0);       /* its inode not known */
+  ck_assert_int_eq (kind_of (end, "f", found ("f", "new\n")), 0);
+  e = found ("f", "");
+  e->ino = 21;
+  ck_assert_int_eq (kind_of (end, "f", e), PC_V_ZERO_LENGTH);
+  ck_assert_int_eq (kind_of (end, "f", found ("f", "old\n")), PC_V_MISMATCH);
+}
+END_TEST
+
 /* A file written through io_uring is not judged. */
 START_TEST (test_untraceable)
 {
@@ -1238,6 +1273,7 @@ main (void)
   tcase_add_test (tc, test_append);
   tcase_add_test (tc, test_fsync_and_failures);
   tcase_add_test (tc, test_rename);
+  tcase_add_test (tc, test_rename_over_empty);
   tcase_add_test (tc, test_untraceable);
   tcase_add_test (tc, test_older);
   tcase_add_test (tc, test_inode_reused);
