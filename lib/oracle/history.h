@@ -124,8 +124,10 @@ struct pc_history_version {
   uint64_t durable_record;      /* then (if durable_by) */
 };
 
-/* Every version, by path (pc_history_paths' order) then record; at most
- * 512 of a path, evenly spaced.  *ret_n of them; valid while h is. */
+/* Every version that mattered (the last of a path, and each that it held
+ * at a sync, a mark, or a sync of its file or directory: not every write),
+ * by path (pc_history_paths' order) then record; at most 512 of a path,
+ * evenly spaced.  *ret_n of them; valid while h is. */
 const struct pc_history_version *pc_history_versions (const struct pc_history *h,
                                                       size_t *ret_n);
 

@@ -88,6 +88,32 @@ add (struct pc_history *h, size_t *cap, const struct phist *p, int64_t node, uin
   return 0;
 }
 
+/* Was there a moment in [v's call, to) that asked v to last: a sync of
+ * everything, a mark, a sync of v's file (a range too) or of path's
+ * directory? */
+static bool
+mattered (const struct pc_history *h, const char *path, const struct hver *v, uint64_t to)
+{
+  const char *slash = strrchr (path, '/');
+  size_t dl = slash ? (size_t) (slash - path) : 0;
+
+  for (size_t i = 0; i < h->nglobal; i++)
+    if (h->global[i].seq >= v->seq && h->global[i].seq < to)
+      return true;
+  for (size_t i = 0; i < h->ncalls; i++)
+    if (h->calls[i].pid == 0 && h->calls[i].seq >= v->seq && h->calls[i].seq < to)
+      return true;              /* a mark */
+  for (size_t i = 0; i < h->ndd; i++)
+    if (h->dd[i].seq >= v->seq && h->dd[i].seq < to && strlen (h->dd[i].dir) == dl &&
+        strncmp (h->dd[i].dir, path, dl) == 0)
+      return true;
+  if (v->node >= 0)
+    for (size_t i = 0; i < h->nodes[v->node].nd; i++)
+      if (h->nodes[v->node].d[i].seq >= v->seq && h->nodes[v->node].d[i].seq < to)
+        return true;
+  return false;
+}
+
 /* The versions of p: every binding, and every change of a file bound. */
 static int
 path_versions (struct pc_history *h, size_t *cap, const struct phist *p, struct change **seqs,
@@ -126,6 +152,17 @@ path_versions (struct pc_history *h, size_t *cap, const struct phist *p, struct 
       if (add (h, cap, p, ni, p->e[i].seq, (*seqs)[k].seq, (*seqs)[k].call) < 0)
         return -ENOMEM;
     }
+  }
+  /* Only the versions that mattered: the last, and each one that was
+   * what the path held at a sync, a mark or a sync of the file or of its
+   * directory (a version a later call replaced before any of them was
+   * never asked to last). */
+  {
+    size_t kept = first;
+    for (size_t v = first; v < h->nver; v++)
+      if (v + 1 == h->nver || mattered (h, p->path, &h->ver[v], h->ver[v + 1].seq))
+        h->ver[kept++] = h->ver[v];
+    h->nver = kept;
   }
   /* Too many: keep PATH_MAX_VERSIONS of them, evenly spaced. */
   if (h->nver - first > PATH_MAX_VERSIONS) {
