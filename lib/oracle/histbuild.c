@@ -144,9 +144,12 @@ add_call (struct pc_history *h, uint64_t seq, const struct pc_event *ev, uint32_
   if (pc_grow (&h->calls, &h->capcalls, h->ncalls + 1, sizeof *h->calls, 64) < 0)
     return -ENOMEM;
   h->calls[h->ncalls] = (struct call) { seq, seq, h->ix->recs[seq].time_ns, ev->pid,
-                                        strdup (ev->text) };
-  if (h->calls[h->ncalls].text == NULL)
+                                        strdup (ev->text), NULL };
+  if (h->calls[h->ncalls].text == NULL ||
+      (*rel (ev->path[0]) && (h->calls[h->ncalls].path = strdup (rel (ev->path[0]))) == NULL)) {
+    free (h->calls[h->ncalls].text);
     return -ENOMEM;
+  }
   *ret = (uint32_t) h->ncalls++;
   return 0;
 }
@@ -474,7 +477,7 @@ apply_mark (struct pc_history *h, const struct pc_mark *m, uint64_t seq, bool *h
   /* The mark, as people are told what made a version durable. */
   if (pc_grow (&h->calls, &h->capcalls, h->ncalls + 1, sizeof *h->calls, 64) < 0)
     return -ENOMEM;
-  h->calls[h->ncalls] = (struct call) { seq, seq, h->ix->recs[seq].time_ns, 0, NULL };
+  h->calls[h->ncalls] = (struct call) { seq, seq, h->ix->recs[seq].time_ns, 0, NULL, NULL };
   if (asprintf (&h->calls[h->ncalls].text, "the mark %s%s", m->name,
                 (m->flags & PC_MARK_F_SYNC) ? " (synced)" : "") < 0)
     return -ENOMEM;

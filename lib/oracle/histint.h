@@ -120,6 +120,8 @@ struct call {
   uint64_t time_ns;
   int32_t pid;
   char *text;
+  char *path;                   /* the file it is about, as it was named then
+                                 * (relative), or NULL */
 };
 
 /* A durable point of a directory's entries. */

@@ -372,10 +372,11 @@ declared (const struct pc_history *h, uint32_t call)
          strstr (h->calls[call].text, "(synced)") == NULL;
 }
 
-/* The cause of a finding on block b (NONE: the size) of n at path. */
+/* The cause of a finding on block b (NONE: the size) of n at path; the
+ * call behind the version lost in *ret_call (UINT32_MAX: none known). */
 static int
 data_cause (const struct pc_history *h, const struct node *n, const char *path, uint64_t b,
-            uint64_t point, int kind, bool promise, struct pc_cause *c)
+            uint64_t point, int kind, bool promise, struct pc_cause *c, uint32_t *ret_call)
 {
   const struct bver *newest = NULL;
   uint32_t call = UINT32_MAX, dcall;
@@ -402,6 +403,7 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
         seq = n->s[i].seq;
       }
   pc_hist_cause_call (h, c, call);
+  *ret_call = call;
   dseq = made_durable (h, n, b == NONE ? 0 : b, seq, &dcall);
   if (dseq != NONE) {
     c->durable_ns = (int64_t) pc_hist_rec_time (h, dseq);
@@ -416,15 +418,98 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
                       ? "a version made durable was rolled back: the filesystem broke its promise"
                       : "data made durable is lost: the filesystem broke its promise");
   else {
+    /* the file the call wrote, as it was named then (a temporary file) */
+    const char *wpath = call < h->ncalls && h->calls[call].path ? h->calls[call].path : path;
+    int r;
     c->rule = strdup (kind == PC_V_ZERO_LENGTH
                       ? "empty where the program had written data it never made durable "
                         "(a crash may lose what is not synced)"
                       : "data the program never made durable by the crash "
                         "(a crash may lose what is not synced)");
-    if (asprintf (&c->fix, "an fsync of %s after that call", path[0] ? path : "/") < 0)
+    if (dseq != NONE)
+      r = asprintf (&c->fix, "none of the program's order: it synced it %.0f ms later; "
+                    "a crash in between may lose it", (double) (c->durable_ns - (int64_t) c->time_ns) / 1e6);
+    else
+      r = asprintf (&c->fix, "an fsync of %s after that call", wpath[0] ? wpath : "/");
+    if (r < 0)
       c->fix = NULL;
   }
   return c->rule ? 0 : -ENOMEM;
+}
+
+/* Did the program give up a durable version of path by point, for n (the
+ * file found at path, which lost data never made durable): a version it
+ * held, name and data durable, replaced since (another file bound to the
+ * name: a rename over it, an unlink and a new file; or the file made
+ * smaller: truncate, O_TRUNC)?  The call that replaced it in *ret_call,
+ * *ret_renamed whether it bound the name anew. */
+static bool
+gave_up (const struct pc_history *h, const struct phist *p, const char *path, int64_t n,
+         uint64_t point, uint32_t *ret_call, bool *ret_renamed)
+{
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++) {
+    int64_t y = p->e[i].node;
+    bool bound_after = i + 1 < p->ne && p->e[i + 1].seq <= point;
+    uint64_t end = bound_after ? p->e[i + 1].seq - 1 : point, named, d;
+    uint32_t dc;
+    if (y < 0 || h->nodes[y].type != N_FILE)
+      continue;
+    /* the name durable while bound to y, and y's data */
+    named = pc_hist_entry_made_durable (h, path, p->e[i].seq, &dc);
+    if (named == NONE || named > end)
+      continue;
+    d = data_durable (h, &h->nodes[y], NONE, end, NONE, &dc);
+    if (d == NONE)
+      continue;
+    if (bound_after && y != n) {
+      *ret_call = p->e[i + 1].call;
+      *ret_renamed = true;
+      return true;
+    }
+    if (!bound_after && y == n) {
+      const struct node *nd = &h->nodes[y];
+      uint64_t was = pc_hist_size_at (nd, d > named ? d : named);
+      for (size_t k = 0; k < nd->ns && nd->s[k].seq <= point; k++)
+        if (nd->s[k].seq > d && nd->s[k].seq > named && nd->s[k].size < was) {
+          *ret_call = nd->s[k].call;
+          *ret_renamed = false;
+          return true;
+        }
+    }
+  }
+  return false;
+}
+
+/* Makes c (a loss of data never made durable, of file n at path, that
+ * wcall wrote) the program's fault where it gave up a durable version
+ * (gave_up). */
+static int
+program_cause (const struct pc_history *h, const struct phist *p, const char *path, int64_t n,
+               uint64_t point, uint32_t wcall, struct pc_cause *c)
+{
+  uint32_t by;
+  bool renamed;
+  const char *wpath;
+  int r;
+
+  if (c->promise || !gave_up (h, p, path, n, point, &by, &renamed))
+    return 0;
+  wpath = wcall < h->ncalls && h->calls[wcall].path ? h->calls[wcall].path : path;
+  c->program = true;
+  free (c->rule);
+  free (c->fix);
+  c->rule = NULL;
+  c->fix = NULL;
+  if (asprintf (&c->rule, "the program gave up a durable version: %s replaced it before the "
+                "new data was durable, and a crash may keep neither",
+                by < h->ncalls ? h->calls[by].text : "a call") < 0)
+    return -ENOMEM;
+  if (renamed && by < h->ncalls)
+    r = asprintf (&c->fix, "an fsync of %s before %s", wpath[0] ? wpath : "/", h->calls[by].text);
+  else
+    r = asprintf (&c->fix, "write the new version to another file, fsync it, then rename it "
+                  "over %s", path);
+  return r < 0 ? -ENOMEM : 0;
 }
 
 /* The cause of a name found missing, or found though it was durably gone. */
@@ -529,9 +614,12 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     uint32_t dc;
     uint64_t d = data_durable (h, n, NONE, point, floor, &dc), rb;
     bool ranged = size_needed (n, point, &rb) > 0;
+    uint32_t wcall;
+    int r;
     ret->kind = PC_V_ZERO_LENGTH;
-    return data_cause (h, n, path, ranged ? rb : NONE, point, PC_V_ZERO_LENGTH,
-                       ranged || (d != NONE && size_set_by (n, point) <= d), &ret->cause);
+    r = data_cause (h, n, path, ranged ? rb : NONE, point, PC_V_ZERO_LENGTH,
+                    ranged || (d != NONE && size_set_by (n, point) <= d), &ret->cause, &wcall);
+    return r < 0 ? r : program_cause (h, p, path, newest, point, wcall, &ret->cause);
   }
   /* Each node the name may be bound to. */
   for (size_t i = 0; i <= p->ne; i++) {
@@ -620,11 +708,16 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     bool promise;
     /* What it held before its durable point: rolled back. */
     if (best_promise && match_file (h, n, found, point, NONE, true, &blk, &promise) == 0) {
+      uint32_t wcall;
       ret->kind = PC_V_DURABLE_LOST;
-      return data_cause (h, n, path, best_block, point, PC_V_DURABLE_LOST, true, &ret->cause);
+      return data_cause (h, n, path, best_block, point, PC_V_DURABLE_LOST, true, &ret->cause,
+                         &wcall);
     }
+    uint32_t wcall;
+    int r;
     ret->kind = best;
-    return data_cause (h, n, path, best_block, point, best, best_promise, &ret->cause);
+    r = data_cause (h, n, path, best_block, point, best, best_promise, &ret->cause, &wcall);
+    return r < 0 ? r : program_cause (h, p, path, best_node, point, wcall, &ret->cause);
   }
 }
 

@@ -71,8 +71,10 @@ pc_history_free (struct pc_history *h)
   }
   free (h->paths);
   free (h->names);
-  for (size_t i = 0; i < h->ncalls; i++)
+  for (size_t i = 0; i < h->ncalls; i++) {
     free (h->calls[i].text);
+    free (h->calls[i].path);
+  }
   free (h->calls);
   for (size_t i = 0; i < h->ndd; i++)
     free (h->dd[i].dir);

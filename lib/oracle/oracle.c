@@ -559,10 +559,21 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
                                 pc_mark_find (&o->marks[i].m, path));
     struct pc_cause c = { .known = true, .durable_ns = -1,
                           .promise = kind == PC_V_DURABLE_LOST || unchanged };
+    /* The workload's fault where it gave up a durable version with data
+     * (a later version replaced it before it was durable) and the state,
+     * empty or zeros, holds neither. */
+    const struct pc_entry *dv = d != SIZE_MAX ? pc_mark_find (&o->marks[d].m, path) : NULL;
+    c.program = !c.promise && dv && dv->type == PC_ENTRY_FILE && dv->size > 0 &&
+                (kind == PC_V_ZERO_LENGTH || kind == PC_V_ZERO_FILLED);
     c.rule = strdup (c.promise ? "a version a mark declared durable is lost: "
                                  "the filesystem broke its promise"
-                               : "the version lost was never made durable: a crash may lose it");
-    if (c.promise) {
+                     : c.program ? "the workload gave up a durable version: a later one replaced "
+                                   "it before it was durable, and a crash may keep neither"
+                     : "the version lost was never made durable: a crash may lose it");
+    if (c.program && asprintf (&c.fix, "an fsync of %s's new version before it replaces the "
+                               "durable one", path) < 0)
+      c.fix = NULL;
+    if (c.promise || c.program) {
       c.durable_ns = (int64_t) o->marks[d].time_ns;
       if (asprintf (&c.durable_by, "the mark %s", o->marks[d].m.name) < 0)
         c.durable_by = NULL;

@@ -76,6 +76,9 @@ pc_json_finding (const struct pc_finding *fd, enum pc_json_form form)
   pc_json_add_text (x, "allowed", fd->allowed, false, form);
   if (fd->cause.known) {
     json_object_object_add (x, "promise", json_object_new_boolean (fd->cause.promise));
+    json_object_object_add (x, "fault", json_object_new_string (
+                              pc_fault_name (pc_finding_verdict (fd->kind) == PC_V_OK
+                                             ? PC_FAULT_NONE : pc_cause_fault (&fd->cause))));
     json_object *c = pc_json_cause (&fd->cause, form);
     json_object_object_add (c, "class", json_object_new_string (pc_cause_class (fd->kind,
                                                                                &fd->cause)));
@@ -99,6 +102,8 @@ read_cause (json_object *x, struct pc_cause *c)
   c->durable_ns = -1;
   v = pc_json_get (x, "promise", json_type_boolean);
   c->promise = v && json_object_get_boolean (v);
+  v = pc_json_get (x, "fault", json_type_string);
+  c->program = v && strcmp (json_object_get_string (v), "program") == 0;
   if ((v = pc_json_get (o, "rule", json_type_string)) && !(c->rule = strdup (json_object_get_string (v))))
     return -ENOMEM;
   c->call = pc_json_get_bytes (o, "call", &bad);
@@ -143,6 +148,7 @@ pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
   json_object_object_add (o, "dropped", json_object_new_int64 (p->ndrop));
   json_object_object_add (o, "torn", json_object_new_boolean (p->torn));
   json_object_object_add (o, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
+  json_object_object_add (o, "fault", json_object_new_string (pc_fault_name (pc_point_fault (p))));
   json_object_object_add (o, "same_as", p->same_as >= 0
                           ? json_object_new_string (res->points[p->same_as].id) : NULL);
   json_object_object_add (o, "fsck_same_as", p->fsck_as >= 0
@@ -223,6 +229,8 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   {
     json_object *t = pc_json_totals (res->count, res->npoints, res->unique);
     json_object_object_add (t, "promises", json_object_new_int64 ((int64_t) res->promises));
+    json_object_object_add (t, "program_promises",
+                            json_object_new_int64 ((int64_t) res->program_promises));
     json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) res->exposures));
     json_object_object_add (root, "totals", t);
   }

@@ -77,15 +77,20 @@ struct pc_path_sum *pc_report_paths (const struct pc_check_result *res, int kind
 int pc_report_failed (const struct pc_check_result *res);
 
 /* What makes a check fail (its exit status 1): any failing crash point
- * (exposure, the default), or only one that broke a promise (promises:
- * pc_point_broke_promise). */
-enum pc_fail_on { PC_FAIL_ON_EXPOSURE, PC_FAIL_ON_PROMISES };
+ * (exposure, the default), only one that broke a promise (promises: the
+ * filesystem's fault, pc_point_broke_promise), or one that is the
+ * filesystem's or the program's fault (program: pc_point_fault). */
+enum pc_fail_on { PC_FAIL_ON_EXPOSURE, PC_FAIL_ON_PROMISES, PC_FAIL_ON_PROGRAM };
 
-/* Parses "promises" or "exposure".  Returns 0 or -EINVAL. */
+/* Parses "promises", "program" or "exposure".  Returns 0 or -EINVAL. */
 int pc_fail_on_parse (const char *s, enum pc_fail_on *ret);
 
 /* Did res fail, as on says? */
 int pc_report_failed_on (const struct pc_check_result *res, enum pc_fail_on on);
+
+/* Would failing points of each fault fail, as on says (the counts of
+ * points that broke a promise, the program's, exposures)? */
+bool pc_fail_on_counts (enum pc_fail_on on, size_t promises, size_t program, size_t exposures);
 
 /* Durability windows (result.h) in the reports. */
 

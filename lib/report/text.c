@@ -78,6 +78,8 @@ pc_fail_on_parse (const char *s, enum pc_fail_on *ret)
 {
   if (strcmp (s, "promises") == 0)
     *ret = PC_FAIL_ON_PROMISES;
+  else if (strcmp (s, "program") == 0)
+    *ret = PC_FAIL_ON_PROGRAM;
   else if (strcmp (s, "exposure") == 0)
     *ret = PC_FAIL_ON_EXPOSURE;
   else
@@ -85,10 +87,21 @@ pc_fail_on_parse (const char *s, enum pc_fail_on *ret)
   return 0;
 }
 
+bool
+pc_fail_on_counts (enum pc_fail_on on, size_t promises, size_t program, size_t exposures)
+{
+  switch (on) {
+  case PC_FAIL_ON_PROMISES: return promises > 0;
+  case PC_FAIL_ON_PROGRAM: return promises + program > 0;
+  default: return promises + program + exposures > 0;
+  }
+}
+
 int
 pc_report_failed_on (const struct pc_check_result *res, enum pc_fail_on on)
 {
-  return on == PC_FAIL_ON_PROMISES ? res->promises > 0 : pc_report_failed (res);
+  return on == PC_FAIL_ON_EXPOSURE ? pc_report_failed (res)
+         : pc_fail_on_counts (on, res->promises, res->program_promises, res->exposures);
 }
 
 /* Prints s through show (pc_display_name or _text); "?" without memory. */

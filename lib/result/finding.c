@@ -33,12 +33,38 @@ pc_finding_parse (const char *name)
   return v >= 0 && pc_finding_verdict (v) != PC_V_OK ? v : -1;
 }
 
+static const char *const fault_names[] = { "none", "program", "filesystem" };
+
+const char *
+pc_fault_name (enum pc_fault f)
+{
+  return (unsigned) f < sizeof fault_names / sizeof *fault_names ? fault_names[f] : "unknown";
+}
+
+int
+pc_fault_parse (const char *name)
+{
+  for (size_t i = 0; i < sizeof fault_names / sizeof *fault_names; i++)
+    if (strcmp (name, fault_names[i]) == 0)
+      return (int) i;
+  return -1;
+}
+
+enum pc_fault
+pc_cause_fault (const struct pc_cause *c)
+{
+  if (!c->known || c->promise)
+    return PC_FAULT_FILESYSTEM;
+  return c->program ? PC_FAULT_PROGRAM : PC_FAULT_NONE;
+}
+
 const char *
 pc_cause_class (int kind, const struct pc_cause *c)
 {
   if (kind == PC_F_OLDER)
     return "what the application lost";
-  return c->promise ? "a broken promise" : "exposure";
+  return c->promise ? "a broken promise"
+         : c->program ? "a durable version the program gave up" : "exposure";
 }
 
 enum pc_verdict
@@ -110,7 +136,7 @@ pc_findings_clear (struct pc_findings *l)
 
 /* The packed form: u64 count, then per finding a u8 kind, three strings,
  * each a u32 length and its bytes (little-endian), and a u8 of cause
- * flags (1 known, 2 promise); with a cause, four more strings (rule, call,
+ * flags (1 known, 2 promise, 4 program); with a cause, four more strings (rule, call,
  * durable_by, fix; empty for none), u32 pid, u64 time, i64 durable. */
 static int
 put (uint8_t **buf, size_t *len, size_t *cap, const void *p, size_t n)
@@ -137,7 +163,7 @@ put_str (uint8_t **buf, size_t *len, size_t *cap, const char *s)
 static int
 put_cause (uint8_t **buf, size_t *len, size_t *cap, const struct pc_cause *c)
 {
-  uint8_t fl = (uint8_t) ((c->known ? 1 : 0) | (c->promise ? 2 : 0)), n[20];
+  uint8_t fl = (uint8_t) ((c->known ? 1 : 0) | (c->promise ? 2 : 0) | (c->program ? 4 : 0)), n[20];
   int r = put (buf, len, cap, &fl, 1);
 
   if (r < 0 || !c->known)
@@ -219,12 +245,13 @@ get_cause (const uint8_t *p, size_t len, size_t *at, struct pc_cause *c)
   if (*at >= len)
     return -EBADMSG;
   fl = p[(*at)++];
-  if (fl & ~3u)
+  if (fl & ~7u)
     return -EBADMSG;
   c->known = fl & 1;
   c->promise = (fl & 2) != 0;
+  c->program = (fl & 4) != 0;
   if (!c->known)
-    return c->promise ? -EBADMSG : 0;
+    return c->promise || c->program ? -EBADMSG : 0;
   if ((r = get_opt (p, len, at, &c->rule)) < 0 || (r = get_opt (p, len, at, &c->call)) < 0 ||
       (r = get_opt (p, len, at, &c->durable_by)) < 0 || (r = get_opt (p, len, at, &c->fix)) < 0)
     return r;

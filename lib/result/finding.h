@@ -40,6 +40,10 @@ struct pc_cause {
   bool promise;                   /* the version lost had been made durable: a
                                    * broken promise; else exposure of data
                                    * never made durable */
+  bool program;                   /* (not a promise) the program gave up a
+                                   * durable version: it replaced it (a rename
+                                   * over it, a truncate) before the new data
+                                   * was durable, and the state holds neither */
   char *rule;                     /* the rule, for people */
   char *call;                     /* the call that made the version lost, as
                                    * strace prints it */
@@ -78,8 +82,24 @@ void pc_findings_clear (struct pc_findings *l);
  * strings are taken over (freed if it cannot be). */
 void pc_findings_set_cause (struct pc_findings *l, struct pc_cause *c);
 
+/* Whose fault a loss is: the filesystem's (it lost what it had promised:
+ * a version made durable, a durable mark; the filesystem broken), the
+ * program's (it gave up a durable version before the new one was
+ * durable), or nobody's (only data never made durable lost: exposure,
+ * which a crash may do).  Names: "filesystem", "program", "none". */
+enum pc_fault { PC_FAULT_NONE, PC_FAULT_PROGRAM, PC_FAULT_FILESYSTEM };
+const char *pc_fault_name (enum pc_fault f);
+/* Inverse of pc_fault_name; -1 if unknown. */
+int pc_fault_parse (const char *name);
+
+/* The fault of a failing finding of cause c: the filesystem's for a
+ * promise (or a cause not known), the program's where c says so, else
+ * none. */
+enum pc_fault pc_cause_fault (const struct pc_cause *c);
+
 /* What a finding of kind with cause c is, for people: "a broken promise",
- * "exposure" or (PC_F_OLDER) "what the application lost". */
+ * "a durable version the program gave up", "exposure" or (PC_F_OLDER)
+ * "what the application lost". */
 const char *pc_cause_class (int kind, const struct pc_cause *c);
 
 /* Frees a cause's strings and clears it. */

@@ -10,18 +10,34 @@ void
 pc_check_result_recount (struct pc_check_result *res)
 {
   memset (res->count, 0, sizeof res->count);
-  res->promises = res->exposures = 0;
+  res->promises = res->program_promises = res->exposures = 0;
   for (size_t i = 0; i < res->npoints; i++) {
     const struct pc_point *p = &res->points[i];
     if ((unsigned) p->verdict < PC_V_COUNT)
       res->count[p->verdict]++;
     if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
       continue;
-    if (pc_point_broke_promise (p))
-      res->promises++;
-    else
-      res->exposures++;
+    switch (pc_point_fault (p)) {
+    case PC_FAULT_FILESYSTEM: res->promises++; break;
+    case PC_FAULT_PROGRAM: res->program_promises++; break;
+    default: res->exposures++; break;
+    }
   }
+}
+
+enum pc_fault
+pc_point_fault (const struct pc_point *p)
+{
+  if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
+    return PC_FAULT_NONE;
+  if (pc_point_broke_promise (p))
+    return PC_FAULT_FILESYSTEM;
+  for (size_t k = 0; k < p->findings.n; k++) {
+    const struct pc_finding *f = &p->findings.v[k];
+    if (pc_finding_verdict (f->kind) != PC_V_OK && f->cause.known && f->cause.program)
+      return PC_FAULT_PROGRAM;
+  }
+  return PC_FAULT_NONE;
 }
 
 bool

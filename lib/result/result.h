@@ -84,7 +84,10 @@ struct pc_check_result {
   char *verify;                 /* the application's checker given, or NULL */
   char last_mark[PC_ID_MAX];    /* the last of them ("" if none) */
   size_t count[PC_V_COUNT];
-  size_t promises;              /* failing points that broke a promise (below) */
+  size_t promises;              /* failing points that broke a promise (below):
+                                 * the filesystem's fault */
+  size_t program_promises;      /* ... where the program gave up a durable
+                                 * version (pc_point_fault) */
   size_t exposures;             /* ... and those that only exposed data never
                                  * made durable */
   struct pc_check_work work;    /* what checking took (zero in a merged report) */
@@ -142,6 +145,12 @@ void pc_check_result_recount (struct pc_check_result *res);
  * lose, or the application's checker failed with nothing acknowledged
  * lost (its data was not consistent at a point it never vouched for). */
 bool pc_point_broke_promise (const struct pc_point *p);
+
+/* Whose fault failing point p is (finding.h): the filesystem's where it
+ * broke a promise, else the program's where a finding says the program
+ * gave up a durable version, else nobody's.  PC_FAULT_NONE for a point
+ * that does not fail. */
+enum pc_fault pc_point_fault (const struct pc_point *p);
 
 /* Fills the derived fields of res->windows from lost_until and the
  * points' times. */
