@@ -52,10 +52,12 @@ usage (FILE *f)
 "      --ignore-marks    judge files by a traced program's calls alone: of the\n"
 "                        marks, only the first manifest (the tree before it)\n"
 "      --fail-on WHAT    what fails the check: exposure (default: any crash\n"
-"                        point that lost data, made durable or not) or\n"
-"                        promises (only one that broke a promise: lost what\n"
-"                        was made durable, corrupt, unmountable, or app-invalid\n"
-"                        where an acknowledged update was lost)\n"
+"                        point that lost data, made durable or not), program\n"
+"                        (the program's fault or the filesystem's: it gave up\n"
+"                        a durable version before the new one was durable) or\n"
+"                        promises (only the filesystem's: lost what was made\n"
+"                        durable, corrupt, unmountable, or app-invalid where an\n"
+"                        acknowledged update was lost)\n"
 "  -q, --quiet           no text report on stdout\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -164,7 +166,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_IGNORE_MARKS: cfg->oracle_flags |= PC_ORACLE_NO_MARKS; break;
   case OPT_FAIL_ON:
     if (pc_fail_on_parse (arg, &a->out.fail_on) < 0) {
-      cmd_err ("check", "--fail-on %s: not promises or exposure", arg);
+      cmd_err ("check", "--fail-on %s: not exposure, program or promises", arg);
       return pc_usage_error ("check");
     }
     break;

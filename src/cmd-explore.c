@@ -190,7 +190,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_MERGE: a->merge = true; break;
   case OPT_FAIL_ON: {
     enum pc_fail_on fo;
-    if (pc_fail_on_parse (arg, &fo) < 0) {
+    if (pc_fail_on_parse (arg, &fo) < 0 || fo == PC_FAIL_ON_PROGRAM) {
       cmd_err ("explore", "--fail-on %s: not promises or exposure", arg);
       return pc_usage_error ("explore");
     }

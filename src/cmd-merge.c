@@ -19,7 +19,8 @@ merge_usage (void)
           "Join the JSON reports of the shards of one check into the report an\n"
           "unsharded check gives: text on stdout, JSON or HTML to OUT.\n"
           "--fail-on promises makes only a crash point that broke a promise fail\n"
-          "it (as powercut check).\n"
+          "it, --fail-on program one that is the program's fault too (as powercut\n"
+          "check).\n"
           "\n"
           "Exit status: 0 every crash point survived, 1 some did not, 2 error or some\n"
           "point could not be checked.\n");
@@ -44,7 +45,7 @@ cmd_merge (int argc, char **argv)
     switch (c) {
     case 'f':
       if (pc_fail_on_parse (optarg, &out.fail_on) < 0) {
-        cmd_err ("merge", "--fail-on %s: not promises or exposure", optarg);
+        cmd_err ("merge", "--fail-on %s: not exposure, program or promises", optarg);
         return pc_usage_error ("merge");
       }
       break;

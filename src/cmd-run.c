@@ -74,8 +74,10 @@ usage (FILE *f)
 "                        built-in workload, which places its own marks, is not)\n"
 "      --all-cpus        a traced workload may run on every CPU (default: the\n"
 "                        tracer's, where each traced call costs least)\n"
-"      --fail-on WHAT    exposure (default: any lost data fails) or promises\n"
-"                        (only a broken promise: durable data lost, corrupt)\n"
+"      --fail-on WHAT    exposure (default: any lost data fails), program (the\n"
+"                        program's fault or the filesystem's: a durable version\n"
+"                        given up, or a broken promise) or promises (only the\n"
+"                        filesystem's: durable data lost, corrupt)\n"
 "  -q, --quiet           no progress lines on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -369,7 +371,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_TRACE: a->trace = 1; break;
   case OPT_FAIL_ON:
     if (pc_fail_on_parse (arg, &a->job.fail_on) < 0) {
-      cmd_err ("run", "--fail-on %s: not promises or exposure", arg);
+      cmd_err ("run", "--fail-on %s: not exposure, program or promises", arg);
       return pc_usage_error ("run");
     }
     break;

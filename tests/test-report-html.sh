@@ -24,7 +24,7 @@ shot ()
 
 # shown_counts: "verdict=count" of the chips the page shows, sorted
 shown_counts () { grep -o 'data-verdict="[a-z-]*" data-count="[0-9]*"' <<<"$dom" | sed 's/data-verdict="\([a-z-]*\)" data-count="\([0-9]*\)"/\1=\2/' | sort | tr '\n' ' '; }
-json_counts () { python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(" ".join(sorted("%s=%d" % (k, v) for k, v in t.items() if k not in ("points", "unique", "promises", "exposures") and (v or k == "ok"))) + " ")' "$1"; }
+json_counts () { python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(" ".join(sorted("%s=%d" % (k, v) for k, v in t.items() if k not in ("points", "unique", "promises", "program_promises", "exposures") and (v or k == "ok"))) + " ")' "$1"; }
 
 # 1. 100,000 crash points (a synthetic report, through merge --html)
 python3 - "$tmp/big.json" <<'PY'

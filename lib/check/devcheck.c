@@ -188,6 +188,7 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set,
     in.verdict = (enum pc_verdict) pc_verdict_worse ((int) in.verdict, (int) p->verdict);
     in.promise |= p->verdict != PC_V_OK && p->verdict != PC_V_NOT_CHECKED &&
                   pc_point_broke_promise (p);
+    in.program |= pc_point_fault (p) == PC_FAULT_PROGRAM;
   }
   if (!judged) {
     free (in.point);
@@ -210,7 +211,7 @@ static void
 count (struct pc_devcheck_result *res)
 {
   memset (res->count, 0, sizeof res->count);
-  res->promises = res->exposures = 0;
+  res->promises = res->program_promises = res->exposures = 0;
   for (size_t i = 0; i < res->ninst; i++) {
     struct pc_instant *in = &res->inst[i];
     if (in->app != PC_V_COUNT) {
@@ -226,6 +227,8 @@ count (struct pc_devcheck_result *res)
     if (in->verdict != PC_V_OK && in->verdict != PC_V_NOT_CHECKED) {
       if (in->promise)
         res->promises++;
+      else if (in->program)
+        res->program_promises++;
       else
         res->exposures++;
     }

@@ -70,6 +70,8 @@ struct pc_instant {
                                  * runs --verify here (always, unsharded) */
   enum pc_verdict verdict;      /* the worst of theirs (and of app) */
   bool promise;                 /* failing, and one of them broke a promise */
+  bool program;                 /* ... or (not promise) one is the program's
+                                 * fault (pc_point_fault) */
   enum pc_verdict *pair;        /* per device: a filesystem judged with its
                                  * journal's device (see above), else PC_V_COUNT */
   char pair_note[1024];         /* what e2fsck found, for the first failing one */
@@ -96,7 +98,8 @@ struct pc_devcheck_result {
   size_t ninst;
   struct pc_instant *inst;      /* judged instants, in time order */
   size_t count[PC_V_COUNT];
-  size_t promises, exposures;   /* failing instants of each kind */
+  size_t promises, program_promises, exposures;  /* failing instants of each
+                                                * fault (result.h) */
 };
 
 /* Checks the device set in dir with cfg's settings (its log_path is not

@@ -500,8 +500,8 @@ program_cause (const struct pc_history *h, const struct phist *p, const char *pa
   free (c->fix);
   c->rule = NULL;
   c->fix = NULL;
-  if (asprintf (&c->rule, "the program gave up a durable version: %s replaced it before the "
-                "new data was durable, and a crash may keep neither",
+  if (asprintf (&c->rule, "%s replaced it before the new data was durable, and a crash may "
+                "keep neither",
                 by < h->ncalls ? h->calls[by].text : "a call") < 0)
     return -ENOMEM;
   if (renamed && by < h->ncalls)

@@ -567,8 +567,8 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
                 (kind == PC_V_ZERO_LENGTH || kind == PC_V_ZERO_FILLED);
     c.rule = strdup (c.promise ? "a version a mark declared durable is lost: "
                                  "the filesystem broke its promise"
-                     : c.program ? "the workload gave up a durable version: a later one replaced "
-                                   "it before it was durable, and a crash may keep neither"
+                     : c.program ? "a later version replaced it before it was durable, and a "
+                                   "crash may keep neither"
                      : "the version lost was never made durable: a crash may lose it");
     if (c.program && asprintf (&c.fix, "an fsync of %s's new version before it replaces the "
                                "durable one", path) < 0)

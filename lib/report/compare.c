@@ -33,6 +33,9 @@ pc_outcome_set (struct pc_outcome *o, struct pc_check_result *res)
   o->unique = res->unique;
   memcpy (o->count, res->count, sizeof o->count);
   o->files = files_affected (res);
+  o->promises = res->promises;
+  o->program = res->program_promises;
+  o->exposures = res->exposures;
   pc_windows_summary (res, &o->win);
 }
 
@@ -49,18 +52,21 @@ secs (char *buf, size_t len, bool have, uint64_t ns)
 
 /* The windows' columns: the longest (with "+": some version was still at
  * risk at the last crash point, for that long), the median, and how long
- * acknowledged data stayed lost. */
+ * acknowledged data stayed lost, and whose doing that was where it was
+ * the program's (it gave the version up). */
 static void
 window_cols (FILE *f, const struct pc_window_summary *s)
 {
-  char a[32], b[32], c[32];
+  char a[32], b[32], c[48];
 
   if (s->never && s->open_ns >= s->longest_ns)
     snprintf (a, sizeof a, ">%.1f s", (double) s->open_ns / 1e9);
   else
     secs (a, sizeof a, s->longest != SIZE_MAX, s->longest_ns);
-  fprintf (f, "  | %14s  %6s  %10s", a, secs (b, sizeof b, s->longest != SIZE_MAX, s->median_ns),
-           secs (c, sizeof c, s->ack_exposed != SIZE_MAX, s->ack_exposed_ns));
+  secs (c, sizeof c, s->ack_exposed != SIZE_MAX, s->ack_exposed_ns);
+  if (s->ack_exposed != SIZE_MAX && s->ack_fault == PC_FAULT_PROGRAM)
+    strcat (c, " program");
+  fprintf (f, "  | %14s  %6s  %10s", a, secs (b, sizeof b, s->longest != SIZE_MAX, s->median_ns), c);
 }
 
 /* The comparison; with app (--verify given), a column for app-invalid. */
@@ -98,7 +104,7 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
     fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
   for (size_t i = 0; i < n; i++)
     windows |= cf[i].ok && cf[i].win.n > 0;
-  fprintf (f, "  files%s%s\n", unchecked ? "  | not checked" : "",
+  fprintf (f, "  files  | fault: filesystem  program  none%s%s\n", unchecked ? "  | not checked" : "",
            windows ? "  | longest window  median  acked lost" : "");
   for (size_t i = 0; i < n; i++) {
     fprintf (f, "%-*s  ", (int) w, cf[i].label);
@@ -109,7 +115,8 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
     fprintf (f, "%6zu", cf[i].points);
     for (size_t k = 0; k < ncols; k++)
       fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
-    fprintf (f, "  %5zu", cf[i].files);
+    fprintf (f, "  %5zu  | %17zu  %7zu  %4zu", cf[i].files, cf[i].promises, cf[i].program,
+             cf[i].exposures);
     if (unchecked)
       fprintf (f, "  | %11zu", cf[i].count[PC_V_NOT_CHECKED]);
     if (windows)
@@ -139,6 +146,9 @@ pc_compare_json (const char *path, const char *workload, const struct pc_outcome
       json_object_object_del (t, "unique");   /* the comparison never said it */
       json_object_object_add (o, "totals", t);
       json_object_object_add (o, "files_affected", json_object_new_int64 ((int64_t) cf[i].files));
+      json_object_object_add (t, "promises", json_object_new_int64 ((int64_t) cf[i].promises));
+      json_object_object_add (t, "program_promises", json_object_new_int64 ((int64_t) cf[i].program));
+      json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) cf[i].exposures));
       json_object_object_add (o, "windows", pc_windows_summary_json (&cf[i].win));
     }
     json_object_array_add (arr, o);

@@ -28,7 +28,8 @@ struct pc_outcome {
   struct pc_check_result *res;  /* the check's result, for the page (the
                                  * outcome's owner frees it); NULL for ... */
   bool set;                     /* ... a device set: its instants counted */
-  size_t promises, exposures;   /* its failing instants of each kind */
+  size_t promises, program, exposures;  /* its failing points (instants) of each
+                                        * fault (result.h) */
 };
 
 /* o was recorded and checked, with the result res: takes its numbers and

@@ -123,11 +123,11 @@ same_check (json_object **sh, char *const *paths, size_t n, struct pc_err *err)
  * name -> state id -> {verdict, promise}). */
 static void
 judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *promises,
-       size_t *exposures)
+       size_t *program, size_t *exposures)
 {
   json_object *devs = pc_json_member (x, "devices");
   int v = PC_V_OK;
-  bool promise = false, fs_bad = false;
+  bool promise = false, fs_bad = false, prog = false;
 
   json_object_object_foreach (devs, name, e) {
     const char *ev;
@@ -143,6 +143,8 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
                                                                       : "not-checked"));
         json_object_object_add (e, "promise", json_object_new_boolean (
                                   k && json_object_get_boolean (pc_json_member (k, "promise"))));
+        json_object_object_add (e, "fault", json_object_new_string (
+                                  k && pc_json_str (k, "fault") ? pc_json_str (k, "fault") : "none"));
       }
     }
     else if (pc_json_str (e, "verdict") == NULL)
@@ -150,6 +152,7 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
     ev = pc_json_str (e, "verdict");
     v = pc_verdict_worse (v, pc_verdict_parse (ev));
     fs_bad |= bad_fs (ev);
+    prog |= pc_json_str (e, "fault") && strcmp (pc_json_str (e, "fault"), "program") == 0;
     promise |= json_object_get_boolean (pc_json_member (e, "promise")) ||
                (pc_json_str (e, "journal_on") && bad_fs (ev) && strcmp (ev, "not-checked") != 0);
   }
@@ -163,11 +166,14 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
     promise |= strcmp (pc_json_str (x, "app"), "app-invalid") == 0;
   }
   promise &= v != PC_V_OK && v != PC_V_NOT_CHECKED;
+  prog &= !promise && v != PC_V_OK && v != PC_V_NOT_CHECKED;
   json_object_object_add (x, "verdict", json_object_new_string (pc_verdict_info (v)->name));
   json_object_object_add (x, "promise", json_object_new_boolean (promise));
+  json_object_object_add (x, "fault", json_object_new_string (promise ? "filesystem"
+                                                              : prog ? "program" : "none"));
   count[v]++;
   if (v != PC_V_OK && v != PC_V_NOT_CHECKED)
-    ++*(promise ? promises : exposures);
+    ++*(promise ? promises : prog ? program : exposures);
 }
 
 /* The devices' names in the report's order (sorted), for by_time. */
@@ -221,7 +227,7 @@ join (json_object **sh, size_t n, size_t *unchecked)
   json_object *index = json_object_new_object (), *insts = json_object_new_array ();
   json_object *devs = copy (pc_json_member (sh[0], "devices"));
   json_object *totals = json_object_new_object ();
-  size_t count[PC_V_COUNT] = { 0 }, promises = 0, exposures = 0;
+  size_t count[PC_V_COUNT] = { 0 }, promises = 0, program = 0, exposures = 0;
 
   /* every device's states, from the shard that checked each */
   for (size_t i = 0; i < n; i++) {
@@ -278,7 +284,7 @@ join (json_object **sh, size_t n, size_t *unchecked)
   for (size_t k = 0; k < json_object_array_length (insts); k++) {
     json_object *x = json_object_array_get_idx (insts, k);
     const char *id = pc_json_str (x, "id"), *colon = strchr (id, ':');
-    judge (x, known, count, &promises, &exposures);
+    judge (x, known, count, &promises, &program, &exposures);
     *unchecked += pc_json_str (x, "app") && strcmp (pc_json_str (x, "app"), "not-checked") == 0;
     if (colon && strchr (colon, '/')) {   /* a finer state, checked where it was made */
       char name[256];
@@ -297,6 +303,7 @@ join (json_object **sh, size_t n, size_t *unchecked)
   for (int v = 0; v < PC_V_COUNT; v++)
     json_object_object_add (totals, pc_verdict_info (v)->name, json_object_new_uint64 (count[v]));
   json_object_object_add (totals, "promises", json_object_new_uint64 (promises));
+  json_object_object_add (totals, "program_promises", json_object_new_uint64 (program));
   json_object_object_add (totals, "exposures", json_object_new_uint64 (exposures));
   json_object_object_add (out, "totals", totals);
   json_object_object_add (out, "instants", insts);
@@ -339,8 +346,9 @@ pc_devcheck_merge (char *const *paths, size_t n, const struct pc_outputs *o, str
   }
   if (r == 0) {
     tot = pc_json_member (m, "totals");
-    r = json_object_get_int64 (pc_json_member (tot, "promises")) +
-        (o->fail_on == PC_FAIL_ON_PROMISES ? 0 : json_object_get_int64 (pc_json_member (tot, "exposures"))) > 0
+    r = pc_fail_on_counts (o->fail_on, (size_t) json_object_get_int64 (pc_json_member (tot, "promises")),
+                           (size_t) json_object_get_int64 (pc_json_member (tot, "program_promises")),
+                           (size_t) json_object_get_int64 (pc_json_member (tot, "exposures")))
         ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
     if (unchecked > 0) {
       pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "

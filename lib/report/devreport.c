@@ -76,9 +76,12 @@ pc_devset_text (FILE *f, json_object *o)
     if (pc_json_u64 (tot, pc_verdict_info (v)->name))
       fprintf (f, "  %-13s %" PRIu64 "\n", pc_verdict_info (v)->name,
                pc_json_u64 (tot, pc_verdict_info (v)->name));
-  if (pc_json_u64 (tot, "promises") + pc_json_u64 (tot, "exposures"))
-    fprintf (f, "of the failing: %" PRIu64 " broke a promise, %" PRIu64 " only exposed data "
-             "never made durable\n", pc_json_u64 (tot, "promises"), pc_json_u64 (tot, "exposures"));
+  if (pc_json_u64 (tot, "promises") + pc_json_u64 (tot, "program_promises") +
+      pc_json_u64 (tot, "exposures"))
+    fprintf (f, "of the failing: %" PRIu64 " broke a promise (the filesystem's fault), %" PRIu64
+             " the program's (it gave up a durable version), %" PRIu64 " only exposed data "
+             "never made durable\n", pc_json_u64 (tot, "promises"),
+             pc_json_u64 (tot, "program_promises"), pc_json_u64 (tot, "exposures"));
   for (size_t i = 0; i < ni; i++) {
     json_object *x = json_object_array_get_idx (insts, i), *st = pc_json_member (x, "devices");
     const char *v = pc_json_str (x, "verdict");
@@ -121,10 +124,12 @@ state_json (const char *id, const struct pc_point *p)
   json_object_object_add (s, "state", json_object_new_string (id));
   json_object_object_add (s, "verdict", p ? json_object_new_string (pc_verdict_info (p->verdict)->name)
                                           : NULL);
-  if (p)
+  if (p) {
     json_object_object_add (s, "promise", json_object_new_boolean (
                               p->verdict != PC_V_OK && p->verdict != PC_V_NOT_CHECKED &&
                               pc_point_broke_promise (p)));
+    json_object_object_add (s, "fault", json_object_new_string (pc_fault_name (pc_point_fault (p))));
+  }
   return s;
 }
 
@@ -165,6 +170,11 @@ instant_json (const struct pc_devcheck_result *res, const struct pc_instant *in)
   json_object_object_add (x, "time", json_object_new_double (in->time_ns / 1e9));
   json_object_object_add (x, "verdict", json_object_new_string (pc_verdict_info (in->verdict)->name));
   json_object_object_add (x, "promise", json_object_new_boolean (in->promise));
+  json_object_object_add (x, "fault", json_object_new_string (
+                            pc_fault_name (in->promise ? PC_FAULT_FILESYSTEM
+                                           : in->program && in->verdict != PC_V_OK &&
+                                             in->verdict != PC_V_NOT_CHECKED
+                                           ? PC_FAULT_PROGRAM : PC_FAULT_NONE)));
   for (size_t j = 0; j < res->ndev; j++) {
     const struct pc_point *p = pc_instant_point (res, in, j);
     json_object *s = NULL;
@@ -219,6 +229,7 @@ devset_json (const struct pc_devcheck_result *res)
     json_object_object_add (totals, pc_verdict_info (v)->name,
                             json_object_new_uint64 (res->count[v]));
   json_object_object_add (totals, "promises", json_object_new_uint64 (res->promises));
+  json_object_object_add (totals, "program_promises", json_object_new_uint64 (res->program_promises));
   json_object_object_add (totals, "exposures", json_object_new_uint64 (res->exposures));
   json_object_object_add (o, "totals", totals);
   for (size_t i = 0; i < res->ninst; i++)
@@ -259,7 +270,7 @@ pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs
           (res->fine && res->fine[j] ? res->fine[j]->count[PC_V_NOT_CHECKED] : 0);
   for (size_t i = 0; i < res->ninst; i++)
     nc += res->inst[i].app == PC_V_NOT_CHECKED;     /* the checker told nothing */
-  r = (o->fail_on == PC_FAIL_ON_PROMISES ? res->promises : res->promises + res->exposures) > 0
+  r = pc_fail_on_counts (o->fail_on, res->promises, res->program_promises, res->exposures)
       ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
   if (nc > 0) {
     pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "

@@ -60,11 +60,22 @@ paths_json (const struct pc_check_result *res, int kind)
   struct pc_path_sum *v = pc_report_paths (res, kind, &n);
 
   for (size_t j = 0; j < n; j++) {
-    const struct pc_finding *fd = v[j].first;
-    json_object *o = pc_json_finding (fd, PC_JSON_SHOWN);
+    const struct pc_finding *fd = v[j].worst;
+    json_object *o = pc_json_finding (fd, PC_JSON_SHOWN), *k = json_object_new_object ();
     json_object_object_add (o, "first", json_object_new_string (v[j].first_id));
     json_object_object_add (o, "count", json_object_new_int ((int) v[j].npoints));
     json_object_object_add (o, "last", json_object_new_string (v[j].last_id));
+    json_object_object_add (o, "at", json_object_new_string (v[j].worst_id));
+    /* at how many points each failing verdict, and each fault */
+    for (int vk = 0; vk < PC_V_COUNT; vk++)
+      if (v[j].count[vk])
+        json_object_object_add (k, pc_finding_name (vk), json_object_new_int64 ((int64_t) v[j].count[vk]));
+    json_object_object_add (o, "counts", k);
+    k = json_object_new_object ();
+    for (int ft = PC_FAULT_NONE; ft <= PC_FAULT_FILESYSTEM; ft++)
+      if (v[j].faults[ft])
+        json_object_object_add (k, pc_fault_name (ft), json_object_new_int64 ((int64_t) v[j].faults[ft]));
+    json_object_object_add (o, "faults", k);
     json_object_array_add (arr, o);
   }
   free (v);
@@ -176,14 +187,25 @@ config_json (const struct pc_html_config *hc)
     json_object_array_add (t_arr, pc_json_seconds (p->time_ns));
     json_object_array_add (v, json_object_new_int ((int) p->verdict));
     json_object_array_add (ids, json_object_new_string (p->id));
-    if (p->verdict == PC_V_OK)
-      continue;
-    if (p->verdict == PC_V_NOT_CHECKED) {
-      if (nnot++ < MAX_FAILING_LISTED)
-        json_object_array_add (unchecked, pc_json_point (res, p, PC_JSON_SHOWN));
-    }
-    else if (nfail++ < MAX_FAILING_LISTED)
-      json_object_array_add (failing, pc_json_point (res, p, PC_JSON_SHOWN));
+    if (p->verdict == PC_V_NOT_CHECKED && nnot++ < MAX_FAILING_LISTED)
+      json_object_array_add (unchecked, pc_json_point (res, p, PC_JSON_SHOWN));
+  }
+  /* the failing points, the most telling first, as the text lists them */
+  {
+    size_t *rk = pc_report_ranked (res, &nfail);
+    for (size_t j = 0; rk && j < nfail && j < MAX_FAILING_LISTED; j++)
+      json_object_array_add (failing, pc_json_point (res, &res->points[rk[j]], PC_JSON_SHOWN));
+    free (rk);
+  }
+  {
+    char *l1, *l2;
+    json_object *hl = json_object_new_array ();
+    pc_report_headline (res, &l1, &l2);
+    json_object_array_add (hl, json_object_new_string (l1 ? l1 : "?"));
+    json_object_array_add (hl, json_object_new_string (l2 ? l2 : "?"));
+    json_object_object_add (o, "headline", hl);
+    free (l1);
+    free (l2);
   }
   /* The replay command around a point's id, as the text report prints it. */
   {
@@ -208,6 +230,13 @@ config_json (const struct pc_html_config *hc)
   json_object_object_add (t, "failing", json_object_new_int64 ((int64_t) nfail));
   json_object_object_add (t, "unchecked", json_object_new_int64 ((int64_t) nnot));
   json_object_object_add (o, "totals", t);
+  {
+    json_object *fo = json_object_new_object ();
+    json_object_object_add (fo, "filesystem", json_object_new_int64 ((int64_t) res->promises));
+    json_object_object_add (fo, "program", json_object_new_int64 ((int64_t) res->program_promises));
+    json_object_object_add (fo, "none", json_object_new_int64 ((int64_t) res->exposures));
+    json_object_object_add (o, "faults", fo);
+  }
   json_object_object_add (o, "not_judged", paths_json (res, PC_F_NOT_JUDGED));
   json_object_object_add (o, "older", paths_json (res, PC_F_OLDER));
   paths = paths_json (res, -1);

@@ -82,6 +82,11 @@ pc_json_finding (const struct pc_finding *fd, enum pc_json_form form)
     json_object *c = pc_json_cause (&fd->cause, form);
     json_object_object_add (c, "class", json_object_new_string (pc_cause_class (fd->kind,
                                                                                &fd->cause)));
+    if (form == PC_JSON_SHOWN) {
+      char *why = pc_report_why (fd->kind, &fd->cause);
+      json_object_object_add (x, "why", why ? json_object_new_string (why) : NULL);
+      free (why);
+    }
     json_object_object_add (x, "cause", c);
   }
   return x;

@@ -11,12 +11,11 @@ D.verdicts.forEach(function(v){C[v.name]=v.colour;RANK[v.name]=v.rank;MEANING[v.
 const OK=NAMES[0],NC=D.verdicts.find(v=>!v.verdict).name,V=NAMES.filter(v=>v!==NC);
 function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
 function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag||'td');if(c instanceof Node)td.appendChild(c);else td.textContent=String(c);tr.appendChild(td);}return tr;}
-/* A finding's cause: the rule (a broken promise, or exposure of data never
-   made durable), the call behind the version lost, when it was durable, the fix. */
-function why(p){if(!p.cause)return '';const c=p.cause;
-  return (c.class||'')+': '+(c.rule||'')+(c.call?'; '+c.call+' at '+secs(c.time):'')+
-    (c.durable_at!==null&&c.durable_at!==undefined?'; durable at '+secs(c.durable_at)+(c.durable_by?' by '+c.durable_by:''):(c.call?'; never durable':''))+
-    (c.fix?'; fix: '+c.fix:'');}
+/* A finding's cause, as the text report's why: line says it (the rule and
+   whose fault, the call behind the version lost, when it was durable, the fix). */
+function why(p){return p.why||'';}
+const WHOSE={filesystem:'the filesystem\'s fault',program:'the program\'s fault',none:'nobody\'s fault: only data never made durable'};
+function faults(o){return ['filesystem','program','none'].filter(k=>o&&o[k]).map(k=>k+' '+o[k]).join(', ');}
 function secs(x){return x===null||x===undefined?'-':x.toFixed(1)+' s';}
 function winCells(w){return [(w.not_durable&&w.open>=(w.longest||0)?'>'+secs(w.open):secs(w.longest)),secs(w.median),w.acknowledged_lost?secs(w.acknowledged_exposed):'-'];}
 const TMAX=Math.max(1e-3,...D.configs.map(c=>c.duration));
@@ -27,8 +26,8 @@ document.getElementById('title').textContent=D.title;
 if(D.configs.length>1){
   const h=el('h2','Comparison');const t=el('table');t.id='comparison';
   const anyNC=D.configs.some(c=>c.totals[NC]>0),anyW=D.configs.some(c=>c.windows.versions>0);
-  t.appendChild(row(['configuration','crash points'].concat(V,['files affected'],anyNC?['not checked']:[],anyW?['longest window','median window','acknowledged lost']:[]),'th'));
-  D.configs.forEach(function(c,i){const r=row([c.label,c.totals.points].concat(V.map(v=>c.totals[v]),[c.files],anyNC?[c.totals[NC]]:[],anyW?winCells(c.windows):[]));
+  t.appendChild(row(['configuration','crash points'].concat(V,['files affected','the filesystem\'s fault','the program\'s fault','nobody\'s fault'],anyNC?['not checked']:[],anyW?['longest window','median window','acknowledged lost']:[]),'th'));
+  D.configs.forEach(function(c,i){const r=row([c.label,c.totals.points].concat(V.map(v=>c.totals[v]),[c.files,c.faults.filesystem,c.faults.program,c.faults.none],anyNC?[c.totals[NC]]:[],anyW?winCells(c.windows):[]));
     for(let k=1;k<r.children.length;k++)r.children[k].className='n';r.dataset.config=i;t.appendChild(r);});
   const d=document.getElementById('compare');d.appendChild(h);d.appendChild(t);
 }
@@ -47,6 +46,7 @@ document.getElementById('configs').appendChild(legend);
 D.configs.forEach(function(c,ci){
   const sec=el('section');sec.id='config-'+ci;
   sec.appendChild(el('h2',c.label));
+  const hl=el('div',null,'headline');hl.appendChild(el('strong',c.headline[0]));hl.appendChild(el('br'));hl.appendChild(el('span',c.headline[1]));sec.appendChild(hl);
   sec.appendChild(el('div',c.log+' \u2014 model '+c.model+', '+c.totals.points+' crash points from '+
     (c.from||'the start')+' (record '+c.from_record+') of '+c.records+' records, '+c.totals.unique+' distinct images','muted'));
   const tot=el('div');tot.className='totals';
@@ -65,26 +65,26 @@ D.configs.forEach(function(c,ci){
   if(c.windows.versions>0){const w=c.windows;sec.appendChild(el('h3','Durability windows'));
     sec.appendChild(el('div',w.versions+' versions: longest '+secs(w.longest)+', median '+secs(w.median)+
       (w.not_durable?'; '+w.not_durable+' not durable by the last crash point (at risk '+secs(w.open)+' by then)':'')+
-      '; acknowledged data lost after its durable mark: '+(w.acknowledged_lost?'up to '+secs(w.acknowledged_exposed):'none')+
-      '. Each bar runs from the mark (or call) that made a version until no crash loses it; yellow while crash states after it still lost it though it was never promised durable, red while they lost it after it was made durable (a broken promise), orange: not durable by the end.'+
+      '; acknowledged data lost after its durable mark: '+(w.acknowledged_lost?'up to '+secs(w.acknowledged_exposed)+(w.acknowledged_fault==='program'?' (the program\'s doing: it gave that version up before the next was durable)':''):'none')+
+      '. Each bar runs from the mark (or call) that made a version until no crash loses it; yellow while crash states after it still lost it though it was never promised durable, red while they lost it after it was made durable (a broken promise, or the program gave it up), orange: not durable by the end.'+
       (w.paths.length<w.npaths?' The '+w.paths.length+' paths with the longest windows of '+w.npaths+'.':''),'muted'));
     const wt=el('div',null,'tl windows');const wc=document.createElement('canvas');wc.className='windows';wt.appendChild(wc);sec.appendChild(wt);
     drawWin(c,wc);redraw.push(()=>drawWin(c,wc));}
   if(c.paths.length){sec.appendChild(el('h3','Failing paths ('+c.paths.length+')'));const t=el('table');t.className='paths';
-    t.appendChild(row(['path','verdict','points','first','last','found','allowed','why'],'th'));
-    c.paths.forEach(function(p){const r=row([p.path,chip(p.verdict,''),p.count,p.first,p.last,p.found,p.allowed,why(p)]);
-      r.children[0].className='mono';r.children[5].className='mono';r.children[6].className='mono';t.appendChild(r);});
+    t.appendChild(row(['path','points','verdicts','fault','first','last','at','found there','allowed','why'],'th'));
+    c.paths.forEach(function(p){const r=row([p.path,p.count,Object.keys(p.counts).map(k=>k+' '+p.counts[k]).join(', '),faults(p.faults),p.first,p.last,p.at,p.found,p.allowed,why(p)]);
+      r.children[0].className='mono';r.children[7].className='mono';r.children[8].className='mono';t.appendChild(r);});
     sec.appendChild(t);}
   if(c.older.length){sec.appendChild(el('h3','What the application lost ('+c.older.length+')'));
     sec.appendChild(el('div','Where the application\'s checker failed, these paths held an older version than the program had by its last acknowledgement: a crash may keep one, but the application counted on the newer.','muted'));
     const t=el('table');t.className='older';t.appendChild(row(['path','points','first','last','found','why'],'th'));
     c.older.forEach(function(p){const r=row([p.path,p.count,p.first,p.last,p.found,why(p)]);r.children[0].className='mono';r.children[4].className='mono';t.appendChild(r);});
     sec.appendChild(t);}
-  if(c.failing.length){sec.appendChild(el('h3','Failing crash points ('+c.totals.failing+(c.failing.length<c.totals.failing?', the first '+c.failing.length+' listed':'')+')'));
-    const t=el('table');t.className='failing';t.appendChild(row(['crash point','verdict','what','rebuild it'],'th'));
-    c.failing.forEach(function(f){const what=f.findings.map(x=>x.verdict+' '+x.path+': '+x.found+(x.cause?' ('+why(x)+')':'')).concat(f.evidence).join('\n');
+  if(c.failing.length){sec.appendChild(el('h3','Failing crash points ('+c.totals.failing+(c.failing.length<c.totals.failing?', the '+c.failing.length+' most telling listed':', the most telling first')+')'));
+    const t=el('table');t.className='failing';t.appendChild(row(['crash point','verdict','whose fault','what, and why','rebuild it'],'th'));
+    c.failing.forEach(function(f){const what=f.findings.map(x=>x.verdict+' '+x.path+': '+x.found+(x.why?'\nwhy: '+x.why:'')).concat(f.evidence).join('\n');
       const w=el('div',what,'mono');w.style.whiteSpace='pre-wrap';
-      t.appendChild(row([el('code',f.id),chip(f.verdict,''),w,el('code',f.replay)]));});
+      t.appendChild(row([el('code',f.id),chip(f.verdict,''),WHOSE[f.fault]||f.fault,w,el('code',f.replay)]));});
     sec.appendChild(t);}
   if(c.unchecked.length){sec.appendChild(el('h3','Crash points not checked ('+c.totals.unchecked+(c.unchecked.length<c.totals.unchecked?', the first '+c.unchecked.length+' listed':'')+')'));
     const t=el('table');t.className='unchecked';t.appendChild(row(['crash point','why','rebuild it'],'th'));

@@ -55,16 +55,34 @@ int pc_report_read_json (const char *path, struct pc_check_result **ret,
 int pc_report_merge (struct pc_check_result **parts, size_t n,
                      struct pc_check_result **ret, struct pc_err *why);
 
+/* Why a finding is one, in a line for people: its class and rule, the
+ * call that wrote what was lost and when (if ever) it was durable, and the
+ * fix.  A malloc'd string, or NULL (no memory). */
+char *pc_report_why (int kind, const struct pc_cause *c);
+
+/* What a person reads first: line 1, what was lost and whose fault (the
+ * filesystem's, the program's, nobody's: only data never made durable),
+ * or that nothing was; line 2, which files, or what was checked.  Two
+ * malloc'd strings (NULL without memory; the caller frees both). */
+void pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **ret_line2);
+
 /* The command that rebuilds a point's image. */
 void pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *p,
                            char *buf, size_t len);
 
 /* A path of the findings: the first finding of it (in crash-point order),
- * at how many points it was found, the first and the last. */
+ * at how many points it was found, the first and the last; the one whose
+ * fault weighs most (the filesystem's, the program's, nobody's: the first
+ * of those), and at how many points each failing verdict and each fault
+ * was found. */
 struct pc_path_sum {
   const struct pc_finding *first;
   size_t npoints;
   const char *first_id, *last_id;
+  const struct pc_finding *worst;
+  const char *worst_id;
+  size_t count[PC_V_COUNT];
+  size_t faults[PC_FAULT_FILESYSTEM + 1];
 };
 
 /* The distinct paths of res's findings of kind (a finding kind, or -1:

@@ -37,6 +37,12 @@ json_object *pc_json_finding (const struct pc_finding *fd, enum pc_json_form for
 json_object *pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
                             enum pc_json_form form);
 
+/* The indices of res's failing points, the most telling first: the
+ * filesystem's faults, then the program's, then nobody's, each the first
+ * point of each file and rule first (text.c).  A malloc'd array of *ret_n,
+ * or NULL without memory. */
+size_t *pc_report_ranked (const struct pc_check_result *res, size_t *ret_n);
+
 /* Adds key: s in form (a path if path, else a line of text). */
 void pc_json_add_text (json_object *o, const char *key, const char *s, bool path,
                        enum pc_json_form form);

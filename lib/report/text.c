@@ -145,15 +145,76 @@ pc_report_paths (const struct pc_check_result *res, int kind, size_t *ret_n)
           return NULL;
         }
         memmove (v + lo + 1, v + lo, (n - lo) * sizeof *v);
-        v[lo] = (struct pc_path_sum) { fd, 0, p->id, p->id };
+        v[lo] = (struct pc_path_sum) { fd, 0, p->id, p->id, fd, p->id, { 0 }, { 0 } };
         n++;
       }
       v[lo].npoints++;
       v[lo].last_id = p->id;
+      if (pc_finding_verdict (fd->kind) != PC_V_OK) {
+        enum pc_fault ft = pc_cause_fault (&fd->cause);
+        v[lo].count[fd->kind]++;
+        v[lo].faults[ft]++;
+        if (ft > pc_cause_fault (&v[lo].worst->cause)) {
+          v[lo].worst = fd;
+          v[lo].worst_id = p->id;
+        }
+      }
     }
   }
   *ret_n = n;
   return v;
+}
+
+/* How a finding's lost version came to be durable, for people: never,
+ * or when and by what, counted from the call that wrote it. */
+static void
+durable_text (FILE *f, const struct pc_cause *c)
+{
+  if (c->durable_ns < 0) {
+    fputs ("never synced", f);
+    return;
+  }
+  if (c->call && (uint64_t) c->durable_ns >= c->time_ns)
+    fprintf (f, "synced %.0f ms later by ", ((uint64_t) c->durable_ns - c->time_ns) / 1e6);
+  else
+    fprintf (f, "durable at %.3f s by ", c->durable_ns / 1e9);
+  put_shown (f, pc_display_line, c->durable_by ? c->durable_by : "?");
+}
+
+char *
+pc_report_why (int kind, const struct pc_cause *c)
+{
+  char *s = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&s, &len);
+
+  if (f == NULL)
+    return NULL;
+  if (!c->known)
+    fputs ("no cause known: counted as the filesystem's fault", f);
+  else {
+    fprintf (f, "%s: ", pc_cause_class (kind, c));
+    put_shown (f, pc_display_line, c->rule ? c->rule : "?");
+    if (c->call) {
+      fputs ("; written by ", f);
+      put_shown (f, pc_display_line, c->call);
+      fprintf (f, " at %.3f s, ", c->time_ns / 1e9);
+      durable_text (f, c);
+    }
+    else if (c->durable_by && c->durable_ns >= 0) {
+      fputs ("; ", f);
+      durable_text (f, c);
+    }
+    if (c->fix) {
+      fputs ("; fix: ", f);
+      put_shown (f, pc_display_line, c->fix);
+    }
+  }
+  if (fclose (f) == EOF) {
+    free (s);
+    return NULL;
+  }
+  return s;
 }
 
 /* A finding's cause: the rule it rests on and, for a traced program's
@@ -174,12 +235,8 @@ cause_text (FILE *f, int kind, const struct pc_cause *c)
     fputc ('\n', f);
   }
   if (c->call || c->durable_by) {
-    if (c->durable_ns >= 0) {
-      fprintf (f, "      durable: at %.3f s, by ", c->durable_ns / 1e9);
-      put_shown (f, pc_display_line, c->durable_by ? c->durable_by : "?");
-    }
-    else
-      fputs ("      durable: never", f);
+    fputs ("      durable: ", f);
+    durable_text (f, c);
     fputc ('\n', f);
   }
   if (c->fix) {
@@ -187,6 +244,34 @@ cause_text (FILE *f, int kind, const struct pc_cause *c)
     put_shown (f, pc_display_line, c->fix);
     fputc ('\n', f);
   }
+}
+
+/* "zero-length at 2, zero-filled at 2" from a path's counts. */
+static void
+counts_text (FILE *f, const struct pc_path_sum *v)
+{
+  const char *sep = "";
+
+  for (int k = 0; k < PC_V_COUNT; k++)
+    if (v->count[k]) {
+      fprintf (f, "%s%s at %zu", sep, pc_finding_name (k), v->count[k]);
+      sep = ", ";
+    }
+}
+
+/* "the program's at 4, nobody's at 2" from a path's faults. */
+static void
+faults_text (FILE *f, const struct pc_path_sum *v)
+{
+  static const char *const whose[] = { "nobody's (never made durable)", "the program's",
+                                       "the filesystem's" };
+  const char *sep = "";
+
+  for (int k = PC_FAULT_FILESYSTEM; k >= PC_FAULT_NONE; k--)
+    if (v->faults[k]) {
+      fprintf (f, "%s%s at %zu", sep, whose[k], v->faults[k]);
+      sep = ", ";
+    }
 }
 
 static void
@@ -199,16 +284,20 @@ paths_text (FILE *f, const struct pc_check_result *res)
     goto out;
   fprintf (f, "\nfiles affected: %zu\n", n);
   for (size_t j = 0; j < n && shown < MAX_LISTED; j++, shown++) {
+    const struct pc_finding *fd = v[j].worst;
     fputs ("  ", f);
     put_shown (f, pc_display_name, v[j].first->path);
-    fprintf (f, ": %s at %zu point%s (%s .. %s)\n", pc_finding_name (v[j].first->kind),
-             v[j].npoints, v[j].npoints == 1 ? "" : "s", v[j].first_id, v[j].last_id);
-    fputs ("      found:   ", f);
-    put_shown (f, pc_display_line, v[j].first->found);
+    fprintf (f, ": %zu point%s (%s .. %s): ", v[j].npoints, v[j].npoints == 1 ? "" : "s",
+             v[j].first_id, v[j].last_id);
+    counts_text (f, &v[j]);
+    fputs ("; fault: ", f);
+    faults_text (f, &v[j]);
+    fprintf (f, "\n      at %s: %s, found ", v[j].worst_id, pc_finding_name (fd->kind));
+    put_shown (f, pc_display_line, fd->found);
     fputs ("\n      allowed: ", f);
-    put_shown (f, pc_display_line, v[j].first->allowed);
+    put_shown (f, pc_display_line, fd->allowed);
     fputc ('\n', f);
-    cause_text (f, v[j].first->kind, &v[j].first->cause);
+    cause_text (f, fd->kind, &fd->cause);
   }
   if (n > shown)
     fprintf (f, "  ... and %zu more files (see the JSON report)\n", n - shown);
@@ -308,58 +397,275 @@ indent_lines (FILE *f, const char *text, const char *pfx)
   free (shown);
 }
 
-/* The points of one kind: failing (not_checked false) or not checked. */
+/* Why a failing point with no finding fails: the filesystem itself, or
+ * the application's checker. */
+static const char *
+point_why (const struct pc_point *p)
+{
+  switch (p->verdict) {
+  case PC_V_FS_CORRUPT:
+    return "the filesystem's fault: after its journal's recovery, e2fsck finds it corrupt "
+           "(a journaling filesystem must be consistent at every crash point)";
+  case PC_V_UNMOUNTABLE:
+    return "the filesystem's fault: its superblock or journal cannot be read after the crash";
+  case PC_V_APP_INVALID:
+    return "the application's checker failed on this state";
+  default:
+    return NULL;
+  }
+}
+
+/* The order failing points are listed in: the filesystem's faults, then
+ * the program's, then nobody's, each the first point of each of its
+ * (file, rule) first; a point's place by crash point after that. */
+struct ranked {
+  size_t i;
+  int rank;
+};
+
+static int
+by_rank (const void *a, const void *b)
+{
+  const struct ranked *x = a, *y = b;
+
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The finding of p that says most: its fault's, failing. */
+static const struct pc_finding *
+main_finding (const struct pc_point *p)
+{
+  const struct pc_finding *best = NULL;
+
+  for (size_t k = 0; k < p->findings.n; k++) {
+    const struct pc_finding *fd = &p->findings.v[k];
+    if (pc_finding_verdict (fd->kind) == PC_V_OK)
+      continue;
+    if (best == NULL || pc_cause_fault (&fd->cause) > pc_cause_fault (&best->cause))
+      best = fd;
+  }
+  return best;
+}
+
+static struct ranked *
+rank_points (const struct pc_check_result *res, size_t *ret_n)
+{
+  struct ranked *r = malloc ((res->npoints ? res->npoints : 1) * sizeof *r);
+  size_t n = 0;
+
+  if (r == NULL)
+    return NULL;
+  for (size_t i = 0; i < res->npoints; i++) {
+    const struct pc_point *p = &res->points[i];
+    const struct pc_finding *fd;
+    bool first = true;
+    if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
+      continue;
+    fd = main_finding (p);
+    /* the first point of its file and rule (or of its verdict) */
+    for (size_t j = 0; j < n && first; j++) {
+      const struct pc_point *q = &res->points[r[j].i];
+      const struct pc_finding *gd = main_finding (q);
+      if (fd == NULL || gd == NULL)
+        first = !(fd == NULL && gd == NULL && q->verdict == p->verdict);
+      else
+        first = strcmp (fd->path, gd->path) != 0 || fd->kind != gd->kind ||
+                pc_cause_fault (&fd->cause) != pc_cause_fault (&gd->cause) ||
+                strcmp (fd->cause.rule ? fd->cause.rule : "", gd->cause.rule ? gd->cause.rule : "") != 0;
+    }
+    r[n].i = i;
+    r[n].rank = (PC_FAULT_FILESYSTEM - (int) pc_point_fault (p)) * 2 + !first;
+    n++;
+  }
+  qsort (r, n, sizeof *r, by_rank);
+  *ret_n = n;
+  return r;
+}
+
+size_t *
+pc_report_ranked (const struct pc_check_result *res, size_t *ret_n)
+{
+  size_t n = 0, *v;
+  struct ranked *r = rank_points (res, &n);
+
+  *ret_n = 0;
+  if (r == NULL || (v = malloc ((n ? n : 1) * sizeof *v)) == NULL) {
+    free (r);
+    return NULL;
+  }
+  for (size_t j = 0; j < n; j++)
+    v[j] = r[j].i;
+  free (r);
+  *ret_n = n;
+  return v;
+}
+
+/* One point: its verdict and fault, its stretch on the disk, the
+ * evidence, its findings each with why, and how to rebuild it. */
+static void
+point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p)
+{
+  static const char *const whose[] = { "nobody's fault: only data never made durable",
+                                       "the program's fault", "the filesystem's fault" };
+  char cmd[512];
+  const char *pw = point_why (p);
+  size_t shown = 0, nf = 0;
+
+  fprintf (f, "\n%s: %s", p->id, pc_verdict_name (p->verdict));
+  if (p->verdict != PC_V_NOT_CHECKED)
+    fprintf (f, " (%s)", whose[pc_point_fault (p)]);
+  if (p->same_as >= 0)
+    fprintf (f, " (same image as %s)", res->points[p->same_as].id);
+  fputc ('\n', f);
+  if (p->moment > p->record && (p->findings.n > 0 || p->verdict == PC_V_APP_INVALID))
+    fprintf (f, "    on the disk from %.3f s until %.3f s (record %" PRIu64 "): judged "
+             "against what the workload had done by then\n", p->time_ns / 1e9,
+             p->moment_ns / 1e9, p->moment);
+  indent_lines (f, p->evidence, "    ");
+  for (size_t k = 0; k < p->findings.n; k++) {
+    const struct pc_finding *fd = &p->findings.v[k];
+    char *why;
+    if (pc_finding_verdict (fd->kind) == PC_V_OK && fd->kind != PC_F_OLDER)
+      continue;
+    if (shown++ == 3) {
+      nf++;
+      continue;
+    }
+    fprintf (f, "    %s ", pc_finding_name (fd->kind));
+    put_shown (f, pc_display_name, fd->path);
+    fputs (": found ", f);
+    put_shown (f, pc_display_line, fd->found);
+    fputc ('\n', f);
+    if (fd->cause.known && fd->cause.promise && fd->cause.durable_ns >= 0 &&
+        (uint64_t) fd->cause.durable_ns > p->time_ns) {
+      /* a promise made after the crash point, while the disk could
+       * still hold this state */
+      fputs ("      after ", f);
+      put_shown (f, pc_display_line, fd->cause.durable_by ? fd->cause.durable_by : "?");
+      fprintf (f, " at %.3f s, the disk could still hold this state (until %.3f s)\n",
+               fd->cause.durable_ns / 1e9, p->moment_ns / 1e9);
+    }
+    why = pc_report_why (fd->kind, &fd->cause);
+    fprintf (f, "    why: %s\n", why ? why : "?");
+    free (why);
+  }
+  if (nf > 0)
+    fprintf (f, "    ... and %zu more files (see the JSON report)\n", nf);
+  if (shown == 0 && pw)
+    fprintf (f, "    why: %s\n", pw);
+  pc_report_replay_cmd (res, p, cmd, sizeof cmd);
+  fprintf (f, "    rebuild: %s\n", cmd);
+}
+
+/* The failing points, the most telling first (rank_points), or the points
+ * not checked, in order. */
 static void
 points_text (FILE *f, const struct pc_check_result *res, bool not_checked, size_t total)
 {
-  size_t listed = 0;
-  char cmd[512];
+  size_t n = 0, listed = 0;
+  struct ranked *r = NULL;
 
-  for (size_t i = 0; i < res->npoints; i++) {
-    const struct pc_point *p = &res->points[i];
-    if (p->verdict == PC_V_OK || (p->verdict == PC_V_NOT_CHECKED) != not_checked)
-      continue;
-    if (listed == 0 && !not_checked)
-      fprintf (f, "first failing crash point: %s (%s)\n", p->id, pc_verdict_name (p->verdict));
-    if (listed == MAX_LISTED) {
-      fprintf (f, "... and %zu more %s points (see the JSON report)\n",
-               total - listed, not_checked ? "unchecked" : "failing");
-      break;
-    }
-    fprintf (f, "\n%s: %s", p->id, pc_verdict_name (p->verdict));
-    if (p->same_as >= 0)
-      fprintf (f, " (same image as %s)", res->points[p->same_as].id);
-    fputc ('\n', f);
-    if (p->moment > p->record && (p->findings.n > 0 || p->verdict == PC_V_APP_INVALID))
-      fprintf (f, "    on the disk from %.3f s until %.3f s (record %" PRIu64 "): judged "
-               "against what the workload had done by then\n", p->time_ns / 1e9,
-               p->moment_ns / 1e9, p->moment);
-    indent_lines (f, p->evidence, "    ");
-    for (size_t k = 0; k < p->findings.n; k++) {
-      const struct pc_finding *fd = &p->findings.v[k];
-      if (pc_finding_verdict (fd->kind) == PC_V_OK && fd->kind != PC_F_OLDER)
-        continue;
-      fprintf (f, "    %s ", pc_finding_name (fd->kind));
-      put_shown (f, pc_display_name, fd->path);
-      fputs (": found ", f);
-      put_shown (f, pc_display_line, fd->found);
-      fputc ('\n', f);
-      if (fd->cause.known && fd->cause.promise && fd->cause.durable_ns >= 0 &&
-          (uint64_t) fd->cause.durable_ns > p->time_ns) {
-        /* a promise made after the crash point, while the disk could
-         * still hold this state */
-        fputs ("      after ", f);
-        put_shown (f, pc_display_line, fd->cause.durable_by ? fd->cause.durable_by : "?");
-        fprintf (f, " at %.3f s, the disk could still hold this state (until %.3f s)\n",
-                 fd->cause.durable_ns / 1e9, p->moment_ns / 1e9);
-      }
-      if (fd->kind == PC_F_OLDER)
-        cause_text (f, fd->kind, &fd->cause);
-    }
-    pc_report_replay_cmd (res, p, cmd, sizeof cmd);
-    fprintf (f, "    rebuild: %s\n", cmd);
-    listed++;
+  if (!not_checked) {
+    r = rank_points (res, &n);
+    if (r == NULL)
+      return;
+    if (n > 0)
+      fprintf (f, "first failing crash point: %s (%s)\n", res->points[r[0].i].id,
+               pc_verdict_name (res->points[r[0].i].verdict));
+    for (size_t j = 0; j < n && listed < MAX_LISTED; j++, listed++)
+      point_text (f, res, &res->points[r[j].i]);
+    free (r);
   }
+  else
+    for (size_t i = 0; i < res->npoints && listed < MAX_LISTED; i++)
+      if (res->points[i].verdict == PC_V_NOT_CHECKED) {
+        point_text (f, res, &res->points[i]);
+        listed++;
+      }
+  if (total > listed)
+    fprintf (f, "\n... and %zu more %s points (see the JSON report)\n", total - listed,
+             not_checked ? "unchecked" : "failing");
+}
+
+void
+pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **ret_line2)
+{
+  size_t nnot = res->count[PC_V_NOT_CHECKED];
+  size_t nfail = res->npoints - res->count[PC_V_OK] - nnot, n = 0, fsbad;
+  char *s1 = NULL, *s2 = NULL;
+  size_t l1 = 0, l2 = 0;
+  FILE *a = open_memstream (&s1, &l1), *b = open_memstream (&s2, &l2);
+  struct pc_path_sum *v = NULL;
+
+  *ret_line1 = *ret_line2 = NULL;
+  if (a == NULL || b == NULL) {
+    if (a)
+      fclose (a);
+    if (b)
+      fclose (b);
+    free (s1);
+    free (s2);
+    return;
+  }
+  fsbad = res->count[PC_V_FS_CORRUPT] + res->count[PC_V_UNMOUNTABLE];
+  if (nfail == 0) {
+    if (nnot)
+      fprintf (a, "nothing lost at the %zu crash points checked; %zu could not be checked "
+               "(no verdict)", res->npoints - nnot, nnot);
+    else if (res->manifests == 0 && res->events == 0 && res->verify == NULL)
+      fprintf (a, "nothing lost: the filesystem is sound at all %zu crash points (no mark or "
+               "traced program says what its files should hold)", res->npoints);
+    else
+      fprintf (a, "nothing lost: all %zu crash points hold what the program had, or may keep",
+               res->npoints);
+    fprintf (b, "the filesystem kept every promise; model %s, %zu distinct images checked",
+             pc_model_name (res->model.kind), res->unique);
+  }
+  else {
+    if (res->promises)
+      fprintf (a, "THE FILESYSTEM BROKE ITS PROMISE at %zu of %zu crash points", res->promises,
+               res->npoints);
+    else
+      fprintf (a, "LOST at %zu of %zu crash points, %s", nfail, res->npoints,
+               res->program_promises ? "by the program's fault: it gave up a durable version "
+                                       "before the new one was durable"
+                                     : "only data never made durable: no promise was broken");
+    if (res->promises && res->program_promises)
+      fprintf (a, "; the program's fault at %zu more (it gave up a durable version)",
+               res->program_promises);
+    if ((res->promises || res->program_promises) && res->exposures)
+      fprintf (a, "; only data never made durable lost at %zu", res->exposures);
+    if (!res->promises && res->program_promises)
+      fputs ("; the filesystem kept its promises", a);
+    v = pc_report_paths (res, -1, &n);
+    fputs ("lost: ", b);
+    if (fsbad)
+      fprintf (b, "the filesystem itself (%s at %zu)%s",
+               res->count[PC_V_FS_CORRUPT] ? "fs-corrupt" : "unmountable", fsbad, n ? "; " : "");
+    for (size_t j = 0; j < n && j < 3; j++) {
+      static const char *const whose[] = { "never made durable", "the program's",
+                                           "the filesystem's" };
+      fputs (j ? "; " : "", b);
+      put_shown (b, pc_display_name, v[j].first->path);
+      fputs (" (", b);
+      counts_text (b, &v[j]);
+      fprintf (b, ": %s)", whose[pc_cause_fault (&v[j].worst->cause)]);
+    }
+    if (n > 3)
+      fprintf (b, "; and %zu more files", n - 3);
+    if (n == 0 && !fsbad)
+      fprintf (b, "what the application's checker found (%zu points)", res->count[PC_V_APP_INVALID]);
+    free (v);
+  }
+  if (fclose (a) == EOF || fclose (b) == EOF) {
+    free (s1);
+    free (s2);
+    return;
+  }
+  *ret_line1 = s1;
+  *ret_line2 = s2;
 }
 
 void
@@ -367,7 +673,12 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
 {
   size_t nnot = res->count[PC_V_NOT_CHECKED];
   size_t nfail = res->npoints - res->count[PC_V_OK] - nnot;
+  char *l1, *l2;
 
+  pc_report_headline (res, &l1, &l2);
+  fprintf (f, "%s\n%s\n\n", l1 ? l1 : "?", l2 ? l2 : "?");
+  free (l1);
+  free (l2);
   fputs ("powercut check: ", f);
   put_shown (f, pc_display_line, res->log_path);
   fprintf (f, "\nmodel %s", pc_model_name (res->model.kind));
@@ -394,13 +705,14 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "not checked: %zu crash point%s (powercut could not check %s: no verdict)\n",
              nnot, nnot == 1 ? "" : "s", nnot == 1 ? "it" : "them");
   if (nfail > 0)
-    fprintf (f, "of the failing: %zu broke a promise (lost what was made durable or "
-             "acknowledged, or the filesystem broken), %zu did not (lost only data never "
-             "made durable, or the application's checker failed with nothing it "
-             "acknowledged lost)\n", res->promises, res->exposures);
+    fprintf (f, "whose fault: %zu the filesystem's (a broken promise: what was made durable "
+             "or acknowledged lost, or the filesystem broken), %zu the program's (it gave up a "
+             "durable version before the new one was durable), %zu nobody's (only data never "
+             "made durable lost, or the application's checker failed with nothing it "
+             "acknowledged lost)\n", res->promises, res->program_promises, res->exposures);
   if (res->events > 0)
-    fprintf (f, "a traced program's %" PRIu64 " calls judge the files it changed: every "
-             "version it had is allowed, from the last one made durable on\n", res->events);
+    fprintf (f, "judged by a traced program's %" PRIu64 " calls: each file may hold any version "
+             "the program had since it last made it durable\n", res->events);
   else if (res->manifests == 0 && res->verify == NULL)
     fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
   if (res->verify) {
@@ -418,7 +730,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     paths_text (f, res);
     older_text (f, res);
     pc_windows_text (f, res);
-    fprintf (f, "\nfailing crash points:\n");
+    fprintf (f, "\nfailing crash points, the most telling first:\n");
     points_text (f, res, false, nfail);
   }
   if (nnot > 0) {
@@ -426,4 +738,3 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     points_text (f, res, true, nnot);
   }
 }
-

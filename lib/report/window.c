@@ -127,14 +127,18 @@ pc_windows_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "%s%zu not durable by the last crash point (at risk up to %.1f s by then)",
              s.longest != SIZE_MAX ? "; " : "", s.never, SEC (s.open_ns));
   fputc ('\n', f);
-  fprintf (f, "  lost by some crash after their mark: %zu versions\n", s.exposed);
+  fprintf (f, "  at risk after they were written (a crash then kept an older version): "
+           "%zu versions\n", s.exposed);
   if (s.ack_exposed == SIZE_MAX)
     fprintf (f, "  acknowledged data lost after its durable mark: none\n");
   else {
     fprintf (f, "  acknowledged data lost after its durable mark: up to %.1f s (",
              SEC (s.ack_exposed_ns));
     put_path (f, &res->windows[s.ack_exposed]);
-    fprintf (f, " after %s)\n", res->windows[s.ack_exposed].ack);
+    fprintf (f, " after %s)%s\n", res->windows[s.ack_exposed].ack,
+             s.ack_fault == PC_FAULT_PROGRAM
+             ? ": the program's doing (it gave that version up before the next was durable)"
+             : s.ack_fault == PC_FAULT_NONE ? "" : ": the filesystem broke its promise");
   }
   by_directory (f, res);
   /* The longest, for a person to look at. */
@@ -172,6 +176,8 @@ pc_windows_summary_json (const struct pc_window_summary *s)
   json_object_object_add (o, "exposed_versions", json_object_new_int64 ((int64_t) s->exposed));
   json_object_object_add (o, "acknowledged_lost", json_object_new_boolean (s->ack_exposed != SIZE_MAX));
   json_object_object_add (o, "acknowledged_exposed", pc_json_seconds (s->ack_exposed_ns));
+  json_object_object_add (o, "acknowledged_fault", s->ack_exposed != SIZE_MAX
+                          ? json_object_new_string (pc_fault_name (s->ack_fault)) : NULL);
   return o;
 }
 

@@ -114,6 +114,20 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* Whose fault the last state that lost w's version was: its finding at
+ * w's path (the filesystem's if it has none there). */
+static enum pc_fault
+lost_fault (const struct pc_check_result *res, const struct pc_window *w)
+{
+  const struct pc_point *p = w->lost_until >= 0 ? &res->points[w->lost_until] : NULL;
+
+  for (size_t k = 0; p && k < p->findings.n; k++)
+    if (strcmp (p->findings.v[k].path, w->path) == 0 &&
+        pc_finding_verdict (p->findings.v[k].kind) != PC_V_OK)
+      return pc_cause_fault (&p->findings.v[k].cause);
+  return PC_FAULT_FILESYSTEM;
+}
+
 void
 pc_windows_summary (const struct pc_check_result *res, struct pc_window_summary *ret)
 {
@@ -147,6 +161,8 @@ pc_windows_summary (const struct pc_check_result *res, struct pc_window_summary 
     if (win)
       win[nd++] = w->window_ns;
   }
+  if (ret->ack_exposed != SIZE_MAX)
+    ret->ack_fault = lost_fault (res, &res->windows[ret->ack_exposed]);
   if (nd > 0) {
     qsort (win, nd, sizeof *win, cmp_u64);
     ret->median_ns = nd % 2 ? win[nd / 2] : (win[nd / 2 - 1] + win[nd / 2]) / 2;

@@ -119,7 +119,10 @@ struct pc_window_summary {
   size_t longest;               /* whose index (SIZE_MAX if none) */
   uint64_t median_ns;           /* the median window of those */
   uint64_t ack_exposed_ns;      /* the longest acknowledged exposure, */
-  size_t ack_exposed;           /* whose index (SIZE_MAX if none) */
+  size_t ack_exposed;           /* whose index (SIZE_MAX if none), */
+  enum pc_fault ack_fault;      /* whose fault the last state that lost it
+                                 * was (its finding at the path: the
+                                 * program's where it gave the version up) */
   uint64_t open_ns;             /* the longest time a version not durable at
                                  * the last point had been at risk by then */
 };

@@ -219,6 +219,7 @@ config_run_set (const struct pc_config_job *job, struct pc_run_config *rc,
     cannot_write (job, js);
   o->ok = o->set = true;
   o->promises = res->promises;
+  o->program = res->program_promises;
   o->exposures = res->exposures;
   o->points = o->unique = res->ninst;
   o->win.longest = o->win.ack_exposed = SIZE_MAX;     /* no versions followed */

@@ -314,8 +314,7 @@ run_plan (const struct pc_run_job *job, struct pc_run_plan *plan, struct pc_err 
     timed.t0 = pc_now_mono_ns ();
     error |= pc_config_run (&each, &plan->cf[i], o) != 0;
     if (o->ok && o->set) {
-      failed |= (job->fail_on == PC_FAIL_ON_PROMISES ? o->promises
-                                                     : o->promises + o->exposures) > 0;
+      failed |= pc_fail_on_counts (job->fail_on, o->promises, o->program, o->exposures);
       if (plan->n == 1)
         copy_report (job->report, o->dir);
     }
