@@ -18,6 +18,7 @@
 #include "util/util.h"
 
 #define MAX_LISTED 20
+#define MAX_POINT_FINDINGS 8    /* the files a listed point shows */
 
 /* Quotes s for a POSIX shell when it needs it: in single quotes, or, if
  * it holds control bytes or bytes that are not UTF-8, in dollar-single
@@ -177,7 +178,7 @@ durable_text (FILE *f, const struct pc_cause *c)
   if (c->call && (uint64_t) c->durable_ns >= c->time_ns)
     fprintf (f, "synced %.0f ms later by ", ((uint64_t) c->durable_ns - c->time_ns) / 1e6);
   else
-    fprintf (f, "durable at %.3f s by ", c->durable_ns / 1e9);
+    fprintf (f, "at %.3f s by ", c->durable_ns / 1e9);
   put_shown (f, pc_display_line, c->durable_by ? c->durable_by : "?");
 }
 
@@ -202,7 +203,7 @@ pc_report_why (int kind, const struct pc_cause *c)
       durable_text (f, c);
     }
     else if (c->durable_by && c->durable_ns >= 0) {
-      fputs ("; ", f);
+      fputs ("; durable ", f);
       durable_text (f, c);
     }
     if (c->fix) {
@@ -529,7 +530,7 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
     char *why;
     if (pc_finding_verdict (fd->kind) == PC_V_OK && fd->kind != PC_F_OLDER)
       continue;
-    if (shown++ == 3) {
+    if (shown++ == MAX_POINT_FINDINGS) {
       nf++;
       continue;
     }
@@ -571,9 +572,12 @@ points_text (FILE *f, const struct pc_check_result *res, bool not_checked, size_
     r = rank_points (res, &n);
     if (r == NULL)
       return;
-    if (n > 0)
-      fprintf (f, "first failing crash point: %s (%s)\n", res->points[r[0].i].id,
-               pc_verdict_name (res->points[r[0].i].verdict));
+    for (size_t i = 0; i < res->npoints; i++)
+      if (res->points[i].verdict != PC_V_OK && res->points[i].verdict != PC_V_NOT_CHECKED) {
+        fprintf (f, "first failing crash point: %s (%s)\n", res->points[i].id,
+                 pc_verdict_name (res->points[i].verdict));
+        break;
+      }
     for (size_t j = 0; j < n && listed < MAX_LISTED; j++, listed++)
       point_text (f, res, &res->points[r[j].i]);
     free (r);
