@@ -217,9 +217,10 @@ void pc_hist_lost (const struct pc_history *h, uint64_t point, size_t i,
 const struct xver *pc_hist_xattrs_match (const struct pc_history *h, const struct node *n,
                                          const struct pc_entry *found, uint64_t point,
                                          uint64_t floor, bool *ret_promise);
-/* The cause of an attribute lost (v), for the file at path. */
+/* The cause of an attribute lost (v), for the file found at path. */
 int pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const char *path,
-                         const struct xver *v, bool promise, struct pc_cause *c);
+                         const struct pc_entry *found, const struct xver *v, bool promise,
+                         struct pc_cause *c);
 
 /* histjudge.c: the judgement itself (pc_history_judge without reuse),
  * pc_history_older, and pc_history_set_end's marking of the paths others

@@ -700,7 +700,8 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   }
   if (best_xattr) {
     ret->kind = best;
-    return pc_hist_xattr_cause (h, &h->nodes[best_node], path, best_xattr, best_promise, &ret->cause);
+    return pc_hist_xattr_cause (h, &h->nodes[best_node], path, found, best_xattr, best_promise,
+                                &ret->cause);
   }
   {
     const struct node *n = &h->nodes[best_node];

@@ -104,8 +104,11 @@ pc_hist_xattrs_match (const struct pc_history *h, const struct node *n, const st
  * version lost). */
 int
 pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const char *path,
-             const struct xver *v, bool promise, struct pc_cause *c)
+                     const struct pc_entry *found, const struct xver *v, bool promise,
+                     struct pc_cause *c)
 {
+  bool missing = find_xattr (found, v->name) == NULL;
+
   uint32_t dcall = UINT32_MAX;
   uint64_t dseq = NONE;
 
@@ -129,8 +132,12 @@ pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const cha
     c->durable_by = pc_hist_describe_durable (h, dcall);
   }
   if (asprintf (&c->rule, promise
-                ? "the extended attribute %s, made durable, is not what it was: the "
-                  "filesystem broke its promise"
+                ? (missing ? "the extended attribute %s, made durable, is missing: the "
+                             "filesystem broke its promise"
+                           : "the extended attribute %s, made durable, is not what it was: the "
+                             "filesystem broke its promise")
+                : missing ? "the extended attribute %s is missing: the program's setting of it "
+                            "was never made durable (a crash may lose it)"
                 : "the extended attribute %s holds what the program never had there",
                 v->name) < 0)
     c->rule = NULL;
