@@ -333,37 +333,81 @@ preen (struct pc_judge *j, struct pc_judgement *jm)
   return 0;                     /* the evidence: what -fn found */
 }
 
-int
-pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
+/* What a boot does to the state before a mount shows it, in the open
+ * overlay (if any): its journal replayed (recover), then e2fsck -fn's
+ * answer (check_fs), and for a filesystem without a journal, e2fsck -p's
+ * repairs (preen).  jm->verdict says what was found.  The filesystem is
+ * ext2/3/4 (pc_fs_probe). */
+static int
+reboot (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
 {
-  char type[16];
-  int r, r2;
+  int r = recover (j, jm);
 
-  memset (jm, 0, sizeof *jm);
-  jm->fsck_as = -1;
-  j->stats.states++;
-  r = pc_image_sync (j->im);
-  if (r < 0)
-    return r;
-  r = pc_fs_probe (j->cfg.image_path, type, sizeof type);
-  if (r < 0)
-    return r;
-  if (r == 0) {
-    jm->verdict = PC_V_UNMOUNTABLE;
-    snprintf (jm->evidence, sizeof jm->evidence,
-              type[0] ? "blkid: a %s filesystem, not ext2/3/4" : "blkid: no filesystem found",
-              type);
-    return 0;
-  }
-  r = pc_image_overlay_begin (j->im);
-  if (r < 0)
-    return r;
-  r = recover (j, jm);
   if (r == 0 && jm->verdict == PC_V_OK)
     r = check_fs (j, tag, jm);
   if (r == 0 && jm->verdict == PC_V_FS_CORRUPT &&
       !pc_fs_has_journal (pc_image_data (j->im) + 1024))
     r = preen (j, jm);
+  return r;
+}
+
+/* Identifies the filesystem of the state the image holds (synced):
+ * returns 1 if it is ext2/3/4, 0 with jm telling what it is if not, or
+ * -errno. */
+static int
+probe (struct pc_judge *j, struct pc_judgement *jm)
+{
+  char type[16];
+  int r = pc_image_sync (j->im);
+
+  if (r < 0)
+    return r;
+  r = pc_fs_probe (j->cfg.image_path, type, sizeof type);
+  if (r == 0) {
+    jm->verdict = PC_V_UNMOUNTABLE;
+    snprintf (jm->evidence, sizeof jm->evidence,
+              type[0] ? "blkid: a %s filesystem, not ext2/3/4" : "blkid: no filesystem found",
+              type);
+  }
+  return r;
+}
+
+/* Puts jm->note before the evidence: what was done differently, then what
+ * was found. */
+static void
+note_first (struct pc_judgement *jm)
+{
+  size_t nl = strlen (jm->note), el = strlen (jm->evidence);
+
+  if (!jm->note[0])
+    return;
+  if (el > 0) {
+    if (nl + 1 + el >= sizeof jm->evidence)
+      el = sizeof jm->evidence - nl - 2;
+    memmove (jm->evidence + nl + 1, jm->evidence, el);
+    jm->evidence[nl] = '\n';
+    jm->evidence[nl + 1 + el] = '\0';
+  }
+  else
+    jm->evidence[nl] = '\0';
+  memcpy (jm->evidence, jm->note, nl);
+}
+
+int
+pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
+{
+  int r, r2;
+
+  memset (jm, 0, sizeof *jm);
+  jm->fsck_as = -1;
+  j->stats.states++;
+  r = probe (j, jm);
+  if (r <= 0)
+    return r;
+  r = pc_image_overlay_begin (j->im);
+  if (r < 0)
+    return r;
+  r = reboot (j, tag, jm);
   if (r == 0 && jm->verdict == PC_V_OK && j->cfg.read_tree) {
     jm->tree_error = pc_fstree_read_image (j->im, j->cache, j->cfg.hash_limit, &jm->tree,
                                            jm->problems, sizeof jm->problems);
@@ -382,21 +426,26 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   r2 = pc_image_overlay_end (j->im);
   if (r == 0)
     r = r2;
-  if (jm->note[0]) {
-    /* The note first: what was done differently, then what was found. */
-    size_t nl = strlen (jm->note), el = strlen (jm->evidence);
-    if (el > 0) {
-      if (nl + 1 + el >= sizeof jm->evidence)
-        el = sizeof jm->evidence - nl - 2;
-      memmove (jm->evidence + nl + 1, jm->evidence, el);
-      jm->evidence[nl] = '\n';
-      jm->evidence[nl + 1 + el] = '\0';
-    }
-    else
-      jm->evidence[nl] = '\0';
-    memcpy (jm->evidence, jm->note, nl);
-  }
+  note_first (jm);
   if (r < 0)
     pc_judgement_clear (jm);
+  return r;
+}
+
+int
+pc_judge_reboot (struct pc_judge *j, struct pc_judgement *jm)
+{
+  int r;
+
+  memset (jm, 0, sizeof *jm);
+  jm->fsck_as = -1;
+  j->stats.states++;
+  r = probe (j, jm);
+  if (r <= 0)
+    return r;
+  r = reboot (j, -1, jm);
+  if (r == 0)
+    r = pc_image_sync (j->im);
+  note_first (jm);
   return r;
 }

@@ -13,7 +13,9 @@
  *  - the tree: files whose inode and blocks did not change are not read
  *    again (fstree.h).
  *
- * The image is left as it was given (its mirror file may lag: sync it).
+ * The image is left as it was given (its mirror file may lag: sync it),
+ * but by pc_judge_reboot, which keeps the recovery: the state as a reboot
+ * leaves it (replay --recovered).
  */
 #ifndef POWERCUT_JUDGE_H
 #define POWERCUT_JUDGE_H
@@ -67,6 +69,21 @@ void pc_judge_free (struct pc_judge *j);
  * the image, memory or the mirror file failed). */
 int pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *ret);
 void pc_judgement_clear (struct pc_judgement *jm);
+
+/* Leaves the image (and its mirror file, synced) as a reboot leaves the
+ * state it holds, as pc_judge_state judges it but keeping the changes:
+ * its journal replayed, orphans released (pc_recover, or e2fsck -E
+ * journal_only where that does not), and without a journal, e2fsck -p's
+ * repairs if e2fsck -fn finds errors.  Never a repair beyond those.
+ * jm->verdict (no tree read) says how it went: PC_V_OK; PC_V_FS_CORRUPT
+ * (recovered, but e2fsck -fn finds errors, or e2fsck -p stopped for a
+ * person); PC_V_UNMOUNTABLE (not ext2/3/4, or the journal cannot be
+ * replayed: nothing was changed, or what e2fsck left); PC_V_NOT_CHECKED (a
+ * journal that may hold fast commits needs replay, which only the kernel
+ * does: nothing was changed; or an e2fsck that did not finish).  With an
+ * overlay open, the changes are in it.  Returns 0, or -errno as
+ * pc_judge_state. */
+int pc_judge_reboot (struct pc_judge *j, struct pc_judgement *jm);
 
 void pc_judge_get_stats (const struct pc_judge *j, struct pc_check_work *ret);
 

@@ -3,7 +3,7 @@
  * a state that would otherwise take it is reported), a tree read with
  * the cache against one read without (on an ext4 image made by
  * mkfs.ext4), and a filesystem without a journal repaired by e2fsck -p as
- * a boot does (on ext2 images). */
+ * a boot does, in an overlay or kept (on ext2 images). */
 #include <config.h>
 
 #include <check.h>
@@ -294,6 +294,28 @@ START_TEST (no_journal_repaired_as_a_boot_does)
 }
 END_TEST
 
+/* pc_judge_reboot keeps what the boot's e2fsck -p repaired, in memory
+ * and in the mirror file, which e2fsck -fn then passes. */
+START_TEST (no_journal_reboot_keeps_the_repair)
+{
+  struct pc_judgement a;
+  uint8_t *mem, hash[16];
+  uint64_t size;
+  char cmd[256];
+
+  ck_assert_int_eq (pc_judge_reboot (jd, &a), 0);
+  ck_assert_int_eq (a.verdict, PC_V_OK);
+  ck_assert_msg (strncmp (a.evidence, "no journal: e2fsck -p repaired", 30) == 0, "%s", a.evidence);
+  ck_assert (!a.have_tree);
+  ck_assert_int_eq (pc_image_read (mirror, 0, 0, &mem, &size, hash), 0);
+  ck_assert_uint_eq (size, pc_image_size (im));
+  ck_assert_msg (memcmp (mem, pc_image_data (im), size) == 0, "the mirror file is not the image");
+  pc_image_unmap (mem, size);
+  snprintf (cmd, sizeof cmd, "E2FSCK_TIME=1700000000 e2fsck -fn %s >/dev/null 2>&1", mirror);
+  ck_assert_int_eq (system (cmd), 0);
+}
+END_TEST
+
 static void
 setup_clean (void)
 {
@@ -358,6 +380,7 @@ main (void)
   tcase_add_checked_fixture (tc, setup_preened, teardown);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, no_journal_repaired_as_a_boot_does);
+  tcase_add_test (tc, no_journal_reboot_keeps_the_repair);
   suite_add_tcase (s, tc);
   tc = tcase_create ("no journal, called clean");
   tcase_add_checked_fixture (tc, setup_clean, teardown);
