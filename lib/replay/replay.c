@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,23 +16,26 @@
 #include "replay/replay.h"
 #include "util/disk.h"
 
-/* Builds state s of ix (NULL: no record applied) into a new image file
- * out.  Returns 0 or -errno. */
+/* Builds state s of ix (NULL: no record applied), then cfg->finish's
+ * changes (device: the device's name or NULL), into a new file named
+ * after out, *ret_tmp (malloc'd): it is given out's name only when whole
+ * (commit), so that a replay that fails leaves no image, nor an old one
+ * half overwritten.  Returns 0, or -errno with the reason in err. */
 static int
-write_state (const struct pc_index *ix, const struct pc_state *s, const uint8_t *base,
-             const char *out, unsigned flags, struct pc_err *err)
+build_state (const struct pc_replay_config *cfg, const struct pc_index *ix,
+             const struct pc_state *s, const uint8_t *base, const char *out,
+             const char *device, char **ret_tmp, struct pc_err *err)
 {
   struct pc_image *im = NULL;
   uint64_t cursor = 0;
   struct stat st;
+  bool said = false;
   int fd, r;
 
   char *tmp = NULL;
 
   if (stat (out, &st) == 0 && !S_ISREG (st.st_mode))
     return pc_err_set (err, EINVAL, "%s: not a regular file", out);
-  /* Written under a name of its own, and given out's only when whole: a
-   * replay that fails leaves no image, nor an old one half overwritten. */
   if (asprintf (&tmp, "%s.XXXXXX", out) < 0)
     return pc_err_set (err, ENOMEM, "%s: %s", out, strerror (ENOMEM));
   fd = mkostemp (tmp, O_CLOEXEC);
@@ -40,23 +44,42 @@ write_state (const struct pc_index *ix, const struct pc_state *s, const uint8_t 
     free (tmp);
     return pc_err_set (err, r, "%s: %s", out, strerror (r));
   }
-  r = pc_image_new (ix->hdr.devsize, base, fd, flags, &im);
+  r = pc_image_new (ix->hdr.devsize, base, fd, cfg->flags, &im);
   if (r == 0 && s)
     r = pc_state_build (ix, s, im, &cursor);
   if (r >= 0)
     r = pc_image_sync (im);
+  if (r >= 0 && cfg->finish) {
+    uint64_t t = ix->hdr.start_ns + (s && s->point < ix->n ? ix->recs[s->point].time_ns : 0);
+    r = cfg->finish (im, tmp, device, (int64_t) (t / 1000000000u), cfg->finish_arg, err);
+    said = r < 0;
+  }
   if (r >= 0 && fsync (fd) < 0)
     r = -errno;
   pc_image_free (im);
   close (fd);
-  if (r >= 0 && rename (tmp, out) < 0)
-    r = -errno;
-  if (r < 0)
+  if (r < 0) {
     unlink (tmp);
-  free (tmp);
-  if (r < 0)
-    return pc_err_set (err, -r, "%s: %s", out, strerror (-r));
+    free (tmp);
+    return said ? r : pc_err_set (err, -r, "%s: %s", out, strerror (-r));
+  }
+  *ret_tmp = tmp;
   return 0;
+}
+
+/* Gives tmp (build_state's) the name out, and frees it.  Returns 0, or
+ * -errno with the reason in err (tmp removed). */
+static int
+commit (char *tmp, const char *out, struct pc_err *err)
+{
+  int r = 0;
+
+  if (rename (tmp, out) < 0) {
+    r = pc_err_set (err, errno, "%s: %s", out, strerror (errno));
+    unlink (tmp);
+  }
+  free (tmp);
+  return r;
 }
 
 int
@@ -84,8 +107,12 @@ pc_replay_write (const struct pc_replay_config *cfg, struct pc_err *err)
     return pc_err_prefix (err, -r, "--at %s", cfg->at);
   }
   r = pc_index_read_base (&ix, cfg->base_path, &base, &base_size, err);
-  if (r >= 0)
-    r = write_state (&ix, &s, base, cfg->out_path, cfg->flags, err);
+  if (r >= 0) {
+    char *tmp = NULL;
+    r = build_state (cfg, &ix, &s, base, cfg->out_path, NULL, &tmp, err);
+    if (r >= 0)
+      r = commit (tmp, cfg->out_path, err);
+  }
   pc_image_unmap (base, base_size);
   pc_state_clear (&s);
   pc_index_free (&ix);
@@ -98,6 +125,7 @@ pc_replay_devset_write (const struct pc_replay_config *cfg, struct pc_err *err)
   struct pc_devset set;
   struct pc_state s;
   uint64_t *counts = NULL;
+  char **out = NULL, **tmp = NULL;
   size_t d;
   int r;
 
@@ -105,9 +133,11 @@ pc_replay_devset_write (const struct pc_replay_config *cfg, struct pc_err *err)
   if (r < 0)
     return r;
   counts = calloc (set.n, sizeof *counts);
-  if (counts == NULL) {
-    pc_devset_free (&set);
-    return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+  out = calloc (set.n, sizeof *out);
+  tmp = calloc (set.n, sizeof *tmp);
+  if (counts == NULL || out == NULL || tmp == NULL) {
+    r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
+    goto out;
   }
   r = pc_devset_instant (&set, cfg->at, &d, &s, counts, err);
   if (r < 0) {
@@ -118,25 +148,37 @@ pc_replay_devset_write (const struct pc_replay_config *cfg, struct pc_err *err)
     r = pc_err_set (err, errno, "%s: %s", cfg->out_path, strerror (errno));
     goto out_state;
   }
+  /* Every image built under a name of its own, then all given theirs. */
   for (size_t j = 0; r == 0 && j < set.n; j++) {
     const struct pc_index *ix = &set.dev[j].ix;
     struct pc_state all = { .point = counts[j] ? counts[j] - 1 : 0, .base = counts[j] };
-    char *out = NULL;
     uint8_t *base = NULL;
     uint64_t base_size = 0;
-    if (asprintf (&out, "%s/%s.img", cfg->out_path, set.dev[j].name) < 0) {
+    if (asprintf (&out[j], "%s/%s.img", cfg->out_path, set.dev[j].name) < 0) {
+      out[j] = NULL;
       r = pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
       break;
     }
     r = pc_devset_read_base (&set, j, &base, &base_size, err);
     if (r >= 0)
-      r = write_state (ix, j == d ? &s : counts[j] ? &all : NULL, base, out, cfg->flags, err);
+      r = build_state (cfg, ix, j == d ? &s : counts[j] ? &all : NULL, base, out[j],
+                       set.dev[j].name, &tmp[j], err);
     pc_image_unmap (base, base_size);
-    free (out);
   }
+  for (size_t j = 0; j < set.n; j++)
+    if (tmp[j] && r == 0)
+      r = commit (tmp[j], out[j], err);
+    else if (tmp[j]) {
+      unlink (tmp[j]);
+      free (tmp[j]);
+    }
 out_state:
   pc_state_clear (&s);
 out:
+  for (size_t j = 0; out && j < set.n; j++)
+    free (out[j]);
+  free (out);
+  free (tmp);
   free (counts);
   pc_devset_free (&set);
   return r < 0 ? r : 0;

@@ -413,7 +413,7 @@ END_TEST
 START_TEST (test_replay_write)
 {
   char out[64] = "/tmp/check_crash_img.XXXXXX", want[256], got[7];
-  struct pc_replay_config cfg = { path, "6/drop:5", NULL, out, 0 };
+  struct pc_replay_config cfg = { .log_path = path, .at = "6/drop:5", .out_path = out };
   struct pc_err err = { "" };
   uint8_t buf[3072];
   FILE *f;

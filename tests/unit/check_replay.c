@@ -1,9 +1,11 @@
 /* check_replay.c: unit tests of lib/replay/replay: the image of a crash
- * point written from a log, byte for byte, and what a replay that cannot
- * be done leaves (nothing). */
+ * point written from a log, byte for byte, what a replay that cannot be
+ * done leaves (nothing), and the hook that changes an image before it is
+ * named (one log, and a device set, whose images are named all or none). */
 #include <config.h>
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,23 +24,25 @@
 static char dir[] = "/tmp/check_replay.XXXXXX";
 static char logp[256], imgp[256];
 
-/* A log of a 64 KiB device: write 'a' at 0, flush, write 'b' at 4096 and
- * 'c' over 0, flush, trim 4096, end.  Records 0..5. */
+/* A log of a 64 KiB device at path: write 'a' at 0, flush, write 'b' at
+ * 4096 and 'c' over 0, flush, trim 4096, end.  Records 0..5, record i at
+ * i microseconds.  Its header has the flags compat and starts at start_ns;
+ * with PC_LOG_COMPAT_CLOCK, every such log is of the same boot. */
 static void
-make_log (void)
+write_log (const char *path, uint32_t compat, uint64_t start_ns)
 {
   struct pc_log_header h = { 0 };
   uint8_t *buf = malloc (1 << 16), data[4096];
   size_t len;
   int fd;
 
-  ck_assert_ptr_nonnull (mkdtemp (dir));
-  snprintf (logp, sizeof logp, "%s/log", dir);
-  snprintf (imgp, sizeof imgp, "%s/state.img", dir);
   h.version = PC_LOG_VERSION;
-  h.compat = PC_LOG_COMPAT_HDRSUM;
+  h.compat = compat;
   h.devsize = DEV;
   h.sector = 512;
+  h.start_ns = start_ns;
+  h.start_mono = 1000;
+  memset (h.boot_id, 7, sizeof h.boot_id);
   pc_log_header_encode (&h, buf);
   len = PC_LOG_HEADER_SIZE;
   for (unsigned i = 0; i < 7; i++) {
@@ -66,11 +70,21 @@ make_log (void)
       len += r.datalen;
     }
   }
-  fd = open (logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  fd = open (path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   ck_assert_int_ge (fd, 0);
   ck_assert_int_eq (pc_write_all (fd, buf, len), 0);
   close (fd);
   free (buf);
+}
+
+/* write_log's log as logp, in a new dir; the image to write is imgp. */
+static void
+make_log (void)
+{
+  ck_assert_ptr_nonnull (mkdtemp (dir));
+  snprintf (logp, sizeof logp, "%s/log", dir);
+  snprintf (imgp, sizeof imgp, "%s/state.img", dir);
+  write_log (logp, PC_LOG_COMPAT_HDRSUM, 0);
 }
 
 static void
@@ -98,7 +112,7 @@ byte_at (uint64_t off)
 static int
 replay (const char *at, struct pc_err *err)
 {
-  struct pc_replay_config cfg = { logp, at, NULL, imgp, 0 };
+  struct pc_replay_config cfg = { .log_path = logp, .at = at, .out_path = imgp };
 
   return pc_replay_write (&cfg, err);
 }
@@ -155,6 +169,127 @@ START_TEST (test_failures)
 }
 END_TEST
 
+/* What the finish hook saw, and whether it refuses (on device refuse). */
+static struct {
+  unsigned calls;
+  char devices[64];
+  int64_t when;
+  const char *refuse;
+} hook;
+
+/* Writes 'z' at 100 (in the image and its file), or refuses. */
+static int
+finish (struct pc_image *im, const char *path, const char *device, int64_t when, void *arg,
+        struct pc_err *err)
+{
+  ck_assert_ptr_eq (arg, &hook);
+  ck_assert_int_eq (access (path, F_OK), 0);
+  hook.calls++;
+  hook.when = when;
+  if (device)
+    strcat (hook.devices, device);
+  if (hook.refuse && device && strcmp (device, hook.refuse) == 0)
+    return pc_err_set (err, ENOTSUP, "refused %s", device);
+  if (hook.refuse && !device)
+    return pc_err_set (err, ENOTSUP, "refused");
+  ck_assert_int_eq (pc_image_write (im, 100, "z", 1), 0);
+  return pc_image_sync (im);
+}
+
+/* The names in directory d, but the log's, joined. */
+static void
+names_in (const char *d, char *buf, size_t len)
+{
+  DIR *dh = opendir (d);
+  struct dirent *e;
+
+  ck_assert_ptr_nonnull (dh);
+  buf[0] = '\0';
+  while ((e = readdir (dh)) != NULL)
+    if (e->d_name[0] != '.' && strcmp (e->d_name, "log") != 0 &&
+        strlen (buf) + strlen (e->d_name) + 2 < len) {
+      strcat (buf, " ");
+      strcat (buf, e->d_name);
+    }
+  closedir (dh);
+}
+
+START_TEST (test_finish)
+{
+  struct pc_replay_config cfg = { .at = "3", .finish = finish, .finish_arg = &hook };
+  struct pc_err err;
+  char names[256];
+
+  memset (&hook, 0, sizeof hook);
+  make_log ();
+  cfg.log_path = logp;
+  cfg.out_path = imgp;
+  /* the hook changes the state before the image gets its name; when is
+   * the log's start plus record 3's time */
+  unlink (logp);
+  write_log (logp, PC_LOG_COMPAT_HDRSUM, 5000000000000000000u);
+  ck_assert_msg (pc_replay_write (&cfg, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq (hook.calls, 1);
+  ck_assert_int_eq (hook.when, 5000000000);
+  ck_assert_int_eq (byte_at (0), 'c');
+  ck_assert_int_eq (byte_at (100), 'z');
+  /* a refusal is the replay's error, and leaves no image (nor its
+   * temporary file) */
+  unlink (imgp);
+  hook.refuse = "";
+  ck_assert_int_eq (pc_replay_write (&cfg, &err), -ENOTSUP);
+  ck_assert_str_eq (err.msg, "refused");
+  names_in (dir, names, sizeof names);
+  ck_assert_str_eq (names, "");
+  cleanup ();
+}
+END_TEST
+
+START_TEST (test_finish_devset)
+{
+  struct pc_replay_config cfg = { .at = "a:3", .finish = finish, .finish_arg = &hook };
+  struct pc_err err;
+  char set[100], out[100], path[200], names[256];
+
+  memset (&hook, 0, sizeof hook);
+  make_log ();
+  snprintf (set, sizeof set, "%s/set", dir);
+  snprintf (out, sizeof out, "%s/out", dir);
+  ck_assert_int_eq (mkdir (set, 0700), 0);
+  for (const char *d = "ab"; *d; d++) {
+    snprintf (path, sizeof path, "%s/%c.pclog", set, *d);
+    write_log (path, PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_CLOCK, 0);
+  }
+  cfg.log_path = set;
+  cfg.out_path = out;
+  /* b refused after a was built: neither image is written */
+  hook.refuse = "b";
+  ck_assert_int_eq (pc_replay_devset_write (&cfg, &err), -ENOTSUP);
+  ck_assert_str_eq (err.msg, "refused b");
+  ck_assert_str_eq (hook.devices, "ab");
+  names_in (out, names, sizeof names);
+  ck_assert_str_eq (names, "");
+  /* accepted: both, each with the hook's change */
+  memset (&hook, 0, sizeof hook);
+  ck_assert_msg (pc_replay_devset_write (&cfg, &err) == 0, "%s", err.msg);
+  ck_assert_str_eq (hook.devices, "ab");
+  names_in (out, names, sizeof names);
+  ck_assert (strcmp (names, " a.img b.img") == 0 || strcmp (names, " b.img a.img") == 0);
+  snprintf (imgp, sizeof imgp, "%s/b.img", out);
+  ck_assert_int_eq (byte_at (100), 'z');
+  for (const char *d = "ab"; *d; d++) {
+    snprintf (path, sizeof path, "%s/%c.img", out, *d);
+    unlink (path);
+    snprintf (path, sizeof path, "%s/%c.pclog", set, *d);
+    unlink (path);
+  }
+  rmdir (out);
+  rmdir (set);
+  snprintf (imgp, sizeof imgp, "%s/state.img", dir);
+  cleanup ();
+}
+END_TEST
+
 int
 main (void)
 {
@@ -163,6 +298,8 @@ main (void)
 
   tcase_add_test (tc, test_points);
   tcase_add_test (tc, test_failures);
+  tcase_add_test (tc, test_finish);
+  tcase_add_test (tc, test_finish_devset);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
