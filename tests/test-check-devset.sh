@@ -2,14 +2,15 @@
 # test-check-devset.sh: powercut check of a device set.  Two recorded
 # devices (a and b, one directory: contrib/devices.sh), each with an ext4
 # the kernel mounts; files written and fsynced on both, in turn.  "powercut check DIR" judges every instant (each flush and FUA
-# of either device): all survive.  Each instant's device states must be
+# of either device): all survive, and replay --recovered writes an
+# instant's images recovered and clean.  Each instant's device states must be
 # those a reference finds from the log files alone (the records each
 # device had logged by then) in each device's own check with the write
 # model.  Then device b's root inode is zeroed in its log: the instants
 # fail where b's state does, with its verdict, and the check exits 1.
 source "$top_srcdir/tests/functions.sh"
 requires_root
-requires nbdfuse losetup mkfs.ext4 e2fsck debugfs fusermount3 python3
+requires nbdfuse losetup mkfs.ext4 e2fsck dumpe2fs debugfs fusermount3 python3
 
 set_dir=$tmp/set
 # The devices and their filesystems made, the workload run, everything
@@ -35,6 +36,19 @@ run powercut check "$set_dir" --json "$tmp/set.json"
 assert_eq "$rc" 0 "check of the set: exit status (out: $out; stderr: $err)"
 assert_match "$out" 'device set .*, 2 devices: a b' "the report's first line"
 assert_match "$out" '^  ok +[0-9]+$' "the ok line"
+
+# replay --recovered of an instant in the middle: both images as a
+# reboot leaves them, each clean, where the raw ones need recovery.
+mid=$(python3 -c 'import json,sys; x = json.load(open(sys.argv[1]))["instants"]; print(x[len(x) // 2]["id"])' "$tmp/set.json")
+run powercut replay "$set_dir" --at "$mid" -o "$tmp/raw"
+assert_eq "$rc" 0 "replay --at $mid (stderr: $err)"
+run powercut replay "$set_dir" --at "$mid" -o "$tmp/rec" --recovered
+assert_eq "$rc.$err" "0." "replay --at $mid --recovered: exit status and stderr"
+for d in a b; do
+  assert_match "$(dumpe2fs -h "$tmp/raw/$d.img" 2>/dev/null)" 'features:.*needs_recovery' "$mid: raw $d needs recovery"
+  run e2fsck -fn "$tmp/rec/$d.img"
+  assert_eq "$rc" 0 "$mid: e2fsck -fn of the recovered $d ($out $err)"
+done
 
 # Each instant's states, against the reference.
 for d in a b; do

@@ -6,6 +6,7 @@
 # both images, and each must equal a reference built here from the log
 # files alone (powercut-log(5)): the device NAME's records 0..N, and the
 # other's records logged by that instant on the clock the headers give.
+# With --recovered, devices without a filesystem are refused: no image.
 source "$top_srcdir/tests/functions.sh"
 requires qemu-io python3
 
@@ -95,6 +96,15 @@ for d in ("a", "b"):
 assert between >= 10, between
 print(between)
 PY
+
+# --recovered: the devices hold no filesystem, so the instant is refused,
+# one line naming the device, and no image of either device is written.
+run powercut replay "$set_dir" --at a:3 -o "$tmp/rec" --recovered
+assert_eq "$rc" 2 "--recovered without filesystems: exit status"
+assert_eq "$(wc -l <<<"$err")" 1 "--recovered without filesystems: lines of stderr: $err"
+assert_match "$err" '^powercut replay: --at a:3: device a: blkid: no filesystem found' \
+  "--recovered without filesystems: message"
+assert_eq "$(ls -A "$tmp/rec" | wc -l)" 0 "files a refused --recovered left"
 
 # One log of another boot, or without a clock, or no logs: refused, one line.
 run powercut replay "$tmp" --at a:0 -o "$tmp/o2"

@@ -8,7 +8,8 @@
 # "powercut replay DIR --at NAME:N" builds both images of that instant;
 # e2fsck recovers fs with the journal of that same instant, and must find
 # it clean; powercut check of the set says the same (also in shards,
-# merged), and --verify gets the tree recovered with that journal.  With the root inode
+# merged), and --verify gets the tree recovered with that journal;
+# replay --recovered refuses such a pair.  With the root inode
 # zeroed in the filesystem's log, check fails exactly the instants where a
 # rebuild with e2fsck -j finds errors.
 source "$top_srcdir/tests/functions.sh"
@@ -99,6 +100,14 @@ for p in $points; do
   assert_eq "$rc" 0 "$p: e2fsck -fn after recovery ($out $err)"
   n=$((n + 1))
 done
+# replay --recovered does not replay a journal kept on another device:
+# refused, one line, no image
+run powercut replay "$set_dir" --at "$p" -o "$tmp/rec" --recovered
+assert_eq "$rc" 2 "--recovered of a filesystem with an external journal: exit status ($err)"
+assert_eq "$(wc -l <<<"$err")" 1 "--recovered with an external journal: lines of stderr: $err"
+assert_match "$err" "^powercut replay: --at $p: device (fs: its journal is on another device|jnl: it is the journal of a filesystem on another device)" \
+  "--recovered with an external journal: message"
+assert_eq "$(ls -A "$tmp/rec" | wc -l)" 0 "files a refused --recovered left"
 # powercut check of the set judges the filesystem at each instant with the
 # journal of that instant: clean everywhere, as above
 run powercut check "$set_dir" --json "$tmp/set.json"
