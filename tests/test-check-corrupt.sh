@@ -72,8 +72,11 @@ verdict=$(awk -v b="$first_bad" '$2 == b { print $3 }' <<<"$pts")
 # the text report names the first failing crash point
 assert_match "$text" "^first failing crash point: $first_bad \\($verdict\\)\$" "text report"
 replay_cmd=$(grep -m1 -E "^ +rebuild: powercut replay .* --at $first_bad " <<<"$text" | sed 's/^ *rebuild: //')
-# and prints the command that rebuilds it
-assert_match "$replay_cmd" "^powercut replay [^ ]+ --at $first_bad -o [^ ]+\$" "replay command in the text report (report: $text)"
+# and prints the command that rebuilds it: as a reboot leaves it if the
+# check recovered it (fs-corrupt), raw if it could not (unmountable)
+recovered=' --recovered'
+[ "$verdict" != unmountable ] || recovered=
+assert_match "$replay_cmd" "^powercut replay [^ ]+ --at $first_bad -o [^ ]+$recovered\$" "replay command in the text report (report: $text)"
 
 # The printed command, run as printed (with the program under test),
 # rebuilds an image that e2fsck rejects too.
@@ -81,7 +84,9 @@ mkdir "$tmp/replay"
 run bash -c "cd '$tmp/replay' && powercut () { $POWERCUT_WRAPPER '$POWERCUT' \"\$@\"; } && $replay_cmd"
 # the replay command works
 assert_eq "$rc" 0 "$replay_cmd: exit status (stderr: $err)"
-state_img=$tmp/replay/$(sed 's/.* -o //' <<<"$replay_cmd")
+# (recovered, it says e2fsck -fn still finds errors)
+[ -z "$recovered" ] || assert_match "$err" '^powercut replay: state\.img: e2fsck -fn finds errors in the state as a reboot leaves it$' "$replay_cmd: stderr"
+state_img=$tmp/replay/$(sed 's/.* -o \([^ ]*\).*/\1/' <<<"$replay_cmd")
 run e2fsck -fn "$state_img"
 # e2fsck -fn finds errors in it (exit status 4: errors left uncorrected)
 assert_ge "$rc" 4 "e2fsck -fn on the rebuilt state: exit status (stdout: $out)"

@@ -7,8 +7,11 @@
 # --recovered image passes e2fsck -fn, mounts read-only and holds the
 # files the mark had; the raw image differs and is the default.  Where
 # the journal holds the orphan, the image is what the kernel's own mount
-# leaves (orphan released).  Refused, with one line, exit 2 and no image:
-# a state with no filesystem, and a fast_commit journal needing replay.
+# leaves (orphan released).  The reports' rebuild lines give --recovered:
+# on a recorded seed, the text report's first, run as printed, mounts and
+# holds the empty files the report found.  Refused, with one line, exit 2
+# and no image: a state with no filesystem, and a fast_commit journal
+# needing replay (whose rebuild line is the raw state's).
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires e2fsck dumpe2fs debugfs losetup python3 cmp
@@ -126,6 +129,41 @@ assert_eq "$(groups "$tmp/orphan.img")" "$(groups "$tmp/kernel.img")" "free coun
 assert_eq "$(debugfs -R 'ls -l /' "$tmp/orphan.img" 2>/dev/null)" \
           "$(debugfs -R 'ls -l /' "$tmp/kernel.img" 2>/dev/null)" "the root directory after recovery"
 
+# --- The reports' rebuild lines ----------------------------------------------
+# the JSON report's command for that point is the --recovered one
+assert_match "$(json "$tmp/rec.json" '[p["replay"] for p in r["points"] if p["id"] == "'"$at"'"][0]')" \
+  " --at $at -o state\.img --recovered\$" "the JSON report's replay command of $at"
+# A recorded seed (tests/golden/rename-noauto): its failing points are
+# files found empty.  The text report's rebuild lines say --recovered; the
+# first, run as printed, writes a state that e2fsck -fn passes and that
+# mounts read-only, with the files the report says it found.
+golden=$top_srcdir/tests/golden/rename-noauto/recording.pclog
+run powercut check "$golden"
+assert_eq "$rc" 1 "check of the golden recording (stderr: $err)"
+text=$out
+lines=$(grep -E '^ +rebuild: ' <<<"$text")
+assert_match "$lines" 'rebuild: powercut replay .* --at [0-9]+ -o state\.img --recovered$' "the text report's rebuild lines"
+assert_no_match "$lines" '-o state\.img$' "a rebuild line without --recovered"
+first=$(sed -n 's/^first failing crash point: \([0-9]*\) .*/\1/p' <<<"$text")
+cmd=$(grep -m1 -E "^ +rebuild: powercut replay .* --at $first " <<<"$text" | sed 's/^ *rebuild: //')
+mkdir "$tmp/printed"
+run bash -c "cd '$tmp/printed' && powercut () { timeout '$T' $POWERCUT_WRAPPER '$POWERCUT' \"\$@\"; } && $cmd"
+assert_eq "$rc.$err" "0." "'$cmd': exit status and stderr"
+run e2fsck -fn "$tmp/printed/state.img"
+assert_eq "$rc" 0 "e2fsck -fn of the printed command's state: $out $err"
+ro_loop=$(timeout "$T" losetup -f --show -r "$tmp/printed/state.img")
+assert_match "$ro_loop" '^/dev/loop[0-9]+$' "losetup -r of the printed command's state"
+run mount -o ro "$ro_loop" "$tmp/ro"
+assert_eq "$rc" 0 "mount -o ro of the printed command's state: $err"
+# what the report found at that point, path by path: "empty file"
+found=$(awk -v p="$first:" '$1 == p { on = 1; next } on && /^$/ { exit } on && / found empty file/ { sub(":", "", $2); print $2 }' <<<"$text")
+assert_match "$found" 'f00' "files the report found empty at $first"
+for f in $found; do
+  [ -f "$tmp/ro/$f" ] && [ ! -s "$tmp/ro/$f" ] || fail "$f is not empty in the printed command's state"
+done
+umount_ro
+detach_ro
+
 # --- Refused: no filesystem ------------------------------------------------
 # record 0, before mkfs wrote a superblock
 run powercut replay "$log" --at 0 -o "$tmp/none.img" --recovered
@@ -164,4 +202,7 @@ assert_match "$err" "^powercut replay: --at $fc: .*fast commits: the kernel's mo
 # the raw state is still written
 run powercut replay "$log" --at "$fc" -o "$tmp/fc.img"
 assert_eq "$rc" 0 "replay --at $fc without --recovered (stderr: $err)"
+# and the reports' rebuild line for such a state gives it, not --recovered
+assert_match "$(json "$tmp/fc.json" '[p["replay"] for p in r["points"] if p["id"] == "'"$fc"'"][0]')" \
+  " --at $fc -o state\.img\$" "the JSON report's replay command of $fc"
 echo "needs recovery at $at (after the final mark, record $final), an orphan at $orphan, fast commits at $fc"

@@ -60,8 +60,14 @@ def cell_set(rep):
     for x in rep["instants"]:
         v, ev = x["verdict"], x.get("evidence", "")
         m = re.search(r"(lost|corrupt): ?(\d*)", ev)
+        # as the text report prints it: --recovered where every device's
+        # state was recovered alone
+        alone = v not in ("unmountable", "not-checked") and all(
+            not d.get("is_journal") and x["devices"].get(d["name"]) and
+            not x["devices"][d["name"]].get("journal_on") for d in rep["devices"])
         p = {"id": x["id"], "evidence": ["", ev], "verdict": v,
-             "replay": "powercut replay %s --at %s -o STATE-DIR" % (rep["device_set"], x["id"])}
+             "replay": "powercut replay %s --at %s -o STATE-DIR%s"
+                       % (rep["device_set"], x["id"], " --recovered" if alone else "")}
         if v in ("fs-corrupt", "unmountable") or (v == "app-invalid" and m and m.group(1) == "corrupt"):
             corrupt += 1
             first.setdefault("corrupt", p)

@@ -85,6 +85,7 @@ pc_devset_text (FILE *f, json_object *o)
   for (size_t i = 0; i < ni; i++) {
     json_object *x = json_object_array_get_idx (insts, i), *st = pc_json_member (x, "devices");
     const char *v = pc_json_str (x, "verdict");
+    bool recovered;
     if (v == NULL || strcmp (v, "ok") == 0 || strcmp (v, "not-checked") == 0)
       continue;
     if (listed == 0)
@@ -94,10 +95,16 @@ pc_devset_text (FILE *f, json_object *o)
       break;
     }
     fprintf (f, "%s at %.6f s: %s\n", pc_json_str (x, "id"), json_object_get_double (pc_json_member (x, "time")), v);
+    /* rebuilt as a reboot leaves it where the check recovered every
+     * device alone (replay --recovered does not recover a journal pair) */
+    recovered = pc_report_replay_recovered ((enum pc_verdict) pc_verdict_parse (v));
     for (size_t j = 0; j < nd; j++) {
       const char *name = pc_json_str (json_object_array_get_idx (devs, j), "name");
       json_object *e = st ? pc_json_member (st, name) : NULL;
       const char *ev = e ? pc_json_str (e, "verdict") : NULL;
+      if (e == NULL || pc_json_str (e, "journal_on") ||
+          json_object_get_boolean (pc_json_member (json_object_array_get_idx (devs, j), "is_journal")))
+        recovered = false;
       if (e && pc_json_str (e, "journal_on"))
         fprintf (f, "    %-10s %-13s with the journal of that instant\n", name,
                  ev ? ev : "(other shard)");
@@ -110,8 +117,8 @@ pc_devset_text (FILE *f, json_object *o)
     if (pc_json_str (x, "app"))
       fprintf (f, "    %-10s %-13s %s\n", "--verify", pc_json_str (x, "app"),
                pc_json_str (x, "evidence") ? pc_json_str (x, "evidence") : "");
-    fprintf (f, "    rebuild: powercut replay %s --at %s -o STATE-DIR\n", pc_json_str (o, "device_set"),
-             pc_json_str (x, "id"));
+    fprintf (f, "    rebuild: powercut replay %s --at %s -o STATE-DIR%s\n", pc_json_str (o, "device_set"),
+             pc_json_str (x, "id"), recovered ? " --recovered" : "");
   }
 }
 

@@ -207,18 +207,25 @@ config_json (const struct pc_html_config *hc)
     free (l1);
     free (l2);
   }
-  /* The replay command around a point's id, as the text report prints it. */
+  /* The replay command around a point's id, as the text report prints it:
+   * replay_post_raw after the id of a state the check did not recover. */
   {
     struct pc_point probe;
     char *at;
     memset (&probe, 0, sizeof probe);
     strcpy (probe.id, "\x01");
+    probe.verdict = PC_V_OK;
     pc_report_replay_cmd (res, &probe, cmd, sizeof cmd);
     at = strchr (cmd, '\x01');
     if (at) {
       json_object_object_add (o, "replay_pre", json_object_new_string_len (cmd, (int) (at - cmd)));
       json_object_object_add (o, "replay_post", json_object_new_string (at + 1));
     }
+    probe.verdict = PC_V_UNMOUNTABLE;
+    pc_report_replay_cmd (res, &probe, cmd, sizeof cmd);
+    at = strchr (cmd, '\x01');
+    if (at)
+      json_object_object_add (o, "replay_post_raw", json_object_new_string (at + 1));
   }
   json_object_object_add (o, "rec", rec);
   json_object_object_add (o, "v", v);

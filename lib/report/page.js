@@ -118,7 +118,7 @@ function draw(c,cv,det){
     const lo=px-2,hi=px+2;det.textContent='';const hits=[];
     for(let i=0;i<c.rec.length&&hits.length<50;i++){const p=P(i);if(p>=lo&&p<=hi)hits.push(i);}
     if(!hits.length){det.textContent='No crash point there.';return;}
-    hits.forEach(function(i){const d=el('div');d.appendChild(chip(NAMES[c.v[i]],''));d.appendChild(el('code',c.ids[i]+'  '+c.replay_pre+c.ids[i]+c.replay_post));det.appendChild(d);});};
+    hits.forEach(function(i){const d=el('div');d.appendChild(chip(NAMES[c.v[i]],''));d.appendChild(el('code',c.ids[i]+'  '+c.replay_pre+c.ids[i]+(NAMES[c.v[i]]==='unmountable'||NAMES[c.v[i]]===NC?c.replay_post_raw:c.replay_post)));det.appendChild(d);});};
 }
 /* windows: a lane per path, a bar per version, against seconds */
 function drawWin(c,cv){const w=c.windows;const W=Math.max(300,cv.parentNode.clientWidth-12);cv.width=W;

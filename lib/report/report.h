@@ -66,9 +66,17 @@ char *pc_report_why (int kind, const struct pc_cause *c);
  * malloc'd strings (NULL without memory; the caller frees both). */
 void pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **ret_line2);
 
-/* The command that rebuilds a point's image. */
+/* The command that rebuilds a point's image: as a reboot leaves it
+ * (replay --recovered), as the check judged it, if the check recovered
+ * it (pc_report_replay_recovered), else the raw state. */
 void pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *p,
                            char *buf, size_t len);
+
+/* Did the check recover a state of verdict v (so that replay --recovered
+ * rebuilds it)?  Not one unmountable (no ext2/3/4, a journal that cannot
+ * be replayed) or not checked (fast commits, an e2fsck that did not
+ * finish). */
+bool pc_report_replay_recovered (enum pc_verdict v);
 
 /* A path of the findings: the first finding of it (in crash-point order),
  * at how many points it was found, the first and the last; the one whose

@@ -64,8 +64,15 @@ pc_report_replay_cmd (const struct pc_check_result *res, const struct pc_point *
     shell_quote (res->base_path, q, sizeof q);
     snprintf (base, sizeof base, " --base %s", q);
   }
-  snprintf (buf, len, "powercut replay %s --at %s%s%s -o state.img", log, p->id, base,
-            res->keep_trimmed ? " --keep-trimmed" : "");
+  snprintf (buf, len, "powercut replay %s --at %s%s%s -o state.img%s", log, p->id, base,
+            res->keep_trimmed ? " --keep-trimmed" : "",
+            pc_report_replay_recovered (p->verdict) ? " --recovered" : "");
+}
+
+bool
+pc_report_replay_recovered (enum pc_verdict v)
+{
+  return v != PC_V_UNMOUNTABLE && v != PC_V_NOT_CHECKED;
 }
 
 int
