@@ -263,8 +263,10 @@ fail_at (struct xitem *x, const struct pc_point *p, int v, bool promise, size_t 
   x->promise |= promise;
   if (*last != pi) {
     *last = pi;
-    if (x->failing + x->later == 0)
+    if (x->failing + x->later == 0) {
       snprintf (x->first, sizeof x->first, "%s", p->id);
+      x->first_verdict = p->verdict;
+    }
     if (later)
       x->later++;
     else

@@ -31,6 +31,7 @@ struct xitem {
                                  * filesystem failed: the configuration's,
                                  * not its operations' */
   char first[PC_ID_MAX];        /* its first failing point ("" if none) */
+  enum pc_verdict first_verdict;/* that point's verdict */
 };
 
 /* Writes the shell script of a batch: each item in its directory wN,

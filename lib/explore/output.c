@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "explore/exploreint.h"
+#include "report/report.h"
 #include "util/util.h"
 
 const char *
@@ -121,11 +122,13 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
     fprintf (f, "#   configuration: %s\n"
              "#   found:         %s (%s) at %zu of its %zu crash points, and %zu later\n"
              "#   reproduce:     powercut run --config '%s'%s -- %s\n"
-             "#   first failing: powercut replay %s --at %s -o state.img\n"
+             "#   first failing: powercut replay %s --at %s -o state.img%s\n"
              "cd \"${POWERCUT_MNT:-.}\" || exit 1\n", c->label[x->k],
              pc_explore_outcome_name (small.outcome),
              small.promise ? "a broken promise" : "exposure", small.failing, small.points,
-             small.later, c->label[x->k], model, path, log, small.first[0] ? small.first : "?");
+             small.later, c->label[x->k], model, path, log, small.first[0] ? small.first : "?",
+             small.first[0] && pc_report_replay_recovered (small.first_verdict)
+             ? " --recovered" : "");
     pc_gen_script (&small.w, f, NULL, NULL);
     if (fclose (f) != 0 || chmod (path, 0755) < 0)
       return pc_err_set (err, EIO, "%s: cannot write it", path);
