@@ -82,6 +82,6 @@ done
 run powercut check "$log" --json "$tmp/liar.json"
 assert_eq "$rc" 1 "fsync that returns first: problems found ($err)"
 assert_eq "$(json "$tmp/liar.json" 'any(f["promise"] and "fsync" in (f["cause"].get("durable_by") or "") for p in r["points"] for f in p["findings"] if f["path"] == "f")')" True "a broken promise naming the fsync"
-assert_match "$out" "durable: at [0-9.]+ s, by fsync\(" "the report names the fsync"
+assert_match "$out" "durable: synced [0-9]+ ms later by fsync\\(" "the report names the fsync"
 x=$(exit_seq)
 assert_eq "$(json "$tmp/liar.json" 'all(p["record"] < '"$x"' <= p["moment_record"] for p in r["points"] if p["verdict"] != "ok")')" True "only states before the fsync's exit, judged after it"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # test-trace-windows.sh: the durability windows of a traced program follow
-# every version it had, not only versions at marks.  A writer that appends
-# 400 records to one file without fsync and places no mark: its windows
-# list a version per call (each named by its call), every one lost by a
-# crash before the data reached the disk and none acknowledged (nothing
-# was synced before the end).
+# the versions it had that mattered, not only versions at marks, nor every
+# write.  A writer that appends 400 records to one file without fsync and
+# places no mark: its windows list one version, the last write's (named by
+# its call), lost by a crash before the data reached the disk and not
+# acknowledged (nothing was synced before the end).
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires python3 e2fsck
@@ -21,10 +21,11 @@ PY
 run powercut run -q -O "$tmp/out" -- python3 "$tmp/append.py"
 assert_eq "$rc" 0 "unsynced appends: nothing promised, nothing broken ($err)"
 r=$tmp/out/report.json
-assert_eq "$(json "$r" 'r["windows"]["versions"] >= 100')" True "at least 100 versions in the windows"
-assert_eq "$(json "$r" 'sum(1 for w in r["windows"]["list"] if w["path"] == "log" and w["mark"].startswith("write("))')" 400 \
-  "one version per write"
+# the versions that mattered: nothing synced or marked them on the way, so
+# of 400 writes only the last one is a version (not one per write)
+assert_eq "$(json "$r" '[w["mark"][:27] for w in r["windows"]["list"] if w["path"] == "log"]')" \
+  "['write(3</log>, \"record 0399']" "one version: the last write"
 assert_eq "$(json "$r" 'all(w["durable"] is None or w["durable"] >= w["written"] for w in r["windows"]["list"])')" True \
   "each window ends after it starts"
-assert_eq "$(json "$r" 'r["windows"]["exposed_versions"] >= 100')" True "lost by a crash after the call"
-assert_match "$(cat "$tmp/out/report.txt")" "log as of write\(3</log>, \"record 0[0-9]{3}" "the text report names the calls"
+assert_eq "$(json "$r" 'r["windows"]["exposed_versions"] >= 1')" True "lost by a crash after the call"
+assert_match "$(cat "$tmp/out/report.txt")" "log as of write\(3</log>, \"record 0399" "the text report names the call"

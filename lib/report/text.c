@@ -18,7 +18,6 @@
 #include "util/util.h"
 
 #define MAX_LISTED 20
-#define MAX_POINT_FINDINGS 8    /* the files a listed point shows */
 
 /* Quotes s for a POSIX shell when it needs it: in single quotes, or, if
  * it holds control bytes or bytes that are not UTF-8, in dollar-single
@@ -519,7 +518,8 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
                                        "the program's fault", "the filesystem's fault" };
   char cmd[512];
   const char *pw = point_why (p);
-  size_t shown = 0, nf = 0;
+  char *pending = NULL;         /* the why of the findings just listed */
+  size_t shown = 0;
 
   fprintf (f, "\n%s: %s", p->id, pc_verdict_name (p->verdict));
   if (p->verdict != PC_V_NOT_CHECKED)
@@ -537,9 +537,13 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
     char *why;
     if (pc_finding_verdict (fd->kind) == PC_V_OK && fd->kind != PC_F_OLDER)
       continue;
-    if (shown++ == MAX_POINT_FINDINGS) {
-      nf++;
-      continue;
+    shown++;
+    /* findings in a row that share their why: it follows the last */
+    why = pc_report_why (fd->kind, &fd->cause);
+    if (pending && (why == NULL || strcmp (why, pending) != 0)) {
+      fprintf (f, "    why: %s\n", pending);
+      free (pending);
+      pending = NULL;
     }
     fprintf (f, "    %s ", pc_finding_name (fd->kind));
     put_shown (f, pc_display_name, fd->path);
@@ -555,12 +559,15 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
       fprintf (f, " at %.3f s, the disk could still hold this state (until %.3f s)\n",
                fd->cause.durable_ns / 1e9, p->moment_ns / 1e9);
     }
-    why = pc_report_why (fd->kind, &fd->cause);
-    fprintf (f, "    why: %s\n", why ? why : "?");
-    free (why);
+    if (pending == NULL)
+      pending = why;
+    else
+      free (why);
   }
-  if (nf > 0)
-    fprintf (f, "    ... and %zu more files (see the JSON report)\n", nf);
+  if (pending) {
+    fprintf (f, "    why: %s\n", pending);
+    free (pending);
+  }
   if (shown == 0 && pw)
     fprintf (f, "    why: %s\n", pw);
   pc_report_replay_cmd (res, p, cmd, sizeof cmd);

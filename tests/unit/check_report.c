@@ -193,15 +193,12 @@ START_TEST (test_text_and_html_show_names_safely)
       if (strncmp (l, "    rebuild: ", 13) != 0)
         assert_shown (l, (size_t) (nl - l), "text report");
     }
-    /* Each failing finding of a listed point (the first 8, and OLDER
-     * notes count) is one whole line. */
+    /* Each failing finding of a listed point is one whole line. */
     for (size_t i = 0; i < res->npoints; i++)
-      for (size_t k = 0, shown = 0; res->points[i].verdict != PC_V_OK && k < res->points[i].findings.n; k++) {
+      for (size_t k = 0; res->points[i].verdict != PC_V_OK && k < res->points[i].findings.n; k++) {
         const struct pc_finding *fd = &res->points[i].findings.v[k];
         char *n = pc_display_name (fd->path), *fo = pc_display_line (fd->found), *line;
-        if (pc_finding_verdict (fd->kind) != PC_V_OK || fd->kind == PC_F_OLDER)
-          shown++;
-        if (pc_finding_verdict (fd->kind) != PC_V_OK && shown <= 8) {
+        if (pc_finding_verdict (fd->kind) != PC_V_OK) {
           ck_assert_int_ge (asprintf (&line, "\n    %s %s: found %s\n",
                                       pc_finding_name (fd->kind), n, fo), 0);
           ck_assert_msg (strstr (text, line) != NULL, "not a line of the text report: %s", line);
