@@ -6,6 +6,15 @@
 # other loss) for those paths: the report lists them as not judged and
 # says to place a final mark.  With that final mark, the same changes are
 # judged again.
+#
+# The check starts at the mark (--from written): the points before it hold
+# the four files' first writeback, where ext4 (dioread_nolock, its
+# default) may commit a file's size with unwritten extents a transaction
+# before their conversion, so that a file reads as zeros there; a true
+# finding (exposure, no broken promise), but it depends on the kernel's
+# timing and is not what this test is about.  From the synced mark on, what
+# is asserted holds whatever the timing: keep is durable and untouched, and
+# f1, f2 and f3 are not judged.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires e2fsck python3
@@ -35,7 +44,7 @@ record ()
 }
 
 record nofinal 0
-run powercut check "$log" --json "$tmp/nofinal.json"
+run powercut check "$log" --from written --json "$tmp/nofinal.json"
 # no failure: the changes after the last mark are not judged (exit 0)
 assert_eq "$rc" 0 "check without a final mark: exit status (out: $out; stderr: $err)"
 # ... not one missing, mismatch or other loss
@@ -53,7 +62,7 @@ assert_match "$out" "^no problem found" "text: no problem"
 echo "$out"
 
 record final 1
-run powercut check "$log" --json "$tmp/final.json"
+run powercut check "$log" --from written --json "$tmp/final.json"
 # with a final mark the same changes are judged: nothing is not-judged
 assert_match "$rc" '^[01]$' "check with a final mark: exit status (stderr: $err)"
 assert_eq "$(json "$tmp/final.json" 'sum(1 for p in r["points"] for f in p["findings"] if f["verdict"] == "not-judged")')" 0 "not-judged findings with a final mark"
