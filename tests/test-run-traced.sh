@@ -37,7 +37,13 @@ assert_eq "$rc" 0 "untraced run ($out $err)"
 read_log "$tmp/n/powercut.log"
 assert_eq "$(count event)" none "events with --no-trace"
 
-run powercut run --quiet --trace --workload replace-rename --files 3 --out "$tmp/b"
+# (--fail-on promises: the workload syncs its new files with syncfs and
+# renames over them without fsync; on ext4's default dioread_nolock a
+# file's size can be committed a transaction before its extents are
+# converted, and a crash point between reads the file as zeros: an
+# exposure of data not yet synced, found in some runs and not others, and
+# no broken promise)
+run powercut run --quiet --trace --fail-on promises --workload replace-rename --files 3 --out "$tmp/b"
 assert_eq "$rc" 0 "traced built-in workload ($out $err)"
 read_log "$tmp/b/powercut.log"
 assert_ge "$(count event)" 20 "events of a traced built-in workload"
