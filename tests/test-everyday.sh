@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# test-everyday.sh: a quick subset of contrib/everyday, each scenario run
+# as a user runs it (powercut run -- ./SCENARIO.sh) with a short idle.
+# Only what holds whatever the kernel's timing is asserted: a program's
+# unsynced data may or may not be lost, but the filesystem is never at
+# fault, and what is deleted without a replacement is never a loss.
+# sed -i on ext4 and on noauto_da_alloc (--fail-on promises passes; an
+# empty file, when a crash finds one, is the program's, fixed by an fsync
+# of its temporary file before the rename); vim with its defaults (its
+# fsync'd swap file, deleted at exit, is no finding); logrotate (its
+# dropped rotation is no finding); rm through the runner (no finding at
+# all, and the runner's row says so).
+source "$top_srcdir/tests/functions.sh"
+requires_root
+requires python3 sed vim logrotate
+T=$(( T * 3 ))
+json () { python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+# the paths a report has a finding at, one a line
+found () { json "$1" '"\n".join(sorted({f["path"] for p in r["points"] for f in p["findings"]}))'; }
+ev=$top_srcdir/contrib/everyday
+export EVERYDAY_IDLE=1
+# the scenarios idle themselves
+settle=()
+if powercut run --help 2>&1 | grep -q -e '--settle'; then settle=(--settle 0); fi
+
+# everyday NAME CONFIG [RUN-OPTION...]: the scenario NAME run on CONFIG
+# into $tmp/NAME-CONFIG; $r is its report.json
+everyday ()
+{
+  local name=$1 config=$2
+  shift 2
+  r=$tmp/$name-${config// /-}/report.json
+  run powercut run --quiet --config "$config" --out "${r%/report.json}" ${settle[@]+"${settle[@]}"} \
+    "$@" -- "$ev/$name.sh"
+  [ -f "$r" ] || fail "$name on $config: no report ($rc: $err)"
+}
+
+# sed -i on ext4: nothing of the filesystem's
+everyday sed-i ext4 --fail-on promises
+assert_eq "$rc" 0 "sed -i on ext4, --fail-on promises ($err)"
+assert_eq "$(json "$r" 'r["totals"]["promises"]')" 0 "sed -i on ext4: the filesystem's faults"
+assert_ge "$(json "$r" 'r["totals"]["points"]')" 5 "sed -i on ext4: crash points"
+
+# sed -i on noauto_da_alloc: an empty etc/app.conf, if a crash finds one,
+# is the program's, and the fix is an fsync of sed's temporary file
+# before its rename
+everyday sed-i 'ext4 noauto_da_alloc' --fail-on promises
+assert_eq "$rc" 0 "sed -i on noauto_da_alloc, --fail-on promises ($err)"
+assert_eq "$(json "$r" 'r["totals"]["promises"]')" 0 "sed -i on noauto_da_alloc: the filesystem's faults"
+assert_eq "$(json "$r" '[(f["path"], f.get("fault")) for p in r["points"] for f in p["findings"]
+  if f["path"] == "etc/app.conf" and f.get("fault") != "program"]')" "[]" \
+  "sed -i on noauto_da_alloc: etc/app.conf lost by another's fault"
+assert_eq "$(json "$r" '[f["cause"].get("fix") for p in r["points"] for f in p["findings"]
+  if f.get("fault") == "program" and not (f["cause"].get("fix", "").startswith("an fsync of etc/sed")
+                                          and " before rename(\"etc/sed" in f["cause"]["fix"])]')" "[]" \
+  "sed -i on noauto_da_alloc: a fix that is not an fsync of the temporary file before the rename"
+
+# vim with its defaults: the swap file, fsync'd and deleted at exit, is
+# no finding; nothing of the filesystem's
+everyday vim ext4 --fail-on promises
+assert_eq "$rc" 0 "vim on ext4, --fail-on promises ($err)"
+assert_eq "$(json "$r" 'r["totals"]["promises"]')" 0 "vim on ext4: the filesystem's faults"
+assert_no_match "$(found "$r")" '\.sw[a-z]$' "vim on ext4: a finding at its swap file"
+run powercut log --dump "$tmp/vim-ext4/powercut.log"
+assert_match "$out" 'event exit .*fsync\([0-9]+</etc/\.app\.conf\.swp>\) = 0' "vim on ext4: the swap file was fsync'd"
+assert_match "$out" 'event exit .*unlink\("[^"]*etc/\.app\.conf\.swp"\) = 0' "vim on ext4: the swap file was deleted"
+
+# logrotate: the dropped rotation (app.log.3, renamed from app.log.2 and
+# deleted) is no finding; nothing of the filesystem's
+everyday logrotate ext4 --fail-on promises
+assert_eq "$(json "$r" 'sorted({(p["id"], f["path"]) for p in r["points"] for f in p["findings"] if f.get("fault") == "filesystem"})')" \
+  "[]" "logrotate on ext4: points and paths called the filesystem's fault"
+assert_eq "$rc" 0 "logrotate on ext4, --fail-on promises ($err)"
+assert_eq "$(json "$r" 'r["totals"]["promises"]')" 0 "logrotate on ext4: the filesystem's faults"
+assert_no_match "$(found "$r")" '^log/app\.log\.3$' "logrotate on ext4: a finding at the dropped rotation"
+
+# rm, through the runner: no finding at all, and its row says so
+run env EVERYDAY_CONFIGS=ext4 "$ev/run.sh" "$tmp/runner" rm
+assert_eq "$rc" 0 "run.sh rm ($out $err)"
+assert_match "$out" '^\| rm \| ext4 \| [1-9][0-9]* \| 0 \| 0 \| 0 \| 0 \|  \|$' "run.sh: the row of rm"
+r=$tmp/runner/rm/ext4/report.json
+assert_eq "$(json "$r" 'r["totals"]["ok"] == r["totals"]["points"]')" True "rm: every point ok"
+assert_eq "$(found "$r")" "" "rm: findings"
