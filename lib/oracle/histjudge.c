@@ -437,15 +437,34 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
   return c->rule ? 0 : -ENOMEM;
 }
 
+/* Is node y bound to a name other than p's at point (moved there)? */
+static bool
+bound_elsewhere (const struct pc_history *h, const struct phist *p, int64_t y, uint64_t point)
+{
+  for (size_t k = 0; k < h->npaths; k++) {
+    const struct phist *q = &h->paths[k];
+    int64_t at = -1;
+    if (q == p)
+      continue;
+    for (size_t i = 0; i < q->ne && q->e[i].seq <= point; i++)
+      at = q->e[i].node;
+    if (at == y)
+      return true;
+  }
+  return false;
+}
+
 /* Did the program give up a durable version of path by point, for n (the
  * file found at path, which lost data never made durable): a version it
  * held, name and data durable, replaced since (another file bound to the
- * name: a rename over it, an unlink and a new file; or the file made
- * smaller: truncate, O_TRUNC)?  The call that replaced it in *ret_call,
- * *ret_renamed whether it bound the name anew. */
+ * name, the old one under no name any more: a rename over it, an unlink
+ * and a new file; or the file made smaller: truncate, O_TRUNC)?  A file
+ * moved to another name was not given up.  The call that gave it up in
+ * *ret_call, and how in *ret_how. */
+enum gave { GAVE_RENAME, GAVE_UNLINK, GAVE_TRUNCATE };
 static bool
 gave_up (const struct pc_history *h, const struct phist *p, const char *path, int64_t n,
-         uint64_t point, uint32_t *ret_call, bool *ret_renamed)
+         uint64_t point, uint32_t *ret_call, enum gave *ret_how)
 {
   for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++) {
     int64_t y = p->e[i].node;
@@ -462,8 +481,10 @@ gave_up (const struct pc_history *h, const struct phist *p, const char *path, in
     if (d == NONE)
       continue;
     if (bound_after && y != n) {
+      if (bound_elsewhere (h, p, y, point))
+        continue;               /* moved, not given up */
       *ret_call = p->e[i + 1].call;
-      *ret_renamed = true;
+      *ret_how = p->e[i + 1].node >= 0 ? GAVE_RENAME : GAVE_UNLINK;
       return true;
     }
     if (!bound_after && y == n) {
@@ -472,7 +493,7 @@ gave_up (const struct pc_history *h, const struct phist *p, const char *path, in
       for (size_t k = 0; k < nd->ns && nd->s[k].seq <= point; k++)
         if (nd->s[k].seq > d && nd->s[k].seq > named && nd->s[k].size < was) {
           *ret_call = nd->s[k].call;
-          *ret_renamed = false;
+          *ret_how = GAVE_TRUNCATE;
           return true;
         }
     }
@@ -487,12 +508,18 @@ static int
 program_cause (const struct pc_history *h, const struct phist *p, const char *path, int64_t n,
                uint64_t point, uint32_t wcall, struct pc_cause *c)
 {
+  static const char *const what[] = {
+    [GAVE_RENAME] = "replaced it before the new data was durable, and a crash may keep neither",
+    [GAVE_UNLINK] = "removed it, and the file put in its place was not durable: a crash may "
+                    "keep neither",
+    [GAVE_TRUNCATE] = "cut it before the new data was durable, and a crash may keep neither",
+  };
   uint32_t by;
-  bool renamed;
+  enum gave how;
   const char *wpath;
   int r;
 
-  if (c->promise || !gave_up (h, p, path, n, point, &by, &renamed))
+  if (c->promise || !gave_up (h, p, path, n, point, &by, &how))
     return 0;
   wpath = wcall < h->ncalls && h->calls[wcall].path ? h->calls[wcall].path : path;
   c->program = true;
@@ -500,11 +527,9 @@ program_cause (const struct pc_history *h, const struct phist *p, const char *pa
   free (c->fix);
   c->rule = NULL;
   c->fix = NULL;
-  if (asprintf (&c->rule, "%s replaced it before the new data was durable, and a crash may "
-                "keep neither",
-                by < h->ncalls ? h->calls[by].text : "a call") < 0)
+  if (asprintf (&c->rule, "%s %s", by < h->ncalls ? h->calls[by].text : "a call", what[how]) < 0)
     return -ENOMEM;
-  if (renamed && by < h->ncalls)
+  if (how == GAVE_RENAME && by < h->ncalls)
     r = asprintf (&c->fix, "an fsync of %s before %s", wpath[0] ? wpath : "/", h->calls[by].text);
   else
     r = asprintf (&c->fix, "write the new version to another file, fsync it, then rename it "
@@ -536,6 +561,27 @@ name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, u
                     : "a name made durable (its directory synced) is not what it was: "
                       "the filesystem broke its promise");
   return c->rule ? 0 : -ENOMEM;
+}
+
+/* Is found (its inode known) another file than newest that the name may
+ * be bound to at point: one bound after de, or at de?  Then it is that
+ * file's versions that judge it (a rename over a file never synced, found
+ * not yet done), not newest's. */
+static bool
+other_inode (const struct pc_history *h, const struct phist *p, uint64_t point, uint64_t de,
+             int64_t at_de, int64_t newest, const struct pc_entry *found)
+{
+  if (found->ino == 0 || (newest >= 0 && h->nodes[newest].ino == found->ino))
+    return false;
+  if (at_de >= 0 && at_de != newest && h->nodes[at_de].ino == found->ino)
+    return true;
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++) {
+    int64_t n = p->e[i].node;
+    if ((de == NONE || p->e[i].seq > de) && n >= 0 && n != newest &&
+        h->nodes[n].type == N_FILE && h->nodes[n].ino == found->ino)
+      return true;
+  }
+  return false;
 }
 
 /* The judgement of found at path at point, what the program had at floor
@@ -609,7 +655,8 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
       !durably_empty (h, &h->nodes[newest], path, point, floor) &&
       !(at_de >= 0 && at_de != newest && h->nodes[at_de].type == N_FILE &&
         (found->ino == 0 || h->nodes[at_de].ino == 0 || found->ino == h->nodes[at_de].ino) &&
-        durably_empty (h, &h->nodes[at_de], path, point, floor))) {
+        durably_empty (h, &h->nodes[at_de], path, point, floor)) &&
+      !other_inode (h, p, point, de, at_de, newest, found)) {
     const struct node *n = &h->nodes[newest];
     uint32_t dc;
     uint64_t d = data_durable (h, n, NONE, point, floor, &dc), rb;

@@ -475,6 +475,76 @@ START_TEST (test_rename_over_empty)
 }
 END_TEST
 
+/* Whose fault a loss of data never made durable is: the program's where
+ * it gave up a durable version (a rename over it, an unlink and a new
+ * file), nobody's where the durable file was moved to another name and
+ * the name made anew; and a rename over an empty file never synced, found
+ * not yet done (its inode), is no loss at all. */
+START_TEST (test_gave_up)
+{
+  struct pc_event ev;
+  struct pc_entry *e;
+  struct pc_cause c;
+  uint64_t end;
+
+  /* f empty, never synced; f.new fsync'd, renamed over it */
+  reset ();
+  mkfs_mark ();
+  creat_file ("/f", 20);
+  creat_file ("/f.new", 21);
+  write_file ("/f.new", 21, "new\n", 0, 4);
+  fsync_file ("/f.new", 21);
+  ev_init (&ev, PC_OP_RENAME, "rename", "/f.new");
+  snprintf (ev.path[1], sizeof ev.path[1], "/f");
+  call (&ev, 0);
+  end = ix.n - 1;
+  e = found ("f", "");
+  e->ino = 20;
+  ck_assert_int_eq (kind_of (end, "f", e), 0);
+  e = found ("f", "");
+  e->ino = 21;
+  ck_assert_int_eq (judge (end, "f", e, &c), PC_V_ZERO_LENGTH);
+  ck_assert (c.promise);
+  pc_cause_clear (&c);
+
+  /* g synced with data, then unlinked and made anew, not synced: found
+   * empty, the program gave up its durable version */
+  reset ();
+  mkfs_mark ();
+  creat_file ("/g", 30);
+  write_file ("/g", 30, "old\n", 0, 4);
+  ev_init (&ev, PC_OP_SYNC, "sync", "");
+  call (&ev, 0);
+  ev_init (&ev, PC_OP_UNLINK, "unlink", "/g");
+  call (&ev, 0);
+  creat_file ("/g", 31);
+  write_file ("/g", 31, "newer\n", 0, 6);
+  end = ix.n - 1;
+  ck_assert_int_eq (judge (end, "g", found ("g", ""), &c), PC_V_ZERO_LENGTH);
+  ck_assert (!c.promise && c.program);
+  ck_assert_ptr_nonnull (strstr (c.rule, "unlink(\"/g\") removed it"));
+  ck_assert_ptr_nonnull (strstr (c.fix, "rename it over g"));
+  pc_cause_clear (&c);
+
+  /* the synced file moved to h.done, g made anew: nothing durable lost */
+  reset ();
+  mkfs_mark ();
+  creat_file ("/g", 30);
+  write_file ("/g", 30, "old\n", 0, 4);
+  ev_init (&ev, PC_OP_SYNC, "sync", "");
+  call (&ev, 0);
+  ev_init (&ev, PC_OP_RENAME, "rename", "/g");
+  snprintf (ev.path[1], sizeof ev.path[1], "/h.done");
+  call (&ev, 0);
+  creat_file ("/g", 31);
+  write_file ("/g", 31, "newer\n", 0, 6);
+  end = ix.n - 1;
+  ck_assert_int_eq (judge (end, "g", found ("g", ""), &c), PC_V_ZERO_LENGTH);
+  ck_assert (!c.promise && !c.program);
+  pc_cause_clear (&c);
+}
+END_TEST
+
 /* A file written through io_uring is not judged. */
 START_TEST (test_untraceable)
 {
@@ -1274,6 +1344,7 @@ main (void)
   tcase_add_test (tc, test_fsync_and_failures);
   tcase_add_test (tc, test_rename);
   tcase_add_test (tc, test_rename_over_empty);
+  tcase_add_test (tc, test_gave_up);
   tcase_add_test (tc, test_untraceable);
   tcase_add_test (tc, test_older);
   tcase_add_test (tc, test_inode_reused);
