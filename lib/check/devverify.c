@@ -231,10 +231,13 @@ pc_devverify_run (const struct pc_check_config *cfg, const struct pc_devset *set
         all &= in->pair[j] == PC_V_OK;    /* recovered with it, and sound */
         continue;
       }
-      /* another shard's state: its verdict is not known here */
-      all &= in->point[j] == -2 ||
-             (p != NULL && p->verdict != PC_V_FS_CORRUPT && p->verdict != PC_V_UNMOUNTABLE &&
-              p->verdict != PC_V_NOT_CHECKED);
+      /* a state known here must be sound; another shard's (-2), whose
+       * verdict is not known here, is taken as sound (a finer state of
+       * the instant's own device is known here, whatever shard checks
+       * the state it refines) */
+      all &= p != NULL ? p->verdict != PC_V_FS_CORRUPT && p->verdict != PC_V_UNMOUNTABLE &&
+                         p->verdict != PC_V_NOT_CHECKED
+                       : in->point[j] == -2;
     }
     all &= in->owned;
     if (!all)
