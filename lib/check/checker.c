@@ -233,8 +233,33 @@ load_inputs (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
       (cfg->base_path && (res->base_path = strdup (cfg->base_path)) == NULL) ||
       (cfg->verify && (res->verify = strdup (cfg->verify)) == NULL))
     return -ENOMEM;
+  /* Where powercut run's command and its settle ended (result.h). */
+  for (uint64_t i = 0; i < c->ix.n; i++) {
+    const struct pc_record *rec = &c->ix.recs[i];
+    struct pc_mark m;
+    size_t nl;
+    const char *name = rec->type == PC_REC_MARK
+                       ? pc_mark_peek_name (rec->data, rec->datalen, &nl) : NULL;
+    if (name == NULL || nl < 9 || memcmp (name, "powercut.", 9) != 0 ||
+        pc_mark_decode (rec->data, rec->datalen, &m, NULL) < 0)
+      continue;
+    switch (pc_mark_run_kind (&m)) {
+    case PC_RUN_MARK_COMMAND_END:
+      res->command_end_record = i;
+      res->command_end_ns = pc_window_time (rec->time_ns);
+      break;
+    case PC_RUN_MARK_SETTLE_END:
+      res->settle_end_record = i;
+      res->settle_end_ns = pc_window_time (rec->time_ns);
+      break;
+    case PC_RUN_MARK_NONE:
+      break;
+    }
+    pc_mark_free (&m);
+  }
   /* Every mark's name, record and sync flag, and every acknowledgement,
-   * for --verify's environment. */
+   * for --verify's environment (not powercut run's marks after the
+   * command, which say nothing of the workload). */
   for (uint64_t i = 0; cfg->verify && i < c->ix.n; i++) {
     const struct pc_record *rec = &c->ix.recs[i];
     struct pc_mark m;
@@ -262,6 +287,10 @@ load_inputs (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
       pc_err_msg (why, "%s: record %" PRIu64 ": the mark cannot be decoded",
                   cfg->log_path, i);
       return r;
+    }
+    if (pc_mark_run_kind (&m) != PC_RUN_MARK_NONE) {
+      pc_mark_free (&m);
+      continue;
     }
     if (pc_grow (&c->marks, &c->capmarks, c->nmarks + 1, sizeof *c->marks, 16) < 0) {
       pc_mark_free (&m);

@@ -33,6 +33,18 @@ pc_mark_peek_name (const uint8_t *data, size_t len, size_t *ret_len)
   return (const char *) data + 10;
 }
 
+enum pc_run_mark
+pc_mark_run_kind (const struct pc_mark *m)
+{
+  if (m->name == NULL || (m->flags & (PC_MARK_F_SYNC | PC_MARK_F_MANIFEST)) || m->ndurable)
+    return PC_RUN_MARK_NONE;
+  if (strcmp (m->name, PC_MARK_COMMAND_END) == 0)
+    return PC_RUN_MARK_COMMAND_END;
+  if (strcmp (m->name, PC_MARK_SETTLE_END) == 0)
+    return PC_RUN_MARK_SETTLE_END;
+  return PC_RUN_MARK_NONE;
+}
+
 bool
 pc_mark_name_valid (const char *name)
 {

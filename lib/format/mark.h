@@ -34,6 +34,16 @@
 #define PC_MARK_F_SYNC      (1u << 0)    /* the manifest's tree was synced (syncfs) */
 #define PC_MARK_F_MANIFEST  (1u << 1)    /* a manifest is present */
 
+/* The marks powercut run places after a command (run.h), without a
+ * manifest, a sync or durable paths, so that they change how no state is
+ * judged: where the command ended, and where the time it let the
+ * filesystem run on after it (its settle) ended and powercut's own sync
+ * and unmount began.  Names starting with "powercut." are powercut's:
+ * a check reads these two as such (result.h), and leaves them out of the
+ * marks it tells an application's checker. */
+#define PC_MARK_COMMAND_END "powercut.command-end"
+#define PC_MARK_SETTLE_END  "powercut.settle-end"
+
 #define PC_ENTRY_HEAD 16
 #define PC_ENTRY_ZERO_BLOCK 4096  /* the blocks zero_blocks counts */
 
@@ -97,6 +107,12 @@ bool pc_mark_name_valid (const char *name);
  * pointer into data, its length in *ret_len; NULL if the payload is too
  * short to hold the name its length field claims. */
 const char *pc_mark_peek_name (const uint8_t *data, size_t len, size_t *ret_len);
+
+/* Which of powercut run's marks after a command m is: PC_MARK_COMMAND_END
+ * or PC_MARK_SETTLE_END by name, with no manifest, sync or durable path;
+ * else PC_RUN_MARK_NONE (a workload's own mark). */
+enum pc_run_mark { PC_RUN_MARK_NONE, PC_RUN_MARK_COMMAND_END, PC_RUN_MARK_SETTLE_END };
+enum pc_run_mark pc_mark_run_kind (const struct pc_mark *m);
 
 /* Checks a manifest path as defined above. */
 bool pc_mark_path_valid (const char *path, size_t len);

@@ -14,6 +14,7 @@
 
 #include "format/acl.h"
 #include "format/log.h"
+#include "format/mark.h"
 #include "oracle/histint.h"
 #include "util/util.h"
 
@@ -474,6 +475,9 @@ apply_mark (struct pc_history *h, const struct pc_mark *m, uint64_t seq, bool *h
 {
   uint32_t call;
 
+  /* powercut run's marks after its command say nothing of the program */
+  if (pc_mark_run_kind (m) != PC_RUN_MARK_NONE)
+    return 0;
   /* The mark, as people are told what made a version durable. */
   if (pc_grow (&h->calls, &h->capcalls, h->ncalls + 1, sizeof *h->calls, 64) < 0)
     return -ENOMEM;

@@ -233,6 +233,10 @@ pc_devset_marks (const struct pc_devset_dev *d, uint64_t n, char **ret_all, char
     if (d->ix.recs[i].type != PC_REC_MARK ||
         pc_mark_decode (d->ix.recs[i].data, d->ix.recs[i].datalen, &m, NULL) < 0)
       continue;
+    if (pc_mark_run_kind (&m) != PC_RUN_MARK_NONE) {
+      pc_mark_free (&m);
+      continue;
+    }
     fprintf (f, "%s%s", ftell (f) ? " " : "", m.name);
     free (last);
     last = strdup (m.name);

@@ -83,7 +83,8 @@ int64_t pc_devset_instants (const struct pc_devset *s, bool every_record,
                             struct pc_devset_point **ret);
 
 /* The names of device d's marks among its first n records, space
- * separated, and the last ("" without one).  Returns 0 with both
+ * separated, and the last ("" without one); powercut run's marks after
+ * its command (format/mark.h) are left out.  Returns 0 with both
  * (malloc'd), or -ENOMEM. */
 int pc_devset_marks (const struct pc_devset_dev *d, uint64_t n, char **ret_all,
                      char **ret_last);

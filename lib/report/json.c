@@ -152,6 +152,10 @@ pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
   json_object_object_add (o, "moment_until", pc_json_seconds (p->moment_ns));
   json_object_object_add (o, "dropped", json_object_new_int64 (p->ndrop));
   json_object_object_add (o, "torn", json_object_new_boolean (p->torn));
+  {
+    const char *after = pc_after_name (pc_point_after (res, p));
+    json_object_object_add (o, "after_command", after ? json_object_new_string (after) : NULL);
+  }
   json_object_object_add (o, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
   json_object_object_add (o, "fault", json_object_new_string (pc_fault_name (pc_point_fault (p))));
   json_object_object_add (o, "same_as", p->same_as >= 0
@@ -218,6 +222,19 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     json_object_object_add (root, "verify", NULL);
   json_object_object_add (root, "last_mark", res->last_mark[0]
                           ? json_object_new_string (res->last_mark) : NULL);
+  /* where powercut run's command ended, and how long it settled */
+  {
+    bool ce = res->command_end_record > 0, se = ce && res->settle_end_record > 0;
+    json_object_object_add (root, "command_end_record", ce
+                            ? json_object_new_int64 ((int64_t) res->command_end_record) : NULL);
+    json_object_object_add (root, "command_end", ce ? pc_json_seconds (res->command_end_ns)
+                                                    : NULL);
+    json_object_object_add (root, "settle_end_record", se
+                            ? json_object_new_int64 ((int64_t) res->settle_end_record) : NULL);
+    json_object_object_add (root, "settle_end", se ? pc_json_seconds (res->settle_end_ns) : NULL);
+    json_object_object_add (root, "settled", se && res->settle_end_ns >= res->command_end_ns
+                            ? pc_json_seconds (res->settle_end_ns - res->command_end_ns) : NULL);
+  }
   {
     json_object *w = json_object_new_object ();
     json_object_object_add (w, "fsck_runs", json_object_new_uint64 (res->work.fsck_runs));
@@ -333,6 +350,16 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
     res->events = (uint64_t) json_object_get_int64 (v);
   if ((v = pc_json_get (root, "last_mark", json_type_string)))
     snprintf (res->last_mark, sizeof res->last_mark, "%s", json_object_get_string (v));
+  if ((v = pc_json_get (root, "command_end_record", json_type_int)) &&
+      json_object_get_int64 (v) > 0) {
+    res->command_end_record = (uint64_t) json_object_get_int64 (v);
+    res->command_end_ns = pc_json_ns (pc_json_member (root, "command_end"));
+    if ((v = pc_json_get (root, "settle_end_record", json_type_int)) &&
+        json_object_get_int64 (v) > 0) {
+      res->settle_end_record = (uint64_t) json_object_get_int64 (v);
+      res->settle_end_ns = pc_json_ns (pc_json_member (root, "settle_end"));
+    }
+  }
   /* Which shard: whole numbers, shard < shards, or absent (unsharded). */
   {
     json_object *sh = pc_json_member (root, "shard"), *shs = pc_json_member (root, "shards");

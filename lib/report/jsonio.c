@@ -18,6 +18,15 @@ pc_json_seconds (uint64_t ns)
   return json_object_new_double_s ((double) ns / 1e9, t);
 }
 
+uint64_t
+pc_json_ns (json_object *v)
+{
+  double d = v && (json_object_is_type (v, json_type_double) ||
+                   json_object_is_type (v, json_type_int)) ? json_object_get_double (v) : 0;
+
+  return d > 0 ? (uint64_t) (d * 1e9 + 0.5) : 0;
+}
+
 char *
 pc_json_hex (const char *s)
 {

@@ -16,6 +16,10 @@
 /* Seconds to the microsecond, written with six decimals. */
 json_object *pc_json_seconds (uint64_t ns);
 
+/* Seconds read back (v a number, or NULL), in nanoseconds: 0 if v is not
+ * a positive number. */
+uint64_t pc_json_ns (json_object *v);
+
 /* s's bytes in hex: a malloc'd string, or NULL. */
 char *pc_json_hex (const char *s);
 

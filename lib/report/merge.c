@@ -91,6 +91,10 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   m->manifests = parts[0]->manifests;
   m->events = parts[0]->events;
   memcpy (m->last_mark, parts[0]->last_mark, sizeof m->last_mark);
+  m->command_end_record = parts[0]->command_end_record;
+  m->command_end_ns = parts[0]->command_end_ns;
+  m->settle_end_record = parts[0]->settle_end_record;
+  m->settle_end_ns = parts[0]->settle_end_ns;
   m->nshards = 1;
   for (size_t i = 0; i < n; i++) {
     for (size_t j = 0; j < parts[i]->npoints; j++) {

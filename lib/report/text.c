@@ -527,6 +527,13 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
   if (p->same_as >= 0)
     fprintf (f, " (same image as %s)", res->points[p->same_as].id);
   fputc ('\n', f);
+  switch (pc_point_after (res, p)) {
+  case PC_AFTER_SETTLE: fputs ("    after the command: during the settle\n", f); break;
+  case PC_AFTER_SYNC:
+    fputs ("    after the command: powercut's own sync and unmount\n", f);
+    break;
+  case PC_AFTER_NONE: break;
+  }
   if (p->moment > p->record && (p->findings.n > 0 || p->verdict == PC_V_APP_INVALID))
     fprintf (f, "    on the disk from %.3f s until %.3f s (record %" PRIu64 "): judged "
              "against what the workload had done by then\n", p->time_ns / 1e9,
@@ -707,6 +714,16 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   if (res->nshards > 1)
     fprintf (f, ", shard %u/%u", res->shard, res->nshards);
   fprintf (f, "%s\n", res->log_torn ? " (the log was cut: no end record)" : "");
+  if (res->command_end_record > 0) {
+    fprintf (f, "the command ended at %.3f s (record %" PRIu64 ")", res->command_end_ns / 1e9,
+             res->command_end_record);
+    if (res->settle_end_record > res->command_end_record)
+      fprintf (f, "; the run settled %.1f s (to record %" PRIu64 ") before powercut's own "
+               "sync and unmount", (res->settle_end_ns > res->command_end_ns
+                                    ? res->settle_end_ns - res->command_end_ns : 0) / 1e9,
+               res->settle_end_record);
+    fputc ('\n', f);
+  }
   fprintf (f, "%zu crash points, %zu distinct images checked in %.1f s\n",
            res->npoints, res->unique, res->seconds);
   if (res->work.fsck_reused > 0)

@@ -231,14 +231,6 @@ cmp_id (const void *a, const void *b)
   return strcmp (((const struct id_ix *) a)->id, ((const struct id_ix *) b)->id);
 }
 
-static uint64_t
-ns_of (json_object *v)
-{
-  double d = v ? json_object_get_double (v) : 0;
-
-  return d > 0 ? (uint64_t) (d * 1e9 + 0.5) : 0;
-}
-
 int
 pc_windows_read_json (json_object *o, struct pc_check_result *res, struct pc_err *err)
 {
@@ -272,12 +264,12 @@ pc_windows_read_json (json_object *o, struct pc_check_result *res, struct pc_err
     }
     snprintf (w->mark, sizeof w->mark, "%s", json_object_get_string (x));
     w->mark_record = (uint64_t) json_object_get_int64 (pc_json_get (v, "mark_record", json_type_int));
-    w->written_ns = ns_of (pc_json_get (v, "written", json_type_double));
+    w->written_ns = pc_json_ns (pc_json_get (v, "written", json_type_double));
     if ((x = pc_json_get (v, "acknowledged", json_type_string))) {
       snprintf (w->ack, sizeof w->ack, "%s", json_object_get_string (x));
       w->ack_record = (uint64_t) json_object_get_int64 (pc_json_get (v, "acknowledged_record",
                                                                      json_type_int));
-      w->ack_ns = ns_of (pc_json_get (v, "acknowledged_at", json_type_double));
+      w->ack_ns = pc_json_ns (pc_json_get (v, "acknowledged_at", json_type_double));
     }
     if ((x = pc_json_get (v, "lost_until", json_type_string))) {
       struct id_ix key = { json_object_get_string (x), 0 }, *hit;

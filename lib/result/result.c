@@ -61,6 +61,22 @@ pc_point_broke_promise (const struct pc_point *p)
   return false;
 }
 
+enum pc_after
+pc_point_after (const struct pc_check_result *res, const struct pc_point *p)
+{
+  if (res->command_end_record == 0 || p->record <= res->command_end_record)
+    return PC_AFTER_NONE;
+  if (res->settle_end_record > res->command_end_record && p->record > res->settle_end_record)
+    return PC_AFTER_SYNC;
+  return PC_AFTER_SETTLE;
+}
+
+const char *
+pc_after_name (enum pc_after a)
+{
+  return a == PC_AFTER_SETTLE ? "settle" : a == PC_AFTER_SYNC ? "sync" : NULL;
+}
+
 void
 pc_check_result_free (struct pc_check_result *res)
 {

@@ -83,6 +83,15 @@ struct pc_check_result {
   uint64_t events;              /* a traced program's events the oracle follows */
   char *verify;                 /* the application's checker given, or NULL */
   char last_mark[PC_ID_MAX];    /* the last of them ("" if none) */
+  /* Where powercut run's command ended and where the filesystem's time
+   * after it (the settle) ended, powercut's own sync and unmount
+   * following: the records of its marks PC_MARK_COMMAND_END and
+   * PC_MARK_SETTLE_END (format/mark.h), 0 where the log has none (a
+   * command that did not end, a recording made otherwise), and their
+   * times since the recording started.  They judge nothing; they say
+   * where a point is (pc_point_after). */
+  uint64_t command_end_record, command_end_ns;
+  uint64_t settle_end_record, settle_end_ns;
   size_t count[PC_V_COUNT];
   size_t promises;              /* failing points that broke a promise (below):
                                  * the filesystem's fault */
@@ -154,6 +163,16 @@ bool pc_point_broke_promise (const struct pc_point *p);
  * gave up a durable version, else nobody's.  PC_FAULT_NONE for a point
  * that does not fail. */
 enum pc_fault pc_point_fault (const struct pc_point *p);
+
+/* Where crash point p is against powercut run's command: before its
+ * end (or the log does not say), after it during the settle, or after
+ * the settle, in powercut's own sync and unmount.  A point after the
+ * command's end mark with no settle end mark is in the settle. */
+enum pc_after { PC_AFTER_NONE, PC_AFTER_SETTLE, PC_AFTER_SYNC };
+enum pc_after pc_point_after (const struct pc_check_result *res, const struct pc_point *p);
+
+/* The name reports give it: NULL, "settle" or "sync". */
+const char *pc_after_name (enum pc_after a);
 
 /* Fills the derived fields of res->windows from lost_until and the
  * points' times. */

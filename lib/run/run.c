@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "format/control.h"
+#include "format/mark.h"
 #include "record/serve.h"
 #include "util/proc.h"
 #include "run/run.h"
@@ -494,18 +495,31 @@ knobs (struct run *r, bool set)
   return 0;
 }
 
-/* The mark "end" in every log of the set after a command. */
+/* The mark name in every log of the set: with sync, synced with the
+ * manifest of its mount point (as "end"), else alone. */
 static int
-mark_end (struct run *rs, size_t n)
+mark_each (struct run *rs, size_t n, const char *name, bool sync)
 {
   for (size_t i = 0; i < n; i++) {
     struct pc_err mwhy;
-    int e = pc_control_mark (rs[i].ctl, "end", rs[i].mnt, true, NULL, 0, 120000, &mwhy);
+    int e = pc_control_mark (rs[i].ctl, name, sync ? rs[i].mnt : NULL, sync, NULL, 0, 120000,
+                             &mwhy);
     if (e < 0)
-      return pc_run_fail (&rs[0], -e, "mark end%s%s: %s", rs[i].name ? " in " : "",
-                   rs[i].name ? rs[i].name : "", mwhy.msg);
+      return pc_run_fail (&rs[0], -e, "mark %s%s%s: %s", name, rs[i].name ? " in " : "",
+                          rs[i].name ? rs[i].name : "", mwhy.msg);
   }
   return 0;
+}
+
+/* After the workload, in every log of the set: where it ended, and where
+ * powercut's own sync and unmount begin (format/mark.h), so that a check
+ * can tell the crash points after the command from the command's. */
+static int
+after_workload (struct run *rs, size_t n)
+{
+  int e = mark_each (rs, n, PC_MARK_COMMAND_END, false);
+
+  return e < 0 ? e : mark_each (rs, n, PC_MARK_SETTLE_END, false);
 }
 
 static int
@@ -557,8 +571,10 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   }
   if (e == 0)
     e = check_mounted (&r);
+  if (e == 0)
+    e = after_workload (&r, 1);
   if (e == 0 && !cfg->workload)
-    e = mark_end (&r, 1);
+    e = mark_each (&r, 1, "end", true);
 out:
   if (r.rt[0])
     teardown (&r);
@@ -627,7 +643,9 @@ record_set (const struct pc_run_config *cfg, struct pc_err *why)
     if ((e = check_mounted (&rs[i])) < 0)
       bad = i;
   if (e == 0)
-    e = mark_end (rs, n);
+    e = after_workload (rs, n);
+  if (e == 0)
+    e = mark_each (rs, n, "end", true);
   while (up-- > 0)
     if (rs[up].rt[0])
       teardown (&rs[up]);

@@ -6,8 +6,10 @@
  * filesystem, mounts it, places the durable mark "mkfs", runs the
  * workload (a built-in one, or a command with POWERCUT_MNT,
  * POWERCUT_CONTROL and POWERCUT in its environment and the mount point as
- * its directory), places the durable mark "end" after a command, and
- * tears everything down again, in reverse, whatever happened
+ * its directory), places the marks of where it ended and where
+ * powercut's own sync begins (PC_MARK_COMMAND_END and PC_MARK_SETTLE_END,
+ * format/mark.h: no sync, no manifest), then after a command the durable
+ * mark "end", and tears everything down again, in reverse, whatever happened
  * (failure, time-out, interruption: pc_interrupted, err.h).
  * With PC_ATTACH_VM all of that between starting and stopping the recorder
  * happens in a qemu guest instead (vm.h).  With devices, each of them is

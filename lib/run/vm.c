@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/proc.h"
+#include "format/mark.h"
 #include "util/util.h"
 #include "run/cache.h"
 #include "run/initramfs.h"
@@ -67,10 +68,12 @@ static const char guest_init[] =
 "if [ -n \"$TRACED\" ]; then T='powercut trace --quiet --'; else T=; fi\n"
 "if [ -x /workload.sh ]; then\n"
 "  (cd /mnt && eval \"$T /workload.sh $ARGS\"); st=$?\n"
-"  [ $st = 0 ] && { powercut mark end --manifest /mnt --sync || st=214; }\n"
 "else\n"
 "  (cd /mnt && $T powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\" --seconds \"$SECONDS\"); st=$?\n"
 "fi\n"
+"[ $st = 0 ] && { powercut mark " PC_MARK_COMMAND_END " &&\n"
+"  powercut mark " PC_MARK_SETTLE_END " || st=217; }\n"
+"[ $st = 0 ] && [ -x /workload.sh ] && { powercut mark end --manifest /mnt --sync || st=214; }\n"
 "cd /; umount /mnt || { [ $st = 0 ] && st=215; }\n"
 "nbd-client -d /dev/nbd0\n"
 "finish $st\n";
@@ -660,7 +663,8 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     int gst = s ? atoi (s + 16) : -1;
     static const char *const step[] = { "attaching /dev/nbd0", "mkfs", "mount",
                                         "the mkfs mark", "the end mark", "umount",
-                                        "setting the writeback knobs" };
+                                        "setting the writeback knobs",
+                                        "marking the workload's end" };
     const char *sc = strstr (console, "POWERCUT-SCRIPT ");
     if (gst == 0 && cfg->script_mode && sc == NULL) {
       pc_err_msg (why, "the guest's script left no status (its console: %s)", cfg->console_path);
@@ -684,7 +688,7 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     }
     else {
       pc_err_msg (why, "in the guest, %s failed (status %d; its console: %s)",
-                  gst >= 210 && gst <= 216 ? step[gst - 210] : "the workload", gst,
+                  gst >= 210 && gst <= 217 ? step[gst - 210] : "the workload", gst,
                   cfg->console_path);
       r = -EIO;
     }

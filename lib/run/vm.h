@@ -10,7 +10,8 @@
  * (control).  The guest attaches /dev/nbd0 (nbd-client -C connections),
  * makes and mounts the filesystem, places the durable mark "mkfs", runs the
  * workload (a built-in one through `powercut workload`, or a script copied
- * in), places "end" after a script, unmounts, detaches, prints its status
+ * in), places the marks after it (run.h) and "end" after a script,
+ * unmounts, detaches, prints its status
  * on the console and powers off.  KVM is used when it works, else TCG.
  *
  * In script mode (powercut vm) no filesystem is made: each of the disks

@@ -2,11 +2,13 @@
  * the log's path made of random bytes (any but NUL, as Linux names are)
  * come back exact from JSON and from merging shards, and the text and
  * HTML reports show them without a raw control byte or a byte that is not
- * UTF-8, and without markup. */
+ * UTF-8, and without markup; and where powercut run's command and settle
+ * ended is kept by JSON and merging, and labels the points after it. */
 #include <config.h>
 
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +263,125 @@ START_TEST (test_text_and_html_show_names_safely)
 }
 END_TEST
 
+/* A result whose log has powercut run's marks: the command ended at
+ * record 20 (1 s), the settle at record 25 (4 s). */
+static struct pc_check_result *
+settled_result (void)
+{
+  static const uint64_t records[] = { 15, 22, 25, 30 };
+  struct pc_check_result *res = calloc (1, sizeof *res);
+
+  ck_assert_ptr_nonnull (res);
+  res->log_path = strdup ("run.log");
+  res->model.kind = PC_MODEL_FLUSH;
+  res->nshards = 1;
+  res->records = 40;
+  res->command_end_record = 20;
+  res->command_end_ns = 1000000000;
+  res->settle_end_record = 25;
+  res->settle_end_ns = 4000000000;
+  res->npoints = sizeof records / sizeof records[0];
+  res->points = calloc (res->npoints, sizeof *res->points);
+  ck_assert_ptr_nonnull (res->points);
+  for (size_t i = 0; i < res->npoints; i++) {
+    struct pc_point *p = &res->points[i];
+    snprintf (p->id, sizeof p->id, "%" PRIu64, records[i]);
+    p->record = p->moment = records[i];
+    p->time_ns = p->moment_ns = records[i] * 100000000;
+    p->same_as = p->fsck_as = -1;
+    p->verdict = PC_V_ZERO_LENGTH;
+  }
+  pc_check_result_recount (res);
+  return res;
+}
+
+/* The text report of res, malloc'd. */
+static char *
+text_of (const struct pc_check_result *res)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&text, &len);
+
+  ck_assert_ptr_nonnull (f);
+  pc_report_text (f, res);
+  ck_assert_int_eq (fclose (f), 0);
+  return text;
+}
+
+/* The line after the heading of point id in a text report starts with
+ * want. */
+static void
+assert_next_line (const char *text, const char *id, const char *want)
+{
+  char head[64];
+  const char *at;
+
+  snprintf (head, sizeof head, "\n%s: ", id);
+  at = strstr (text, head);
+  ck_assert_msg (at != NULL, "point %s not listed: %s", id, text);
+  at = strchr (at + 1, '\n');
+  ck_assert_ptr_nonnull (at);
+  ck_assert_msg (strncmp (at + 1, want, strlen (want)) == 0, "point %s: not followed by '%s': %s",
+                 id, want, text);
+}
+
+START_TEST (test_after_command)
+{
+  struct pc_check_result *res = settled_result (), *back, *parts[2], *merged = NULL;
+  static const enum pc_after want[] = { PC_AFTER_NONE, PC_AFTER_SETTLE, PC_AFTER_SETTLE,
+                                        PC_AFTER_SYNC };
+  struct pc_err why;
+  char *text;
+
+  /* A point after the command's end mark is in the settle up to the
+   * settle's end mark, then in powercut's own sync and unmount. */
+  for (size_t i = 0; i < res->npoints; i++)
+    ck_assert_int_eq (pc_point_after (res, &res->points[i]), want[i]);
+  text = text_of (res);
+  ck_assert_msg (strstr (text, "\nthe command ended at 1.000 s (record 20); the run settled "
+                         "3.0 s (to record 25) before powercut's own sync and unmount\n"),
+                 "no header line: %s", text);
+  assert_next_line (text, "15", "    rebuild: ");
+  assert_next_line (text, "22", "    after the command: during the settle\n");
+  assert_next_line (text, "25", "    after the command: during the settle\n");
+  assert_next_line (text, "30", "    after the command: powercut's own sync and unmount\n");
+  free (text);
+
+  /* Kept by JSON and by a merge of shards. */
+  back = json_round_trip (res, "settled");
+  ck_assert_uint_eq (back->command_end_record, 20);
+  ck_assert_uint_eq (back->command_end_ns, 1000000000);
+  ck_assert_uint_eq (back->settle_end_record, 25);
+  ck_assert_uint_eq (back->settle_end_ns, 4000000000);
+  for (int s = 0; s < 2; s++) {
+    struct pc_check_result part = *res;
+    part.shard = (unsigned) s;
+    part.nshards = 2;
+    part.points = res->points + (s ? 2 : 0);
+    part.npoints = 2;
+    parts[s] = json_round_trip (&part, s ? "settled1" : "settled0");
+  }
+  ck_assert_msg (pc_report_merge (parts, 2, &merged, &why) == 0, "%s", why.msg);
+  ck_assert_uint_eq (merged->command_end_record, 20);
+  ck_assert_uint_eq (merged->settle_end_ns, 4000000000);
+  for (size_t i = 0; i < merged->npoints; i++)
+    ck_assert_int_eq (pc_point_after (merged, &merged->points[i]), want[i]);
+
+  /* A log without the marks: nothing said. */
+  res->command_end_record = res->settle_end_record = 0;
+  text = text_of (res);
+  ck_assert_ptr_null (strstr (text, "the command ended"));
+  ck_assert_ptr_null (strstr (text, "after the command"));
+  free (text);
+  pc_check_result_free (parts[0]);
+  pc_check_result_free (parts[1]);
+  pc_check_result_free (merged);
+  pc_check_result_free (back);
+  pc_check_result_free (res);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -276,6 +397,7 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_json_and_merge_keep_every_byte);
   tcase_add_test (tc, test_text_and_html_show_names_safely);
+  tcase_add_test (tc, test_after_command);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
