@@ -24,7 +24,7 @@ for i in \$(seq $fsyncs); do
 done
 SH
 chmod +x "$dir/work.sh"
-"$powercut" run --quiet --out "$dir/rec" -- "$dir/work.sh" >/dev/null || true
+"$powercut" run --settle 0 --quiet --out "$dir/rec" -- "$dir/work.sh" >/dev/null || true
 log=$dir/rec/powercut.log
 records=$(sed -n 's/^records: *\([0-9]*\).*/\1/p' < <("$powercut" log "$log"))
 

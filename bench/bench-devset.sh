@@ -44,7 +44,7 @@ sync
 SH
 chmod +x "$dir/work.sh"
 echo "recording $iters rewrites on two devices of $size ..." >&2
-"$powercut" run --quiet --device "a:$size" --device "b:$size" --fail-on promises \
+"$powercut" run --settle 0 --quiet --device "a:$size" --device "b:$size" --fail-on promises \
     --timeout 7200 --out "$dir/rec" -- "$dir/work.sh" "$iters" >/dev/null || true
 set_dir=$dir/rec/set
 [ -f "$set_dir/a.pclog" ] || { echo "bench-devset: the recording failed" >&2; exit 2; }

@@ -56,7 +56,7 @@ PY
 run_each () {
   t=$(now)
   for s in "$dir"/s/*.sh; do
-    "$powercut" run --quiet --config ext4 --out "$dir/r" -- "$s" >/dev/null || true
+    "$powercut" run --settle 0 --quiet --config ext4 --out "$dir/r" -- "$s" >/dev/null || true
   done
   tr=$(since "$t")
 }

@@ -33,8 +33,8 @@ data_mib=$(awk -v n="$iters" 'BEGIN {
   printf "%d", t * 9 / 1048576 + 0.5 }')
 
 echo "recording $iters rewrites on $size (and again after $data_mib MiB of files) ..." >&2
-"$powercut" run --quiet --size "$size" --timeout 7200 --out "$dir/rec1" -- "$work" "$iters" >/dev/null || true
-"$powercut" run --quiet --size "$size" --timeout 7200 --out "$dir/rec2" -- "$work" "$iters" "$data_mib" >/dev/null || true
+"$powercut" run --settle 0 --quiet --size "$size" --timeout 7200 --out "$dir/rec1" -- "$work" "$iters" >/dev/null || true
+"$powercut" run --settle 0 --quiet --size "$size" --timeout 7200 --out "$dir/rec2" -- "$work" "$iters" "$data_mib" >/dev/null || true
 log1=$dir/rec1/powercut.log log2=$dir/rec2/powercut.log
 records=$(sed -n 's/^records: *\([0-9]*\).*/\1/p' < <("$powercut" log "$log1"))
 

@@ -45,7 +45,7 @@ distinct () { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["t
 logs=${LOGS:-scale skewed}
 if [[ " $logs " == *" scale "* ]]; then
 echo "recording: $iters rewrites on $size ..." >&2
-"$POWERCUT" run --quiet --size "$size" --timeout 7200 --out "$tmp/rec" -- "$bench/scale-work.sh" "$iters" >/dev/null || true
+"$POWERCUT" run --settle 0 --quiet --size "$size" --timeout 7200 --out "$tmp/rec" -- "$bench/scale-work.sh" "$iters" >/dev/null || true
 [ -s "$tmp/rec/powercut.log" ] || fail "the scale workload left no log"
 mv "$tmp/rec/powercut.log" "$tmp/scale.log"
 rm -rf "$tmp/rec"

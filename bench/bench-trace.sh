@@ -80,7 +80,7 @@ for w in git sqlite append rewrite; do
     for how in no-trace trace; do
       out=$dir/$w-$how-$r
       # shellcheck disable=SC2046
-      "$powercut" run --quiet --config ext4 --size "$size" --"$how" --out "$out" -- \
+      "$powercut" run --settle 0 --quiet --config ext4 --size "$size" --"$how" --out "$out" -- \
         "$dir/timed.sh" "$dir/$w-$how-$r.t" $(workload "$w") >/dev/null 2>&1 || [ $? = 1 ] ||
         { echo "bench-trace: $w ($how) failed: see $out/workload.txt" >&2; exit 1; }
     done

@@ -68,6 +68,12 @@ usage (FILE *f)
 "  -j, --jobs N          checking processes (default: the number of CPUs)\n"
 "  -O, --out DIR         output directory (default powercut-out)\n"
 "      --timeout S       the workload's time limit in seconds (default 300)\n"
+"      --settle S        how long the filesystem stays mounted after the\n"
+"                        workload, before powercut's own sync and unmount, so\n"
+"                        that the kernel's writeback of a machine that runs on\n"
+"                        is recorded (seconds; default: after a COMMAND, the\n"
+"                        journal commit interval plus one, 6 with ext4's\n"
+"                        default commit=5; after a built-in workload, 0)\n"
 "      --verify CMD      check the application's data too: see powercut-check(1)\n"
 "      --trace, --no-trace  run the workload under powercut trace, so that its\n"
 "                        calls are in the log (default: a COMMAND is traced, a\n"
@@ -125,7 +131,7 @@ problem_line (void *ctx, const char *line)
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
        OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
-       OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM };
+       OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -147,6 +153,7 @@ static const struct option opts[] = {
   { "jobs", required_argument, NULL, 'j' },
   { "out", required_argument, NULL, 'O' },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
+  { "settle", required_argument, NULL, OPT_SETTLE },
   { "verify", required_argument, NULL, OPT_VERIFY },
   { "trace", no_argument, NULL, OPT_TRACE },
   { "no-trace", no_argument, NULL, OPT_NO_TRACE },
@@ -293,6 +300,7 @@ record_option (int c, const char *arg, struct args *a)
   struct pc_run_config *rc = &a->job.each.run;
   struct pc_err err;
   char *end;
+  double v;
   int r = 0;
 
   switch (c) {
@@ -321,6 +329,17 @@ record_option (int c, const char *arg, struct args *a)
       cmd_err ("run", "--size %s: not a size from 16M to 1T in whole 4K blocks", arg);
       return EXIT_ERROR;
     }
+    break;
+  case OPT_SETTLE:
+    /* seconds, to the millisecond: digits and a decimal point, no sign,
+     * exponent or hex that strtod would take */
+    if (arg[0] < '0' || arg[0] > '9' || strspn (arg, "0123456789.") != strlen (arg) ||
+        (v = strtod (arg, &end), *end) || v > PC_RUN_SETTLE_MAX_S) {
+      cmd_err ("run", "--settle %s: not a number of seconds from 0 to %d", arg,
+               PC_RUN_SETTLE_MAX_S);
+      return EXIT_ERROR;
+    }
+    rc->settle_ms = (long) (v * 1000 + 0.5);
     break;
   case OPT_CONNS:
     rc->connections = (unsigned) strtoul (arg, &end, 10);
@@ -423,6 +442,7 @@ cmd_run (int argc, char **argv)
   a.trace = -1;
   a.job.each.run.size = UINT64_C(128) << 20;
   a.job.each.run.timeout_s = 300;
+  a.job.each.run.settle_ms = PC_RUN_SETTLE_DEFAULT;
   a.job.each.run.attach = PC_ATTACH_AUTO;
   a.job.each.check.model = (struct pc_model) { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
   a.job.each.check.jobs = ncpu > 0 ? (unsigned) ncpu : 1;

@@ -48,7 +48,7 @@ for cfg in delete:full wal:normal delete:off; do
   for try in 1 2 3; do
     out_dir=$tmp/sqlite-$mode-$sync-$try
     SQLITE_MARKS=no SQLITE_JOURNAL_MODE=$mode SQLITE_SYNCHRONOUS=$sync SQLITE_TRANSACTIONS=10 \
-      run powercut run --quiet --config ext4 --verify "$apps/sqlite/check.sh" \
+      run powercut run --settle 0 --quiet --config ext4 --verify "$apps/sqlite/check.sh" \
         --out "$out_dir" -- "$apps/sqlite/workload.sh"
     [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "sqlite $cfg: run exit $rc ($err)"
     read_log "$out_dir/powercut.log"
@@ -64,7 +64,7 @@ done
 
 for try in 1 2 3; do
   out_dir=$tmp/git-$try
-  GIT_FSYNC=all GIT_COMMITS=4 run powercut run --quiet --config ext4 \
+  GIT_FSYNC=all GIT_COMMITS=4 run powercut run --settle 0 --quiet --config ext4 \
     --verify "$apps/git/check.sh" --out "$out_dir" -- "$apps/git/workload.sh"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "git: run exit $rc ($err)"
   python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["totals"]["app-invalid"] else 1)' \

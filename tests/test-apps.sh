@@ -12,7 +12,7 @@ requires sqlite3 git nbdfuse losetup mkfs.ext4 fusermount3 e2fsck python3
 export TMPDIR=$tmp/scratch
 mkdir "$TMPDIR"
 export POWERCUT SQLITE_TRANSACTIONS=6 GIT_COMMITS=6
-MATRIX_APPS="sqlite:delete:full git" run "$top_srcdir/contrib/apps/matrix.sh" "$tmp/m"
+MATRIX_APPS="sqlite:delete:full git" run "$top_srcdir/contrib/apps/matrix.sh" "$tmp/m" -- --settle 0
 echo "$out"
 # the matrix runs (stderr: what it ran)
 assert_eq "$rc" 0 "matrix.sh: exit status (stderr: $err)"

@@ -25,7 +25,7 @@ for i in 0 1 2 3; do
 done
 SH
 chmod +x "$tmp/work.sh"
-run powercut run -q --device a:32M --device b:32M --fail-on promises --out "$tmp/rec" \
+run powercut run --settle 0 -q --device a:32M --device b:32M --fail-on promises --out "$tmp/rec" \
     -- "$tmp/work.sh"
 assert_eq "$rc" 0 "recording two devices ($out; $err)"
 set_dir=$tmp/rec/set

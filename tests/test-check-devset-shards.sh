@@ -35,7 +35,7 @@ done
 echo consistent
 SH
 chmod +x "$tmp/two.sh" "$tmp/verify.sh"
-run powercut run -q --device a:32M --device b:32M:ext4:'-b 4096 -O ^has_journal' \
+run powercut run --settle 0 -q --device a:32M --device b:32M:ext4:'-b 4096 -O ^has_journal' \
     --fail-on promises --out "$tmp/rec" -- "$tmp/two.sh"
 assert_match "$rc" '^[01]$' "recording ($err)"
 set_dir=$tmp/rec/set

@@ -32,7 +32,7 @@ SH
 chmod +x "$tmp/lying.sh"
 
 for trace in --trace --no-trace; do
-  run powercut run $trace -q -O "$tmp/lying$trace" -- "$tmp/lying.sh"
+  run powercut run --settle 0 $trace -q -O "$tmp/lying$trace" -- "$tmp/lying.sh"
   assert_eq "$rc" 1 "a lying mark ($trace): problems found ($err)"
   r=$tmp/lying$trace/report.json
   assert_eq "$(json "$r" 'r["totals"]["durable-lost"] >= 1')" True "durable-lost ($trace)"
@@ -45,7 +45,7 @@ for trace in --trace --no-trace; do
   assert_eq "$(json "$r" 'all(p["record"] < '"$m1"' <= p["moment_record"] for p in r["points"] if p["verdict"] == "durable-lost")')" True "judged after the mark ($trace)"
   assert_match "$(cat "$tmp/lying$trace/report.txt")" "after the mark m1 at [0-9.]+ s, the disk could still hold this state \(until [0-9.]+ s\)" "the report says when ($trace)"
 
-  HONEST=1 run powercut run $trace -q -O "$tmp/honest$trace" -- "$tmp/lying.sh"
+  HONEST=1 run powercut run --settle 0 $trace -q -O "$tmp/honest$trace" -- "$tmp/lying.sh"
   assert_eq "$rc" 0 "an fsync before the mark ($trace): no problem ($out $err)"
 done
 
@@ -65,7 +65,7 @@ sleep 1
 sync
 SH
 chmod +x "$tmp/liar.sh"
-run powercut run -q -O "$tmp/liar" -- "$tmp/liar.sh"
+run powercut run --settle 0 -q -O "$tmp/liar" -- "$tmp/liar.sh"
 assert_eq "$rc" 0 "fsync, unedited: no problem ($out $err)"
 log=$tmp/liar/powercut.log
 exit_seq () { powercut log --dump "$log" | awk '/ event exit .*fsync\(/ { print $1; exit }'; }

@@ -47,7 +47,7 @@ dd if=/dev/zero of=other bs=4k count=1 conv=fsync status=none
 EOF
 chmod +x "$tmp/work.sh"
 # (--no-trace: the findings of the marks, whose allowed versions are named)
-NAMES=$tmp/names run powercut run --quiet --no-trace --mount-opts noauto_da_alloc --out "$tmp/out" \
+NAMES=$tmp/names run powercut run --settle 0 --quiet --no-trace --mount-opts noauto_da_alloc --out "$tmp/out" \
     -- "$tmp/work.sh"
 # the run finds data loss (exit 1)
 assert_eq "$rc" 1 "powercut run: exit status (stderr: $err)"

@@ -79,7 +79,7 @@ while [ $i -lt 300 ]; do
 done
 SH
   chmod +x "$tmp/work.sh"
-  run powercut run --size 64M -q --out "$tmp/rec" -- "$tmp/work.sh"
+  run powercut run --settle 0 --size 64M -q --out "$tmp/rec" -- "$tmp/work.sh"
   # the workload is recorded and checked
   assert_eq "$(( rc == 0 || rc == 1 ))" 1 "powercut run: exit status $rc (stderr: $err)"
   for model in flush reorder:2; do
@@ -98,7 +98,7 @@ SH
   # every path judged anew.
   if command -v sqlite3 >/dev/null; then
     export SQLITE_MARKS=no SQLITE_JOURNAL_MODE=delete SQLITE_SYNCHRONOUS=off
-    run powercut run -q --config 'ext4 noauto_da_alloc' --out "$tmp/sq" -- \
+    run powercut run --settle 0 -q --config 'ext4 noauto_da_alloc' --out "$tmp/sq" -- \
         "$top_srcdir/contrib/apps/sqlite/workload.sh"
     unset SQLITE_MARKS SQLITE_JOURNAL_MODE SQLITE_SYNCHRONOUS
     assert_eq "$(( rc == 0 || rc == 1 ))" 1 "traced sqlite: exit status $rc (stderr: $err)"

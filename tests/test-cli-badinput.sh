@@ -85,6 +85,12 @@ for size in 12Q 0 513 2T; do
   run powercut run --size "$size" --workload replace-rename --out "$tmp/run"
   one_error "run --size $size" "$size"
 done
+# a settle that is not a number of seconds from 0 to 3600
+for settle in -1 abc 1e3 0x10 3601 '' 1.2.3 inf; do
+  run powercut run --settle "$settle" --out "$tmp/run" -- true
+  one_error "run --settle '$settle'" "--settle $settle: not a number of seconds from 0 to 3600"
+done
+[ ! -e "$tmp/run" ] || fail "a refused run made its output directory"
 
 # --- A log from a newer format version ---------------------------------------
 cp "$good" "$tmp/newer.log"

@@ -78,8 +78,8 @@ print(*sorted(w["index"] * 2 // 6453888 for w in json.load(open(sys.argv[1]))["w
 [ -x f/failures/1.sh ] || fail "no failure script"
 assert_match "$(cat f/failures/1.sh)" '#   shrunk from: ' "the failure shrunk"
 repro=$(sed -n 's/^#   reproduce: *//p' f/failures/1.sh)
-assert_match "$repro" "^powercut run --config 'ext4 nobarrier' --model reorder:4 --seed 0 -- " "its command"
-run powercut run --quiet --config 'ext4 nobarrier' --model reorder:4 --seed 0 --out repro \
+assert_match "$repro" "^powercut run --config 'ext4 nobarrier' --model reorder:4 --seed 0 --settle 0 -- " "its command"
+run powercut run --quiet --config 'ext4 nobarrier' --model reorder:4 --seed 0 --settle 0 --out repro \
   -- "$tmp/f/failures/1.sh"
 assert_eq "$rc" 1 "the failure's script reproduces it ($err)"
 

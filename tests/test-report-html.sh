@@ -125,7 +125,7 @@ powercut mark v2 --manifest "$POWERCUT_MNT"
 sleep 2
 SH
 chmod +x "$tmp/evil.sh"
-run powercut run --quiet --no-trace --mount-opts noauto_da_alloc,commit=1 --out "$tmp/evil" -- "$tmp/evil.sh"
+run powercut run --settle 0 --quiet --no-trace --mount-opts noauto_da_alloc,commit=1 --out "$tmp/evil" -- "$tmp/evil.sh"
 # the run found the loss (exit 1)
 assert_eq "$rc" 1 "run with the markup-named file ($err)"
 page "$tmp/evil/report.html"
@@ -162,7 +162,7 @@ powercut mark v1 --manifest "$POWERCUT_MNT"
 sleep 2
 SH
 chmod +x "$tmp/risk.sh"
-run powercut run --quiet --no-trace --mount-opts commit=1 --out "$tmp/risk" -- "$tmp/risk.sh"
+run powercut run --settle 0 --quiet --no-trace --mount-opts commit=1 --out "$tmp/risk" -- "$tmp/risk.sh"
 assert_match "$rc" '^[01]$' "run with data never promised ($err)"
 assert_eq "$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["windows"]; print(w["exposed_versions"] > 0, w["acknowledged_lost"])' "$tmp/risk/report.json")" \
   "True False" "report.json: lost after its mark, never acknowledged"

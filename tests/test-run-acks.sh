@@ -32,7 +32,7 @@ done <"$POWERCUT_ACKS_FILE"
 SH
 chmod +x "$tmp/store.sh" "$tmp/check.sh"
 
-run powercut run -q -O "$tmp/nosync" --verify "$tmp/check.sh" -- "$tmp/store.sh"
+run powercut run --settle 0 -q -O "$tmp/nosync" --verify "$tmp/check.sh" -- "$tmp/store.sh"
 assert_eq "$rc" 1 "acknowledged, never synced: problems found ($err)"
 # what it printed reached its output, and each line is an ACK in the log
 assert_eq "$(cat "$tmp/nosync/workload.txt" | grep -c '^ok [1-7]$')" 7 "the store's output"
@@ -51,10 +51,10 @@ assert_match "$(cat "$tmp/nosync/report.txt")" "acknowledged by this state's mom
 # an acknowledged update lost where the checker fails is a broken promise
 assert_eq "$(json "$r" 'r["totals"]["promises"] > 0')" True "counted as a broken promise"
 
-SYNC=1 run powercut run -q -O "$tmp/sync" --verify "$tmp/check.sh" -- "$tmp/store.sh"
+SYNC=1 run powercut run --settle 0 -q -O "$tmp/sync" --verify "$tmp/check.sh" -- "$tmp/store.sh"
 assert_eq "$rc" 0 "an fsync before each ok: no problem ($out $err)"
 assert_eq "$(json "$tmp/sync/report.json" 'r["totals"]["app-invalid"], r["totals"]["not-checked"]')" "(0, 0)" "the checker passes everywhere"
 
 # without tracing there are no acknowledgements: the checker is told none
-run powercut run -q --no-trace -O "$tmp/untraced" --verify "$tmp/check.sh" -- "$tmp/store.sh"
+run powercut run --settle 0 -q --no-trace -O "$tmp/untraced" --verify "$tmp/check.sh" -- "$tmp/store.sh"
 assert_eq "$(powercut log --dump "$tmp/untraced/powercut.log" | awk '$5 == "ack"' | wc -l)" 0 "no ACK untraced"

@@ -53,20 +53,20 @@ powercut mark one --manifest "$POWERCUT_MNT" --sync
 exit 3
 SH
 chmod +x "$tmp/fails.sh"
-run powercut run --quiet --out "$tmp/fails" -- "$tmp/fails.sh"
+run powercut run --settle 0 --quiet --out "$tmp/fails" -- "$tmp/fails.sh"
 # a workload that fails: exit 2, one line naming it
 assert_eq "$rc" 2 "failing workload exit status"
 assert_match "$err" 'the workload failed \(exit status 3\)' "failing workload message"
 assert_eq "$(leftovers)" "" "left behind after a failing workload"
 
-run powercut run --quiet --timeout 2 --out "$tmp/hangs" -- sleep 600
+run powercut run --settle 0 --quiet --timeout 2 --out "$tmp/hangs" -- sleep 600
 # a workload that hangs is killed at --timeout
 assert_eq "$rc" 2 "hanging workload exit status"
 assert_match "$err" 'did not finish within 2 s' "timeout message"
 assert_eq "$(leftovers)" "" "left behind after a time-out"
 
 # interrupted while the workload runs
-timeout "$T" "$POWERCUT" run --quiet --out "$tmp/int" -- sleep 600 >"$tmp/int.out" 2>&1 &
+timeout "$T" "$POWERCUT" run --settle 0 --quiet --out "$tmp/int" -- sleep 600 >"$tmp/int.out" 2>&1 &
 pid=$!
 wait_until 30 test -e "$tmp/int/workload.txt"
 sleep 1
@@ -96,7 +96,7 @@ for cmd in mount losetup; do
     rm -f "$tmp/done-$cmd"
     touch "$tmp/slow-$cmd"
     if [ $what = run ]; then
-      PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" run --quiet --out "$tmp/int-$cmd" -- true \
+      PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" run --settle 0 --quiet --out "$tmp/int-$cmd" -- true \
         >"$tmp/int.out" 2>&1 &
     else
       PATH=$tmp/bin:$PATH timeout "$T" "$POWERCUT" explore --seq 1 --only 'write.append f0' \
@@ -126,7 +126,7 @@ SH
 chmod +x "$tmp/daemon.sh"
 for how in --no-trace --trace; do
   start=$(date +%s)
-  run powercut run --quiet $how --timeout 120 --out "$tmp/daemon$how" -- "$tmp/daemon.sh"
+  run powercut run --settle 0 --quiet $how --timeout 120 --out "$tmp/daemon$how" -- "$tmp/daemon.sh"
   assert_eq "$rc" 2 "a daemon left running ($how): exit status ($out)"
   assert_match "$err" "left ([0-9]+ process(es)?|processes) running when it ended" "says so ($how)"
   assert_no_match "$out" "no problem found" "no verdict ($how)"
@@ -142,7 +142,7 @@ assert_match "$(cat "$tmp/daemon--trace/workload.txt")" "left processes running 
 run powercut run --quiet --workload append --files 5 --fs ext4 --fs ext3 --out "$tmp/again"
 assert_eq "$rc" 0 "a first run ($err)"
 [ -e "$tmp/again/report.json" ] && [ -e "$tmp/again/1-ext4/report.json" ] || fail "no reports"
-run powercut run --quiet --fs ext4 --fs ext3 --out "$tmp/again" -- "$tmp/fails.sh"
+run powercut run --settle 0 --quiet --fs ext4 --fs ext3 --out "$tmp/again" -- "$tmp/fails.sh"
 assert_eq "$rc" 2 "a rerun that fails"
 assert_eq "$(ls "$tmp/again"/*/report.* 2>/dev/null)" "" "no earlier configuration's report left"
 # the comparison at the top is this run's: it says what failed

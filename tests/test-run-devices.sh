@@ -44,7 +44,7 @@ mounts () { grep -c "$tmp" /proc/self/mounts || true; }
 loops () { losetup -a | grep -c "$tmp" || true; }
 export TMPDIR=$tmp/t; mkdir "$TMPDIR"   # run's private directories: here
 
-run powercut run -q --device a:64M --device b:32M --verify "$tmp/verify.sh" --out "$tmp/ok" \
+run powercut run --settle 0 -q --device a:64M --device b:32M --verify "$tmp/verify.sh" --out "$tmp/ok" \
     -- "$tmp/two.sh"
 assert_eq "$rc" 0 "two devices, every instant ok ($out; $err)"
 assert_match "$out" "device set $tmp/ok/set, 2 devices: a b" "the set's report is printed"
@@ -74,7 +74,7 @@ assert_eq "$(mounts) $(loops) $(ls "$TMPDIR")" "0 0 " "nothing left mounted, att
 
 # b's files marked but never synced: lost at some instant, a broken promise
 export SYNC_B=no
-run powercut run -q --device a:64M --device b:32M --verify "$tmp/verify.sh" \
+run powercut run --settle 0 -q --device a:64M --device b:32M --verify "$tmp/verify.sh" \
     --out "$tmp/lost" -- "$tmp/two.sh"
 unset SYNC_B
 assert_eq "$rc" 1 "unsynced files on b are lost somewhere ($out; $err)"
@@ -86,19 +86,19 @@ assert bad and all("lost: g" in i["evidence"] for i in bad), bad[:2]
 PY
 
 # b cannot be made: the run fails naming it, and everything is undone
-run powercut run -q --device a:64M --device b:32M:ext4:'-O bogus' --out "$tmp/bad" -- "$tmp/two.sh"
+run powercut run --settle 0 -q --device a:64M --device b:32M:ext4:'-O bogus' --out "$tmp/bad" -- "$tmp/two.sh"
 assert_eq "$rc" 2 "a device that cannot be made"
 assert_match "$err" "b: mkfs.ext4" "the device named"
 assert_eq "$(mounts) $(loops) $(ls "$TMPDIR")" "0 0 " "nothing left after the failure"
 
 # what --device does not go with
 for bad in "--size 64M" "--attach vm" "--trace" "-w rename-over"; do
-  run powercut run --device a:64M $bad --out "$tmp/x" -- true
+  run powercut run --settle 0 --device a:64M $bad --out "$tmp/x" -- true
   [ "$bad" = "-w rename-over" ] && run powercut run --device a:64M $bad --out "$tmp/x"
   assert_eq "$rc" 2 "--device with $bad"
   assert_match "$err" "--device" "--device with $bad: says why"
 done
-run powercut run --device 'a b:64M' --out "$tmp/x" -- true
+run powercut run --settle 0 --device 'a b:64M' --out "$tmp/x" -- true
 assert_eq "$rc" 2 "a bad device name"
-run powercut run --device a:64M --device a:32M --out "$tmp/x" -- true
+run powercut run --settle 0 --device a:64M --device a:32M --out "$tmp/x" -- true
 assert_match "$err" "named twice" "a device named twice"

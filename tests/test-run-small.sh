@@ -38,21 +38,21 @@ SH
 chmod +x "$tmp"/*.sh
 
 for how in --trace --no-trace; do
-  run powercut run -q $how --out "$tmp/u$how" -- "$tmp/umount.sh"
+  run powercut run --settle 0 -q $how --out "$tmp/u$how" -- "$tmp/umount.sh"
   assert_eq "$rc" 2 "a workload that unmounts ($how)"
   assert_match "$err" "the workload unmounted its filesystem" "says so ($how)"
   assert_no_match "$out" "no problem found" "no verdict ($how)"
 
-  run powercut run -q $how --out "$tmp/m$how" -- "$tmp/missing.sh"
+  run powercut run --settle 0 -q $how --out "$tmp/m$how" -- "$tmp/missing.sh"
   assert_eq "$rc" 2 "a command inside the script missing ($how)"
   assert_match "$err" "the workload failed \(exit status 127\)" "the script failed ($how)"
   assert_no_match "$err" "cannot run it" "not 'cannot run it' ($how)"
 
-  run powercut run -q $how --out "$tmp/n$how" -- "$tmp/no-such-script.sh"
+  run powercut run --settle 0 -q $how --out "$tmp/n$how" -- "$tmp/no-such-script.sh"
   assert_eq "$rc" 2 "no such program ($how)"
   assert_match "$err" "no-such-script.sh: cannot run it: No such file or directory" "cannot run it ($how)"
 
-  run powercut run -q $how --out "$tmp/k$how" -- "$tmp/killrec.sh"
+  run powercut run --settle 0 -q $how --out "$tmp/k$how" -- "$tmp/killrec.sh"
   assert_eq "$rc" 2 "the recorder killed ($how)"
   assert_match "$err" "the recorder ended while the workload ran" "says the recorder ended ($how)"
   assert_no_match "$err" "could not be traced" "not a tracing error ($how)"

@@ -43,7 +43,7 @@ start_run ()
   local name=$1 cfg=$2
   mkdir -p "$tmp/rt-$name"
   TMPDIR=$tmp/rt-$name GO=$tmp/go-$name \
-    "$POWERCUT" run --quiet --size 32M --timeout 120 --config "$cfg" --out "$tmp/$name" \
+    "$POWERCUT" run --settle 0 --quiet --size 32M --timeout 120 --config "$cfg" --out "$tmp/$name" \
       -- sh -c 'echo data >f; i=0; while [ ! -e "$GO" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done' \
       >"$tmp/$name.out" 2>"$tmp/$name.err" &
   pids[$name]=$!

@@ -20,7 +20,7 @@ mv d/a.tmp d/a
 SH
 chmod +x "$tmp/w.sh"
 
-run powercut run --quiet --out "$tmp/t" -- "$tmp/w.sh"
+run powercut run --settle 0 --quiet --out "$tmp/t" -- "$tmp/w.sh"
 assert_eq "$rc" 0 "traced run ($out $err)"
 dump_log "$tmp/t/powercut.log"
 # the calls are there, named from the filesystem's root
@@ -32,7 +32,7 @@ assert_no_match "$dump" "path=$tmp" "events about files outside the filesystem"
 # and the check reads the log as ever
 assert_match "$(cat "$tmp/t/report.txt")" 'no problem found' "report of a traced run"
 
-run powercut run --quiet --no-trace --out "$tmp/n" -- "$tmp/w.sh"
+run powercut run --settle 0 --quiet --no-trace --out "$tmp/n" -- "$tmp/w.sh"
 assert_eq "$rc" 0 "untraced run ($out $err)"
 read_log "$tmp/n/powercut.log"
 assert_eq "$(count event)" none "events with --no-trace"
@@ -54,12 +54,12 @@ assert_match "$(cat "$tmp/b/workload.txt")" 'mark v2' "workload.txt"
 # the traced workload shares the tracer's CPU, unless --all-cpus; the
 # tracer's summary ends workload.txt
 if [ "$(nproc)" -gt 1 ]; then
-  run powercut run --quiet --out "$tmp/p" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
+  run powercut run --settle 0 --quiet --out "$tmp/p" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
   assert_eq "$rc" 0 "pinned run ($out $err)"
   assert_match "$(cat "$tmp/p/workload.txt")" 'Cpus_allowed_list:[[:space:]]+[0-9]+$' "one CPU"
   assert_match "$(cat "$tmp/p/workload.txt")" "traced: [0-9]+ events logged \([0-9]+ acknowledgements\), .*the tracer's peak memory [0-9]+ KiB" \
     "the tracer's summary"
-  run powercut run --quiet --all-cpus --out "$tmp/a" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
+  run powercut run --settle 0 --quiet --all-cpus --out "$tmp/a" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
   assert_eq "$rc" 0 "--all-cpus run ($out $err)"
   assert_match "$(cat "$tmp/a/workload.txt")" 'Cpus_allowed_list:[[:space:]]+[0-9]+[-,]' "every CPU"
 fi

@@ -31,7 +31,7 @@ for i in 0 1 2 3 4 5 6 7 8 9; do
 done
 SH
 chmod +x "$tmp/save.sh"
-run powercut run --quiet --attach vm --connections 2 --mount-opts nodioread_nolock \
+run powercut run --settle 0 --quiet --attach vm --connections 2 --mount-opts nodioread_nolock \
     --out "$tmp/ok" -- "$tmp/save.sh"
 # without dioread_nolock in the guest: every crash point ok (exit 0)
 assert_eq "$rc" 0 "vm run, default options ($out $err; console: $(tail -5 "$tmp/ok/console.txt" 2>/dev/null))"

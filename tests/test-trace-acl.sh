@@ -18,7 +18,7 @@ printf '\2\0\0\0\1\0\6\0\377\377\377\377\4\0\4\0\377\377\377\377 \0\4\0\377\377\
 python3 -c 'import os, sys; os.setxattr("f", "system.posix_acl_access", open(sys.argv[1], "rb").read())' "$1"
 sync -f .
 SH
-run powercut run --quiet --config ext4 --out "$tmp/f" -- sh "$tmp/folded.sh" "$tmp/acl.bin"
+run powercut run --settle 0 --quiet --config ext4 --out "$tmp/f" -- sh "$tmp/folded.sh" "$tmp/acl.bin"
 assert_eq "$rc" 0 "an ACL equal to the mode: exit status ($out $err)"
 assert_match "$(cat "$tmp/f/report.txt")" 'no problem found' "an ACL equal to the mode"
 
@@ -40,7 +40,7 @@ with open("d/h", "wb") as f:    # inherits an access ACL: no call sets it
     f.write(b"inherited\n")
 os.sync()
 PY
-run powercut run --quiet --config ext4 --mkfs-opts '-b 4096 -O ^metadata_csum' \
+run powercut run --settle 0 --quiet --config ext4 --mkfs-opts '-b 4096 -O ^metadata_csum' \
     --out "$tmp/n" -- python3 "$tmp/named.py"
 assert_eq "$rc" 0 "named and default ACLs: exit status ($out $err)"
 assert_match "$(cat "$tmp/n/report.txt")" 'no problem found' "named and default ACLs"

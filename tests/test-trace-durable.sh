@@ -17,7 +17,7 @@ prog=$top_srcdir/tests/trace/durable.py
 exposed=0
 for src in fsync fdatasync osync odsync rwf_sync rwf_dsync msync sync syncfs mark dir; do
   out_dir=$tmp/$src
-  run powercut run --quiet --config ext4 --out "$out_dir" -- python3 "$prog" "$src"
+  run powercut run --settle 0 --quiet --config ext4 --out "$out_dir" -- python3 "$prog" "$src"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "$src: run exit $rc ($err)"
   # as recorded: nothing durable lost; but a mark only declares f durable
   # (nothing syncs it), so a crash before the next commit may lose it: a

@@ -36,7 +36,7 @@ time.sleep(1)
 PY
 
 for how in direct msync; do
-  run powercut run -q --fail-on promises -O "$tmp/$how" -- python3 "$tmp/range.py" "$how"
+  run powercut run --settle 0 -q --fail-on promises -O "$tmp/$how" -- python3 "$tmp/range.py" "$how"
   assert_eq "$rc" 0 "$how: no broken promise ($out $err)"
   assert_eq "$(json "$tmp/$how/report.json" 'r["totals"]["promises"]')" 0 "$how: promises"
   pattern=$([ "$how" = direct ] && echo DIRECT-SYNC-RNG. || echo MSYNC-RANGE-DAT.)

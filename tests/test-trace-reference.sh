@@ -26,7 +26,7 @@ total=0 promises=0
 for seed in $seeds; do
   rm -rf "$tmp/d" "$tmp/out"
   mkdir "$tmp/d"
-  run powercut run -q -O "$tmp/out" --verify "python3 $ref dump $tmp/d" -- \
+  run powercut run --settle 0 -q -O "$tmp/out" --verify "python3 $ref dump $tmp/d" -- \
     python3 "$ref" gen "$seed" "$tmp/model.json"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "seed $seed: run exit $rc ($err)"
   n=$(compare "$tmp/out/powercut.log" "$tmp/out/report.json" "$tmp/d") ||

@@ -47,7 +47,7 @@ helper=$!
 stop_helper () { kill "$helper" 2>/dev/null || true; }
 cleanup_fn stop_helper
 
-run powercut run --quiet --config ext4 --out "$tmp/o" -- python3 "$tmp/w.py" "$tmp/hs"
+run powercut run --settle 0 --quiet --config ext4 --out "$tmp/o" -- python3 "$tmp/w.py" "$tmp/hs"
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "run: exit $rc ($err)"
 wait "$helper" || fail "the outside writer"
 report=$(cat "$tmp/o/report.txt")

@@ -25,7 +25,7 @@ for i in range(400):
     os.write(fd, b"record %04d, appended and never synced\n" % i)
 os.close(fd)
 PY
-run powercut run -q --fail-on promises -O "$tmp/out" -- python3 "$tmp/append.py"
+run powercut run --settle 0 -q --fail-on promises -O "$tmp/out" -- python3 "$tmp/append.py"
 assert_eq "$rc" 0 "unsynced appends: nothing promised, nothing broken ($err)"
 r=$tmp/out/report.json
 assert_eq "$(json "$r" 'r["totals"]["promises"]')" 0 "points that broke a promise"

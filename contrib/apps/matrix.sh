@@ -13,6 +13,8 @@
 # listed under the table.
 #
 # Usage (as root): contrib/apps/matrix.sh [OUTDIR] [-- powercut run options]
+# (each application's run keeps powercut run's default settle after its
+# workload, as a machine that runs on: "-- --settle 0" leaves it out)
 # Environment: POWERCUT (default: powercut in PATH), SQLITE_TRANSACTIONS,
 # GIT_COMMITS, MATRIX_APPS (default: all; e.g. "sqlite:wal:full git").
 set -eu

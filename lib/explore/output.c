@@ -121,7 +121,7 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
       fprintf (f, "#   shrunk from:   %s\n", otext);
     fprintf (f, "#   configuration: %s\n"
              "#   found:         %s (%s) at %zu of its %zu crash points, and %zu later\n"
-             "#   reproduce:     powercut run --config '%s'%s -- %s\n"
+             "#   reproduce:     powercut run --config '%s'%s --settle 0 -- %s\n"
              "#   first failing: powercut replay %s --at %s -o state.img%s\n"
              "cd \"${POWERCUT_MNT:-.}\" || exit 1\n", c->label[x->k],
              pc_explore_outcome_name (small.outcome),

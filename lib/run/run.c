@@ -271,6 +271,17 @@ mount_options (const struct pc_run_config *cfg, char *buf, size_t len, unsigned 
   }
 }
 
+/* The settle in milliseconds: cfg's, or by default the journal commit
+ * interval commit_s plus a second after a command, none after a
+ * built-in workload (which syncs at its own end mark). */
+static long
+settle_ms (const struct pc_run_config *cfg, unsigned commit_s)
+{
+  if (cfg->settle_ms != PC_RUN_SETTLE_DEFAULT)
+    return cfg->settle_ms > 0 ? cfg->settle_ms : 0;
+  return cfg->workload ? 0 : (commit_s + 1) * 1000L;
+}
+
 /* Is r's filesystem still mounted where it was (a workload may unmount
  * it)? */
 static bool
@@ -372,6 +383,7 @@ run_vm (struct run *r)
   vc.seed = cfg->seed;
   vc.files = cfg->files;
   vc.commit_s = commit_s;
+  vc.settle_ms = settle_ms (cfg, commit_s);
   vc.seconds = cfg->seconds;
   vc.sysctls = cfg->sysctls;
   vc.nsysctls = cfg->nsysctls;
@@ -511,15 +523,30 @@ mark_each (struct run *rs, size_t n, const char *name, bool sync)
   return 0;
 }
 
-/* After the workload, in every log of the set: where it ended, and where
- * powercut's own sync and unmount begin (format/mark.h), so that a check
- * can tell the crash points after the command from the command's. */
+/* After the workload, in every log of the set: where it ended, then the
+ * settle (the filesystem left to the kernel, as on a machine that runs
+ * on), and where powercut's own sync and unmount begin (format/mark.h),
+ * so that a check can tell the crash points after the command from the
+ * command's.  Interruptible. */
 static int
-after_workload (struct run *rs, size_t n)
+after_workload (struct run *rs, size_t n, long ms)
 {
+  uint64_t until;
   int e = mark_each (rs, n, PC_MARK_COMMAND_END, false);
 
-  return e < 0 ? e : mark_each (rs, n, PC_MARK_SETTLE_END, false);
+  if (e < 0)
+    return e;
+  if (ms > 0)
+    status (&rs[0], "settling %.1f s after the workload, before powercut's own sync",
+            ms / 1000.0);
+  until = pc_now_mono_ns () + (uint64_t) ms * 1000000u;
+  for (uint64_t now = pc_now_mono_ns (); now < until; now = pc_now_mono_ns ()) {
+    long left = (long) ((until - now + 999999) / 1000000);
+    if (pc_interrupted ())
+      return pc_run_fail (&rs[0], EINTR, "interrupted");
+    pc_run_msleep (left < 50 ? left : 50);
+  }
+  return mark_each (rs, n, PC_MARK_SETTLE_END, false);
 }
 
 static int
@@ -572,7 +599,7 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   if (e == 0)
     e = check_mounted (&r);
   if (e == 0)
-    e = after_workload (&r, 1);
+    e = after_workload (&r, 1, settle_ms (cfg, commit_s));
   if (e == 0 && !cfg->workload)
     e = mark_each (&r, 1, "end", true);
 out:
@@ -643,7 +670,7 @@ record_set (const struct pc_run_config *cfg, struct pc_err *why)
     if ((e = check_mounted (&rs[i])) < 0)
       bad = i;
   if (e == 0)
-    e = after_workload (rs, n);
+    e = after_workload (rs, n, settle_ms (cfg, commit_s));
   if (e == 0)
     e = mark_each (rs, n, "end", true);
   while (up-- > 0)

@@ -6,10 +6,11 @@
  * filesystem, mounts it, places the durable mark "mkfs", runs the
  * workload (a built-in one, or a command with POWERCUT_MNT,
  * POWERCUT_CONTROL and POWERCUT in its environment and the mount point as
- * its directory), places the marks of where it ended and where
- * powercut's own sync begins (PC_MARK_COMMAND_END and PC_MARK_SETTLE_END,
- * format/mark.h: no sync, no manifest), then after a command the durable
- * mark "end", and tears everything down again, in reverse, whatever happened
+ * its directory), places the mark of where it ended (PC_MARK_COMMAND_END,
+ * format/mark.h: no sync, no manifest), waits the settle (settle_ms) and
+ * places the mark of where powercut's own sync begins
+ * (PC_MARK_SETTLE_END), then after a command the durable mark "end", and
+ * tears everything down again, in reverse, whatever happened
  * (failure, time-out, interruption: pc_interrupted, err.h).
  * With PC_ATTACH_VM all of that between starting and stopping the recorder
  * happens in a qemu guest instead (vm.h).  With devices, each of them is
@@ -28,6 +29,8 @@
 enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
 
 #define PC_MAX_DEVICES 8
+#define PC_RUN_SETTLE_DEFAULT (-1)
+#define PC_RUN_SETTLE_MAX_S 3600
 
 /* One device of a set (several devices, one power cut). */
 struct pc_run_device {
@@ -71,6 +74,14 @@ struct pc_run_config {
   void (*sysctl_waiting) (void *ctx, const char *name, long pid);
   void *sysctl_waiting_ctx;
   int timeout_s;                /* the workload's time limit */
+  /* How long the filesystem stays mounted after the workload ends, before
+   * powercut's own sync and unmount (its settle: the kernel's writeback
+   * and journal commits of a machine that runs on are recorded), in
+   * milliseconds; not within timeout_s.  PC_RUN_SETTLE_DEFAULT: the
+   * journal commit interval (commit=, else 5 s) plus one second after a
+   * command, none after a built-in workload; 0 (as a zeroed config has
+   * it): none. */
+  long settle_ms;
   const char *log_path;         /* the log to write */
   /* Or several devices: each is recorded into its own log, attached (not
    * in a guest), made and mounted with the configuration's mount options

@@ -71,7 +71,7 @@ static const char guest_init[] =
 "else\n"
 "  (cd /mnt && $T powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\" --seconds \"$SECONDS\"); st=$?\n"
 "fi\n"
-"[ $st = 0 ] && { powercut mark " PC_MARK_COMMAND_END " &&\n"
+"[ $st = 0 ] && { powercut mark " PC_MARK_COMMAND_END " && sleep \"$SETTLE\" &&\n"
 "  powercut mark " PC_MARK_SETTLE_END " || st=217; }\n"
 "[ $st = 0 ] && [ -x /workload.sh ] && { powercut mark end --manifest /mnt --sync || st=214; }\n"
 "cd /; umount /mnt || { [ $st = 0 ] && st=215; }\n"
@@ -255,6 +255,8 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   bad |= conf (m, "FILES", num);
   snprintf (num, sizeof num, "%u", cfg->commit_s ? cfg->commit_s : 5);
   bad |= conf (m, "COMMIT", num);
+  snprintf (num, sizeof num, "%ld.%03ld", cfg->settle_ms / 1000, cfg->settle_ms % 1000);
+  bad |= conf (m, "SETTLE", num);
   snprintf (num, sizeof num, "%u", cfg->connections ? cfg->connections : 1);
   bad |= conf (m, "CONNECTIONS", num);
   snprintf (num, sizeof num, "%u", cfg->seconds);
@@ -664,7 +666,7 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     static const char *const step[] = { "attaching /dev/nbd0", "mkfs", "mount",
                                         "the mkfs mark", "the end mark", "umount",
                                         "setting the writeback knobs",
-                                        "marking the workload's end" };
+                                        "the marks and the settle after the workload" };
     const char *sc = strstr (console, "POWERCUT-SCRIPT ");
     if (gst == 0 && cfg->script_mode && sc == NULL) {
       pc_err_msg (why, "the guest's script left no status (its console: %s)", cfg->console_path);

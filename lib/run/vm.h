@@ -10,7 +10,8 @@
  * (control).  The guest attaches /dev/nbd0 (nbd-client -C connections),
  * makes and mounts the filesystem, places the durable mark "mkfs", runs the
  * workload (a built-in one through `powercut workload`, or a script copied
- * in), places the marks after it (run.h) and "end" after a script,
+ * in), places the marks after it with the settle between them (run.h)
+ * and "end" after a script,
  * unmounts, detaches, prints its status
  * on the console and powers off.  KVM is used when it works, else TCG.
  *
@@ -51,6 +52,8 @@ struct pc_vm_config {
   bool traced;                  /* run it under powercut trace in the guest */
   uint64_t seed;
   unsigned files, commit_s, connections;
+  long settle_ms;               /* how long the guest waits between the marks
+                                 * after the workload (run.h) */
   unsigned seconds;                     /* a timed workload's length (0: default) */
   const struct pc_sysctl *sysctls;      /* writeback knobs to set in the guest */
   size_t nsysctls;
