@@ -20,8 +20,6 @@ found () { json "$1" '"\n".join(sorted({f["path"] for p in r["points"] for f in 
 ev=$top_srcdir/contrib/everyday
 export EVERYDAY_IDLE=1
 # the scenarios idle themselves
-settle=()
-if powercut run --help 2>&1 | grep -q -e '--settle'; then settle=(--settle 0); fi
 
 # everyday NAME CONFIG [RUN-OPTION...]: the scenario NAME run on CONFIG
 # into $tmp/NAME-CONFIG; $r is its report.json
@@ -30,7 +28,7 @@ everyday ()
   local name=$1 config=$2
   shift 2
   r=$tmp/$name-${config// /-}/report.json
-  run powercut run --quiet --config "$config" --out "${r%/report.json}" ${settle[@]+"${settle[@]}"} \
+  run powercut run --quiet --config "$config" --out "${r%/report.json}" --settle 0 \
     "$@" -- "$ev/$name.sh"
   [ -f "$r" ] || fail "$name on $config: no report ($rc: $err)"
 }

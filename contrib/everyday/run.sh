@@ -34,8 +34,6 @@ ext4 noauto_da_alloc
 ext4 data=writeback'}
 # the scenarios idle themselves: a run that would settle after them is
 # told not to
-settle=()
-if "$powercut" run --help 2>&1 | grep -q -e '--settle'; then settle=(--settle 0); fi
 mkdir -p "$out"
 worst=0
 echo "everyday programs on kernel $(uname -r), $(date -u +%Y-%m-%d), idle ${EVERYDAY_IDLE:-7} s"
@@ -52,7 +50,7 @@ for s in "${scripts[@]}"; do
     rm -rf "$dir"
     mkdir -p "$(dirname "$dir")"
     st=0
-    "$powercut" run --quiet --config "$config" --out "$dir" ${settle[@]+"${settle[@]}"} \
+    "$powercut" run --quiet --config "$config" --out "$dir" --settle 0 \
       "$@" -- "$s" >"$dir.out" 2>&1 || st=$?
     if [ $st -gt 1 ] || [ ! -f "$dir/report.json" ]; then
       echo "| $name | $config | error ($st): see $dir.out | | | | | |"
