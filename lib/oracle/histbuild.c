@@ -475,7 +475,10 @@ apply_mark (struct pc_history *h, const struct pc_mark *m, uint64_t seq, bool *h
 {
   uint32_t call;
 
-  /* powercut run's marks after its command say nothing of the program */
+  /* powercut run's marks after its command say nothing of the program,
+   * but where it ended */
+  if (pc_mark_run_kind (m) == PC_RUN_MARK_COMMAND_END && h->command_end == NONE)
+    h->command_end = seq;
   if (pc_mark_run_kind (m) != PC_RUN_MARK_NONE)
     return 0;
   /* The mark, as people are told what made a version durable. */
@@ -602,6 +605,7 @@ pc_hist_build (struct pc_history *h, const struct pc_index *ix, bool marks, stru
   int r = 0;
 
   h->ix = ix;
+  h->command_end = NONE;
   for (uint64_t i = 0; i < ix->n && r == 0; i++) {
     const struct pc_record *rec = &ix->recs[i];
     struct pc_event ev;

@@ -168,6 +168,9 @@ struct pc_history {
   struct dpoint *global;        /* sync, syncfs, synced marks (first..last unused) */
   size_t nglobal, capglobal;
   bool plain;                   /* every path judged at every point anew */
+  uint64_t command_end;         /* powercut run's mark where the command
+                                 * ended (mark.h), or NONE: what becomes
+                                 * durable after it, the program never synced */
   struct hmemo *memo;           /* judgements kept (histmemo.c), or NULL */
   const struct pc_index *ix;    /* for the times of records */
   struct hver *ver;             /* the paths' versions, by path then seq (histver.c) */

@@ -381,6 +381,7 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
   const struct bver *newest = NULL;
   uint32_t call = UINT32_MAX, dcall;
   uint64_t seq = 0, dseq;
+  bool after;
 
   memset (c, 0, sizeof *c);
   c->known = true;
@@ -405,9 +406,15 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
   pc_hist_cause_call (h, c, call);
   *ret_call = call;
   dseq = made_durable (h, n, b == NONE ? 0 : b, seq, &dcall);
+  /* made durable only by powercut run's own sync after the command */
+  after = dseq != NONE && h->command_end != NONE && dseq > h->command_end;
   if (dseq != NONE) {
+    char *by = pc_hist_describe_durable (h, dcall);
     c->durable_ns = (int64_t) pc_hist_rec_time (h, dseq);
-    c->durable_by = pc_hist_describe_durable (h, dcall);
+    if (after && by && asprintf (&c->durable_by, "%s (%s)", PC_CAUSE_AFTER_COMMAND, by) >= 0)
+      free (by);
+    else
+      c->durable_by = by;
   }
   if (promise && dseq != NONE && declared (h, dcall))
     c->rule = strdup (kind == PC_V_DURABLE_LOST
@@ -426,7 +433,7 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
                         "(a crash may lose what is not synced)"
                       : "data the program never made durable by the crash "
                         "(a crash may lose what is not synced)");
-    if (dseq != NONE)
+    if (dseq != NONE && !after)
       r = asprintf (&c->fix, "none of the program's order: it synced it %.0f ms later; "
                     "a crash in between may lose it", (double) (c->durable_ns - (int64_t) c->time_ns) / 1e6);
     else

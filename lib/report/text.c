@@ -181,6 +181,12 @@ durable_text (FILE *f, const struct pc_cause *c)
     fputs ("never synced", f);
     return;
   }
+  if (c->durable_by && strncmp (c->durable_by, PC_CAUSE_AFTER_COMMAND,
+                                strlen (PC_CAUSE_AFTER_COMMAND)) == 0) {
+    fprintf (f, "never synced by the program, durable at %.3f s by ", c->durable_ns / 1e9);
+    put_shown (f, pc_display_line, c->durable_by);
+    return;
+  }
   if (c->call && (uint64_t) c->durable_ns >= c->time_ns)
     fprintf (f, "synced %.0f ms later by ", ((uint64_t) c->durable_ns - c->time_ns) / 1e6);
   else

@@ -54,6 +54,10 @@ struct pc_cause {
   char *fix;                      /* the smallest change that keeps it */
 };
 
+/* How a cause's durable_by starts where only powercut run's own sync after
+ * the command made the version durable: the program never synced it. */
+#define PC_CAUSE_AFTER_COMMAND "powercut's own sync after the command ended"
+
 struct pc_finding {
   int kind;                       /* enum pc_finding_kind */
   char *path, *found, *allowed;
