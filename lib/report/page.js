@@ -82,7 +82,8 @@ D.configs.forEach(function(c,ci){
     sec.appendChild(t);}
   if(c.failing.length){sec.appendChild(el('h3','Failing crash points ('+c.totals.failing+(c.failing.length<c.totals.failing?', the '+c.failing.length+' most telling listed':', the most telling first')+')'));
     const t=el('table');t.className='failing';t.appendChild(row(['crash point','verdict','whose fault','what, and why','rebuild it'],'th'));
-    c.failing.forEach(function(f){const what=f.findings.map(x=>x.verdict+' '+x.path+': '+x.found+(x.why?'\nwhy: '+x.why:'')).concat(f.evidence).join('\n');
+    const AFTER={settle:'after the command: during the settle',sync:'after the command: powercut\'s own sync and unmount'};
+    c.failing.forEach(function(f){const what=(f.after_command?[AFTER[f.after_command]||f.after_command]:[]).concat(f.findings.map(x=>x.verdict+' '+x.path+': '+x.found+(x.why?'\nwhy: '+x.why:''))).concat(f.evidence).join('\n');
       const w=el('div',what,'mono');w.style.whiteSpace='pre-wrap';
       t.appendChild(row([el('code',f.id),chip(f.verdict,''),WHOSE[f.fault]||f.fault,w,el('code',f.replay)]));});
     sec.appendChild(t);}
