@@ -466,7 +466,7 @@ bound_elsewhere (const struct pc_history *h, const struct phist *p, int64_t y, u
  * held, name and data durable, replaced since (another file bound to the
  * name, the old one under no name any more: a rename over it, an unlink
  * and a new file; or the file made smaller: truncate, O_TRUNC)?  A file
- * moved to another name was not given up.  The call that gave it up in
+ * the call moved to another name was not given up here.  The call that gave it up in
  * *ret_call, and how in *ret_how. */
 enum gave { GAVE_RENAME, GAVE_UNLINK, GAVE_TRUNCATE };
 static bool
@@ -488,8 +488,9 @@ gave_up (const struct pc_history *h, const struct phist *p, const char *path, in
     if (d == NONE)
       continue;
     if (bound_after && y != n) {
-      if (bound_elsewhere (h, p, y, point))
-        continue;               /* moved, not given up */
+      if (bound_elsewhere (h, p, y, p->e[i + 1].seq))
+        continue;               /* moved away (what becomes of it there is
+                                 * that name's story), not given up */
       *ret_call = p->e[i + 1].call;
       *ret_how = p->e[i + 1].node >= 0 ? GAVE_RENAME : GAVE_UNLINK;
       return true;
