@@ -444,6 +444,21 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
   return c->rule ? 0 : -ENOMEM;
 }
 
+/* Is call b the one its process made next after call a (an unlink, then
+ * the file made anew in its place: a replacement, as install and tar do;
+ * a file deleted and, some calls later, made again, as a program
+ * cleaning its scratch files does, is a deletion)? */
+static bool
+next_call (const struct pc_history *h, uint32_t a, uint32_t b)
+{
+  if (a >= h->ncalls || b >= h->ncalls || b <= a || h->calls[a].pid != h->calls[b].pid)
+    return false;
+  for (uint32_t k = a + 1; k < b; k++)
+    if (h->calls[k].pid == h->calls[a].pid)
+      return false;
+  return true;
+}
+
 /* Is node y bound to a name other than p's at point (moved there)? */
 static bool
 bound_elsewhere (const struct pc_history *h, const struct phist *p, int64_t y, uint64_t point)
@@ -465,7 +480,8 @@ bound_elsewhere (const struct pc_history *h, const struct phist *p, int64_t y, u
  * file found at path, which lost data never made durable): a version it
  * held, name and data durable, replaced since (another file bound to the
  * name, the old one under no name any more: a rename over it, an unlink
- * and a new file; or the file made smaller: truncate, O_TRUNC)?  A file
+ * and a new file made by the process's next call; or the file made
+ * smaller: truncate, O_TRUNC)?  A file
  * the call moved to another name was not given up here.  The call that gave it up in
  * *ret_call, and how in *ret_how. */
 enum gave { GAVE_RENAME, GAVE_UNLINK, GAVE_TRUNCATE };
@@ -491,6 +507,10 @@ gave_up (const struct pc_history *h, const struct phist *p, const char *path, in
       if (bound_elsewhere (h, p, y, p->e[i + 1].seq))
         continue;               /* moved away (what becomes of it there is
                                  * that name's story), not given up */
+      if (p->e[i + 1].node < 0 &&
+          !(i + 2 < p->ne && p->e[i + 2].seq <= point && p->e[i + 2].node >= 0 &&
+            next_call (h, p->e[i + 1].call, p->e[i + 2].call)))
+        continue;               /* deleted, not replaced by the next call */
       *ret_call = p->e[i + 1].call;
       *ret_how = p->e[i + 1].node >= 0 ? GAVE_RENAME : GAVE_UNLINK;
       return true;
