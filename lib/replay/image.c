@@ -426,6 +426,50 @@ pc_image_size (const struct pc_image *im)
   return im->size;
 }
 
+/* Is block b of im all zeros (by its hash, where the image keeps them)? */
+static bool
+block_zero (const struct pc_image *im, uint64_t b)
+{
+  static const uint8_t zero[16];
+  uint64_t off = b * PC_IMAGE_BLOCK, n = im->size - off < PC_IMAGE_BLOCK ? im->size - off
+                                                                       : PC_IMAGE_BLOCK;
+
+  if (im->bh)
+    return memcmp (&im->bh[b], zero, sizeof zero) == 0;
+  return im->mem[off] == 0 && memcmp (im->mem + off, im->mem + off + 1, n - 1) == 0;
+}
+
+int
+pc_image_copy_sparse (const struct pc_image *im, int fd)
+{
+  uint64_t nb = (im->size + PC_IMAGE_BLOCK - 1) / PC_IMAGE_BLOCK;
+
+  if (ftruncate (fd, (off_t) im->size) < 0)
+    return -errno;
+  for (uint64_t b = 0; b < nb;) {
+    uint64_t e, off, len;
+    if (block_zero (im, b)) {
+      b++;
+      continue;
+    }
+    for (e = b + 1; e < nb && !block_zero (im, e); e++)
+      ;
+    off = b * PC_IMAGE_BLOCK;
+    len = (e * PC_IMAGE_BLOCK < im->size ? e * PC_IMAGE_BLOCK : im->size) - off;
+    while (len > 0) {
+      ssize_t w = pwrite (fd, im->mem + off, len, (off_t) off);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return w < 0 ? -errno : -EIO;
+      off += (uint64_t) w;
+      len -= (uint64_t) w;
+    }
+    b = e;
+  }
+  return 0;
+}
+
 int
 pc_image_rewrite (struct pc_image *im, uint64_t off, uint64_t len)
 {

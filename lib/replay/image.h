@@ -69,6 +69,13 @@ void pc_image_signature (const struct pc_image *im, uint8_t sig[16]);
 const uint8_t *pc_image_data (const struct pc_image *im);
 uint64_t pc_image_size (const struct pc_image *im);
 
+/* Writes the image as it is now into the empty file fd, sparse: its size,
+ * and every block that is not all zeros (those stay holes).  For a copy of
+ * a state that another program may change (the kernel, replaying its
+ * journal), which the image, its overlays and its mirror file must never
+ * see.  Returns 0 or -errno. */
+int pc_image_copy_sparse (const struct pc_image *im, int fd);
+
 /* Writes the memory over [off, off+len) to the mirror file now: used after
  * an external program changed the file. Returns 0 or -errno. */
 int pc_image_rewrite (struct pc_image *im, uint64_t off, uint64_t len);

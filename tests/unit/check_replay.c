@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "format/log.h"
+#include "replay/image.h"
 #include "replay/replay.h"
 #include "util/util.h"
 #include "unit.h"
@@ -290,6 +291,37 @@ START_TEST (test_finish_devset)
 }
 END_TEST
 
+/* An image written as a sparse copy: the same bytes, its zero blocks
+ * holes, with and without the block hashes; the image itself untouched. */
+START_TEST (test_copy_sparse)
+{
+  const uint64_t size = 64 * 4096 + 100;
+  static uint8_t buf[64 * 4096 + 100];
+  unsigned flags[] = { 0, PC_IMAGE_HASH };
+
+  for (size_t k = 0; k < 2; k++) {
+    char path[] = "/tmp/check_replay_copy.XXXXXX";
+    struct pc_image *im;
+    struct stat st;
+    int fd = mkstemp (path);
+    ck_assert_int_ge (fd, 0);
+    unlink (path);
+    ck_assert_int_eq (pc_image_new (size, NULL, -1, flags[k], &im), 0);
+    ck_assert_int_eq (pc_image_write (im, 4096 * 3 + 5, "data", 4), 0);
+    ck_assert_int_eq (pc_image_write (im, 4096 * 40, "more", 4), 0);
+    ck_assert_int_eq (pc_image_write (im, size - 2, "z", 1), 0);     /* the short last block */
+    ck_assert_int_eq (pc_image_copy_sparse (im, fd), 0);
+    ck_assert_int_eq (fstat (fd, &st), 0);
+    ck_assert_int_eq (st.st_size, (off_t) size);
+    ck_assert_int_le (st.st_blocks * 512, 16 * 4096);                 /* holes */
+    ck_assert_int_eq (pread (fd, buf, size, 0), (ssize_t) size);
+    ck_assert_mem_eq (buf, pc_image_data (im), size);
+    close (fd);
+    pc_image_free (im);
+  }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -300,6 +332,7 @@ main (void)
   tcase_add_test (tc, test_failures);
   tcase_add_test (tc, test_finish);
   tcase_add_test (tc, test_finish_devset);
+  tcase_add_test (tc, test_copy_sparse);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
