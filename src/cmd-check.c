@@ -43,6 +43,11 @@ usage (FILE *f)
 "      --keep-trimmed    trimmed ranges keep their old data (default: zeros)\n"
 "      --timeout S       time limit per program run on a state (default 60)\n"
 "      --workdir DIR     scratch directory (default: $TMPDIR, /dev/shm or /tmp)\n"
+"      --judge WHO       who recovers and reads each state: auto (default:\n"
+"                        libext2fs and e2fsck, the kernel for what only it\n"
+"                        replays as a reboot would: ext4 fast commits), ext2fs,\n"
+"                        or kernel (every state mounted from a loop device by\n"
+"                        this machine's kernel; needs root)\n"
 "      --plain           the plain method, to compare with: e2fsck replays every\n"
 "                        journal and checks every distinct image, every file is read\n"
 "      --verify CMD      run CMD (sh -c) in the tree of every state whose filesystem\n"
@@ -92,7 +97,8 @@ struct args {
 };
 
 enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
-       OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY, OPT_FAIL_ON, OPT_IGNORE_EVENTS, OPT_IGNORE_MARKS };
+       OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY, OPT_FAIL_ON, OPT_IGNORE_EVENTS, OPT_IGNORE_MARKS,
+       OPT_JUDGE };
 
 /* The options with a number or a model: -1 to go on, or an exit status. */
 static int
@@ -170,6 +176,15 @@ option (int c, const char *arg, struct args *a)
       return pc_usage_error ("check");
     }
     break;
+  case OPT_JUDGE: {
+    int m = pc_judge_mode_parse (arg);
+    if (m < 0) {
+      cmd_err ("check", "--judge %s: not auto, ext2fs or kernel", arg);
+      return pc_usage_error ("check");
+    }
+    cfg->judge = (enum pc_judge_mode) m;
+    break;
+  }
   case OPT_KEEP_TRIMMED: cfg->keep_trimmed = true; break;
   case OPT_WORKDIR: cfg->work_dir = arg; break;
   case OPT_PLAIN: cfg->plain = true; break;
@@ -203,6 +218,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
     { "ignore-events", no_argument, NULL, OPT_IGNORE_EVENTS },
     { "ignore-marks", no_argument, NULL, OPT_IGNORE_MARKS },
+    { "judge", required_argument, NULL, OPT_JUDGE },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },

@@ -5,8 +5,10 @@
 # data zeroed in its log (the bug's effect, made by hand): the check
 # reports a broken promise and names the pwrite that made it.  And a
 # fast_commit filesystem, whose journal only the kernel replays as a
-# reboot would: no state is called corrupt or unmountable on e2fsck's
-# replay; those states are not judged, and say why.
+# reboot would: the kernel judges those states (--judge auto), every one
+# is judged, none is called corrupt; with --judge ext2fs they are not
+# judged (e2fsck's replay of fast commits is not the kernel's), and say
+# why.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires python3 e2fsck xfs_io
@@ -31,10 +33,18 @@ assert_eq "$(json "$tmp/zeroed.json" 'r["totals"]["promises"] > 0')" True "zeroe
 assert_eq "$(json "$tmp/zeroed.json" 'any((f["cause"].get("durable_by") or "").startswith("pwrite64(") for p in r["points"] for f in p["findings"] if f.get("promise"))')" True \
   "zeroed: the promise is the pwrite's"
 
-# fast commits: not judged on e2fsck's replay
+# fast commits: the kernel judges the states whose journal needs replay
 run "$kb/run.sh" "$tmp/fc" "$kb/fast-commit-zero-range.sh"
-assert_eq "$rc" 2 "fast_commit: some states not judged ($out $err)"
+assert_eq "$rc" 0 "fast_commit: every state judged, the bug absent ($out $err)"
 r=$tmp/fc/fast-commit-zero-range/report.json
-assert_eq "$(json "$r" 'r["totals"]["fs-corrupt"] + r["totals"]["unmountable"]')" 0 "fast_commit: nothing called corrupt"
-assert_eq "$(json "$r" 'r["totals"]["not-checked"] > 0')" True "fast_commit: states not judged"
-assert_match "$(cat "$tmp/fc/fast-commit-zero-range/report.txt")" 'only the kernel replays them' "fast_commit: why"
+assert_eq "$(json "$r" 'r["totals"]["fs-corrupt"] + r["totals"]["unmountable"] + r["totals"]["not-checked"]')" 0 \
+  "fast_commit: nothing called corrupt, nothing left unjudged"
+assert_eq "$(json "$r" 'r["work"]["judged_by_kernel"] > 0 and any(p["judge"] == "kernel" for p in r["points"])')" True \
+  "fast_commit: states the kernel judged"
+assert_match "$(cat "$tmp/fc/fast-commit-zero-range/report.txt")" 'the kernel judged [0-9]+ states' "fast_commit: said"
+# ... and on e2fsck's replay alone, not judged, with why
+run powercut check "$tmp/fc/fast-commit-zero-range/powercut.log" --judge ext2fs --json "$tmp/fc-e2.json"
+assert_eq "$rc" 2 "fast_commit, --judge ext2fs: some states not judged ($out $err)"
+assert_eq "$(json "$tmp/fc-e2.json" 'r["totals"]["fs-corrupt"] + r["totals"]["unmountable"]')" 0 "fast_commit, ext2fs: nothing called corrupt"
+assert_eq "$(json "$tmp/fc-e2.json" 'r["totals"]["not-checked"] > 0')" True "fast_commit, ext2fs: states not judged"
+assert_match "$out" 'only the kernel replays them' "fast_commit, ext2fs: why"

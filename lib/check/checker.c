@@ -665,6 +665,7 @@ collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
       break;
     }
     p->verdict = rs->verdict;
+    p->kernel = rs->kernel;
     /* Its e2fsck answer came from the state checked for that image. */
     p->fsck_as = rs->fsck_as;
     if (p->same_as >= 0 && p->fsck_as < 0)
@@ -739,6 +740,9 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   memset (&c, 0, sizeof c);
   c.cfg = cfg;
   c.now = (int64_t) (pc_now_real_ns () / 1000000000u);
+  if (cfg->judge == PC_JUDGE_KERNEL && geteuid () != 0)
+    return pc_err_set (why, EPERM, "the kernel judge mounts every state on a loop device: it "
+                       "needs root");
   res = calloc (1, sizeof *res);
   if (res == NULL)
     return pc_err_set (why, ENOMEM, "%s", strerror (ENOMEM));

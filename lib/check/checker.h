@@ -38,6 +38,8 @@ struct pc_check_config {
   int timeout_s;                /* per program run on a state */
   const char *verify;           /* the application's checker (sh -c), or NULL */
   unsigned oracle_flags;        /* PC_ORACLE_NO_EVENTS, _NO_MARKS (oracle.h) */
+  enum pc_judge_mode judge;     /* who recovers and reads the states (judge.h):
+                                 * the kernel needs root */
   /* Called now and then from the checking process. */
   void (*progress) (void *ctx, size_t done, size_t total);
   void *progress_ctx;

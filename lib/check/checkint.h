@@ -31,6 +31,7 @@ enum slot_status { SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 struct result {
   int verdict;                  /* enum pc_verdict, or CHECK_ERROR */
   int64_t fsck_as;              /* point whose e2fsck answer it took, or -1 */
+  bool kernel;                  /* the kernel judged its state (kjudge.h) */
   int64_t file;                 /* the worker whose file holds the rest, or -1 */
   uint64_t off, len;            /* where in it */
 };
@@ -49,6 +50,7 @@ struct shared {
 
 struct ctx {
   const struct pc_check_config *cfg;
+  bool kernel_ok;             /* in a worker: it may let the kernel mount states */
   struct pc_index ix;
   struct pc_oracle *oracle;
   uint64_t hash_limit;        /* no file is read beyond the marks' largest */

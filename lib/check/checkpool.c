@@ -16,6 +16,7 @@
 
 #include "check/checkint.h"
 #include "util/disk.h"
+#include "util/kmount.h"
 #include "check/export.h"
 #include "check/judge.h"
 #include "oracle/oracle.h"
@@ -65,7 +66,7 @@ struct out {
  *   u32 evidence length, the evidence, the findings (finding.h). */
 static int
 put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as,
-            const char *evidence, const struct pc_findings *fl)
+            bool kernel, const char *evidence, const struct pc_findings *fl)
 {
   struct result *res = &c->sh->results[i];
   static const struct pc_findings none;
@@ -86,6 +87,7 @@ put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as
     return r;
   res->verdict = verdict;
   res->fsck_as = fsck_as;
+  res->kernel = kernel;
   res->file = o->id;
   res->off = o->size;
   res->len = o->len;
@@ -274,7 +276,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
       snprintf (why, sizeof why, "powercut could not check this state: %s", strerror (-r));
     for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++) {
       r = put_result (c, o, c->gpoints[k], r == -ENOENT ? CHECK_ERROR : PC_V_NOT_CHECKED,
-                      -1, why, NULL);
+                      -1, false, why, NULL);
       if (r < 0)
         return r;
     }
@@ -348,7 +350,7 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
         ev = "powercut ran out of memory naming what this state lost";
       }
     }
-    r = put_result (c, o, i, v, jm.fsck_as, ev, &fl);
+    r = put_result (c, o, i, v, jm.fsck_as, jm.by_kernel, ev, &fl);
     pc_findings_clear (&fl);
     failed |= v != PC_V_OK && v != PC_V_NOT_CHECKED;
   }
@@ -407,6 +409,7 @@ add_stats (struct ctx *c, const struct pc_check_work *st)
   __atomic_fetch_add (&t->recover_here, st->recover_here, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->recover_e2fsck, st->recover_e2fsck, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->preened, st->preened, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->kernel, st->kernel, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->files_read, st->files_read, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->files_reused, st->files_reused, __ATOMIC_SEQ_CST);
 }
@@ -425,6 +428,8 @@ worker (struct ctx *c, unsigned id)
   struct pc_check_work st;
   struct pc_judge_config jc = {
     .image_path = img,
+    .mode = c->cfg->judge,
+    .kernel_ok = c->kernel_ok,
     .timeout_s = c->cfg->timeout_s,
     .now = c->now,
     .hash_limit = c->hash_limit,
@@ -470,7 +475,7 @@ worker (struct ctx *c, unsigned id)
       char why[256];
       snprintf (why, sizeof why, "powercut could not rebuild this state: %s", strerror (-r));
       for (size_t k = c->gstart[u]; k < c->gstart[u + 1]; k++)
-        if (put_result (c, &o, c->gpoints[k], PC_V_NOT_CHECKED, -1, why, NULL) < 0)
+        if (put_result (c, &o, c->gpoints[k], PC_V_NOT_CHECKED, -1, false, why, NULL) < 0)
           _exit (WORKER_OUTPUT_FAILED);
       cursor = UINT64_MAX;
     }
@@ -513,6 +518,14 @@ spawn (struct ctx *c, unsigned id)
     if (getppid () != parent)
       _exit (WORKER_SETUP_FAILED);
     signal (SIGINT, SIG_DFL);
+    /* a worker that may let the kernel mount a state mounts in its own
+     * namespace: a mount it leaves, killed, goes away with it */
+    if (c->cfg->judge != PC_JUDGE_EXT2FS) {
+      struct pc_err why;
+      c->kernel_ok = geteuid () == 0 && pc_mount_ns_private (&why) == 0;
+      if (c->cfg->judge == PC_JUDGE_KERNEL && !c->kernel_ok)
+        _exit (WORKER_SETUP_FAILED);
+    }
     worker (c, id);
   }
   return pid;

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check/fstree.h"
 #include "check/judge.h"
+#include "check/kjudge.h"
 #include "replay/recover.h"
 #include "util/util.h"
 
@@ -28,6 +30,9 @@ struct answer {
 
 struct pc_judge {
   struct pc_judge_config cfg;
+  char type[16];              /* what blkid said the state is */
+  char kcopy[4096 + 8], kmnt[4096 + 8];  /* the kernel judge's copy and mount point */
+  bool have_kmnt;
   struct pc_image *im;
   struct pc_fstree_cache *cache;
   struct pc_recover_cache *rcache;
@@ -35,6 +40,23 @@ struct pc_judge {
   unsigned next;              /* the slot the next answer takes */
   struct pc_check_work stats;
 };
+
+static const char *const mode_names[] = { "auto", "ext2fs", "kernel" };
+
+const char *
+pc_judge_mode_name (enum pc_judge_mode m)
+{
+  return (unsigned) m < 3 ? mode_names[m] : "?";
+}
+
+int
+pc_judge_mode_parse (const char *s)
+{
+  for (int i = 0; i < 3; i++)
+    if (strcmp (s, mode_names[i]) == 0)
+      return i;
+  return -1;
+}
 
 int
 pc_judge_new (const struct pc_judge_config *cfg, struct pc_image *im, struct pc_judge **ret)
@@ -45,6 +67,8 @@ pc_judge_new (const struct pc_judge_config *cfg, struct pc_image *im, struct pc_
     return -ENOMEM;
   j->cfg = *cfg;
   j->im = im;
+  snprintf (j->kcopy, sizeof j->kcopy, "%s.kernel", cfg->image_path);
+  snprintf (j->kmnt, sizeof j->kmnt, "%s.mnt", cfg->image_path);
   if (!cfg->plain && (pc_fstree_cache_new (&j->cache) < 0 ||
                       pc_recover_cache_new (&j->rcache) < 0)) {
     pc_fstree_cache_free (j->cache);
@@ -70,6 +94,8 @@ pc_judge_free (struct pc_judge *j)
     return;
   for (unsigned i = 0; i < RECENT; i++)
     answer_clear (&j->recent[i]);
+  if (j->have_kmnt)
+    rmdir (j->kmnt);
   pc_fstree_cache_free (j->cache);
   pc_recover_cache_free (j->rcache);
   free (j);
@@ -226,7 +252,8 @@ recover (struct pc_judge *j, struct pc_judgement *jm)
     jm->verdict = PC_V_NOT_CHECKED;
     snprintf (jm->evidence, sizeof jm->evidence,
               "its journal needs recovery and may hold fast commits: only the kernel replays "
-              "them as a reboot would (e2fsck's replay differs), and powercut does not: not judged");
+              "them as a reboot would (e2fsck's replay differs): not judged (the kernel judges "
+              "them where powercut runs as root, --judge auto or kernel)");
     return 0;
   }
   if (!j->cfg.plain) {
@@ -363,6 +390,7 @@ probe (struct pc_judge *j, struct pc_judgement *jm)
   if (r < 0)
     return r;
   r = pc_fs_probe (j->cfg.image_path, type, sizeof type);
+  snprintf (j->type, sizeof j->type, "%s", type);
   if (r == 0) {
     jm->verdict = PC_V_UNMOUNTABLE;
     snprintf (jm->evidence, sizeof jm->evidence,
@@ -393,6 +421,50 @@ note_first (struct pc_judgement *jm)
   memcpy (jm->evidence, jm->note, nl);
 }
 
+/* Does the kernel judge this state (the mode; in auto, a journal that
+ * may hold fast commits needs replay)? */
+static bool
+by_kernel (const struct pc_judge *j)
+{
+  const uint8_t *sb = pc_image_data (j->im) + 1024;
+
+  if (!j->cfg.kernel_ok || j->cfg.mode == PC_JUDGE_EXT2FS)
+    return false;
+  return j->cfg.mode == PC_JUDGE_KERNEL ||
+         (pc_image_size (j->im) >= 2048 && pc_fs_needs_recovery (sb) && pc_fs_fast_commit (sb));
+}
+
+/* The kernel's judgement of the state (kjudge.h). */
+static int
+kernel_state (struct pc_judge *j, struct pc_judgement *jm)
+{
+  struct pc_kjudge_config kc = {
+    .copy_path = j->kcopy, .mnt_dir = j->kmnt, .fstype = j->type,
+    .timeout_s = j->cfg.timeout_s, .hash_limit = j->cfg.hash_limit,
+    .read_tree = j->cfg.read_tree,
+  };
+  struct pc_err why;
+  int r;
+
+  if (!j->have_kmnt) {
+    if (mkdir (j->kmnt, 0700) < 0 && errno != EEXIST)
+      return -errno;
+    j->have_kmnt = true;
+  }
+  r = pc_kjudge_state (&kc, j->im, jm, &why);
+  if (r < 0)
+    return r;
+  jm->by_kernel = true;
+  j->stats.kernel++;
+  if (jm->verdict != PC_V_OK)
+    pc_judgement_clear (jm);
+  note_first (jm);
+  if (jm->have_tree && j->cfg.export)
+    jm->export_error = pc_err_set (&jm->export_err, ENOTSUP, "the application's checker does "
+                                   "not run on a state the kernel judges");
+  return 0;
+}
+
 int
 pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
 {
@@ -404,6 +476,8 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   r = probe (j, jm);
   if (r <= 0)
     return r;
+  if (by_kernel (j))
+    return kernel_state (j, jm);
   r = pc_image_overlay_begin (j->im);
   if (r < 0)
     return r;

@@ -13,6 +13,9 @@
  *  - the tree: files whose inode and blocks did not change are not read
  *    again (fstree.h).
  *
+ * With the kernel judging (the mode; kjudge.h), the state is a copy the
+ * kernel mounts: nothing is reused, and the image is not touched.
+ *
  * The image is left as it was given (its mirror file may lag: sync it),
  * but by pc_judge_reboot, which keeps the recovery: the state as a reboot
  * leaves it (replay --recovered).
@@ -29,8 +32,22 @@
 #include "format/mark.h"
 #include "util/err.h"
 
+/* Who recovers and reads a state: auto (libext2fs and e2fsck, but the
+ * kernel for what only it replays as a reboot would: an ext4 journal that
+ * may hold fast commits), ext2fs, or the kernel (kjudge.h) for every
+ * state. */
+enum pc_judge_mode { PC_JUDGE_AUTO, PC_JUDGE_EXT2FS, PC_JUDGE_KERNEL };
+
+/* "auto", "ext2fs", "kernel" and back (-1: unknown). */
+const char *pc_judge_mode_name (enum pc_judge_mode m);
+int pc_judge_mode_parse (const char *s);
+
 struct pc_judge_config {
   const char *image_path;     /* the image's mirror file */
+  enum pc_judge_mode mode;
+  bool kernel_ok;             /* the caller may mount (root, in a mount
+                               * namespace of its own: kmount.h); else the
+                               * kernel judges nothing */
   int timeout_s;              /* per program run */
   int64_t now;                /* the time e2fsck is told it is */
   uint64_t hash_limit;        /* fstree.h */
@@ -54,6 +71,7 @@ struct pc_judgement {
   struct pc_err export_err;   /* and why */
   struct pc_mark tree;
   char problems[512];         /* what the tree walk could not read */
+  bool by_kernel;             /* the kernel recovered and read it (kjudge.h) */
 };
 
 struct pc_judge;

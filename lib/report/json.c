@@ -158,6 +158,7 @@ pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
   }
   json_object_object_add (o, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
   json_object_object_add (o, "fault", json_object_new_string (pc_fault_name (pc_point_fault (p))));
+  json_object_object_add (o, "judge", json_object_new_string (p->kernel ? "kernel" : "ext2fs"));
   json_object_object_add (o, "same_as", p->same_as >= 0
                           ? json_object_new_string (res->points[p->same_as].id) : NULL);
   json_object_object_add (o, "fsck_same_as", p->fsck_as >= 0
@@ -244,6 +245,7 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     json_object_object_add (w, "recovered_by_e2fsck",
                             json_object_new_uint64 (res->work.recover_e2fsck));
     json_object_object_add (w, "preened_by_e2fsck", json_object_new_uint64 (res->work.preened));
+    json_object_object_add (w, "judged_by_kernel", json_object_new_uint64 (res->work.kernel));
     json_object_object_add (w, "files_read", json_object_new_uint64 (res->work.files_read));
     json_object_object_add (w, "files_reused", json_object_new_uint64 (res->work.files_reused));
     json_object_object_add (root, "work", w);
@@ -387,6 +389,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
       res->work.recover_e2fsck = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "preened_by_e2fsck", json_type_int)))
       res->work.preened = (uint64_t) json_object_get_int64 (x);
+    if ((x = pc_json_get (v, "judged_by_kernel", json_type_int)))
+      res->work.kernel = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "files_read", json_type_int)))
       res->work.files_read = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "files_reused", json_type_int)))
@@ -433,6 +437,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
       p->moment_ns = (uint64_t) (json_object_get_double (v) * 1e9 + 0.5);
     p->ndrop = (v = pc_json_get (o, "dropped", json_type_int)) ? (uint32_t) json_object_get_int (v) : 0;
     p->torn = (v = pc_json_get (o, "torn", json_type_boolean)) ? json_object_get_boolean (v) : 0;
+    p->kernel = (v = pc_json_get (o, "judge", json_type_string)) &&
+                strcmp (json_object_get_string (v), "kernel") == 0;
     p->same_as = resolve_id (res, i, pc_json_get (o, "same_as", json_type_string));
     if ((ev = pc_json_get (o, "findings", json_type_array))) {
       size_t nf = json_object_array_length (ev);

@@ -532,6 +532,8 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
     fprintf (f, " (%s)", whose[pc_point_fault (p)]);
   if (p->same_as >= 0)
     fprintf (f, " (same image as %s)", res->points[p->same_as].id);
+  if (p->kernel)
+    fputs (" (judged by the kernel)", f);
   fputc ('\n', f);
   switch (pc_point_after (res, p)) {
   case PC_AFTER_SETTLE: fputs ("    after the command: during the settle\n", f); break;
@@ -739,6 +741,10 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   if (res->work.preened > 0)
     fprintf (f, "no journal: e2fsck -p repaired %" PRIu64 " state%s as a boot does; "
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
+  if (res->work.kernel > 0)
+    fprintf (f, "the kernel judged %" PRIu64 " state%s: mounted read-only from a loop device, "
+             "its journal replayed by the mount, its files read, then e2fsck -fn\n",
+             res->work.kernel, res->work.kernel == 1 ? "" : "s");
   for (int v = 0; v < PC_V_NOT_CHECKED; v++)
     if (res->count[v] || v == PC_V_OK)
       fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);

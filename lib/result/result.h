@@ -43,6 +43,7 @@ struct pc_check_work {
   uint64_t recover_here;      /* journals replayed in process (recover.h) */
   uint64_t recover_e2fsck;    /* journals replayed by e2fsck */
   uint64_t preened;           /* states without a journal e2fsck -p repaired */
+  uint64_t kernel;            /* states the kernel recovered and read (kjudge.h) */
   uint64_t files_read, files_reused;
 };
 
@@ -57,6 +58,8 @@ struct pc_point {
                                  * after the moment (of the last, if none) */
   uint32_t ndrop;               /* reorder: in-flight records lost */
   bool torn;
+  bool kernel;                  /* judged by this machine's kernel (check/kjudge.h),
+                                 * not libext2fs and e2fsck's replay */
   enum pc_verdict verdict;
   int64_t same_as;              /* index of the point whose identical image was checked, or -1 */
   int64_t fsck_as;              /* index of the point whose e2fsck answer it took, or -1 */

@@ -1,0 +1,144 @@
+/* kjudge.c: a crash state judged by this machine's kernel (kjudge.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check/fsck.h"
+#include "check/kjudge.h"
+#include "check/mnttree.h"
+#include "util/kmount.h"
+
+/* Unmounts dir, waiting a little while it is busy, lazily at last.  The
+ * tree walk has closed everything, so busy means only the kernel's own
+ * work settling. */
+static void
+unmount (const char *dir)
+{
+  for (int i = 0; i < 200; i++) {
+    if (umount2 (dir, 0) == 0 || errno != EBUSY)
+      return;
+    usleep (10000);
+  }
+  umount2 (dir, MNT_DETACH);
+}
+
+/* Writes the copy of the state; returns 0 or -errno with err. */
+static int
+write_copy (const struct pc_kjudge_config *cfg, const struct pc_image *im, struct pc_err *err)
+{
+  int fd = open (cfg->copy_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), r;
+
+  if (fd < 0)
+    return pc_err_set (err, errno, "%s: %s", cfg->copy_path, strerror (errno));
+  r = pc_image_copy_sparse (im, fd);
+  if (close (fd) < 0 && r == 0)
+    r = -errno;
+  if (r < 0) {
+    unlink (cfg->copy_path);
+    return pc_err_set (err, -r, "%s: %s", cfg->copy_path, strerror (-r));
+  }
+  return 0;
+}
+
+/* Does what the kernel said of the device tell of an error in the
+ * filesystem ("EXT4-fs error (device loop3): ...", "JBD2: ... error")? */
+static bool
+kernel_error (const char *said)
+{
+  return strstr (said, "error") != NULL || strstr (said, "corrupt") != NULL;
+}
+
+/* Appends text to jm's evidence, a line of its own. */
+static void
+evidence (struct pc_judgement *jm, const char *text)
+{
+  size_t n = strlen (jm->evidence);
+
+  if (text[0] && n + 2 < sizeof jm->evidence)
+    snprintf (jm->evidence + n, sizeof jm->evidence - n, "%s%s", n ? "\n" : "", text);
+}
+
+int
+pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
+                 struct pc_judgement *jm, struct pc_err *err)
+{
+  char dev[64], said[PC_EVIDENCE_MAX] = "", line[PC_EVIDENCE_MAX];
+  struct pc_fsck_result fr;
+  struct utsname u;
+  int kfd, lfd, r, e = 0;
+  bool mounted;
+
+  memset (jm, 0, sizeof *jm);
+  jm->fsck_as = -1;
+  r = write_copy (cfg, im, err);
+  if (r < 0)
+    return r;
+  kfd = pc_kmsg_open ();
+  lfd = pc_loop_attach (cfg->copy_path, false, dev, sizeof dev, err);
+  if (lfd < 0) {
+    if (kfd >= 0)
+      close (kfd);
+    unlink (cfg->copy_path);
+    return lfd;
+  }
+  /* read-only: what a reboot shows, but the journal is replayed through
+   * the (writable) device, as at a boot */
+  mounted = mount (dev, cfg->mnt_dir, cfg->fstype, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   NULL) == 0;
+  if (!mounted)
+    e = errno;
+  close (lfd);                  /* the mount holds the device; without one it goes */
+  if (!mounted && (e == EPERM || e == EACCES || e == ENODEV || e == ENOTBLK)) {
+    if (kfd >= 0)
+      close (kfd);
+    unlink (cfg->copy_path);
+    return pc_err_set (err, e, e == ENODEV ? "this kernel cannot mount %s: %s"
+                                           : "the kernel judge cannot mount %s: %s",
+                       cfg->fstype, strerror (e));
+  }
+  uname (&u);
+  snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): mounted read-only from "
+            "a loop device, its journal replayed by the mount; e2fsck -fn after", u.release);
+  if (mounted && cfg->read_tree) {
+    jm->tree_error = pc_mnttree_read (cfg->mnt_dir, cfg->hash_limit, &jm->tree, jm->problems,
+                                      sizeof jm->problems);
+    jm->have_tree = jm->tree_error == 0;
+  }
+  if (mounted)
+    unmount (cfg->mnt_dir);
+  pc_kmsg_read (kfd, strrchr (dev, '/') + 1, said, sizeof said);
+  if (!mounted) {
+    jm->verdict = e == ENOMEM ? PC_V_NOT_CHECKED : PC_V_UNMOUNTABLE;
+    snprintf (line, sizeof line, "mount: %s", strerror (e));
+    evidence (jm, line);
+    evidence (jm, said);
+    unlink (cfg->copy_path);
+    return 0;
+  }
+  evidence (jm, said);
+  if (kernel_error (said)) {
+    jm->verdict = PC_V_FS_CORRUPT;
+    unlink (cfg->copy_path);
+    return 0;
+  }
+  /* the filesystem's own check of what the kernel left, told the time it
+   * is: the kernel stamped the superblock as it replayed */
+  r = pc_fsck_check (cfg->copy_path, cfg->timeout_s, (int64_t) time (NULL), &fr, NULL);
+  unlink (cfg->copy_path);
+  if (r < 0) {
+    if (jm->have_tree)
+      pc_mark_free (&jm->tree);
+    jm->have_tree = false;
+    return r == -ENOENT ? pc_err_set (err, ENOENT, "e2fsck not found") : r;
+  }
+  jm->verdict = fr.verdict;
+  evidence (jm, fr.evidence);
+  return 0;
+}

@@ -1,0 +1,50 @@
+/* kjudge.h: a crash state judged by this machine's kernel, as a reboot
+ * finds it.
+ *
+ * After a power cut it is the kernel, not e2fsck, that replays a journal
+ * when the filesystem is mounted (ext4's fast commits only the kernel
+ * replays as a reboot would).  The kernel judge gives the state's bytes
+ * to the kernel: a private sparse copy of the image (never the recording,
+ * the image, its overlays or its mirror file, which the kernel's writes
+ * must not reach) on a loop device, mounted read-only (the mount still
+ * replays the journal, writing through the device), its tree read
+ * (mnttree.h), unmounted; then the filesystem's own check of what the
+ * kernel left (`e2fsck -fn` of the copy).  What the kernel logged of the
+ * device is the evidence.
+ *
+ * The caller runs in a mount namespace of its own (kmount.h), so that a
+ * mount it cannot undo goes away with it, and needs root and loop
+ * devices.
+ */
+#ifndef POWERCUT_KJUDGE_H
+#define POWERCUT_KJUDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "check/judge.h"
+#include "replay/image.h"
+#include "util/err.h"
+
+struct pc_kjudge_config {
+  const char *copy_path;      /* the state's copy: a file of this judge's own */
+  const char *mnt_dir;        /* an empty directory of its own to mount on */
+  const char *fstype;         /* "ext4": the type to mount as */
+  int timeout_s;              /* the check's time limit */
+  uint64_t hash_limit;        /* mnttree.h */
+  bool read_tree;             /* read the tree of a state the check passes */
+};
+
+/* Judges the state im holds, filling jm as pc_judge_state does: PC_V_OK
+ * (the tree in jm->tree if read_tree), PC_V_UNMOUNTABLE (the kernel
+ * refused to mount it: its words as evidence), PC_V_FS_CORRUPT (the kernel
+ * reported an error in it, or the check of what it left fails), or
+ * PC_V_NOT_CHECKED (the check did not finish; memory).  The copy is
+ * removed and nothing stays mounted or attached.  Returns 0, or -errno
+ * with a reason in err where the kernel cannot judge here at all (no
+ * loop device, not allowed to mount: powercut's failure, not the
+ * state's; -ENOENT: e2fsck is missing). */
+int pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
+                     struct pc_judgement *jm, struct pc_err *err);
+
+#endif

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# test-check-kernel-judge.sh: every crash state judged by this machine's
+# kernel (check --judge kernel: a private copy on a loop device, mounted
+# read-only, its journal replayed by the mount, its files read, e2fsck -fn
+# after) gives the verdicts and findings the libext2fs judge gives, point
+# by point, on real recordings: the seed's replace-rename on
+# noauto_da_alloc (zero-length files) and a traced program with extended
+# attributes, ACLs, links and a rename.  Nothing stays mounted or attached,
+# also when the check is interrupted while it mounts states.  Not root:
+# --judge kernel is refused with one line.
+source "$top_srcdir/tests/functions.sh"
+requires_root
+requires python3 e2fsck setpriv
+T=$(( T * 3 ))
+
+# same_points A.json B.json: the points' ids, verdicts and findings
+# (path, verdict, fault) agree; prints what differs
+same_points ()
+{
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+key = lambda r: {p["id"]: (p["verdict"], sorted((f["path"], f["verdict"], f.get("fault"))
+                                                 for f in p["findings"])) for p in r["points"]}
+ka, kb = key(a), key(b)
+diff = sorted(k for k in ka.keys() | kb.keys() if ka.get(k) != kb.get(k))
+for k in diff[:5]:
+    print(k, ka.get(k), kb.get(k))
+sys.exit(1 if diff else 0)
+PY
+}
+loops () { losetup -a | wc -l; }
+loops0=$(loops)
+
+# 1. the seed on noauto_da_alloc
+run powercut run --quiet --workload replace-rename --mount-opts noauto_da_alloc --files 6 \
+    --out "$tmp/seed"
+assert_match "$rc" '^[01]$' "seed recorded ($err)"
+log=$tmp/seed/powercut.log
+run powercut check "$log" --judge ext2fs --json "$tmp/e2.json"
+rc_e2=$rc
+run powercut check "$log" --judge kernel --json "$tmp/k.json"
+assert_eq "$rc" "$rc_e2" "seed: the kernel's exit status is libext2fs's ($err)"
+run same_points "$tmp/e2.json" "$tmp/k.json"
+assert_eq "$rc" 0 "seed: the kernel's points are libext2fs's ($out)"
+json () { python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+assert_eq "$(json "$tmp/k.json" 'all(p["judge"] == "kernel" for p in r["points"]) and r["work"]["judged_by_kernel"] == r["totals"]["unique"]')" \
+  True "seed: every state judged by the kernel"
+assert_eq "$(json "$tmp/e2.json" 'any(p["judge"] == "kernel" for p in r["points"])')" False \
+  "seed, --judge ext2fs: none by the kernel"
+assert_match "$(powercut check "$log" --judge kernel)" 'the kernel judged [0-9]+ states' "seed: the report says who judged"
+assert_eq "$(findmnt -rn -o TARGET | grep -c "^$tmp" || true)" 0 "seed: nothing left mounted"
+assert_eq "$(loops)" "$loops0" "seed: no loop device left attached"
+
+# 2. a traced program: attributes, a POSIX ACL, a hard link, a symlink, a
+# rename over a file, a sparse file, a directory
+cat >"$tmp/w.py" <<'PY'
+import os, struct
+def acl(*e):
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *x) for x in e)
+os.mkdir("d")
+with open("d/a", "wb") as f:
+    f.write(b"a" * 5000)
+os.setxattr("d/a", "user.k", b"v1")
+os.setxattr("d/a", "system.posix_acl_access",
+            acl((1, 6, 0xffffffff), (2, 4, 1234), (4, 4, 0xffffffff), (0x10, 4, 0xffffffff), (0x20, 4, 0xffffffff)))
+os.link("d/a", "d/hard")
+os.symlink("a", "d/sym")
+os.sync()
+with open("d/a.new", "wb") as f:
+    f.write(b"b" * 9000)
+os.replace("d/a.new", "d/a")
+with open("sparse", "wb") as f:
+    f.seek(1 << 20)
+    f.write(b"end")
+os.setxattr("sparse", "user.k", b"v2")
+PY
+run powercut run --quiet --config ext4 --settle 2 --out "$tmp/t" -- python3 "$tmp/w.py"
+assert_match "$rc" '^[01]$' "traced recorded ($err)"
+log=$tmp/t/powercut.log
+run powercut check "$log" --judge ext2fs --json "$tmp/te2.json"
+rc_e2=$rc
+run powercut check "$log" --judge kernel --json "$tmp/tk.json" -j 2
+assert_eq "$rc" "$rc_e2" "traced: the kernel's exit status is libext2fs's ($err)"
+run same_points "$tmp/te2.json" "$tmp/tk.json"
+assert_eq "$rc" 0 "traced: the kernel's points are libext2fs's ($out)"
+assert_ge "$(json "$tmp/tk.json" 'r["work"]["judged_by_kernel"]')" 5 "traced: states the kernel judged"
+
+# 3. interrupted while its workers mount states: nothing left behind
+powercut check "$log" --judge kernel -j 2 -q --workdir "$tmp" >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+kill -INT "$pid" 2>/dev/null || true
+wait "$pid" || true
+assert_eq "$(findmnt -rn -o TARGET | grep -c "^$tmp" || true)" 0 "interrupted: nothing left mounted"
+assert_eq "$(loops)" "$loops0" "interrupted: no loop device left attached"
+
+# 4. not root: refused, one line
+mkdir -m 0755 "$tmp/pub"
+cp "$log" "$tmp/pub/log"
+chmod 0644 "$tmp/pub/log"
+chmod o+x "$tmp"
+run setpriv --reuid 65534 --regid 65534 --clear-groups env TMPDIR="$tmp/pub" \
+    "$POWERCUT" check "$tmp/pub/log" --judge kernel -q
+assert_eq "$rc" 2 "not root, --judge kernel: refused ($out $err)"
+assert_match "$err" 'kernel judge .* needs root' "not root: why"
+assert_eq "$(wc -l <<<"$err")" 1 "not root: one line"
