@@ -46,8 +46,10 @@ usage (FILE *f)
 "      --judge WHO       who recovers and reads each state: auto (default:\n"
 "                        libext2fs and e2fsck, the kernel for what only it\n"
 "                        replays as a reboot would: ext4 fast commits), ext2fs,\n"
-"                        or kernel (every state mounted from a loop device by\n"
-"                        this machine's kernel; needs root)\n"
+"                        kernel (every state mounted from a loop device by\n"
+"                        this machine's kernel; needs root), or both (each\n"
+"                        state both ways: where they disagree, the point is\n"
+"                        recovery-differs; needs root)\n"
 "      --plain           the plain method, to compare with: e2fsck replays every\n"
 "                        journal and checks every distinct image, every file is read\n"
 "      --verify CMD      run CMD (sh -c) in the tree of every state whose filesystem\n"
@@ -179,7 +181,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_JUDGE: {
     int m = pc_judge_mode_parse (arg);
     if (m < 0) {
-      cmd_err ("check", "--judge %s: not auto, ext2fs or kernel", arg);
+      cmd_err ("check", "--judge %s: not auto, ext2fs, kernel or both", arg);
       return pc_usage_error ("check");
     }
     cfg->judge = (enum pc_judge_mode) m;

@@ -7,7 +7,10 @@
 # noauto_da_alloc (zero-length files) and a traced program with extended
 # attributes, ACLs, links and a rename.  Nothing stays mounted or attached,
 # also when the check is interrupted while it mounts states.  Not root:
-# --judge kernel is refused with one line.
+# --judge kernel is refused with one line.  --judge both: the seed's
+# states agree both ways; on -O fast_commit, e2fsck's replay disagrees
+# with the kernel's at some states: recovery-differs, the recovery's
+# fault, failing under every --fail-on.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires python3 e2fsck setpriv
@@ -29,8 +32,10 @@ for k in diff[:5]:
 sys.exit(1 if diff else 0)
 PY
 }
-loops () { losetup -a | wc -l; }
-loops0=$(loops)
+# loop devices over a file of this test's (the checks' scratch is in $tmp)
+loops () { losetup -a | grep -c "$tmp" || true; }
+loops0=0
+export TMPDIR=$tmp
 
 # 1. the seed on noauto_da_alloc
 run powercut run --quiet --workload replace-rename --mount-opts noauto_da_alloc --files 6 \
@@ -95,13 +100,40 @@ wait "$pid" || true
 assert_eq "$(findmnt -rn -o TARGET | grep -c "^$tmp" || true)" 0 "interrupted: nothing left mounted"
 assert_eq "$(loops)" "$loops0" "interrupted: no loop device left attached"
 
-# 4. not root: refused, one line
+# 4. not root: refused, one line (the program and the log copied where
+# another user reaches them: the checkout may be in a private folder)
 mkdir -m 0755 "$tmp/pub"
 cp "$log" "$tmp/pub/log"
+cp "$POWERCUT" "$tmp/pub/powercut"
 chmod 0644 "$tmp/pub/log"
+chmod 0755 "$tmp/pub/powercut"
 chmod o+x "$tmp"
 run setpriv --reuid 65534 --regid 65534 --clear-groups env TMPDIR="$tmp/pub" \
-    "$POWERCUT" check "$tmp/pub/log" --judge kernel -q
+    $POWERCUT_WRAPPER "$tmp/pub/powercut" check "$tmp/pub/log" --judge kernel -q
 assert_eq "$rc" 2 "not root, --judge kernel: refused ($out $err)"
 assert_match "$err" 'kernel judge .* needs root' "not root: why"
 assert_eq "$(wc -l <<<"$err")" 1 "not root: one line"
+
+# 5. --judge both: the seed's states, recovered both ways, agree; on
+# -O fast_commit (two fsync'd pwrites, the smallest workload that shows
+# it), e2fsck's replay of fast commits is not the kernel's: the points
+# where they disagree are recovery-differs, the recovery's fault, and fail
+# the check under every --fail-on
+run powercut check "$tmp/seed/powercut.log" --judge both --json "$tmp/both.json"
+assert_eq "$(json "$tmp/both.json" 'r["totals"]["recovery-differs"]')" 0 "seed, both: nothing differs"
+run same_points "$tmp/e2.json" "$tmp/both.json"
+assert_eq "$rc" 0 "seed, both: the points libext2fs gives ($out)"
+cat >"$tmp/fc.sh" <<'SH'
+xfs_io -f -c "pwrite 0 4096" -c fsync a
+xfs_io -c "pwrite 4096 4096" -c fsync a
+SH
+run powercut run --quiet --config ext4 --mkfs-opts '-b 4096 -O fast_commit' --settle 0 \
+    --out "$tmp/fc" -- sh "$tmp/fc.sh"
+assert_eq "$rc" 0 "fast_commit recorded, the kernel judging what needs it: nothing lost ($err)"
+run powercut check "$tmp/fc/powercut.log" --judge both --fail-on promises --json "$tmp/fcb.json"
+assert_eq "$rc" 1 "fast_commit, both, --fail-on promises: recovery-differs fails ($err)"
+assert_eq "$(json "$tmp/fcb.json" 'r["totals"]["recovery_differs"] > 0 and r["totals"]["recovery_differs"] == r["totals"]["recovery-differs"]')" \
+  True "fast_commit, both: points where the recoveries differ"
+assert_eq "$(json "$tmp/fcb.json" 'all(p["fault"] == "recovery" and p["findings"][0]["path"] == "" and p["findings"][0]["found"].startswith("the kernel: ") and p["findings"][0]["allowed"].startswith("e2fsck: ") for p in r["points"] if p["verdict"] == "recovery-differs")')" \
+  True "fast_commit, both: each says both results"
+assert_match "$out" "^THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE" "fast_commit, both: the headline"

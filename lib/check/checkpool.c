@@ -350,7 +350,24 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
         ev = "powercut ran out of memory naming what this state lost";
       }
     }
-    r = put_result (c, o, i, v, jm.fsck_as, jm.by_kernel, ev, &fl);
+    if (jm.differs && r == 0) {
+      /* --judge both: the two recoveries of this state disagree */
+      struct pc_cause cz = { .known = true, .recovery = true, .durable_ns = -1 };
+      r = pc_findings_add (&fl, PC_V_RECOVERY_DIFFERS, "", jm.by_kernel_said, jm.by_e2fsck_said);
+      if (r == 0 && (cz.rule = strdup ("the kernel's recovery of this state (found) and "
+                                       "e2fsck's (allowed) disagree: one of them is wrong, "
+                                       "not the workload")) != NULL)
+        pc_findings_set_cause (&fl, &cz);
+      if (r == 0 && fl.n > 1) {
+        /* in path order: the whole state's ("") first */
+        struct pc_finding rd = fl.v[fl.n - 1];
+        memmove (fl.v + 1, fl.v, (fl.n - 1) * sizeof *fl.v);
+        fl.v[0] = rd;
+      }
+      v = pc_verdict_worse (v, PC_V_RECOVERY_DIFFERS);
+    }
+    if (r == 0)
+      r = put_result (c, o, i, v, jm.fsck_as, jm.by_kernel, ev, &fl);
     pc_findings_clear (&fl);
     failed |= v != PC_V_OK && v != PC_V_NOT_CHECKED;
   }
@@ -523,7 +540,7 @@ spawn (struct ctx *c, unsigned id)
     if (c->cfg->judge != PC_JUDGE_EXT2FS) {
       struct pc_err why;
       c->kernel_ok = geteuid () == 0 && pc_mount_ns_private (&why) == 0;
-      if (c->cfg->judge == PC_JUDGE_KERNEL && !c->kernel_ok)
+      if ((c->cfg->judge == PC_JUDGE_KERNEL || c->cfg->judge == PC_JUDGE_BOTH) && !c->kernel_ok)
         _exit (WORKER_SETUP_FAILED);
     }
     worker (c, id);

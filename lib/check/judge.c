@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,18 +43,18 @@ struct pc_judge {
   struct pc_check_work stats;
 };
 
-static const char *const mode_names[] = { "auto", "ext2fs", "kernel" };
+static const char *const mode_names[] = { "auto", "ext2fs", "kernel", "both" };
 
 const char *
 pc_judge_mode_name (enum pc_judge_mode m)
 {
-  return (unsigned) m < 3 ? mode_names[m] : "?";
+  return (unsigned) m < 4 ? mode_names[m] : "?";
 }
 
 int
 pc_judge_mode_parse (const char *s)
 {
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (strcmp (s, mode_names[i]) == 0)
       return i;
   return -1;
@@ -244,7 +246,7 @@ recover (struct pc_judge *j, struct pc_judgement *jm)
 
   if (pc_image_size (j->im) < 2048 || !pc_fs_needs_recovery (pc_image_data (j->im) + 1024))
     return 0;
-  if (pc_fs_fast_commit (pc_image_data (j->im) + 1024)) {
+  if (pc_fs_fast_commit (pc_image_data (j->im) + 1024) && j->cfg.mode != PC_JUDGE_BOTH) {
     /* e2fsck's replay of fast commits is not the kernel's: it has left
      * corrupt (an inode freed under its name, a bad superblock checksum)
      * states that the kernel recovers cleanly, with every file whole.
@@ -434,6 +436,114 @@ by_kernel (const struct pc_judge *j)
          (pc_image_size (j->im) >= 2048 && pc_fs_needs_recovery (sb) && pc_fs_fast_commit (sb));
 }
 
+/* One judgement in a line, for a recovery-differs finding: its verdict,
+ * and what a failing one said (its first lines, after the note that says
+ * how it was judged), or how many entries a passing one read. */
+static void
+said (const struct pc_judgement *jm, char *buf, size_t len)
+{
+  const char *ev = jm->evidence, *nl;
+  size_t n;
+
+  if (jm->note[0] && strncmp (ev, jm->note, strlen (jm->note)) == 0)
+    ev += strlen (jm->note) + (ev[strlen (jm->note)] == '\n');
+  n = (size_t) snprintf (buf, len, "%s", pc_verdict_name (jm->verdict));
+  if (jm->verdict == PC_V_OK) {
+    if (jm->have_tree)
+      snprintf (buf + n, len - n, " (%zu entries)", jm->tree.nentries);
+    return;
+  }
+  for (int lines = 0; *ev && lines < 3 && n + 4 < len; lines++) {
+    nl = strchr (ev, '\n');
+    n += (size_t) snprintf (buf + n, len - n, "%s%.*s", lines ? " / " : ": ",
+                            (int) (nl ? nl - ev : (ptrdiff_t) strlen (ev)), ev);
+    if (n >= len)
+      break;
+    ev = nl ? nl + 1 : ev + strlen (ev);
+  }
+}
+
+/* Are two entries of one path the same (all either reader gives)? */
+static bool
+same_entry (const struct pc_entry *a, const struct pc_entry *b)
+{
+  if (a->type != b->type || a->mode != b->mode || a->size != b->size || a->nlink != b->nlink ||
+      a->ino != b->ino || memcmp (a->hash, b->hash, sizeof a->hash) != 0 ||
+      (a->target == NULL) != (b->target == NULL) ||
+      (a->target && strcmp (a->target, b->target) != 0) ||
+      a->xattrs_unknown != b->xattrs_unknown || a->nxattrs != b->nxattrs)
+    return false;
+  for (size_t k = 0; k < a->nxattrs; k++)
+    if (strcmp (a->xattrs[k].name, b->xattrs[k].name) != 0 ||
+        a->xattrs[k].hash != b->xattrs[k].hash)
+      return false;
+  return true;
+}
+
+/* Appends "path: TEXT" for a path the two trees differ at. */
+static void
+tree_diff_line (char *buf, size_t len, const char *path, const char *what)
+{
+  size_t n = strlen (buf);
+
+  if (n + 2 < len)
+    snprintf (buf + n, len - n, "%s%s: %s", n ? "; " : "", path[0] ? path : "/", what);
+}
+
+/* Do the two judgements of one state disagree: whether it mounts and
+ * its check passes, or, both passing, the trees they read?  Fills jm's
+ * differs and what each said. */
+static void
+compare (struct pc_judgement *jm, const struct pc_judgement *k, const struct pc_judgement *e)
+{
+  char paths[PC_EVIDENCE_MAX] = "";
+  size_t i = 0, n = 0, ndiff = 0;
+
+  if (k->verdict == PC_V_NOT_CHECKED || e->verdict == PC_V_NOT_CHECKED)
+    return;                     /* one of them did not finish: nothing to compare */
+  jm->differs = k->verdict != e->verdict;
+  if (!jm->differs && k->have_tree && e->have_tree)
+    while (i < k->tree.nentries || n < e->tree.nentries) {
+      const struct pc_entry *a = i < k->tree.nentries ? &k->tree.entries[i] : NULL;
+      const struct pc_entry *b = n < e->tree.nentries ? &e->tree.entries[n] : NULL;
+      int c = a == NULL ? 1 : b == NULL ? -1 : strcmp (a->path, b->path);
+      if (c < 0) {
+        if (ndiff++ < 8)
+          tree_diff_line (paths, sizeof paths, a->path, "only the kernel shows it");
+        i++;
+      }
+      else if (c > 0) {
+        if (ndiff++ < 8)
+          tree_diff_line (paths, sizeof paths, b->path, "only e2fsck's shows it");
+        n++;
+      }
+      else {
+        if (!same_entry (a, b) && ndiff++ < 8) {
+          char what[160];
+          snprintf (what, sizeof what, "the kernel %" PRIu64 " B mode %o links %u, e2fsck's %"
+                    PRIu64 " B mode %o links %u%s", a->size, a->mode, a->nlink, b->size,
+                    b->mode, b->nlink,
+                    memcmp (a->hash, b->hash, sizeof a->hash) ? ", other content" : "");
+          tree_diff_line (paths, sizeof paths, a->path, what);
+        }
+        i++;
+        n++;
+      }
+    }
+  jm->differs |= ndiff > 0;
+  if (!jm->differs)
+    return;
+  strcpy (jm->by_kernel_said, "the kernel: ");
+  said (k, jm->by_kernel_said + 12, sizeof jm->by_kernel_said - 12);
+  strcpy (jm->by_e2fsck_said, "e2fsck: ");
+  said (e, jm->by_e2fsck_said + 8, sizeof jm->by_e2fsck_said - 8);
+  if (ndiff) {
+    size_t l = strlen (jm->by_kernel_said);
+    snprintf (jm->by_kernel_said + l, sizeof jm->by_kernel_said - l, "; %zu paths differ: %s",
+              ndiff, paths);
+  }
+}
+
 /* The kernel's judgement of the state (kjudge.h). */
 static int
 kernel_state (struct pc_judge *j, struct pc_judgement *jm)
@@ -465,10 +575,46 @@ kernel_state (struct pc_judge *j, struct pc_judgement *jm)
   return 0;
 }
 
+static int ext2fs_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm);
+
+/* Both judgements of the state (probed): the one auto would make is the
+ * one given, with whether the other disagrees. */
+static int
+both_states (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
+{
+  const uint8_t *sb = pc_image_data (j->im) + 1024;
+  bool kernel_first = pc_fs_needs_recovery (sb) && pc_fs_fast_commit (sb);
+  struct pc_judgement *k = calloc (1, sizeof *k), *e = calloc (1, sizeof *e), *p, *o;
+  int r;
+
+  if (k == NULL || e == NULL) {
+    free (k);
+    free (e);
+    return -ENOMEM;
+  }
+  e->fsck_as = -1;
+  r = ext2fs_state (j, tag, e);
+  if (r == 0) {
+    r = kernel_state (j, k);
+    if (r < 0)
+      pc_judgement_clear (e);
+  }
+  if (r == 0) {
+    p = kernel_first ? k : e;
+    o = kernel_first ? e : k;
+    compare (p, k, e);
+    pc_judgement_clear (o);
+    *jm = *p;                   /* its tree too */
+  }
+  free (k);
+  free (e);
+  return r;
+}
+
 int
 pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
 {
-  int r, r2;
+  int r;
 
   memset (jm, 0, sizeof *jm);
   jm->fsck_as = -1;
@@ -476,8 +622,19 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   r = probe (j, jm);
   if (r <= 0)
     return r;
+  if (j->cfg.mode == PC_JUDGE_BOTH && j->cfg.kernel_ok)
+    return both_states (j, tag, jm);
   if (by_kernel (j))
     return kernel_state (j, jm);
+  return ext2fs_state (j, tag, jm);
+}
+
+/* libext2fs and e2fsck's judgement of the state (probed). */
+static int
+ext2fs_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
+{
+  int r, r2;
+
   r = pc_image_overlay_begin (j->im);
   if (r < 0)
     return r;

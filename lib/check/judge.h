@@ -34,11 +34,13 @@
 
 /* Who recovers and reads a state: auto (libext2fs and e2fsck, but the
  * kernel for what only it replays as a reboot would: an ext4 journal that
- * may hold fast commits), ext2fs, or the kernel (kjudge.h) for every
- * state. */
-enum pc_judge_mode { PC_JUDGE_AUTO, PC_JUDGE_EXT2FS, PC_JUDGE_KERNEL };
+ * may hold fast commits), ext2fs, the kernel (kjudge.h) for every state,
+ * or both: each state both ways (e2fsck replays fast commits too), the
+ * judgement auto would make the one given, and whether the two disagree
+ * (differs). */
+enum pc_judge_mode { PC_JUDGE_AUTO, PC_JUDGE_EXT2FS, PC_JUDGE_KERNEL, PC_JUDGE_BOTH };
 
-/* "auto", "ext2fs", "kernel" and back (-1: unknown). */
+/* "auto", "ext2fs", "kernel", "both" and back (-1: unknown). */
 const char *pc_judge_mode_name (enum pc_judge_mode m);
 int pc_judge_mode_parse (const char *s);
 
@@ -72,6 +74,10 @@ struct pc_judgement {
   struct pc_mark tree;
   char problems[512];         /* what the tree walk could not read */
   bool by_kernel;             /* the kernel recovered and read it (kjudge.h) */
+  bool differs;               /* both: the two judgements disagree (their
+                               * verdicts, or the trees they read), and */
+  char by_kernel_said[PC_EVIDENCE_MAX];  /* how the kernel's went, */
+  char by_e2fsck_said[PC_EVIDENCE_MAX];  /* and libext2fs and e2fsck's */
 };
 
 struct pc_judge;

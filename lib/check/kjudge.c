@@ -88,9 +88,11 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
     unlink (cfg->copy_path);
     return lfd;
   }
-  /* read-only: what a reboot shows, but the journal is replayed through
-   * the (writable) device, as at a boot */
-  mounted = mount (dev, cfg->mnt_dir, cfg->fstype, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+  /* as a boot mounts a filesystem from fstab: writable (the journal is
+   * replayed, orphans released).  Not read-only: Linux 6.18 cannot replay
+   * ext4 fast commits on a read-only mount ("JBD2: journal recovery
+   * failed") of a state it recovers writable. */
+  mounted = mount (dev, cfg->mnt_dir, cfg->fstype, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME,
                    NULL) == 0;
   if (!mounted)
     e = errno;
@@ -104,8 +106,8 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
                        cfg->fstype, strerror (e));
   }
   uname (&u);
-  snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): mounted read-only from "
-            "a loop device, its journal replayed by the mount; e2fsck -fn after", u.release);
+  snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): mounted from a loop "
+            "device, its journal replayed by the mount; e2fsck -fn after", u.release);
   if (mounted && cfg->read_tree) {
     jm->tree_error = pc_mnttree_read (cfg->mnt_dir, cfg->hash_limit, &jm->tree, jm->problems,
                                       sizeof jm->problems);

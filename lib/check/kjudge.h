@@ -6,8 +6,8 @@
  * replays as a reboot would).  The kernel judge gives the state's bytes
  * to the kernel: a private sparse copy of the image (never the recording,
  * the image, its overlays or its mirror file, which the kernel's writes
- * must not reach) on a loop device, mounted read-only (the mount still
- * replays the journal, writing through the device), its tree read
+ * must not reach) on a loop device, mounted as a boot mounts a filesystem
+ * from fstab (writable: the mount replays the journal), its tree read
  * (mnttree.h), unmounted; then the filesystem's own check of what the
  * kernel left (`e2fsck -fn` of the copy).  What the kernel logged of the
  * device is the evidence.

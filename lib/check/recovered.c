@@ -3,13 +3,19 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check/fsck.h"
 #include "check/judge.h"
 #include "check/recovered.h"
 #include "replay/devset.h"
+#include "util/kmount.h"
 #include "util/util.h"
 
 struct recovered {
@@ -45,6 +51,91 @@ add_note (struct recovered *rc, const char *device, const char *what)
             device ? device : "", device ? ": " : "", what);
 }
 
+/* Brings im to what the file at path holds (after the kernel changed it),
+ * in memory and so in the file.  Returns 0 or -errno. */
+static int
+read_back (struct pc_image *im, const char *path)
+{
+  static const size_t chunk = 1 << 20;
+  uint64_t size = pc_image_size (im);
+  char *buf = malloc (chunk);
+  int fd = open (path, O_RDONLY | O_CLOEXEC), r = 0;
+
+  if (buf == NULL || fd < 0) {
+    r = buf ? -errno : -ENOMEM;
+    goto out;
+  }
+  for (uint64_t off = 0; off < size && r == 0; off += chunk) {
+    size_t n = size - off < chunk ? (size_t) (size - off) : chunk;
+    ssize_t got = pread (fd, buf, n, (off_t) off);
+    if (got != (ssize_t) n)
+      r = got < 0 ? -errno : -EIO;
+    else if (memcmp (buf, pc_image_data (im) + off, n) != 0)
+      r = pc_image_write (im, off, buf, n);
+  }
+  if (r == 0)
+    r = pc_image_sync (im);
+out:
+  if (fd >= 0)
+    close (fd);
+  free (buf);
+  return r;
+}
+
+/* The kernel's recovery of the state at path (im mirrored there, synced),
+ * as a boot's mount does it: in a child of a mount namespace of its own
+ * (nothing stays mounted if it is killed), the file on a loop device,
+ * mounted writable (the journal replayed, orphans released) and
+ * unmounted; then im brought to what the file holds.  Returns 0, or
+ * -errno with a reason in err: -EPERM (not root), -EIO (the kernel cannot
+ * mount it). */
+static int
+kernel_recover (struct pc_image *im, const char *path, const char *who, struct pc_err *err)
+{
+  const char *tmpdir = getenv ("TMPDIR");
+  char type[16], dir[4096];
+  int status, r;
+  pid_t pid;
+
+  if (geteuid () != 0)
+    return pc_err_set (err, EPERM, "%s: its journal needs recovery and may hold fast commits, "
+                       "which only the kernel replays as a mount would: run as root", who);
+  r = pc_fs_probe (path, type, sizeof type);
+  if (r < 0)
+    return pc_err_set (err, -r, "%s: %s", who, strerror (-r));
+  snprintf (dir, sizeof dir, "%s/powercut-recover.XXXXXX",
+            tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+  if (mkdtemp (dir) == NULL)
+    return pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
+  pid = fork ();
+  if (pid == 0) {
+    struct pc_err e;
+    char dev[64];
+    int lfd, m;
+    if (pc_mount_ns_private (&e) < 0 ||
+        (lfd = pc_loop_attach (path, false, dev, sizeof dev, &e)) < 0)
+      _exit (1);
+    m = mount (dev, dir, type, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME, NULL);
+    close (lfd);
+    if (m < 0)
+      _exit (2);
+    _exit (umount (dir) < 0 ? 3 : 0);
+  }
+  r = pid < 0 ? -errno : 0;
+  while (pid > 0 && waitpid (pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  rmdir (dir);
+  if (r < 0)
+    return pc_err_set (err, -r, "%s: %s", who, strerror (-r));
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    return pc_err_set (err, EIO, "%s: the kernel %s", who,
+                       WIFEXITED (status) && WEXITSTATUS (status) == 2
+                       ? "cannot mount it: its journal cannot be replayed, so a mount would fail"
+                       : "could not recover it (a loop device, a mount namespace)");
+  r = read_back (im, path);
+  return r < 0 ? pc_err_set (err, -r, "%s: %s", who, strerror (-r)) : 0;
+}
+
 /* The state in im (file path) recovered, or refused with a reason that
  * names it ("--at AT", and its device in a set). */
 static int
@@ -76,10 +167,12 @@ finish (struct pc_image *im, const char *path, const char *device, int64_t when,
     if (pc_fs_has_journal (sb) && pc_get_le32 (sb + 0xE0) == 0)
       return pc_err_set (err, ENOTSUP, "%s: its journal is on another device, which "
                          "--recovered does not replay %s", who, raw);
-    if (pc_fs_needs_recovery (sb) && pc_fs_fast_commit (sb))
-      return pc_err_set (err, ENOTSUP, "%s: its journal needs recovery and may hold fast "
-                         "commits: the kernel's mount would replay them, and powercut "
-                         "cannot %s", who, raw);
+    if (pc_fs_needs_recovery (sb) && pc_fs_fast_commit (sb)) {
+      /* fast commits: only the kernel replays them as a reboot would */
+      r = kernel_recover (im, path, who, err);
+      if (r < 0)
+        return r;
+    }
   }
   r = pc_judge_new (&jc, im, &j);
   if (r < 0)

@@ -14,7 +14,9 @@
  *    stays corrupt.
  *  - a journal that needs recovery and may hold fast commits: only the
  *    kernel replays those as a mount would (e2fsck's replay differs), so
- *    no image is written (-ENOTSUP).
+ *    the kernel does, as root (kmount.h: a loop device, a writable mount
+ *    and its unmount, in a mount namespace of its own); not root, no image
+ *    is written (-EPERM).
  *  - ext2/3/4 without a journal: the boot's `e2fsck -p` (preen) repairs
  *    what e2fsck -fn finds, as pc_judge_state judges it.
  *  - a filesystem whose journal is on another device, that device itself,

@@ -348,7 +348,7 @@ pc_devcheck_merge (char *const *paths, size_t n, const struct pc_outputs *o, str
     tot = pc_json_member (m, "totals");
     r = pc_fail_on_counts (o->fail_on, (size_t) json_object_get_int64 (pc_json_member (tot, "promises")),
                            (size_t) json_object_get_int64 (pc_json_member (tot, "program_promises")),
-                           (size_t) json_object_get_int64 (pc_json_member (tot, "exposures")))
+                           (size_t) json_object_get_int64 (pc_json_member (tot, "exposures")), 0)
         ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
     if (unchecked > 0) {
       pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "

@@ -277,7 +277,7 @@ pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs
           (res->fine && res->fine[j] ? res->fine[j]->count[PC_V_NOT_CHECKED] : 0);
   for (size_t i = 0; i < res->ninst; i++)
     nc += res->inst[i].app == PC_V_NOT_CHECKED;     /* the checker told nothing */
-  r = pc_fail_on_counts (o->fail_on, res->promises, res->program_promises, res->exposures)
+  r = pc_fail_on_counts (o->fail_on, res->promises, res->program_promises, res->exposures, 0)
       ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
   if (nc > 0) {
     pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "

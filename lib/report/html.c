@@ -72,7 +72,7 @@ paths_json (const struct pc_check_result *res, int kind)
         json_object_object_add (k, pc_finding_name (vk), json_object_new_int64 ((int64_t) v[j].count[vk]));
     json_object_object_add (o, "counts", k);
     k = json_object_new_object ();
-    for (int ft = PC_FAULT_NONE; ft <= PC_FAULT_FILESYSTEM; ft++)
+    for (int ft = PC_FAULT_NONE; ft < PC_FAULT_COUNT; ft++)
       if (v[j].faults[ft])
         json_object_object_add (k, pc_fault_name (ft), json_object_new_int64 ((int64_t) v[j].faults[ft]));
     json_object_object_add (o, "faults", k);

@@ -109,6 +109,7 @@ read_cause (json_object *x, struct pc_cause *c)
   c->promise = v && json_object_get_boolean (v);
   v = pc_json_get (x, "fault", json_type_string);
   c->program = v && strcmp (json_object_get_string (v), "program") == 0;
+  c->recovery = v && strcmp (json_object_get_string (v), "recovery") == 0;
   if ((v = pc_json_get (o, "rule", json_type_string)) && !(c->rule = strdup (json_object_get_string (v))))
     return -ENOMEM;
   c->call = pc_json_get_bytes (o, "call", &bad);
@@ -255,6 +256,8 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     json_object_object_add (t, "promises", json_object_new_int64 ((int64_t) res->promises));
     json_object_object_add (t, "program_promises",
                             json_object_new_int64 ((int64_t) res->program_promises));
+    json_object_object_add (t, "recovery_differs",
+                            json_object_new_int64 ((int64_t) res->recovery_differs));
     json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) res->exposures));
     json_object_object_add (root, "totals", t);
   }

@@ -14,8 +14,8 @@ function row(cells,tag){const tr=el('tr');for(const c of cells){const td=el(tag|
 /* A finding's cause, as the text report's why: line says it (the rule and
    whose fault, the call behind the version lost, when it was durable, the fix). */
 function why(p){return p.why||'';}
-const WHOSE={filesystem:'the filesystem\'s fault',program:'the program\'s fault',none:'nobody\'s fault: only data never made durable'};
-function faults(o){return ['filesystem','program','none'].filter(k=>o&&o[k]).map(k=>k+' '+o[k]).join(', ');}
+const WHOSE={filesystem:'the filesystem\'s fault',program:'the program\'s fault',none:'nobody\'s fault: only data never made durable',recovery:'the recovery\'s fault: the kernel\'s and e2fsck\'s disagree'};
+function faults(o){return ['recovery','filesystem','program','none'].filter(k=>o&&o[k]).map(k=>k+' '+o[k]).join(', ');}
 function secs(x){return x===null||x===undefined?'-':x.toFixed(1)+' s';}
 function winCells(w){return [(w.not_durable&&w.open>=(w.longest||0)?'>'+secs(w.open):secs(w.longest)),secs(w.median),w.acknowledged_lost?secs(w.acknowledged_exposed):'-'];}
 const TMAX=Math.max(1e-3,...D.configs.map(c=>c.duration));

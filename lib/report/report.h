@@ -90,7 +90,7 @@ struct pc_path_sum {
   const struct pc_finding *worst;
   const char *worst_id;
   size_t count[PC_V_COUNT];
-  size_t faults[PC_FAULT_FILESYSTEM + 1];
+  size_t faults[PC_FAULT_COUNT];
 };
 
 /* The distinct paths of res's findings of kind (a finding kind, or -1:
@@ -115,8 +115,10 @@ int pc_fail_on_parse (const char *s, enum pc_fail_on *ret);
 int pc_report_failed_on (const struct pc_check_result *res, enum pc_fail_on on);
 
 /* Would failing points of each fault fail, as on says (the counts of
- * points that broke a promise, the program's, exposures)? */
-bool pc_fail_on_counts (enum pc_fail_on on, size_t promises, size_t program, size_t exposures);
+ * points that broke a promise, the program's, exposures; and where two
+ * recoveries disagree, which fail under every on)? */
+bool pc_fail_on_counts (enum pc_fail_on on, size_t promises, size_t program, size_t exposures,
+                        size_t recovery);
 
 /* Durability windows (result.h) in the reports. */
 

@@ -95,8 +95,11 @@ pc_fail_on_parse (const char *s, enum pc_fail_on *ret)
 }
 
 bool
-pc_fail_on_counts (enum pc_fail_on on, size_t promises, size_t program, size_t exposures)
+pc_fail_on_counts (enum pc_fail_on on, size_t promises, size_t program, size_t exposures,
+                   size_t recovery)
 {
+  if (recovery > 0)
+    return true;
   switch (on) {
   case PC_FAIL_ON_PROMISES: return promises > 0;
   case PC_FAIL_ON_PROGRAM: return promises + program > 0;
@@ -108,14 +111,22 @@ int
 pc_report_failed_on (const struct pc_check_result *res, enum pc_fail_on on)
 {
   return on == PC_FAIL_ON_EXPOSURE ? pc_report_failed (res)
-         : pc_fail_on_counts (on, res->promises, res->program_promises, res->exposures);
+         : pc_fail_on_counts (on, res->promises, res->program_promises, res->exposures,
+                              res->recovery_differs);
 }
 
-/* Prints s through show (pc_display_name or _text); "?" without memory. */
+/* Prints s through show (pc_display_name or _text); "?" without memory;
+ * a path "" (a finding of the whole state) as such. */
 static void
 put_shown (FILE *f, char *(*show) (const char *), const char *s)
 {
-  char *d = show (s);
+  char *d;
+
+  if (show == pc_display_name && s[0] == '\0') {
+    fputs ("(the whole state)", f);
+    return;
+  }
+  d = show (s);
 
   fputs (d ? d : "?", f);
   free (d);
@@ -277,10 +288,10 @@ static void
 faults_text (FILE *f, const struct pc_path_sum *v)
 {
   static const char *const whose[] = { "nobody's (never made durable)", "the program's",
-                                       "the filesystem's" };
+                                       "the filesystem's", "the recovery's (kernel or e2fsck)" };
   const char *sep = "";
 
-  for (int k = PC_FAULT_FILESYSTEM; k >= PC_FAULT_NONE; k--)
+  for (int k = PC_FAULT_COUNT - 1; k >= PC_FAULT_NONE; k--)
     if (v->faults[k]) {
       fprintf (f, "%s%s at %zu", sep, whose[k], v->faults[k]);
       sep = ", ";
@@ -521,7 +532,8 @@ static void
 point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p)
 {
   static const char *const whose[] = { "nobody's fault: only data never made durable",
-                                       "the program's fault", "the filesystem's fault" };
+                                       "the program's fault", "the filesystem's fault",
+                                       "the recovery's fault: the kernel's and e2fsck's disagree" };
   char cmd[512];
   const char *pw = point_why (p);
   char *pending = NULL;         /* the why of the findings just listed */
@@ -657,11 +669,17 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
              pc_model_name (res->model.kind), res->unique);
   }
   else {
+    if (res->recovery_differs)
+      fprintf (a, "THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE at %zu of %zu crash points: "
+               "one of them is wrong%s", res->recovery_differs, res->npoints,
+               res->promises || res->program_promises || res->exposures ? "; " : "");
     if (res->promises)
       fprintf (a, "THE FILESYSTEM BROKE ITS PROMISE at %zu of %zu crash points", res->promises,
                res->npoints);
+    else if (res->recovery_differs && !res->program_promises && !res->exposures)
+      ;
     else
-      fprintf (a, "LOST at %zu of %zu crash points, %s", nfail, res->npoints,
+      fprintf (a, "LOST at %zu of %zu crash points, %s", nfail - res->recovery_differs, res->npoints,
                res->program_promises ? "by the program's fault: it gave up a durable version "
                                        "before the new one was durable"
                                      : "only data never made durable: no promise was broken");
@@ -679,7 +697,7 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
                res->count[PC_V_FS_CORRUPT] ? "fs-corrupt" : "unmountable", fsbad, n ? "; " : "");
     for (size_t j = 0; j < n && j < 3; j++) {
       static const char *const whose[] = { "never made durable", "the program's",
-                                           "the filesystem's" };
+                                           "the filesystem's", "the recovery's" };
       fputs (j ? "; " : "", b);
       put_shown (b, pc_display_name, v[j].first->path);
       fputs (" (", b);
@@ -742,11 +760,11 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "no journal: e2fsck -p repaired %" PRIu64 " state%s as a boot does; "
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
   if (res->work.kernel > 0)
-    fprintf (f, "the kernel judged %" PRIu64 " state%s: mounted read-only from a loop device, "
+    fprintf (f, "the kernel judged %" PRIu64 " state%s: mounted from a loop device, "
              "its journal replayed by the mount, its files read, then e2fsck -fn\n",
              res->work.kernel, res->work.kernel == 1 ? "" : "s");
-  for (int v = 0; v < PC_V_NOT_CHECKED; v++)
-    if (res->count[v] || v == PC_V_OK)
+  for (int v = 0; v < PC_V_COUNT; v++)
+    if (v != PC_V_NOT_CHECKED && (res->count[v] || v == PC_V_OK))
       fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);
   if (nnot > 0)
     fprintf (f, "not checked: %zu crash point%s (powercut could not check %s: no verdict)\n",
@@ -757,6 +775,10 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
              "durable version before the new one was durable), %zu nobody's (only data never "
              "made durable lost, or the application's checker failed with nothing it "
              "acknowledged lost)\n", res->promises, res->program_promises, res->exposures);
+  if (res->recovery_differs > 0)
+    fprintf (f, "recovery differs: at %zu crash point%s the kernel's recovery of the state and "
+             "e2fsck's disagree (--judge both): the fault of one of them, not the workload's\n",
+             res->recovery_differs, res->recovery_differs == 1 ? "" : "s");
   if (res->events > 0)
     fprintf (f, "judged by a traced program's %" PRIu64 " calls: each file may hold any version "
              "the program had since it last made it durable\n", res->events);

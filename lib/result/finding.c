@@ -33,7 +33,7 @@ pc_finding_parse (const char *name)
   return v >= 0 && pc_finding_verdict (v) != PC_V_OK ? v : -1;
 }
 
-static const char *const fault_names[] = { "none", "program", "filesystem" };
+static const char *const fault_names[] = { "none", "program", "filesystem", "recovery" };
 
 const char *
 pc_fault_name (enum pc_fault f)
@@ -53,6 +53,8 @@ pc_fault_parse (const char *name)
 enum pc_fault
 pc_cause_fault (const struct pc_cause *c)
 {
+  if (c->known && c->recovery)
+    return PC_FAULT_RECOVERY;
   if (!c->known || c->promise)
     return PC_FAULT_FILESYSTEM;
   return c->program ? PC_FAULT_PROGRAM : PC_FAULT_NONE;
@@ -63,7 +65,8 @@ pc_cause_class (int kind, const struct pc_cause *c)
 {
   if (kind == PC_F_OLDER)
     return "what the application lost";
-  return c->promise ? "a broken promise"
+  return c->recovery ? "two recoveries that disagree"
+         : c->promise ? "a broken promise"
          : c->program ? "a durable version the program gave up" : "exposure";
 }
 
@@ -72,7 +75,9 @@ pc_finding_verdict (int kind)
 {
   const struct pc_verdict_info *v = pc_verdict_info (kind);
 
-  return v && v->path ? (enum pc_verdict) kind : PC_V_OK;
+  /* a path's verdict, or the check's finding of the whole state that two
+   * recoveries disagree (not the oracle's) */
+  return v && (v->path || kind == PC_V_RECOVERY_DIFFERS) ? (enum pc_verdict) kind : PC_V_OK;
 }
 
 int
@@ -136,7 +141,7 @@ pc_findings_clear (struct pc_findings *l)
 
 /* The packed form: u64 count, then per finding a u8 kind, three strings,
  * each a u32 length and its bytes (little-endian), and a u8 of cause
- * flags (1 known, 2 promise, 4 program); with a cause, four more strings (rule, call,
+ * flags (1 known, 2 promise, 4 program, 8 recovery); with a cause, four more strings (rule, call,
  * durable_by, fix; empty for none), u32 pid, u64 time, i64 durable. */
 static int
 put (uint8_t **buf, size_t *len, size_t *cap, const void *p, size_t n)
@@ -163,7 +168,8 @@ put_str (uint8_t **buf, size_t *len, size_t *cap, const char *s)
 static int
 put_cause (uint8_t **buf, size_t *len, size_t *cap, const struct pc_cause *c)
 {
-  uint8_t fl = (uint8_t) ((c->known ? 1 : 0) | (c->promise ? 2 : 0) | (c->program ? 4 : 0)), n[20];
+  uint8_t fl = (uint8_t) ((c->known ? 1 : 0) | (c->promise ? 2 : 0) | (c->program ? 4 : 0) |
+                          (c->recovery ? 8 : 0)), n[20];
   int r = put (buf, len, cap, &fl, 1);
 
   if (r < 0 || !c->known)
@@ -245,13 +251,14 @@ get_cause (const uint8_t *p, size_t len, size_t *at, struct pc_cause *c)
   if (*at >= len)
     return -EBADMSG;
   fl = p[(*at)++];
-  if (fl & ~7u)
+  if (fl & ~15u)
     return -EBADMSG;
   c->known = fl & 1;
   c->promise = (fl & 2) != 0;
   c->program = (fl & 4) != 0;
+  c->recovery = (fl & 8) != 0;
   if (!c->known)
-    return c->promise || c->program ? -EBADMSG : 0;
+    return c->promise || c->program || c->recovery ? -EBADMSG : 0;
   if ((r = get_opt (p, len, at, &c->rule)) < 0 || (r = get_opt (p, len, at, &c->call)) < 0 ||
       (r = get_opt (p, len, at, &c->durable_by)) < 0 || (r = get_opt (p, len, at, &c->fix)) < 0)
     return r;

@@ -44,6 +44,9 @@ struct pc_cause {
                                    * durable version: it replaced it (a rename
                                    * over it, a truncate) before the new data
                                    * was durable, and the state holds neither */
+  bool recovery;                  /* (a recovery-differs finding) the kernel's
+                                   * recovery of the state and e2fsck's disagree:
+                                   * one of them is wrong, not the workload */
   char *rule;                     /* the rule, for people */
   char *call;                     /* the call that made the version lost, as
                                    * strace prints it */
@@ -90,15 +93,18 @@ void pc_findings_set_cause (struct pc_findings *l, struct pc_cause *c);
  * a version made durable, a durable mark; the filesystem broken), the
  * program's (it gave up a durable version before the new one was
  * durable), or nobody's (only data never made durable lost: exposure,
- * which a crash may do).  Names: "filesystem", "program", "none". */
-enum pc_fault { PC_FAULT_NONE, PC_FAULT_PROGRAM, PC_FAULT_FILESYSTEM };
+ * which a crash may do); or, where two recoveries of one state disagree
+ * (--judge both), the recovery's: the kernel's or e2fsck's, not the
+ * workload's.  Names: "filesystem", "program", "none", "recovery". */
+enum pc_fault { PC_FAULT_NONE, PC_FAULT_PROGRAM, PC_FAULT_FILESYSTEM, PC_FAULT_RECOVERY,
+                PC_FAULT_COUNT };
 const char *pc_fault_name (enum pc_fault f);
 /* Inverse of pc_fault_name; -1 if unknown. */
 int pc_fault_parse (const char *name);
 
-/* The fault of a failing finding of cause c: the filesystem's for a
- * promise (or a cause not known), the program's where c says so, else
- * none. */
+/* The fault of a failing finding of cause c: the recovery's where c says
+ * so, the filesystem's for a promise (or a cause not known), the
+ * program's where c says so, else none. */
 enum pc_fault pc_cause_fault (const struct pc_cause *c);
 
 /* What a finding of kind with cause c is, for people: "a broken promise",

@@ -10,7 +10,7 @@ void
 pc_check_result_recount (struct pc_check_result *res)
 {
   memset (res->count, 0, sizeof res->count);
-  res->promises = res->program_promises = res->exposures = 0;
+  res->promises = res->program_promises = res->recovery_differs = res->exposures = 0;
   for (size_t i = 0; i < res->npoints; i++) {
     const struct pc_point *p = &res->points[i];
     if ((unsigned) p->verdict < PC_V_COUNT)
@@ -20,6 +20,7 @@ pc_check_result_recount (struct pc_check_result *res)
     switch (pc_point_fault (p)) {
     case PC_FAULT_FILESYSTEM: res->promises++; break;
     case PC_FAULT_PROGRAM: res->program_promises++; break;
+    case PC_FAULT_RECOVERY: res->recovery_differs++; break;
     default: res->exposures++; break;
     }
   }
@@ -30,6 +31,8 @@ pc_point_fault (const struct pc_point *p)
 {
   if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
     return PC_FAULT_NONE;
+  if (p->verdict == PC_V_RECOVERY_DIFFERS)
+    return PC_FAULT_RECOVERY;
   if (pc_point_broke_promise (p))
     return PC_FAULT_FILESYSTEM;
   for (size_t k = 0; k < p->findings.n; k++) {
@@ -53,7 +56,7 @@ pc_point_broke_promise (const struct pc_point *p)
     const struct pc_finding *f = &p->findings.v[k];
     if (f->kind == PC_F_OLDER && p->verdict == PC_V_APP_INVALID)
       return true;              /* an acknowledged update lost */
-    if (pc_finding_verdict (f->kind) == PC_V_OK)
+    if (pc_finding_verdict (f->kind) == PC_V_OK || f->cause.recovery)
       continue;
     if (!f->cause.known || f->cause.promise)
       return true;

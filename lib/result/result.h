@@ -100,6 +100,7 @@ struct pc_check_result {
                                  * the filesystem's fault */
   size_t program_promises;      /* ... where the program gave up a durable
                                  * version (pc_point_fault) */
+  size_t recovery_differs;      /* ... where two recoveries disagree */
   size_t exposures;             /* ... and those that only exposed data never
                                  * made durable */
   struct pc_check_work work;    /* what checking took (zero in a merged report) */
@@ -161,7 +162,8 @@ void pc_check_result_recount (struct pc_check_result *res);
  * lost (its data was not consistent at a point it never vouched for). */
 bool pc_point_broke_promise (const struct pc_point *p);
 
-/* Whose fault failing point p is (finding.h): the filesystem's where it
+/* Whose fault failing point p is (finding.h): the recovery's where its
+ * two recoveries disagree (recovery-differs), the filesystem's where it
  * broke a promise, else the program's where a finding says the program
  * gave up a durable version, else nobody's.  PC_FAULT_NONE for a point
  * that does not fail. */

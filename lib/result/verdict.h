@@ -9,7 +9,8 @@
  * orders them (higher is worse): ok, then not checked (it hides no
  * failure, but shows above ok on a timeline), then the path verdicts from
  * the mildest to a rolled-back durable version, then an application's
- * checker failing, then whole-filesystem failures.  PC_V_NOT_CHECKED is not a verdict on
+ * checker failing, then whole-filesystem failures, then the two recoveries
+ * of one state disagreeing (--judge both).  PC_V_NOT_CHECKED is not a verdict on
  * the filesystem: powercut could not check the state (a program timed out
  * or crashed, a worker died, no memory); reports keep it apart, and it
  * makes a check exit 2.
@@ -48,7 +49,10 @@
      "the application's own checker (--verify) failed") \
   /* not a verdict on the filesystem (see above) */ \
   X (NOT_CHECKED, "not-checked", 1, "#999", false, false, \
-     "powercut could not check the state: no verdict")
+     "powercut could not check the state: no verdict") \
+  /* check --judge both: the two ways of recovering a state disagree */ \
+  X (RECOVERY_DIFFERS, "recovery-differs", 10, "#555", false, false, \
+     "the kernel's recovery and e2fsck's disagree on the same bytes: one of them is wrong")
 
 enum pc_verdict {
 #define PC_VERDICT_ENUM(id, name, rank, colour, column, path, meaning) PC_V_##id,

@@ -314,7 +314,7 @@ run_plan (const struct pc_run_job *job, struct pc_run_plan *plan, struct pc_err 
     timed.t0 = pc_now_mono_ns ();
     error |= pc_config_run (&each, &plan->cf[i], o) != 0;
     if (o->ok && o->set) {
-      failed |= pc_fail_on_counts (job->fail_on, o->promises, o->program, o->exposures);
+      failed |= pc_fail_on_counts (job->fail_on, o->promises, o->program, o->exposures, 0);
       if (plan->n == 1)
         copy_report (job->report, o->dir);
     }

@@ -199,7 +199,9 @@ START_TEST (test_text_and_html_show_names_safely)
     for (size_t i = 0; i < res->npoints; i++)
       for (size_t k = 0; res->points[i].verdict != PC_V_OK && k < res->points[i].findings.n; k++) {
         const struct pc_finding *fd = &res->points[i].findings.v[k];
-        char *n = pc_display_name (fd->path), *fo = pc_display_line (fd->found), *line;
+        /* a finding of no path is of the whole state */
+        char *n = fd->path[0] ? pc_display_name (fd->path) : strdup ("(the whole state)");
+        char *fo = pc_display_line (fd->found), *line;
         if (pc_finding_verdict (fd->kind) != PC_V_OK) {
           ck_assert_int_ge (asprintf (&line, "\n    %s %s: found %s\n",
                                       pc_finding_name (fd->kind), n, fo), 0);
