@@ -25,7 +25,7 @@ usage (FILE *f)
 "usage: powercut explore (--seq N | --random [--budget TIME] [--seed S] | --corpus DIR)\n"
 "                        [--config SPEC]... [--model MODEL] [--jobs N] [--out DIR]\n"
 "                        [--shard I/N] [--resume] [--limit N] [--only TEXT]\n"
-"                        [--fail-on promises|exposure] [--no-shrink] [--batch N]\n"
+"                        [--fail-on promises|exposure] [--judge WHO] [--no-shrink] [--batch N]\n"
 "                        [--shared] [--quiet]\n"
 "       powercut explore --merge [--out DIR] SHARD-DIR...\n"
 "\n"
@@ -53,6 +53,8 @@ usage (FILE *f)
 "      --limit N         at most N workloads (with --seq: sampled evenly over all of\n"
 "                        them by --seed)\n"
 "      --only TEXT       only the workloads whose text holds TEXT (\"rename\")\n"
+"      --judge WHO       who recovers and reads each crash state: auto (default),\n"
+"                        ext2fs, kernel or both (see powercut-check(1))\n"
 "      --fail-on WHAT    promises (default: only a broken promise fails) or\n"
 "                        exposure (any lost data fails)\n"
 "      --no-shrink       write failures as found\n"
@@ -73,7 +75,7 @@ usage (FILE *f)
 }
 
 enum { OPT_RANDOM = 256, OPT_BUDGET, OPT_SEED, OPT_CORPUS, OPT_SHARD, OPT_RESUME, OPT_LIMIT,
-       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE, OPT_SHARED };
+       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE, OPT_SHARED, OPT_JUDGE };
 
 struct args {
   struct pc_explore_config cfg;
@@ -188,6 +190,15 @@ option (int c, const char *arg, struct args *a)
   case OPT_NO_SHRINK: a->cfg.no_shrink = true; break;
   case OPT_SHARED: a->cfg.shared = true; break;
   case OPT_MERGE: a->merge = true; break;
+  case OPT_JUDGE: {
+    int m = pc_judge_mode_parse (arg);
+    if (m < 0) {
+      cmd_err ("explore", "--judge %s: not auto, ext2fs, kernel or both", arg);
+      return pc_usage_error ("explore");
+    }
+    a->cfg.judge = (enum pc_judge_mode) m;
+    break;
+  }
   case OPT_FAIL_ON: {
     enum pc_fail_on fo;
     if (pc_fail_on_parse (arg, &fo) < 0 || fo == PC_FAIL_ON_PROGRAM) {
@@ -223,6 +234,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "only", required_argument, NULL, OPT_ONLY },
     { "batch", required_argument, NULL, OPT_BATCH },
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+    { "judge", required_argument, NULL, OPT_JUDGE },
     { "no-shrink", no_argument, NULL, OPT_NO_SHRINK },
     { "shared", no_argument, NULL, OPT_SHARED },
     { "merge", no_argument, NULL, OPT_MERGE },

@@ -80,6 +80,8 @@ usage (FILE *f)
 "                        built-in workload, which places its own marks, is not)\n"
 "      --all-cpus        a traced workload may run on every CPU (default: the\n"
 "                        tracer's, where each traced call costs least)\n"
+"      --judge WHO       who recovers and reads each crash state: auto (default),\n"
+"                        ext2fs, kernel or both (see powercut-check(1))\n"
 "      --fail-on WHAT    exposure (default: any lost data fails), program (the\n"
 "                        program's fault or the filesystem's: a durable version\n"
 "                        given up, or a broken promise) or promises (only the\n"
@@ -131,7 +133,7 @@ problem_line (void *ctx, const char *line)
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
        OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
-       OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE };
+       OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE, OPT_JUDGE };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -154,6 +156,7 @@ static const struct option opts[] = {
   { "out", required_argument, NULL, 'O' },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
   { "settle", required_argument, NULL, OPT_SETTLE },
+  { "judge", required_argument, NULL, OPT_JUDGE },
   { "verify", required_argument, NULL, OPT_VERIFY },
   { "trace", no_argument, NULL, OPT_TRACE },
   { "no-trace", no_argument, NULL, OPT_NO_TRACE },
@@ -395,6 +398,15 @@ option (int c, const char *arg, struct args *a)
     }
     break;
   case OPT_NO_TRACE: a->trace = 0; break;
+  case OPT_JUDGE: {
+    int m = pc_judge_mode_parse (arg);
+    if (m < 0) {
+      cmd_err ("run", "--judge %s: not auto, ext2fs, kernel or both", arg);
+      return pc_usage_error ("run");
+    }
+    cc->judge = (enum pc_judge_mode) m;
+    break;
+  }
   case OPT_ALL_CPUS: a->job.each.run.all_cpus = true; break;
   case 'q': a->quiet = true; break;
   case 'h': usage (stdout); return EXIT_OK;

@@ -425,6 +425,7 @@ record_script (const struct pc_explore_config *cfg, const struct pc_config *k, c
   job.run.timeout_s = base ? 300 : 900;         /* one workload, or a batch */
   job.run.sysctl_host.dir = cfg->sysctl_dir;
   job.check.model = cfg->model;
+  job.check.judge = cfg->judge;
   job.check.jobs = 1;
   job.title = "powercut explore";
   job.problem = problem_line;
