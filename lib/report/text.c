@@ -691,7 +691,19 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
     if (!res->promises && res->program_promises)
       fputs ("; the filesystem kept its promises", a);
     v = pc_report_paths (res, -1, &n);
-    fputs ("lost: ", b);
+    /* the two recoveries' disagreement first, of the whole state (""), as
+     * what each found */
+    if (n > 0 && v[0].first->path[0] == '\0' && v[0].first->cause.recovery) {
+      fprintf (b, "at %s, ", v[0].first_id);
+      put_shown (b, pc_display_line, v[0].first->found);
+      fputs (", but ", b);
+      put_shown (b, pc_display_line, v[0].first->allowed);
+      fputs (n > 1 || fsbad ? "; " : "", b);
+      memmove (v, v + 1, (n - 1) * sizeof *v);
+      n--;
+    }
+    if (n > 0 || fsbad)
+      fputs ("lost: ", b);
     if (fsbad)
       fprintf (b, "the filesystem itself (%s at %zu)%s",
                res->count[PC_V_FS_CORRUPT] ? "fs-corrupt" : "unmountable", fsbad, n ? "; " : "");
@@ -706,7 +718,7 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
     }
     if (n > 3)
       fprintf (b, "; and %zu more files", n - 3);
-    if (n == 0 && !fsbad)
+    if (n == 0 && !fsbad && res->count[PC_V_APP_INVALID])
       fprintf (b, "what the application's checker found (%zu points)", res->count[PC_V_APP_INVALID]);
     free (v);
   }
