@@ -33,7 +33,7 @@ usage (FILE *f)
 "\n"
 "  -w, --workload NAME   a built-in workload (see --list-workloads)\n"
 "      --list-workloads  list the built-in workloads\n"
-"  -t, --fs FS           ext2, ext3 or ext4 (default ext4; repeatable)\n"
+"  -t, --fs FS           ext2, ext3, ext4, xfs or btrfs (default ext4; repeatable)\n"
 "      --mkfs-opts S     mkfs options (default: -b 4096, eager inode tables)\n"
 "  -o, --mount-opts S    mount options ('' for defaults; repeatable); unless\n"
 "                        they say, a built-in workload adds the commit= it\n"
@@ -44,7 +44,8 @@ usage (FILE *f)
 "                        are set in the guest with --attach vm, else on this\n"
 "                        machine while recording, and put back afterwards\n"
 "                        (shared with runs beside it: see powercut-run(1))\n"
-"  -s, --size SIZE       device size (default 128M)\n"
+"  -s, --size SIZE       device size (default: the filesystem's, 128M for\n"
+"                        ext2/3/4 and btrfs, 320M for xfs)\n"
 "      --device NAME:SIZE[:FS[:MKFS-OPTS]]  several devices, one power cut\n"
 "                        (repeatable): each recorded into DIR/set/NAME.pclog,\n"
 "                        attached, made (FS and MKFS-OPTS: the configuration's\n"
@@ -452,7 +453,7 @@ cmd_run (int argc, char **argv)
 
   a.o.out = "powercut-out";
   a.trace = -1;
-  a.job.each.run.size = UINT64_C(128) << 20;
+  a.job.each.run.size = 0;    /* the filesystem's default (fs.h) */
   a.job.each.run.timeout_s = 300;
   a.job.each.run.settle_ms = PC_RUN_SETTLE_DEFAULT;
   a.job.each.run.attach = PC_ATTACH_AUTO;

@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check/checker.h"
@@ -21,6 +22,8 @@
 #include "check/judge.h"
 #include "format/event.h"
 #include "format/mark.h"
+#include "fs/fs.h"
+#include "util/kmount.h"
 #include "oracle/oracle.h"
 #include "util/util.h"
 #include "result/result.h"
@@ -101,6 +104,64 @@ out:
   return r;
 }
 
+/* The tree of the end (built into im, mirrored in img) as the kernel
+ * reads it, for a filesystem libext2fs does not: judged in a child of a
+ * mount namespace of its own (nothing stays mounted if it dies), the
+ * tree sent back as a manifest (mark.h).  Returns 1 with *ret filled (free
+ * with pc_mark_free), 0 if the end could not be read, or -ENOMEM. */
+static int
+end_kernel_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_mark *ret)
+{
+  struct pc_judge_config jc = {
+    .image_path = img, .mode = PC_JUDGE_KERNEL, .kernel_ok = true,
+    .timeout_s = c->cfg->timeout_s, .now = c->now, .hash_limit = c->hash_limit,
+    .read_tree = true,
+  };
+  uint8_t *buf = NULL;
+  size_t len = 0, cap = 0;
+  int fds[2], status, r = 0;
+  pid_t pid;
+
+  if (geteuid () != 0 || pipe2 (fds, O_CLOEXEC) < 0)
+    return 0;
+  pid = fork ();
+  if (pid == 0) {
+    struct pc_judgement jm;
+    struct pc_judge *jd;
+    struct pc_err e;
+    uint8_t *out;
+    size_t n;
+    close (fds[0]);
+    if (pc_mount_ns_private (&e) < 0 || pc_judge_new (&jc, im, &jd) < 0 ||
+        pc_judge_state (jd, -1, &jm) < 0 || jm.verdict != PC_V_OK || !jm.have_tree ||
+        (jm.tree.name = strdup ("end")) == NULL || pc_mark_encode (&jm.tree, &out, &n) < 0)
+      _exit (1);
+    _exit (pc_write_all (fds[1], out, n) < 0 ? 1 : 0);
+  }
+  close (fds[1]);
+  while (pid > 0) {
+    ssize_t got;
+    if (pc_grow (&buf, &cap, len + 65536, 1, 65536) < 0) {
+      r = -ENOMEM;
+      break;
+    }
+    got = read (fds[0], buf + len, cap - len);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    len += (size_t) got;
+  }
+  close (fds[0]);
+  while (pid > 0 && waitpid (pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (r == 0 && pid > 0 && WIFEXITED (status) && WEXITSTATUS (status) == 0 &&
+      pc_mark_decode (buf, len, ret, NULL) == 0)
+    r = 1;
+  free (buf);
+  return r;
+}
+
 /* Tells the oracle what the end of the recording (built into im) holds,
  * so that paths the workload changed after its last mark are not judged
  * after it.  If the end cannot be read, no path is judged there. */
@@ -121,6 +182,15 @@ end_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_err *wh
 
   if (!pc_oracle_judges (c->oracle))
     return 0;
+  if (c->fs && !c->fs->libext2fs) {
+    struct pc_mark end;
+    r = end_kernel_tree (c, img, im, &end);
+    if (r < 0)
+      return r;
+    r = pc_oracle_set_end (c->oracle, r ? &end : NULL);
+    pc_mark_free (&end);
+    return r;
+  }
   r = pc_judge_new (&jc, im, &jd);
   if (r < 0)
     return r;
@@ -173,6 +243,19 @@ probe_end (struct ctx *c, struct pc_err *why)
   else if ((r = pc_fs_probe (img, type, sizeof type)) < 0)
     pc_err_msg (why, "%s: blkid cannot probe its end: %s", c->cfg->log_path,
                 strerror (-r));
+  else if ((c->fs = pc_fs_find (type)) != NULL && !c->fs->libext2fs && geteuid () != 0) {
+    pc_err_msg (why, "%s: a %s filesystem: only the kernel judges its states here, as root",
+                c->cfg->log_path, type);
+    r = -EPERM;
+  }
+  else if (c->fs && !c->fs->libext2fs && c->cfg->judge == PC_JUDGE_EXT2FS) {
+    pc_err_msg (why, "%s: a %s filesystem: libext2fs does not read it (--judge kernel)",
+                c->cfg->log_path, type);
+    r = -EINVAL;
+  }
+  else if (c->fs && !c->fs->libext2fs)
+    r = end_tree (c, img, im, why);
+
   else if (r == 0 && strcmp (type, "jbd") == 0) {
     pc_err_msg (why, "%s: the device holds an ext3/ext4 external journal, not a filesystem; "
                 "a filesystem is not yet checked with its journal's device (rebuild their "
@@ -181,8 +264,8 @@ probe_end (struct ctx *c, struct pc_err *why)
     r = -EMEDIUMTYPE;
   }
   else if (r == 0) {
-    pc_err_msg (why, "%s: no ext2/ext3/ext4 filesystem on the device at the end "
-                "of the recording (blkid finds %s)", c->cfg->log_path, type[0] ? type : "none");
+    pc_err_msg (why, "%s: no %s filesystem on the device at the end of the recording "
+                "(blkid finds %s)", c->cfg->log_path, pc_fs_names (), type[0] ? type : "none");
     r = -EMEDIUMTYPE;
   }
   else
@@ -523,7 +606,10 @@ plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
   if (pc_oracle_last_mark (c->oracle))
     snprintf (res->last_mark, sizeof res->last_mark, "%s", pc_oracle_last_mark (c->oracle));
   res->unique = c->nuniq;
-  return probe_end (c, why);
+  r = probe_end (c, why);
+  if (c->fs)
+    snprintf (res->fs, sizeof res->fs, "%s", c->fs->name);
+  return r;
 }
 
 /* The workers' results files, read whole. */

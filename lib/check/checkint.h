@@ -16,6 +16,7 @@
 #include "check/checker.h"
 #include "replay/image.h"
 #include "check/judge.h"
+#include "fs/fs.h"
 #include "oracle/oracle.h"
 #include "util/err.h"
 
@@ -50,6 +51,7 @@ struct shared {
 
 struct ctx {
   const struct pc_check_config *cfg;
+  const struct pc_fs *fs;     /* the filesystem at the end of the log (fs.h) */
   bool kernel_ok;             /* in a worker: it may let the kernel mount states */
   struct pc_index ix;
   struct pc_oracle *oracle;

@@ -32,7 +32,7 @@ struct answer {
 
 struct pc_judge {
   struct pc_judge_config cfg;
-  char type[16];              /* what blkid said the state is */
+  const struct pc_fs *fs;     /* what blkid said the state is (fs.h) */
   char kcopy[4096 + 8], kmnt[4096 + 8];  /* the kernel judge's copy and mount point */
   bool have_kmnt;
   struct pc_image *im;
@@ -380,8 +380,9 @@ reboot (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   return r;
 }
 
-/* Identifies the filesystem of the state the image holds (synced):
- * returns 1 if it is ext2/3/4, 0 with jm telling what it is if not, or
+/* Identifies the filesystem of the state the image holds (synced) into
+ * j->fs: returns 1 if it is one powercut judges (fs.h; ext2/3/4 but by
+ * the kernel if it is another), 0 with jm telling what it is if not, or
  * -errno. */
 static int
 probe (struct pc_judge *j, struct pc_judgement *jm)
@@ -392,14 +393,18 @@ probe (struct pc_judge *j, struct pc_judgement *jm)
   if (r < 0)
     return r;
   r = pc_fs_probe (j->cfg.image_path, type, sizeof type);
-  snprintf (j->type, sizeof j->type, "%s", type);
-  if (r == 0) {
+  if (r < 0)
+    return r;
+  j->fs = pc_fs_find (type);
+  if (j->fs == NULL || (!j->fs->libext2fs && !j->cfg.kernel_ok)) {
     jm->verdict = PC_V_UNMOUNTABLE;
     snprintf (jm->evidence, sizeof jm->evidence,
-              type[0] ? "blkid: a %s filesystem, not ext2/3/4" : "blkid: no filesystem found",
-              type);
+              !type[0] ? "blkid: no filesystem found"
+              : j->fs ? "blkid: a %s filesystem, which only the kernel judges here (as root)"
+                      : "blkid: a %s filesystem, not one powercut judges", type);
+    return 0;
   }
-  return r;
+  return 1;
 }
 
 /* Puts jm->note before the evidence: what was done differently, then what
@@ -430,6 +435,8 @@ by_kernel (const struct pc_judge *j)
 {
   const uint8_t *sb = pc_image_data (j->im) + 1024;
 
+  if (!j->fs->libext2fs)
+    return true;                /* only the kernel reads it */
   if (!j->cfg.kernel_ok || j->cfg.mode == PC_JUDGE_EXT2FS)
     return false;
   return j->cfg.mode == PC_JUDGE_KERNEL ||
@@ -549,7 +556,7 @@ static int
 kernel_state (struct pc_judge *j, struct pc_judgement *jm)
 {
   struct pc_kjudge_config kc = {
-    .copy_path = j->kcopy, .mnt_dir = j->kmnt, .fstype = j->type,
+    .copy_path = j->kcopy, .mnt_dir = j->kmnt, .fs = j->fs,
     .timeout_s = j->cfg.timeout_s, .hash_limit = j->cfg.hash_limit,
     .read_tree = j->cfg.read_tree,
   };
@@ -622,7 +629,7 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   r = probe (j, jm);
   if (r <= 0)
     return r;
-  if (j->cfg.mode == PC_JUDGE_BOTH && j->cfg.kernel_ok)
+  if (j->cfg.mode == PC_JUDGE_BOTH && j->cfg.kernel_ok && j->fs->libext2fs)
     return both_states (j, tag, jm);
   if (by_kernel (j))
     return kernel_state (j, jm);
@@ -674,6 +681,12 @@ pc_judge_reboot (struct pc_judge *j, struct pc_judgement *jm)
   r = probe (j, jm);
   if (r <= 0)
     return r;
+  if (!j->fs->libext2fs) {
+    jm->verdict = PC_V_UNMOUNTABLE;
+    snprintf (jm->evidence, sizeof jm->evidence, "blkid: a %s filesystem, which the kernel "
+              "recovers, not libext2fs", j->fs->name);
+    return 0;
+  }
   r = reboot (j, -1, jm);
   if (r == 0)
     r = pc_image_sync (j->im);

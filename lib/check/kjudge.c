@@ -14,6 +14,7 @@
 #include "check/kjudge.h"
 #include "check/mnttree.h"
 #include "util/kmount.h"
+#include "util/proc.h"
 
 /* Unmounts dir, waiting a little while it is busy, lazily at last.  The
  * tree walk has closed everything, so busy means only the kernel's own
@@ -65,6 +66,34 @@ evidence (struct pc_judgement *jm, const char *text)
     snprintf (jm->evidence + n, sizeof jm->evidence - n, "%s%s", n ? "\n" : "", text);
 }
 
+/* The filesystem's own check of the copy (fs.h), other than e2fsck's:
+ * its verdict into jm, its output as evidence.  Returns 0, or -ENOENT
+ * (the check is not installed). */
+static int
+own_check (const struct pc_kjudge_config *cfg, struct pc_judgement *jm)
+{
+  char *argv[16], out[PC_EVIDENCE_MAX];
+  size_t n = 0;
+  int st;
+
+  for (const char *const *a = cfg->fs->check; *a && n < 14; a++)
+    argv[n++] = (char *) *a;
+  argv[n++] = (char *) cfg->copy_path;
+  argv[n] = NULL;
+  st = pc_proc_run (argv, cfg->timeout_s, out, sizeof out);
+  if (st == 127 || st == -ENOENT)
+    return -ENOENT;
+  if (st < 0 || st > 255) {
+    jm->verdict = PC_V_NOT_CHECKED;
+    snprintf (out, sizeof out, "%s %s", cfg->fs->check_name,
+              st == -ETIME ? "did not finish in time" : st > 255 ? "was killed" : "could not run");
+  }
+  else
+    jm->verdict = cfg->fs->check_verdict (st);
+  evidence (jm, out);
+  return 0;
+}
+
 int
 pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
                  struct pc_judgement *jm, struct pc_err *err)
@@ -92,8 +121,8 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
    * replayed, orphans released).  Not read-only: Linux 6.18 cannot replay
    * ext4 fast commits on a read-only mount ("JBD2: journal recovery
    * failed") of a state it recovers writable. */
-  mounted = mount (dev, cfg->mnt_dir, cfg->fstype, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME,
-                   NULL) == 0;
+  mounted = mount (dev, cfg->mnt_dir, cfg->fs->name, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME,
+                   cfg->fs->mount_data[0] ? cfg->fs->mount_data : NULL) == 0;
   if (!mounted)
     e = errno;
   close (lfd);                  /* the mount holds the device; without one it goes */
@@ -103,11 +132,11 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
     unlink (cfg->copy_path);
     return pc_err_set (err, e, e == ENODEV ? "this kernel cannot mount %s: %s"
                                            : "the kernel judge cannot mount %s: %s",
-                       cfg->fstype, strerror (e));
+                       cfg->fs->name, strerror (e));
   }
   uname (&u);
   snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): mounted from a loop "
-            "device, its journal replayed by the mount; e2fsck -fn after", u.release);
+            "device, its journal replayed by the mount; %s after", u.release, cfg->fs->check_name);
   if (mounted && cfg->read_tree) {
     jm->tree_error = pc_mnttree_read (cfg->mnt_dir, cfg->hash_limit, &jm->tree, jm->problems,
                                       sizeof jm->problems);
@@ -130,8 +159,19 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
     unlink (cfg->copy_path);
     return 0;
   }
-  /* the filesystem's own check of what the kernel left, told the time it
-   * is: the kernel stamped the superblock as it replayed */
+  /* the filesystem's own check of what the kernel left (e2fsck told the
+   * time it is: the kernel stamped the superblock as it replayed) */
+  if (!cfg->fs->libext2fs) {
+    r = own_check (cfg, jm);
+    unlink (cfg->copy_path);
+    if (r < 0) {
+      if (jm->have_tree)
+        pc_mark_free (&jm->tree);
+      jm->have_tree = false;
+      return pc_err_set (err, ENOENT, "%s is not installed", cfg->fs->check[0]);
+    }
+    return 0;
+  }
   r = pc_fsck_check (cfg->copy_path, cfg->timeout_s, (int64_t) time (NULL), &fr, NULL);
   unlink (cfg->copy_path);
   if (r < 0) {

@@ -9,7 +9,8 @@
  * must not reach) on a loop device, mounted as a boot mounts a filesystem
  * from fstab (writable: the mount replays the journal), its tree read
  * (mnttree.h), unmounted; then the filesystem's own check of what the
- * kernel left (`e2fsck -fn` of the copy).  What the kernel logged of the
+ * kernel left (fs.h: `e2fsck -fn`, `xfs_repair -n`, `btrfs check
+ * --readonly` of the copy).  What the kernel logged of the
  * device is the evidence.
  *
  * The caller runs in a mount namespace of its own (kmount.h), so that a
@@ -23,13 +24,14 @@
 #include <stdint.h>
 
 #include "check/judge.h"
+#include "fs/fs.h"
 #include "replay/image.h"
 #include "util/err.h"
 
 struct pc_kjudge_config {
   const char *copy_path;      /* the state's copy: a file of this judge's own */
   const char *mnt_dir;        /* an empty directory of its own to mount on */
-  const char *fstype;         /* "ext4": the type to mount as */
+  const struct pc_fs *fs;     /* the filesystem (fs.h): how to mount it, its check */
   int timeout_s;              /* the check's time limit */
   uint64_t hash_limit;        /* mnttree.h */
   bool read_tree;             /* read the tree of a state the check passes */

@@ -14,6 +14,7 @@
 #include "check/fsck.h"
 #include "check/judge.h"
 #include "check/recovered.h"
+#include "fs/fs.h"
 #include "replay/devset.h"
 #include "util/kmount.h"
 #include "util/util.h"
@@ -98,8 +99,9 @@ kernel_recover (struct pc_image *im, const char *path, const char *who, struct p
   pid_t pid;
 
   if (geteuid () != 0)
-    return pc_err_set (err, EPERM, "%s: its journal needs recovery and may hold fast commits, "
-                       "which only the kernel replays as a mount would: run as root", who);
+    return pc_err_set (err, EPERM, "%s: only the kernel recovers it as a mount would (a "
+                       "journal that may hold fast commits, or a filesystem libext2fs does not "
+                       "read): run as root", who);
   r = pc_fs_probe (path, type, sizeof type);
   if (r < 0)
     return pc_err_set (err, -r, "%s: %s", who, strerror (-r));
@@ -158,6 +160,13 @@ finish (struct pc_image *im, const char *path, const char *device, int64_t when,
     snprintf (who, sizeof who, "--at %s: device %s", rc->cfg->at, device);
   else
     snprintf (who, sizeof who, "--at %s", rc->cfg->at);
+  /* a filesystem libext2fs does not read: the kernel's mount recovers it */
+  {
+    char type[16];
+    const struct pc_fs *fs = pc_fs_probe (path, type, sizeof type) >= 0 ? pc_fs_find (type) : NULL;
+    if (fs && !fs->libext2fs)
+      return kernel_recover (im, path, who, err);
+  }
   if (sb && pc_get_le16 (sb + 0x38) == 0xEF53) {
     /* s_feature_incompat & JOURNAL_DEV; a journal (s_feature_compat &
      * HAS_JOURNAL) in no inode (s_journal_inum 0) is on another device */

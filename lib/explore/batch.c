@@ -79,7 +79,7 @@ pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err)
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
     return pc_err_set (err, errno, "%s: %s", path, strerror (errno));
-  if (ftruncate (fd, PC_X_DEVICE_SIZE) < 0) {
+  if (ftruncate (fd, (off_t) pc_x_device_size (k->fs)) < 0) {
     int e = errno;
     close (fd);
     return pc_err_set (err, e, "%s: %s", path, strerror (e));
@@ -89,7 +89,7 @@ pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err)
   snprintf (opts, sizeof opts, "%s", pc_run_mkfs_options (k->fs, NULL));
   mkfs[argc++] = prog;
   mkfs[argc++] = "-q";
-  mkfs[argc++] = "-F";
+  mkfs[argc++] = (char *) (pc_fs_find (k->fs) ? pc_fs_find (k->fs)->mkfs_force : "-F");
   for (char *t = strtok (opts, " "); t && argc < 36; t = strtok (NULL, " "))
     mkfs[argc++] = t;
   mkfs[argc++] = (char *) path;
@@ -419,7 +419,7 @@ record_script (const struct pc_explore_config *cfg, const struct pc_config *k, c
   memset (&job, 0, sizeof job);
   job.run.self = cfg->self;
   job.run.base_path = base;
-  job.run.size = base ? 0 : PC_X_DEVICE_SIZE;
+  job.run.size = base ? 0 : pc_x_device_size (k->fs);
   job.run.command = argv;
   job.run.traced = true;
   job.run.timeout_s = base ? 300 : 900;         /* one workload, or a batch */

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "fs/fs.h"
 #include "explore/explore.h"
 #include "explore/gen.h"
 #include "result/result.h"
@@ -39,10 +40,20 @@ struct xitem {
  * MESSAGE" in the file its first argument names. */
 void pc_x_batch_script (const struct xitem *it, size_t n, FILE *f);
 
-#define PC_X_DEVICE_SIZE (64u << 20)    /* each recording's device */
+#define PC_X_DEVICE_SIZE (64u << 20)    /* each recording's device, at least */
+
+/* The device size of a recording on filesystem fs: PC_X_DEVICE_SIZE, or
+ * the smallest the filesystem is made on (fs.h) if larger. */
+static inline uint64_t
+pc_x_device_size (const char *fs)
+{
+  const struct pc_fs *f = pc_fs_find (fs);
+
+  return f && f->min_size > PC_X_DEVICE_SIZE ? f->default_size : PC_X_DEVICE_SIZE;
+}
 
 /* Makes path a base image for configuration k: a filesystem of
- * PC_X_DEVICE_SIZE made as powercut run makes it, holding the files every
+ * pc_x_device_size made as powercut run makes it, holding the files every
  * workload starts with (pc_gen_setup_script), unmounted clean.  Needs
  * root.  Returns 0 or -errno with why in err. */
 int pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err);

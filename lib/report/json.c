@@ -205,6 +205,7 @@ pc_report_json (const char *path, const struct pc_check_result *res)
   else
     json_object_object_add (root, "base", NULL);
   json_object_object_add (root, "keep_trimmed", json_object_new_boolean (res->keep_trimmed));
+  json_object_object_add (root, "fs", res->fs[0] ? json_object_new_string (res->fs) : NULL);
   json_object_object_add (root, "model", json_object_new_string (pc_model_name (res->model.kind)));
   json_object_object_add (root, "k", json_object_new_int ((int) res->model.k));
   json_object_object_add (root, "seed", json_object_new_uint64 (res->model.seed));
@@ -331,6 +332,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
   }
   if ((v = pc_json_get (root, "log_start_ns", json_type_int)))
     res->log_start_ns = json_object_get_uint64 (v);
+  if ((v = pc_json_get (root, "fs", json_type_string)))
+    snprintf (res->fs, sizeof res->fs, "%s", json_object_get_string (v));
   if ((v = pc_json_get (root, "keep_trimmed", json_type_boolean)))
     res->keep_trimmed = json_object_get_boolean (v);
   if ((v = pc_json_get (root, "k", json_type_int)))

@@ -84,6 +84,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
   if (parts[0]->verify)
     m->verify = strdup (parts[0]->verify);
   memcpy (m->from, parts[0]->from, sizeof m->from);
+  memcpy (m->fs, parts[0]->fs, sizeof m->fs);
   m->from_record = parts[0]->from_record;
   m->records = parts[0]->records;
   m->device_size = parts[0]->device_size;

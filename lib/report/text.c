@@ -14,6 +14,7 @@
 #include "report/jsonio.h"
 #include "report/report.h"
 #include "report/reportint.h"
+#include "fs/fs.h"
 #include "result/result.h"
 #include "util/util.h"
 
@@ -773,8 +774,9 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
   if (res->work.kernel > 0)
     fprintf (f, "the kernel judged %" PRIu64 " state%s: mounted from a loop device, "
-             "its journal replayed by the mount, its files read, then e2fsck -fn\n",
-             res->work.kernel, res->work.kernel == 1 ? "" : "s");
+             "its journal replayed by the mount, its files read, then %s\n",
+             res->work.kernel, res->work.kernel == 1 ? "" : "s",
+             pc_fs_find (res->fs) ? pc_fs_find (res->fs)->check_name : "its check");
   for (int v = 0; v < PC_V_COUNT; v++)
     if (v != PC_V_NOT_CHECKED && (res->count[v] || v == PC_V_OK))
       fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);

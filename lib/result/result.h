@@ -74,6 +74,7 @@ struct pc_check_result {
   uint64_t log_start_ns;        /* the log's identity: its start time ... */
   struct pc_model model;
   char from[PC_ID_MAX];         /* the mark checking started at ("" for record 0) */
+  char fs[16];                  /* the filesystem at the end of the log ("ext4") */
   uint64_t from_record;
   uint64_t records;             /* records in the log */
   uint64_t device_size;

@@ -13,6 +13,7 @@
 #include "report/html.h"
 #include "report/outputs.h"
 #include "report/report.h"
+#include "fs/fs.h"
 #include "run/configs.h"
 #include "util/util.h"
 
@@ -28,10 +29,11 @@ pc_config_parse (const char *spec, struct pc_config *c, struct pc_err *err)
   c->mount_opts = "";
   for (char *w = strtok_r (buf, " \t", &save); w; w = strtok_r (NULL, " \t", &save)) {
     if (c->fs == NULL) {
-      if (strcmp (w, "ext2") && strcmp (w, "ext3") && strcmp (w, "ext4"))
-        return pc_err_set (err, EINVAL, "--config '%s': starts with %s, not ext2, ext3 or ext4",
-                           spec, w);
-      c->fs = strcmp (w, "ext2") == 0 ? "ext2" : strcmp (w, "ext3") == 0 ? "ext3" : "ext4";
+      const struct pc_fs *fs = pc_fs_find (w);
+      if (fs == NULL)
+        return pc_err_set (err, EINVAL, "--config '%s': starts with %s, not %s", spec, w,
+                           pc_fs_names ());
+      c->fs = fs->name;
     }
     else if (strchr (w, '.') && (!strchr (w, '=') || strchr (w, '.') < strchr (w, '='))) {
       /* a knob: a dotted name (mount options have none before '=') */

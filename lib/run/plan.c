@@ -13,6 +13,7 @@
 
 #include "report/report.h"
 #include "run/configs.h"
+#include "fs/fs.h"
 #include "run/plan.h"
 #include "util/util.h"
 
@@ -47,8 +48,8 @@ too_many (struct pc_err *err)
 int
 pc_run_opt_fs (struct pc_run_options *o, const char *fs, struct pc_err *err)
 {
-  if (strcmp (fs, "ext2") && strcmp (fs, "ext3") && strcmp (fs, "ext4"))
-    return pc_err_set (err, EINVAL, "--fs %s: not ext2, ext3 or ext4", fs);
+  if (pc_fs_find (fs) == NULL)
+    return pc_err_set (err, EINVAL, "--fs %s: not %s", fs, pc_fs_names ());
   if (o->nfs == PC_MAX_CONFIGS)
     return too_many (err);
   o->fs[o->nfs++] = fs;

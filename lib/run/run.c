@@ -19,6 +19,7 @@
 #include "format/mark.h"
 #include "record/serve.h"
 #include "util/proc.h"
+#include "fs/fs.h"
 #include "run/run.h"
 #include "run/runint.h"
 #include "run/traced.h"
@@ -107,8 +108,10 @@ pc_run_pick_attach (void)
 static int
 start_recorder (struct run *r)
 {
+  const struct pc_fs *fs = pc_fs_find (r->cfg->fs);
   struct pc_recorder_config rc = {
-    .log_path = r->cfg->log_path, .force = true, .size = r->cfg->size,
+    .log_path = r->cfg->log_path, .force = true,
+    .size = r->cfg->size || r->cfg->base_path || fs == NULL ? r->cfg->size : fs->default_size,
     .base_path = r->name ? NULL : r->cfg->base_path,
     .socket_path = r->sock, .control_path = r->ctl,
   };
@@ -221,11 +224,11 @@ split (char *s, char **argv, int *argc, int max)
 const char *
 pc_run_mkfs_options (const char *fs, const char *opts)
 {
+  const struct pc_fs *f = pc_fs_find (fs);
+
   if (opts)
     return opts;
-  if (strcmp (fs, "ext2") == 0)
-    return "-b 4096";
-  return "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0";
+  return f ? f->mkfs_default : "";
 }
 
 static const char *
@@ -241,11 +244,13 @@ make_fs (struct run *r)
   char *argv[64];
   int argc = 0;
 
+  const struct pc_fs *fs = pc_fs_find (r->cfg->fs);
+
   snprintf (prog, sizeof prog, "mkfs.%s", r->cfg->fs);
   snprintf (opts, sizeof opts, "%s", mkfs_options (r->cfg));
   argv[argc++] = prog;
   argv[argc++] = "-q";
-  argv[argc++] = "-F";
+  argv[argc++] = (char *) (fs ? fs->mkfs_force : "-F");
   split (opts, argv, &argc, 60);
   argv[argc++] = r->dev;
   argv[argc] = NULL;
@@ -259,15 +264,23 @@ mount_options (const struct pc_run_config *cfg, char *buf, size_t len, unsigned 
 {
   const char *o = cfg->mount_opts ? cfg->mount_opts : "";
   const char *c = strstr (o, "commit=");
+  const struct pc_fs *fs = pc_fs_find (cfg->fs);
+  unsigned dflt = fs ? fs->commit_s : 5;
 
-  *commit_s = c ? (unsigned) atoi (c + 7) : 5;
+  *commit_s = c ? (unsigned) atoi (c + 7) : dflt;
   if (*commit_s == 0)
-    *commit_s = 5;
-  if (c || strcmp (cfg->fs, "ext2") == 0 || cfg->workload == NULL || cfg->workload->commit_s == 0)
+    *commit_s = dflt;
+  if (c || (fs && !fs->commit) || cfg->workload == NULL || cfg->workload->commit_s == 0)
     snprintf (buf, len, "%s", o);
   else {
     *commit_s = cfg->workload->commit_s;
     snprintf (buf, len, "%s%scommit=%u", o, o[0] ? "," : "", *commit_s);
+  }
+  /* what mounting copies of one filesystem side by side needs (explore's
+   * recordings start from one base image) */
+  if (fs && fs->mount_data[0] && strstr (buf, fs->mount_data) == NULL) {
+    size_t n = strlen (buf);
+    snprintf (buf + n, len - n, "%s%s", n ? "," : "", fs->mount_data);
   }
 }
 

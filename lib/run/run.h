@@ -44,10 +44,12 @@ struct pc_run_device {
 struct pc_run_config {
   const char *self;             /* the powercut program (for a command, as
                                  * POWERCUT, and for the guest, vm.h) */
-  const char *fs;               /* "ext2", "ext3" or "ext4" */
-  const char *mkfs_opts;        /* NULL: -b 4096 and eager inode table init */
+  const char *fs;               /* a filesystem fs.h knows: "ext4", "xfs", ... */
+  const char *mkfs_opts;        /* NULL: its defaults (fs.h: ext's -b 4096 and
+                                 * eager inode table init) */
   const char *mount_opts;       /* "" for defaults; a built-in workload's commit= is added if absent */
-  uint64_t size;                /* device size */
+  uint64_t size;                /* device size; 0: the filesystem's default
+                                 * (fs.h), or the base image's */
   const char *base_path;        /* or an image the device starts as, its
                                  * filesystem made already (and what it
                                  * holds): no mkfs, and the log starts from

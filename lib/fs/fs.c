@@ -1,0 +1,82 @@
+/* fs.c: the filesystems powercut knows (fs.h). */
+#include <config.h>
+
+#include <string.h>
+
+#include "fs/fs.h"
+
+#define MiB (UINT64_C (1) << 20)
+
+/* e2fsck -fn: 0 clean; 4 errors left; 8 an operational error (cannot
+ * open it: a corruption too, as it reads a state); 16 and up, usage or a
+ * library failure; the rest (1, 2: it fixed something) cannot be with
+ * -n. */
+static enum pc_verdict
+e2fsck_verdict (int status)
+{
+  if (status == 0)
+    return PC_V_OK;
+  if (status >= 16)
+    return PC_V_NOT_CHECKED;
+  return PC_V_FS_CORRUPT;
+}
+
+/* xfs_repair -n: 0 no corruption; 1 corruption found (or, before it
+ * starts, a dirty log it will not read: the kernel's mount replays and
+ * cleans it, so after one it is corruption); 2 and up, it failed. */
+static enum pc_verdict
+xfs_repair_verdict (int status)
+{
+  return status == 0 ? PC_V_OK : status == 1 ? PC_V_FS_CORRUPT : PC_V_NOT_CHECKED;
+}
+
+/* btrfs check --readonly: 0 no error found, 1 errors found; 2 and up
+ * (usage, cannot open) a failure of the check. */
+static enum pc_verdict
+btrfs_check_verdict (int status)
+{
+  return status == 0 ? PC_V_OK : status == 1 ? PC_V_FS_CORRUPT : PC_V_NOT_CHECKED;
+}
+
+static const char *const e2fsck[] = { "e2fsck", "-f", "-n", NULL };
+static const char *const xfs_repair[] = { "xfs_repair", "-n", "-f", NULL };
+static const char *const btrfs_check[] = { "btrfs", "check", "--readonly", NULL };
+
+#define EXT(n, opts, journal) \
+  { .name = n, .mkfs_force = "-F", .mkfs_default = opts, .min_size = 16 * MiB, \
+    .default_size = 128 * MiB, .commit = journal, .commit_s = 5, .libext2fs = true, \
+    .mount_data = "", .check = e2fsck, .check_name = "e2fsck -fn", \
+    .check_verdict = e2fsck_verdict }
+
+static const struct pc_fs table[] = {
+  EXT ("ext2", "-b 4096", false),
+  EXT ("ext3", "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0", true),
+  EXT ("ext4", "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0", true),
+  /* its log is pushed every 30 s (xfssyncd); two copies of one state
+   * have one UUID, which a mount refuses without nouuid */
+  { .name = "xfs", .mkfs_force = "-f", .mkfs_default = "", .min_size = 300 * MiB,
+    .default_size = 320 * MiB, .commit = false, .commit_s = 30, .libext2fs = false,
+    .mount_data = "nouuid", .check = xfs_repair, .check_name = "xfs_repair -n",
+    .check_verdict = xfs_repair_verdict },
+  /* a transaction commits every 30 s (commit=); copies of one state share
+   * an fsid, which kernels since 6.7 tell apart (temp_fsid) */
+  { .name = "btrfs", .mkfs_force = "-f", .mkfs_default = "", .min_size = 128 * MiB,
+    .default_size = 128 * MiB, .commit = true, .commit_s = 30, .libext2fs = false,
+    .mount_data = "", .check = btrfs_check, .check_name = "btrfs check --readonly",
+    .check_verdict = btrfs_check_verdict },
+};
+
+const struct pc_fs *
+pc_fs_find (const char *name)
+{
+  for (size_t i = 0; name && i < sizeof table / sizeof *table; i++)
+    if (strcmp (table[i].name, name) == 0)
+      return &table[i];
+  return NULL;
+}
+
+const char *
+pc_fs_names (void)
+{
+  return "ext2, ext3, ext4, xfs or btrfs";
+}

@@ -1,0 +1,49 @@
+/* fs.h: what powercut knows of each filesystem it records and judges, one
+ * entry each (fs.c): how it is made and mounted, how its own check reads
+ * a crash state and what that check's exit status means, and who can
+ * judge its states.  Adding a filesystem is one entry here and its
+ * paragraph in powercut-run(1).
+ *
+ * ext2, ext3 and ext4 are judged by libext2fs and e2fsck (check/judge.h)
+ * or by the kernel; every other filesystem by the kernel alone
+ * (check/kjudge.h), which mounts a copy of the state, replaying its log as
+ * a boot would, then runs the filesystem's own check on what it left.
+ */
+#ifndef POWERCUT_FS_H
+#define POWERCUT_FS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "result/verdict.h"
+
+struct pc_fs {
+  const char *name;             /* "ext4": --fs, --config, mount -t, mkfs.NAME,
+                                 * and what blkid calls it */
+  const char *mkfs_force;       /* mkfs.NAME's flag to write over what is there */
+  const char *mkfs_default;     /* its options when none are given */
+  uint64_t min_size;            /* the smallest device mkfs makes it on */
+  uint64_t default_size;        /* run's device when --size is not given */
+  bool commit;                  /* takes commit=SECONDS, its journal's timer */
+  unsigned commit_s;            /* how often its journal or log is written
+                                 * back by default, in seconds (run's
+                                 * settle is one more) */
+  bool libext2fs;               /* libext2fs reads it and e2fsck checks it */
+  const char *mount_data;       /* options a mount of a copy of a state needs
+                                 * beside others of the same filesystem
+                                 * (xfs: "nouuid"), or "" */
+  const char *const *check;     /* its own read-only check, the image's path
+                                 * to be appended */
+  const char *check_name;       /* it, for people: "xfs_repair -n" */
+  /* What the check's exit status (0..255) says: PC_V_OK, PC_V_FS_CORRUPT,
+   * or PC_V_NOT_CHECKED (the check itself failed). */
+  enum pc_verdict (*check_verdict) (int status);
+};
+
+/* The entry named name (as --fs or blkid names it), or NULL. */
+const struct pc_fs *pc_fs_find (const char *name);
+
+/* "ext2, ext3, ext4, xfs or btrfs", for messages. */
+const char *pc_fs_names (void);
+
+#endif

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test-run-other-fs.sh: XFS and btrfs, which libext2fs does not read,
+# recorded and judged by the kernel (fs.h, kjudge.h): powercut run --fs xfs
+# and --fs btrfs on a traced command that syncs a file and writes another
+# finds no broken promise, every state judged by the kernel and checked by
+# the filesystem's own check; the synced data zeroed in the log (the
+# filesystem's bug, made by hand) is a broken promise; explore runs on
+# both; a log of them checked with --judge ext2fs is refused.
+source "$top_srcdir/tests/functions.sh"
+requires_root
+requires python3 mkfs.xfs xfs_repair mkfs.btrfs btrfs
+T=$(( T * 3 ))
+json () { python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+export TMPDIR=$tmp
+
+cat >"$tmp/w.sh" <<'SH'
+head -c 20000 /dev/zero | tr '\0' 'Q' > data
+sync data
+echo more > other
+sleep 1
+SH
+for fs in xfs btrfs; do
+  run powercut run --quiet --fs "$fs" --settle 0 --out "$tmp/$fs" -- sh "$tmp/w.sh"
+  assert_eq "$rc" 0 "$fs: nothing lost ($out $err)"
+  r=$tmp/$fs/report.json
+  assert_eq "$(json "$r" 'r["fs"]')" "$fs" "$fs: the report names it"
+  assert_eq "$(json "$r" 'r["totals"]["points"] > 3 and all(p["judge"] == "kernel" for p in r["points"]) and r["work"]["judged_by_kernel"] == r["totals"]["unique"]')" \
+    True "$fs: every state judged by the kernel"
+  assert_match "$(cat "$tmp/$fs/report.txt")" "the kernel judged [0-9]+ states: .* then $(json "$r" '{"xfs": "xfs_repair -n", "btrfs": "btrfs check --readonly"}[r["fs"]]')" \
+    "$fs: by its own check"
+  # the synced data gone from the log: the filesystem broke its promise
+  cp "$tmp/$fs/powercut.log" "$tmp/$fs.edited.log"
+  run "$top_builddir/tests/log-edit" "$tmp/$fs.edited.log" zero-data QQQQQQQQQQQQQQQQ
+  assert_eq "$rc" 0 "$fs: the synced data in the log ($err)"
+  run powercut check "$tmp/$fs.edited.log" --fail-on promises --json "$tmp/$fs.edited.json"
+  assert_eq "$rc" 1 "$fs, its synced data zeroed: a broken promise ($err)"
+  assert_ge "$(json "$tmp/$fs.edited.json" 'r["totals"]["promises"]')" 1 "$fs, zeroed: points that broke a promise"
+  # libext2fs does not read it
+  run powercut check "$tmp/$fs/powercut.log" --judge ext2fs
+  assert_eq "$rc" 2 "$fs, --judge ext2fs: refused ($out)"
+  assert_match "$err" "a $fs filesystem: libext2fs does not read it" "$fs, --judge ext2fs: why"
+done
+
+# explore: a few of the one-operation workloads on each
+run powercut explore --seq 1 --limit 2 --config xfs --config btrfs --out "$tmp/x" --quiet
+assert_eq "$rc" 0 "explore on xfs and btrfs ($out $err)"
+assert_match "$out" '^xfs +2 +2 ' "explore: xfs's row"
+assert_match "$out" '^btrfs +2 +2 ' "explore: btrfs's row"
