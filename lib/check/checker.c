@@ -248,6 +248,15 @@ probe_end (struct ctx *c, struct pc_err *why)
                 c->cfg->log_path, type);
     r = -EPERM;
   }
+  else if (c->fs && !c->fs->libext2fs && c->cfg->judge != PC_JUDGE_KERNEL &&
+           (c->cfg->model.kind == PC_MODEL_REORDER || c->cfg->model.kind == PC_MODEL_TORN)) {
+    /* states made of writes reordered or torn are mounted by this
+     * machine's kernel: only when asked */
+    pc_err_msg (why, "%s: a %s filesystem under the %s model: its states are mounted by this "
+                "machine's kernel, reordered and torn writes too; ask for it with --judge kernel",
+                c->cfg->log_path, type, pc_model_name (c->cfg->model.kind));
+    r = -EINVAL;
+  }
   else if (c->fs && !c->fs->libext2fs && c->cfg->judge == PC_JUDGE_EXT2FS) {
     pc_err_msg (why, "%s: a %s filesystem: libext2fs does not read it (--judge kernel)",
                 c->cfg->log_path, type);

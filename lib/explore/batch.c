@@ -86,7 +86,8 @@ pc_x_make_base (const struct pc_config *k, const char *path, struct pc_err *err)
   }
   close (fd);
   snprintf (prog, sizeof prog, "mkfs.%s", k->fs);
-  snprintf (opts, sizeof opts, "%s", pc_run_mkfs_options (k->fs, NULL));
+  snprintf (opts, sizeof opts, "%s", pc_run_mkfs_options (k->fs, k->mkfs_opts[0] ? k->mkfs_opts
+                                                                              : NULL));
   mkfs[argc++] = prog;
   mkfs[argc++] = "-q";
   mkfs[argc++] = (char *) (pc_fs_find (k->fs) ? pc_fs_find (k->fs)->mkfs_force : "-F");

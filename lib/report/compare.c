@@ -36,6 +36,7 @@ pc_outcome_set (struct pc_outcome *o, struct pc_check_result *res)
   o->promises = res->promises;
   o->program = res->program_promises;
   o->exposures = res->exposures;
+  o->recovery = res->recovery_differs;
   pc_windows_summary (res, &o->win);
 }
 
@@ -76,7 +77,7 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
   int cols[PC_V_COUNT];
   size_t ncols = 0;
   size_t w = strlen ("configuration");
-  bool unchecked = false, windows = false;
+  bool unchecked = false, windows = false, recovery = false;
 
   for (int v = 0; v < PC_V_COUNT; v++)
     if (pc_verdict_info (v)->column && (app || v != PC_V_APP_INVALID))
@@ -102,10 +103,12 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
   fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
   for (size_t k = 0; k < ncols; k++)
     fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     windows |= cf[i].ok && cf[i].win.n > 0;
-  fprintf (f, "  files  | fault: filesystem  program  none%s%s\n", unchecked ? "  | not checked" : "",
-           windows ? "  | longest window  median  acked lost" : "");
+    recovery |= cf[i].ok && cf[i].recovery > 0;
+  }
+  fprintf (f, "  files  | fault: filesystem  program  none%s%s%s\n", recovery ? "  recovery" : "",
+           unchecked ? "  | not checked" : "", windows ? "  | longest window  median  acked lost" : "");
   for (size_t i = 0; i < n; i++) {
     fprintf (f, "%-*s  ", (int) w, cf[i].label);
     if (!cf[i].ok) {
@@ -117,6 +120,8 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
       fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
     fprintf (f, "  %5zu  | %17zu  %7zu  %4zu", cf[i].files, cf[i].promises, cf[i].program,
              cf[i].exposures);
+    if (recovery)
+      fprintf (f, "  %8zu", cf[i].recovery);
     if (unchecked)
       fprintf (f, "  | %11zu", cf[i].count[PC_V_NOT_CHECKED]);
     if (windows)
@@ -149,6 +154,7 @@ pc_compare_json (const char *path, const char *workload, const struct pc_outcome
       json_object_object_add (t, "promises", json_object_new_int64 ((int64_t) cf[i].promises));
       json_object_object_add (t, "program_promises", json_object_new_int64 ((int64_t) cf[i].program));
       json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) cf[i].exposures));
+      json_object_object_add (t, "recovery_differs", json_object_new_int64 ((int64_t) cf[i].recovery));
       json_object_object_add (o, "windows", pc_windows_summary_json (&cf[i].win));
     }
     json_object_array_add (arr, o);

@@ -30,6 +30,7 @@ struct pc_outcome {
   bool set;                     /* ... a device set: its instants counted */
   size_t promises, program, exposures;  /* its failing points (instants) of each
                                         * fault (result.h) */
+  size_t recovery;              /* ... and where two recoveries disagree */
 };
 
 /* o was recorded and checked, with the result res: takes its numbers and

@@ -27,6 +27,19 @@ pc_config_parse (const char *spec, struct pc_config *c, struct pc_err *err)
   memset (c, 0, sizeof *c);
   snprintf (buf, sizeof buf, "%s", spec);
   c->mount_opts = "";
+  /* mkfs='...', blanks and all, taken out first */
+  {
+    char *m = strstr (buf, "mkfs='"), *end;
+    if (m && (m == buf || m[-1] == ' ' || m[-1] == '\t')) {
+      end = strchr (m + 6, '\'');
+      if (end == NULL)
+        return pc_err_set (err, EINVAL, "--config '%s': mkfs=' has no closing quote", spec);
+      snprintf (c->mkfs_opts, sizeof c->mkfs_opts, "%.*s", (int) (end - (m + 6)), m + 6);
+      if (c->mkfs_opts[0] == '\0')
+        return pc_err_set (err, EINVAL, "--config '%s': mkfs='' gives no options", spec);
+      memset (m, ' ', (size_t) (end + 1 - m));
+    }
+  }
   for (char *w = strtok_r (buf, " \t", &save); w; w = strtok_r (NULL, " \t", &save)) {
     if (c->fs == NULL) {
       const struct pc_fs *fs = pc_fs_find (w);
@@ -74,13 +87,15 @@ pc_config_name (const struct pc_config *c, size_t idx, size_t n, const char *out
   memset (o, 0, sizeof *o);
   o->fs = c->fs;
   o->mount_opts = c->mount_opts;
-  l = (size_t) snprintf (o->label, sizeof o->label, "%s%s%s", c->fs, c->mount_opts[0] ? " " : "",
-                         c->mount_opts);
+  l = (size_t) snprintf (o->label, sizeof o->label, "%s%s%s%s%s%s", c->fs,
+                         c->mkfs_opts[0] ? " mkfs='" : "", c->mkfs_opts,
+                         c->mkfs_opts[0] ? "'" : "", c->mount_opts[0] ? " " : "", c->mount_opts);
   for (size_t i = 0; i < c->nsysctls && l < sizeof o->label; i++)
     l += (size_t) snprintf (o->label + l, sizeof o->label - l, " %s=%s", c->sysctls[i].name,
                             c->sysctls[i].value);
   for (const char *p = o->label; *p && k + 1 < sizeof slug; p++)
-    slug[k++] = (*p == ' ' || *p == '/' || *p == ',' || *p == '=') ? '-' : *p;
+    if (*p != '\'')
+      slug[k++] = (*p == ' ' || *p == '/' || *p == ',' || *p == '=') ? '-' : *p;
   slug[k] = '\0';
   if (n == 1)
     snprintf (o->dir, sizeof o->dir, "%s", out);
@@ -272,6 +287,8 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   snprintf (consolep, sizeof consolep, "%s/console.txt", o->dir);
   rc.console_path = consolep;
   rc.fs = k->fs;
+  if (k->mkfs_opts[0])
+    rc.mkfs_opts = k->mkfs_opts;
   rc.mount_opts = k->mount_opts;
   rc.sysctls = k->sysctls;
   rc.nsysctls = k->nsysctls;

@@ -24,12 +24,16 @@ struct pc_config {
   const char *fs;
   const char *mount_opts;       /* "" for the defaults, or opts_buf */
   char opts_buf[256];           /* mount_opts, from --config */
+  char mkfs_opts[256];          /* its mkfs options, "" for the run's */
   struct pc_sysctl sysctls[PC_MAX_SYSCTLS];
   size_t nsysctls;
 };
 
-/* Parses a --config, "FS [MOUNT-OPTS] [vm.dirty_NAME=VALUE]...", into c
- * (cleared first).  Returns 0, or -EINVAL with a reason in err. */
+/* Parses a --config, "FS [mkfs='MKFS-OPTS'] [MOUNT-OPTS]
+ * [vm.dirty_NAME=VALUE]...", into c (cleared first): the words after FS
+ * in any order, MKFS-OPTS the filesystem's own options, blanks and all
+ * ("ext4 mkfs='-b 4096 -O fast_commit' noauto_da_alloc").  Returns 0, or
+ * -EINVAL with a reason in err. */
 int pc_config_parse (const char *spec, struct pc_config *c, struct pc_err *err);
 
 /* Copies a configuration (mount_opts follows into the copy's opts_buf). */

@@ -106,6 +106,35 @@ START_TEST (test_config_knobs)
 }
 END_TEST
 
+/* mkfs options in a configuration: quoted, blanks and all, anywhere after
+ * the filesystem; in the label and (without quotes) the directory. */
+START_TEST (test_config_mkfs)
+{
+  static struct pc_run_options o;
+  struct pc_run_plan *p;
+  struct pc_config c;
+  struct pc_err err;
+
+  ck_assert_int_eq (pc_config_parse ("ext4 mkfs='-b 4096 -O fast_commit' noauto_da_alloc", &c, &err), 0);
+  ck_assert_str_eq (c.mkfs_opts, "-b 4096 -O fast_commit");
+  ck_assert_str_eq (c.mount_opts, "noauto_da_alloc");
+  ck_assert_int_eq (pc_config_parse ("xfs vm.dirty_ratio=5 mkfs='-m crc=0'", &c, &err), 0);
+  ck_assert_str_eq (c.mkfs_opts, "-m crc=0");
+  ck_assert_str_eq (c.fs, "xfs");
+  ck_assert_uint_eq (c.nsysctls, 1);
+  ck_assert_int_eq (pc_config_parse ("ext4 mkfs='-O fast_commit", &c, &err), -EINVAL);
+  ck_assert_str_eq (err.msg, "--config 'ext4 mkfs='-O fast_commit': mkfs=' has no closing quote");
+  ck_assert_int_eq (pc_config_parse ("ext4 mkfs=''", &c, &err), -EINVAL);
+  memset (&o, 0, sizeof o);
+  o.out = "d";
+  ck_assert_int_eq (pc_run_opt_config (&o, "ext4 mkfs='-O fast_commit'", &err), 0);
+  ck_assert_int_eq (pc_run_opt_config (&o, "btrfs", &err), 0);
+  p = plan_of (&o);
+  ck_assert_str_eq (labels (p), "ext4 mkfs='-O fast_commit'@d/1-ext4-mkfs--O-fast_commit|btrfs@d/2-btrfs");
+  pc_run_plan_free (p);
+}
+END_TEST
+
 START_TEST (test_config_errors)
 {
   static const struct { const char *spec, *msg; } bad[] = {
@@ -373,6 +402,7 @@ main (void)
 
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_config_knobs);
+  tcase_add_test (tc, test_config_mkfs);
   tcase_add_test (tc, test_config_errors);
   tcase_add_test (tc, test_fs_by_opts);
   tcase_add_test (tc, test_too_many);
