@@ -573,6 +573,8 @@ kernel_state (struct pc_judge *j, struct pc_judgement *jm)
     return r;
   jm->by_kernel = true;
   j->stats.kernel++;
+  for (int i = 0; i < 5; i++)
+    j->stats.kernel_ns[i] += jm->kernel_ns[i];
   if (jm->verdict != PC_V_OK)
     pc_judgement_clear (jm);
   note_first (jm);

@@ -73,7 +73,8 @@ struct pc_judgement {
   struct pc_err export_err;   /* and why */
   struct pc_mark tree;
   char problems[512];         /* what the tree walk could not read */
-  bool by_kernel;             /* the kernel recovered and read it (kjudge.h) */
+  bool by_kernel;             /* the kernel recovered and read it (kjudge.h), */
+  uint64_t kernel_ns[5];      /* the time of each part (result.h's kernel_ns) */
   bool differs;               /* both: the two judgements disagree (their
                                * verdicts, or the trees they read), and */
   char by_kernel_said[PC_EVIDENCE_MAX];  /* how the kernel's went, */

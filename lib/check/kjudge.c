@@ -15,6 +15,7 @@
 #include "check/mnttree.h"
 #include "util/kmount.h"
 #include "util/proc.h"
+#include "util/util.h"
 
 /* Unmounts dir, waiting a little while it is busy, lazily at last.  The
  * tree walk has closed everything, so busy means only the kernel's own
@@ -104,11 +105,16 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
   int kfd, lfd, r, e = 0;
   bool mounted;
 
+  uint64_t t = pc_now_mono_ns (), t2;
+
   memset (jm, 0, sizeof *jm);
   jm->fsck_as = -1;
   r = write_copy (cfg, im, err);
   if (r < 0)
     return r;
+  t2 = pc_now_mono_ns ();
+  jm->kernel_ns[0] = t2 - t;
+  t = t2;
   kfd = pc_kmsg_open ();
   lfd = pc_loop_attach (cfg->copy_path, false, dev, sizeof dev, err);
   if (lfd < 0) {
@@ -134,6 +140,9 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
                                            : "the kernel judge cannot mount %s: %s",
                        cfg->fs->name, strerror (e));
   }
+  t2 = pc_now_mono_ns ();
+  jm->kernel_ns[1] = t2 - t;
+  t = t2;
   uname (&u);
   snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): mounted from a loop "
             "device, its journal replayed by the mount; %s after", u.release, cfg->fs->check_name);
@@ -142,8 +151,14 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
                                       sizeof jm->problems);
     jm->have_tree = jm->tree_error == 0;
   }
+  t2 = pc_now_mono_ns ();
+  jm->kernel_ns[2] = t2 - t;
+  t = t2;
   if (mounted)
     unmount (cfg->mnt_dir);
+  t2 = pc_now_mono_ns ();
+  jm->kernel_ns[3] = t2 - t;
+  t = t2;
   pc_kmsg_read (kfd, strrchr (dev, '/') + 1, said, sizeof said);
   if (!mounted) {
     jm->verdict = e == ENOMEM ? PC_V_NOT_CHECKED : PC_V_UNMOUNTABLE;
@@ -163,6 +178,7 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
    * time it is: the kernel stamped the superblock as it replayed) */
   if (!cfg->fs->libext2fs) {
     r = own_check (cfg, jm);
+    jm->kernel_ns[4] = pc_now_mono_ns () - t;
     unlink (cfg->copy_path);
     if (r < 0) {
       if (jm->have_tree)
@@ -173,6 +189,7 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
     return 0;
   }
   r = pc_fsck_check (cfg->copy_path, cfg->timeout_s, (int64_t) time (NULL), &fr, NULL);
+  jm->kernel_ns[4] = pc_now_mono_ns () - t;
   unlink (cfg->copy_path);
   if (r < 0) {
     if (jm->have_tree)

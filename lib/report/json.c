@@ -248,6 +248,13 @@ pc_report_json (const char *path, const struct pc_check_result *res)
                             json_object_new_uint64 (res->work.recover_e2fsck));
     json_object_object_add (w, "preened_by_e2fsck", json_object_new_uint64 (res->work.preened));
     json_object_object_add (w, "judged_by_kernel", json_object_new_uint64 (res->work.kernel));
+    if (res->work.kernel) {
+      static const char *const part[] = { "copy", "mount", "read", "unmount", "check" };
+      json_object *kt = json_object_new_object ();
+      for (int i = 0; i < 5; i++)
+        json_object_object_add (kt, part[i], pc_json_seconds (res->work.kernel_ns[i]));
+      json_object_object_add (w, "kernel_seconds", kt);
+    }
     json_object_object_add (w, "files_read", json_object_new_uint64 (res->work.files_read));
     json_object_object_add (w, "files_reused", json_object_new_uint64 (res->work.files_reused));
     json_object_object_add (root, "work", w);
@@ -397,6 +404,14 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
       res->work.preened = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "judged_by_kernel", json_type_int)))
       res->work.kernel = (uint64_t) json_object_get_int64 (x);
+    if ((x = pc_json_get (v, "kernel_seconds", json_type_object))) {
+      static const char *const part[] = { "copy", "mount", "read", "unmount", "check" };
+      for (int i = 0; i < 5; i++) {
+        json_object *y = json_object_object_get (x, part[i]);
+        if (y && (json_object_is_type (y, json_type_double) || json_object_is_type (y, json_type_int)))
+          res->work.kernel_ns[i] = (uint64_t) (json_object_get_double (y) * 1e9 + 0.5);
+      }
+    }
     if ((x = pc_json_get (v, "files_read", json_type_int)))
       res->work.files_read = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "files_reused", json_type_int)))

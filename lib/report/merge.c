@@ -114,6 +114,8 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
     m->work.recover_e2fsck += parts[i]->work.recover_e2fsck;
     m->work.preened += parts[i]->work.preened;
     m->work.kernel += parts[i]->work.kernel;
+    for (int k = 0; k < 5; k++)
+      m->work.kernel_ns[k] += parts[i]->work.kernel_ns[k];
     m->work.files_read += parts[i]->work.files_read;
     m->work.files_reused += parts[i]->work.files_reused;
     if (parts[i]->seconds > m->seconds)

@@ -43,7 +43,10 @@ struct pc_check_work {
   uint64_t recover_here;      /* journals replayed in process (recover.h) */
   uint64_t recover_e2fsck;    /* journals replayed by e2fsck */
   uint64_t preened;           /* states without a journal e2fsck -p repaired */
-  uint64_t kernel;            /* states the kernel recovered and read (kjudge.h) */
+  uint64_t kernel;            /* states the kernel recovered and read (kjudge.h), */
+  uint64_t kernel_ns[5];      /* and the time it took: the copy, the loop device
+                               * and the mount (the log's replay), the tree read,
+                               * the unmount, the filesystem's own check */
   uint64_t files_read, files_reused;
 };
 
