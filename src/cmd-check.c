@@ -50,6 +50,11 @@ usage (FILE *f)
 "                        this machine's kernel; needs root), or both (each\n"
 "                        state both ways: where they disagree, the point is\n"
 "                        recovery-differs; needs root)\n"
+"      --recovery-crashes\n"
+"                        also cut the power during the kernel's recovery of\n"
+"                        each state that needs one: its writes recorded in\n"
+"                        LOG.recovery/, each of their flush points a state\n"
+"                        ID/recovery:K (needs root; not with --judge ext2fs)\n"
 "      --plain           the plain method, to compare with: e2fsck replays every\n"
 "                        journal and checks every distinct image, every file is read\n"
 "      --verify CMD      run CMD (sh -c) in the tree of every state whose filesystem\n"
@@ -100,7 +105,7 @@ struct args {
 
 enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
        OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY, OPT_FAIL_ON, OPT_IGNORE_EVENTS, OPT_IGNORE_MARKS,
-       OPT_JUDGE };
+       OPT_JUDGE, OPT_RECOVERY_CRASHES };
 
 /* The options with a number or a model: -1 to go on, or an exit status. */
 static int
@@ -188,6 +193,7 @@ option (int c, const char *arg, struct args *a)
     break;
   }
   case OPT_KEEP_TRIMMED: cfg->keep_trimmed = true; break;
+  case OPT_RECOVERY_CRASHES: cfg->recovery_crashes = true; break;
   case OPT_WORKDIR: cfg->work_dir = arg; break;
   case OPT_PLAIN: cfg->plain = true; break;
   case 'q': a->out.text = NULL; break;
@@ -221,6 +227,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "ignore-events", no_argument, NULL, OPT_IGNORE_EVENTS },
     { "ignore-marks", no_argument, NULL, OPT_IGNORE_MARKS },
     { "judge", required_argument, NULL, OPT_JUDGE },
+    { "recovery-crashes", no_argument, NULL, OPT_RECOVERY_CRASHES },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },

@@ -83,6 +83,9 @@ usage (FILE *f)
 "                        tracer's, where each traced call costs least)\n"
 "      --judge WHO       who recovers and reads each crash state: auto (default),\n"
 "                        ext2fs, kernel or both (see powercut-check(1))\n"
+"      --recovery-crashes\n"
+"                        also cut the power during the kernel's recovery of\n"
+"                        each state (see powercut-check(1))\n"
 "      --fail-on WHAT    exposure (default: any lost data fails), program (the\n"
 "                        program's fault or the filesystem's: a durable version\n"
 "                        given up, or a broken promise) or promises (only the\n"
@@ -134,7 +137,8 @@ problem_line (void *ctx, const char *line)
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
        OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
-       OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE, OPT_JUDGE };
+       OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE, OPT_JUDGE,
+       OPT_RECOVERY_CRASHES };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -158,6 +162,7 @@ static const struct option opts[] = {
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
   { "settle", required_argument, NULL, OPT_SETTLE },
   { "judge", required_argument, NULL, OPT_JUDGE },
+  { "recovery-crashes", no_argument, NULL, OPT_RECOVERY_CRASHES },
   { "verify", required_argument, NULL, OPT_VERIFY },
   { "trace", no_argument, NULL, OPT_TRACE },
   { "no-trace", no_argument, NULL, OPT_NO_TRACE },
@@ -408,6 +413,7 @@ option (int c, const char *arg, struct args *a)
     cc->judge = (enum pc_judge_mode) m;
     break;
   }
+  case OPT_RECOVERY_CRASHES: cc->recovery_crashes = true; break;
   case OPT_ALL_CPUS: a->job.each.run.all_cpus = true; break;
   case 'q': a->quiet = true; break;
   case 'h': usage (stdout); return EXIT_OK;

@@ -713,6 +713,115 @@ windows (struct ctx *c, struct pc_check_result *res)
   return 0;
 }
 
+/* A state of a recovery the workers judged (check --recovery-crashes). */
+struct rpoint {
+  size_t parent;                /* the point whose recovery it is */
+  uint64_t k;                   /* the recovery log's record */
+  struct result rs;
+};
+
+static int
+cmp_rpoint (const void *a, const void *b)
+{
+  const struct rpoint *x = a, *y = b;
+
+  if (x->parent != y->parent)
+    return x->parent < y->parent ? -1 : 1;
+  return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* The states of the kernel's recoveries (checkpool.c's recovery-ID files)
+ * into res's points, each after the point it is the recovery of, named
+ * ID/recovery:K, judged as the worker found.  Returns 0 or -errno (why). */
+static int
+recovery_points (struct ctx *c, const struct outputs *o, struct pc_check_result *res,
+                 struct pc_err *why)
+{
+  struct rpoint *rp = NULL;
+  size_t n = 0, cap = 0, total, *at = NULL;
+  struct pc_point *pts = NULL;
+  int r = 0;
+
+  for (unsigned w = 0; r == 0 && w < c->spawned; w++) {
+    char path[4200];
+    unsigned long long i, k, off, len;
+    int v;
+    FILE *f;
+    snprintf (path, sizeof path, "%s/recovery-%u", c->work, w);
+    f = fopen (path, "re");
+    if (f == NULL)
+      continue;
+    while (r == 0 && fscanf (f, "%llu %llu %d %llu %llu", &i, &k, &v, &off, &len) == 5) {
+      if (i >= c->nstates) {
+        r = -EBADMSG;
+        break;
+      }
+      if ((r = pc_grow (&rp, &cap, n + 1, sizeof *rp, 16)) < 0)
+        break;
+      rp[n++] = (struct rpoint) { .parent = i, .k = k, .rs = { .verdict = v, .kernel = true,
+                                                              .file = w, .off = off, .len = len } };
+    }
+    fclose (f);
+  }
+  if (r < 0 || n == 0)
+    goto out;
+  qsort (rp, n, sizeof *rp, cmp_rpoint);
+  total = res->npoints + n;
+  pts = calloc (total, sizeof *pts);
+  at = malloc (res->npoints * sizeof *at);
+  if (pts == NULL || at == NULL) {
+    r = -ENOMEM;
+    goto out;
+  }
+  for (size_t i = 0, j = 0, q = 0; i < res->npoints; i++) {
+    at[i] = q;
+    pts[q++] = res->points[i];
+    for (; j < n && rp[j].parent == i; j++, q++) {
+      struct pc_point *p = &pts[q];
+      const struct pc_point *pp = &res->points[i];
+      p->record = pp->record;
+      p->time_ns = pp->time_ns;
+      p->moment = pp->moment;
+      p->moment_ns = pp->moment_ns;
+      p->kernel = true;
+      p->recovery = true;
+      p->recovery_record = rp[j].k;
+      p->same_as = p->fsck_as = -1;
+      snprintf (p->id, sizeof p->id, "%.*s/recovery:%" PRIu64, PC_ID_MAX - 32, pp->id,
+                rp[j].k);
+      r = read_record (o, &rp[j].rs, p);
+      if (r < 0) {
+        pc_err_msg (why, "point %s: its result cannot be read back", p->id);
+        break;
+      }
+      p->verdict = rp[j].rs.verdict;
+    }
+    if (r < 0)
+      break;
+  }
+  if (r < 0) {
+    for (size_t q = 0; q < total; q++)
+      if (pts[q].recovery)
+        pc_findings_clear (&pts[q].findings);
+    goto out;
+  }
+  for (size_t q = 0; q < total; q++) {
+    if (pts[q].same_as >= 0)
+      pts[q].same_as = (int64_t) at[pts[q].same_as];
+    if (pts[q].fsck_as >= 0)
+      pts[q].fsck_as = (int64_t) at[pts[q].fsck_as];
+  }
+  free (res->points);
+  res->points = pts;
+  res->npoints = total;
+  pts = NULL;
+out:
+  free (pts);
+  free (at);
+  free (rp);
+  return r;
+}
+
 /* Step 4: the workers' results into the points. */
 static int
 collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
@@ -767,6 +876,8 @@ collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
       p->fsck_as = c->sh->results[p->same_as].fsck_as;
   }
   free (image);
+  if (r == 0)
+    r = recovery_points (c, &o, res, why);
   outputs_free (&o);
   if (r < 0)
     return r;
@@ -789,6 +900,8 @@ ctx_free (struct ctx *c)
       snprintf (p, sizeof p, "%s/marks-%u", c->work, i);
       unlink (p);
       snprintf (p, sizeof p, "%s/marks-%u.acks", c->work, i);
+      unlink (p);
+      snprintf (p, sizeof p, "%s/recovery-%u", c->work, i);
       unlink (p);
       snprintf (p, sizeof p, "%s/tree-%u", c->work, i);
       pc_export_remove (p);
@@ -838,6 +951,10 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   if ((cfg->judge == PC_JUDGE_KERNEL || cfg->judge == PC_JUDGE_BOTH) && geteuid () != 0)
     return pc_err_set (why, EPERM, "the kernel judge mounts every state on a loop device: it "
                        "needs root");
+  if (cfg->recovery_crashes && (cfg->judge == PC_JUDGE_EXT2FS || geteuid () != 0))
+    return pc_err_set (why, cfg->judge == PC_JUDGE_EXT2FS ? EINVAL : EPERM,
+                       "--recovery-crashes records the kernel's recovery of each state: %s",
+                       cfg->judge == PC_JUDGE_EXT2FS ? "not with --judge ext2fs" : "it needs root");
   res = calloc (1, sizeof *res);
   if (res == NULL)
     return pc_err_set (why, ENOMEM, "%s", strerror (ENOMEM));

@@ -40,6 +40,10 @@ struct pc_check_config {
   unsigned oracle_flags;        /* PC_ORACLE_NO_EVENTS, _NO_MARKS (oracle.h) */
   enum pc_judge_mode judge;     /* who recovers and reads the states (judge.h):
                                  * the kernel needs root */
+  bool recovery_crashes;        /* also a power cut during each state's
+                                 * recovery by the kernel (recrash.h): the
+                                 * recordings next to the log, in
+                                 * LOG.recovery/; needs root */
   /* Called now and then from the checking process. */
   void (*progress) (void *ctx, size_t done, size_t total);
   void *progress_ctx;

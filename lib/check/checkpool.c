@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #include "util/kmount.h"
 #include "check/export.h"
 #include "check/judge.h"
+#include "check/kjudge.h"
+#include "check/recrash.h"
 #include "oracle/oracle.h"
 #include "result/finding.h"
 #include "util/proc.h"
@@ -64,11 +67,11 @@ struct out {
 /* Stores point i's result: verdict and fsck_as in the shared memory, the
  * evidence and findings as one record in the worker's file:
  *   u32 evidence length, the evidence, the findings (finding.h). */
+/* Writes one record (evidence and findings, as below) to the worker's
+ * file: its offset in *ret_off, its length in o->len.  Returns 0 or -errno. */
 static int
-put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as,
-            bool kernel, const char *evidence, const struct pc_findings *fl)
+write_record (struct out *o, const char *evidence, const struct pc_findings *fl, uint64_t *ret_off)
 {
-  struct result *res = &c->sh->results[i];
   static const struct pc_findings none;
   size_t el = strlen (evidence);
   int r;
@@ -85,13 +88,27 @@ put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as
     r = pc_write_all (o->fd, o->buf, o->len);
   if (r < 0)
     return r;
+  *ret_off = o->size;
+  o->size += o->len;
+  return 0;
+}
+
+static int
+put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as,
+            bool kernel, const char *evidence, const struct pc_findings *fl)
+{
+  struct result *res = &c->sh->results[i];
+  uint64_t off;
+  int r = write_record (o, evidence, fl, &off);
+
+  if (r < 0)
+    return r;
   res->verdict = verdict;
   res->fsck_as = fsck_as;
   res->kernel = kernel;
   res->file = o->id;
-  res->off = o->size;
+  res->off = off;
   res->len = o->len;
-  o->size += o->len;
   return 0;
 }
 
@@ -390,6 +407,146 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
   return 0;
 }
 
+/* Notes a state of a recovery in the worker's recovery index: point i's
+ * recovery state at record k of its log, its verdict, and its record in
+ * the worker's file ("I K VERDICT OFF LEN"). */
+static int
+put_recovery (struct ctx *c, struct out *o, unsigned id, size_t i, uint64_t k, int verdict,
+              const char *evidence, const struct pc_findings *fl)
+{
+  char path[4200];
+  uint64_t off;
+  FILE *f;
+  int r = write_record (o, evidence, fl, &off);
+
+  if (r < 0)
+    return r;
+  snprintf (path, sizeof path, "%s/recovery-%u", c->work, id);
+  f = fopen (path, "ae");
+  if (f == NULL)
+    return -errno;
+  fprintf (f, "%zu %" PRIu64 " %d %" PRIu64 " %zu\n", i, k, verdict, off, o->len);
+  return fclose (f) == 0 ? 0 : -EIO;
+}
+
+/* A power cut during the recovery of the state im holds (check
+ * --recovery-crashes, recrash.h): the kernel's mount of it recorded, and
+ * each flush point of that recording judged by the kernel and the oracle
+ * against what its image's first point must hold.  Where powercut cannot
+ * record it, one state at record 0, not checked, says why.  Returns 0, or
+ * -errno if the worker's results cannot be stored. */
+static int
+recovery_crashes (struct ctx *c, size_t u, unsigned id, const struct pc_image *im, struct out *o)
+{
+  size_t i = c->gpoints[c->gstart[u]];
+  char sid[PC_ID_MAX], base[4200], dir[4200], rlog[4700], kcopy[4200], kmnt[4200];
+  const uint8_t *sb = pc_image_size (im) >= 2048 ? pc_image_data (im) + 1024 : NULL;
+  struct pc_kjudge_config kc = {
+    .copy_path = kcopy, .mnt_dir = kmnt, .fs = c->fs, .timeout_s = c->cfg->timeout_s,
+    .hash_limit = c->hash_limit, .read_tree = true,
+  };
+  struct pc_index rix;
+  struct pc_state *rs = NULL;
+  struct pc_image *ri = NULL;
+  struct pc_err err;
+  size_t nrs = 0;
+  uint64_t cursor = 0;
+  bool wrote = false;
+  int fd, r;
+
+  /* ext2/3/4 replay at mount only what their superblock says needs it;
+   * another filesystem's log cannot be told from here: recorded anyway */
+  if (c->fs == NULL || (c->fs->libext2fs && (sb == NULL || !pc_fs_needs_recovery (sb))))
+    return 0;
+  pc_state_id (&c->states[i], &c->cfg->model, sid, sizeof sid);
+  snprintf (base, sizeof base, "%s/rbase-%u.img", c->work, id);
+  snprintf (dir, sizeof dir, "%s/rdir-%u", c->work, id);
+  snprintf (kcopy, sizeof kcopy, "%s/rstate-%u.img", c->work, id);
+  snprintf (kmnt, sizeof kmnt, "%s/rmnt-%u", c->work, id);
+  pc_recovery_log_path (c->cfg->log_path, sid, rlog, sizeof rlog);
+  *strrchr (rlog, '/') = '\0';
+  mkdir (rlog, 0755);           /* LOG.recovery: another worker may make it too */
+  pc_recovery_log_path (c->cfg->log_path, sid, rlog, sizeof rlog);
+  r = 0;
+  fd = open (base, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || pc_image_copy_sparse (im, fd) < 0)
+    r = pc_err_set (&err, fd < 0 ? errno : EIO, "%s: cannot write the state", base);
+  if (fd >= 0)
+    close (fd);
+  if (r == 0 && (mkdir (dir, 0700) < 0 || mkdir (kmnt, 0700) < 0) && errno != EEXIST)
+    r = pc_err_set (&err, errno, "%s: %s", dir, strerror (errno));
+  if (r == 0)
+    r = pc_recrash_record (base, c->fs, dir, rlog, c->cfg->timeout_s, &wrote, &err);
+  if (r < 0) {
+    char why[PC_EVIDENCE_MAX];
+    snprintf (why, sizeof why, "powercut could not record the kernel's recovery of this state: "
+              "%.800s", err.msg);
+    r = put_recovery (c, o, id, i, 0, PC_V_NOT_CHECKED, why, NULL);
+    goto out;
+  }
+  if (!wrote) {
+    unlink (rlog);
+    goto out;
+  }
+  /* each flush point of the recovery, from the state's bytes on */
+  r = pc_index_load (rlog, &rix);
+  if (r < 0) {
+    r = put_recovery (c, o, id, i, 0, PC_V_NOT_CHECKED, "powercut could not read the "
+                      "recording of the kernel's recovery of this state", NULL);
+    goto out;
+  }
+  {
+    struct pc_model flush = { PC_MODEL_FLUSH, 0, 0 };
+    r = pc_states_enumerate (&rix, &flush, 0, &rs, &nrs);
+  }
+  if (r == 0)
+    r = pc_image_new (pc_image_size (im), pc_image_data (im), -1, PC_IMAGE_HASH, &ri);
+  for (size_t k = 0; r == 0 && k < nrs; k++) {
+    struct pc_judgement jm;
+    struct pc_findings fl = { 0 };
+    const char *ev;
+    int v;
+    if (pc_state_build (&rix, &rs[k], ri, &cursor) < 0) {
+      r = put_recovery (c, o, id, i, rs[k].point, PC_V_NOT_CHECKED,
+                        "powercut could not rebuild this state of the recovery", NULL);
+      continue;
+    }
+    if (pc_kjudge_state (&kc, ri, &jm, &err) < 0) {
+      char why[PC_EVIDENCE_MAX];
+      snprintf (why, sizeof why, "powercut could not judge this state of the recovery: %.800s",
+                err.msg);
+      r = put_recovery (c, o, id, i, rs[k].point, PC_V_NOT_CHECKED, why, NULL);
+      continue;
+    }
+    v = jm.verdict;
+    ev = jm.evidence;
+    /* what the state the recovery started from must hold, it must too */
+    if (v == PC_V_OK && jm.have_tree && pc_oracle_judges (c->oracle)) {
+      enum pc_verdict ov;
+      if (pc_oracle_judge (c->oracle, c->moment[i], &jm.tree, &fl, NULL, NULL, &ov) == 0)
+        v = ov;
+      else {
+        pc_findings_clear (&fl);
+        v = PC_V_NOT_CHECKED;
+        ev = "powercut ran out of memory judging the files of this state";
+      }
+    }
+    r = put_recovery (c, o, id, i, rs[k].point, v, ev, &fl);
+    pc_findings_clear (&fl);
+    if (jm.have_tree)
+      pc_mark_free (&jm.tree);
+  }
+  pc_image_free (ri);
+  pc_states_free (rs, nrs);
+  pc_index_free (&rix);
+out:
+  unlink (base);
+  unlink (kcopy);
+  rmdir (kmnt);
+  rmdir (dir);
+  return r;
+}
+
 /* Takes the next distinct image to check: chunks in order from the shared
  * counter, then any image still pending (left by a worker that died). */
 static bool
@@ -500,6 +657,8 @@ worker (struct ctx *c, unsigned id)
     }
     else {
       if (check_image (c, u, img, im, jd, &o, x, xdir, mfile) < 0)
+        _exit (WORKER_OUTPUT_FAILED);
+      if (c->cfg->recovery_crashes && c->kernel_ok && recovery_crashes (c, u, id, im, &o) < 0)
         _exit (WORKER_OUTPUT_FAILED);
       if (r == 1)
         pc_image_overlay_end (im);

@@ -31,6 +31,8 @@ struct pc_recorder_config {
   const char *socket_path;    /* Unix socket for NBD, or NULL with listen */
   const char *listen_addr;    /* "[HOST:]PORT" for TCP (HOST defaults to loopback) */
   const char *control_path;   /* control socket (marks, stop) */
+  bool die_with_parent;       /* pc_recorder_spawn: stopped (SIGTERM) when the
+                               * process that spawned it ends */
 };
 
 struct pc_recorder;

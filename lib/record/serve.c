@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,8 @@ pc_recorder_spawn (const struct pc_recorder_config *cfg, const char *pidfile,
   ssize_t n;
   pid_t pid;
 
+  pid_t parent = getpid ();
+
   if (pipe2 (p, O_CLOEXEC) < 0)
     return pc_err_set (err, errno, "pipe: %s", strerror (errno));
   pid = fork ();
@@ -149,6 +152,8 @@ pc_recorder_spawn (const struct pc_recorder_config *cfg, const char *pidfile,
     struct pc_err cerr;
     int fd;
     close (p[0]);
+    if (cfg->die_with_parent && (prctl (PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid () != parent))
+      _exit (2);
     fd = detach (p[1]);
     if (fd < 0)
       _exit (2);

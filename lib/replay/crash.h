@@ -169,6 +169,15 @@ char *pc_state_id (const struct pc_state *s, const struct pc_model *model, char 
 int pc_state_parse (const struct pc_index *ix, const char *id,
                     struct pc_state *ret_state, struct pc_err *why);
 
+/* A state of the kernel's recovery of state PARENT (check/recrash.h):
+ * "PARENT/recovery:K", K a record of that recovery's log.  Returns true
+ * for such an id, with PARENT in parent (len bytes) and K in *ret_k. */
+bool pc_state_id_recovery (const char *id, char *parent, size_t len, uint64_t *ret_k);
+
+/* The log of state id's recovery, next to the log log:
+ * LOG.recovery/ID.pclog, the id's slashes as '+'; into buf (len bytes). */
+void pc_recovery_log_path (const char *log, const char *id, char *buf, size_t len);
+
 /* Brings im to state s.  *cursor is how many records im holds outright;
  * it must be <= s->base.  If the state needs an overlay (drops, a torn
  * write, or in-flight records), it is begun and left open: the caller ends

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +22,13 @@
  * after out, *ret_tmp (malloc'd): it is given out's name only when whole
  * (commit), so that a replay that fails leaves no image, nor an old one
  * half overwritten.  Returns 0, or -errno with the reason in err. */
+/* Then, with rix, its state rs on top (a state of the kernel's recovery
+ * of s, whose log's base is s). */
 static int
 build_state (const struct pc_replay_config *cfg, const struct pc_index *ix,
              const struct pc_state *s, const uint8_t *base, const char *out,
-             const char *device, char **ret_tmp, struct pc_err *err)
+             const char *device, const struct pc_index *rix, const struct pc_state *rs,
+             char **ret_tmp, struct pc_err *err)
 {
   struct pc_image *im = NULL;
   uint64_t cursor = 0;
@@ -47,6 +51,10 @@ build_state (const struct pc_replay_config *cfg, const struct pc_index *ix,
   r = pc_image_new (ix->hdr.devsize, base, fd, cfg->flags, &im);
   if (r == 0 && s)
     r = pc_state_build (ix, s, im, &cursor);
+  if (r >= 0 && rix) {
+    uint64_t rcursor = 0;
+    r = pc_state_build (rix, rs, im, &rcursor);
+  }
   if (r >= 0)
     r = pc_image_sync (im);
   if (r >= 0 && cfg->finish) {
@@ -82,39 +90,82 @@ commit (char *tmp, const char *out, struct pc_err *err)
   return r;
 }
 
+/* Loads the log at path into ix, refusing a corrupt one.  Returns 0 or
+ * -errno with the reason in err. */
+static int
+load_log (const char *path, struct pc_index *ix, struct pc_err *err)
+{
+  int r = pc_index_load (path, ix);
+
+  if (r < 0)
+    return pc_err_set (err, -r, "%s: %s", path, pc_log_strerror (r));
+  if (ix->end == PC_END_CORRUPT) {
+    char m[256];
+    pc_err_set (err, EBADMSG, "%s: %s", path, pc_log_corrupt_message (ix->log, m, sizeof m));
+    pc_index_free (ix);
+    return -EBADMSG;
+  }
+  return 0;
+}
+
 int
 pc_replay_write (const struct pc_replay_config *cfg, struct pc_err *err)
 {
-  struct pc_index ix;
-  struct pc_state s;
+  struct pc_index ix, rix;
+  struct pc_state s, rs = { 0 };
+  char parent[256], rlog[4400], k[32];
+  uint64_t rk;
+  bool recovery = pc_state_id_recovery (cfg->at, parent, sizeof parent, &rk);
   uint8_t *base = NULL;
   uint64_t base_size = 0;
   int r;
 
-  r = pc_index_load (cfg->log_path, &ix);
+  r = load_log (cfg->log_path, &ix, err);
   if (r < 0)
-    return pc_err_set (err, -r, "%s: %s", cfg->log_path, pc_log_strerror (r));
-  if (ix.end == PC_END_CORRUPT) {
-    char m[256];
-    pc_err_set (err, EBADMSG, "%s: %s", cfg->log_path,
-                pc_log_corrupt_message (ix.log, m, sizeof m));
-    pc_index_free (&ix);
-    return -EBADMSG;
-  }
-  r = pc_state_parse (&ix, cfg->at, &s, err);
+    return r;
+  r = pc_state_parse (&ix, recovery ? parent : cfg->at, &s, err);
   if (r < 0) {
     pc_index_free (&ix);
     return pc_err_prefix (err, -r, "--at %s", cfg->at);
   }
+  /* a state of the kernel's recovery of state PARENT: its log's prefix
+   * to record K (the flush model's state K) on top of PARENT */
+  if (recovery) {
+    pc_recovery_log_path (cfg->log_path, parent, rlog, sizeof rlog);
+    snprintf (k, sizeof k, "%" PRIu64, rk);
+    r = load_log (rlog, &rix, err);
+    if (r == -ENOENT)
+      pc_err_set (err, ENOENT, "--at %s: no recording of the recovery of %s (%s): "
+                  "check --recovery-crashes makes it", cfg->at, parent, rlog);
+    if (r == 0 && rix.hdr.devsize != ix.hdr.devsize) {
+      r = pc_err_set (err, EINVAL, "%s: not a recovery of %s (its device's size differs)",
+                      rlog, cfg->log_path);
+      pc_index_free (&rix);
+    }
+    if (r == 0 && (r = pc_state_parse (&rix, k, &rs, err)) < 0) {
+      pc_err_prefix (err, -r, "--at %s: in %s", cfg->at, rlog);
+      pc_index_free (&rix);
+    }
+    if (r < 0) {
+      pc_state_clear (&s);
+      pc_index_free (&ix);
+      return r;
+    }
+  }
   r = pc_index_read_base (&ix, cfg->base_path, &base, &base_size, err);
   if (r >= 0) {
     char *tmp = NULL;
-    r = build_state (cfg, &ix, &s, base, cfg->out_path, NULL, &tmp, err);
+    r = build_state (cfg, &ix, &s, base, cfg->out_path, NULL, recovery ? &rix : NULL, &rs,
+                     &tmp, err);
     if (r >= 0)
       r = commit (tmp, cfg->out_path, err);
   }
   pc_image_unmap (base, base_size);
   pc_state_clear (&s);
+  if (recovery) {
+    pc_state_clear (&rs);
+    pc_index_free (&rix);
+  }
   pc_index_free (&ix);
   return r;
 }
@@ -162,7 +213,7 @@ pc_replay_devset_write (const struct pc_replay_config *cfg, struct pc_err *err)
     r = pc_devset_read_base (&set, j, &base, &base_size, err);
     if (r >= 0)
       r = build_state (cfg, ix, j == d ? &s : counts[j] ? &all : NULL, base, out[j],
-                       set.dev[j].name, &tmp[j], err);
+                       set.dev[j].name, NULL, NULL, &tmp[j], err);
     pc_image_unmap (base, base_size);
   }
   for (size_t j = 0; j < set.n; j++)

@@ -1,6 +1,7 @@
 /* stateid.c: crash states' ids (crash.h): formatting and parsing them. */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -288,4 +289,33 @@ pc_state_parse (const struct pc_index *ix, const char *id,
   if (r < 0 && why)
     pc_err_msg (why, "%s", w);
   return r;
+}
+
+bool
+pc_state_id_recovery (const char *id, char *parent, size_t len, uint64_t *ret_k)
+{
+  const char *r = strstr (id, "/recovery:");
+  char *end;
+  unsigned long long k;
+
+  if (r == NULL || r == id || (size_t) (r - id) >= len || !isdigit ((unsigned char) r[10]))
+    return false;
+  errno = 0;
+  k = strtoull (r + 10, &end, 10);
+  if (*end != '\0' || errno != 0)
+    return false;
+  memcpy (parent, id, (size_t) (r - id));
+  parent[r - id] = '\0';
+  *ret_k = k;
+  return true;
+}
+
+void
+pc_recovery_log_path (const char *log, const char *id, char *buf, size_t len)
+{
+  size_t n = (size_t) snprintf (buf, len, "%s.recovery/", log);
+
+  for (; *id && n + 7 < len; id++)
+    buf[n++] = *id == '/' ? '+' : *id;
+  snprintf (buf + (n < len ? n : len - 1), len - (n < len ? n : len - 1), ".pclog");
 }

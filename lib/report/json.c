@@ -153,6 +153,8 @@ pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
   json_object_object_add (o, "moment_until", pc_json_seconds (p->moment_ns));
   json_object_object_add (o, "dropped", json_object_new_int64 (p->ndrop));
   json_object_object_add (o, "torn", json_object_new_boolean (p->torn));
+  json_object_object_add (o, "recovery_record", p->recovery
+                          ? json_object_new_int64 ((int64_t) p->recovery_record) : NULL);
   {
     const char *after = pc_after_name (pc_point_after (res, p));
     json_object_object_add (o, "after_command", after ? json_object_new_string (after) : NULL);
@@ -458,6 +460,10 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
       p->moment_ns = (uint64_t) (json_object_get_double (v) * 1e9 + 0.5);
     p->ndrop = (v = pc_json_get (o, "dropped", json_type_int)) ? (uint32_t) json_object_get_int (v) : 0;
     p->torn = (v = pc_json_get (o, "torn", json_type_boolean)) ? json_object_get_boolean (v) : 0;
+    if ((v = pc_json_get (o, "recovery_record", json_type_int))) {
+      p->recovery = true;
+      p->recovery_record = (uint64_t) json_object_get_int64 (v);
+    }
     p->kernel = (v = pc_json_get (o, "judge", json_type_string)) &&
                 strcmp (json_object_get_string (v), "kernel") == 0;
     p->same_as = resolve_id (res, i, pc_json_get (o, "same_as", json_type_string));

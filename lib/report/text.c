@@ -548,6 +548,9 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
   if (p->kernel)
     fputs (" (judged by the kernel)", f);
   fputc ('\n', f);
+  if (p->recovery)
+    fprintf (f, "    a second power cut, during the kernel's recovery of the state before it: "
+             "after record %" PRIu64 " of that recovery's writes\n", p->recovery_record);
   switch (pc_point_after (res, p)) {
   case PC_AFTER_SETTLE: fputs ("    after the command: during the settle\n", f); break;
   case PC_AFTER_SYNC:
@@ -765,6 +768,17 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   }
   fprintf (f, "%zu crash points, %zu distinct images checked in %.1f s\n",
            res->npoints, res->unique, res->seconds);
+  {
+    size_t nr = 0, of = 0;
+    for (size_t i = 0; i < res->npoints; i++)
+      if (res->points[i].recovery) {
+        nr++;
+        of += i == 0 || !res->points[i - 1].recovery;
+      }
+    if (nr > 0)
+      fprintf (f, "%zu of them a second power cut during the kernel's recovery of %zu states "
+               "(ID/recovery:K)\n", nr, of);
+  }
   if (res->work.fsck_reused > 0)
     fprintf (f, "e2fsck -fn run on %" PRIu64 " images; %" PRIu64 " others hold the same bytes "
              "where it read and share its answer\n",

@@ -63,6 +63,11 @@ struct pc_point {
   bool torn;
   bool kernel;                  /* judged by this machine's kernel (check/kjudge.h),
                                  * not libext2fs and e2fsck's replay */
+  bool recovery;                /* a power cut during the kernel's recovery of the
+                                 * point before it (check/recrash.h), after
+                                 * record recovery_record of that recovery's log;
+                                 * record and moment are its parent's */
+  uint64_t recovery_record;
   enum pc_verdict verdict;
   int64_t same_as;              /* index of the point whose identical image was checked, or -1 */
   int64_t fsck_as;              /* index of the point whose e2fsck answer it took, or -1 */
