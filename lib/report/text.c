@@ -777,7 +777,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
       }
     if (nr > 0)
       fprintf (f, "%zu of them a second power cut during the kernel's recovery of %zu states "
-               "(ID/recovery:K)\n", nr, of);
+               "(ID/recovery:K), each judged by the kernel\n", nr, of);
   }
   if (res->work.fsck_reused > 0)
     fprintf (f, "e2fsck -fn run on %" PRIu64 " images; %" PRIu64 " others hold the same bytes "
