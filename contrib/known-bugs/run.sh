@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# run.sh: the known ext4 crash-consistency bugs of this folder, each
+# run.sh: the known crash-consistency bugs of this folder (ext4's, fixed
+# long ago, and XFS's syncfs, not fixed when found), each
 # script run with `powercut run` as its "# run:" line says, on this
 # machine's kernel or, with RUN-OPTIONs such as "--attach vm --kernel
 # /boot/vmlinuz-6.12...", on another; a line per bug: passes (no broken
 # promise: the kernel has the fix, or the bug did not happen; data never
 # synced may still be lost, as a crash may), reported (a broken promise:
-# see OUT/NAME/report.txt) or error (exit 2: a fast_commit journal, whose
-# replay powercut leaves to the kernel, is not judged).
+# see OUT/NAME/report.txt) or error (exit 2: powercut could not record or
+# judge it; see OUT/NAME.err).
 # usage: run.sh OUT [SCRIPT...] [-- RUN-OPTION...]   (as root)
 # Exits 0 if every bug passes, 1 if one is reported, 2 on an error.
 set -euo pipefail
