@@ -52,6 +52,8 @@ usage (void)
 "  --kernel FILE         the kernel to boot (default: the newest /boot/vmlinuz-*)\n"
 "  --modules DIR         its modules (default: /lib/modules/VERSION)\n"
 "  --console FILE        keep the guest's console in FILE\n"
+"  --output FILE         what SCRIPT writes to $POWERCUT_OUT (the guest's second\n"
+"                        serial port) goes to FILE, byte for byte\n"
 "  -h, --help            show this help\n"
 "\n"
 "Exits with SCRIPT's status, 2 for a wrong command line, or 125 when the\n"
@@ -128,7 +130,7 @@ static int
 parse_args (int argc, char **argv, struct vm_args *a)
 {
   enum { O_DISK = 256, O_MODULE, O_PROGRAM, O_COPY, O_CONN, O_MEM, O_TIMEOUT, O_KERNEL,
-         O_MODULES, O_CONSOLE };
+         O_MODULES, O_CONSOLE, O_OUTPUT };
   static const struct option opts[] = {
     { "disk", required_argument, NULL, O_DISK },
     { "module", required_argument, NULL, O_MODULE },
@@ -140,6 +142,7 @@ parse_args (int argc, char **argv, struct vm_args *a)
     { "kernel", required_argument, NULL, O_KERNEL },
     { "modules", required_argument, NULL, O_MODULES },
     { "console", required_argument, NULL, O_CONSOLE },
+    { "output", required_argument, NULL, O_OUTPUT },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
@@ -191,6 +194,9 @@ parse_args (int argc, char **argv, struct vm_args *a)
       break;
     case O_CONSOLE:
       vc->console_path = optarg;
+      break;
+    case O_OUTPUT:
+      vc->out_path = optarg;
       break;
     case 'h':
       usage ();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-vm.sh: powercut vm, a script in a qemu guest.  Its arguments reach
 # it as given (blanks and quotes), what it prints comes back, its exit
-# status is vm's; --copy keeps a tree's modes; a guest stopped by its
+# status is vm's; --copy keeps a tree's modes; what it writes to
+# $POWERCUT_OUT reaches --output exactly; a guest stopped by its
 # timeout exits 125 naming its console, which is kept, and what the script
 # printed until then still comes back; a wrong command line exits 2.
 source "$top_srcdir/tests/functions.sh"
@@ -19,10 +20,15 @@ cat >"$tmp/s.sh" <<'SH'
 #!/bin/sh
 for a in "$@"; do echo "arg: [$a]"; done
 echo "modes: $(stat -c %a tree/private) $(stat -c %a tree/open) $(cat tree/private/file)"
+printf 'line\r\n\000\377' >"$POWERCUT_OUT"; head -c 100000 /dev/zero | tr '\0' x >"$POWERCUT_OUT"
 exit 3
 SH
-XDG_CACHE_HOME="$tmp/cache" run powercut vm --copy "$tmp/tree" "$tmp/s.sh" "two words" "it's" '$HOME' ""
+XDG_CACHE_HOME="$tmp/cache" run powercut vm --copy "$tmp/tree" --output "$tmp/out.bin" "$tmp/s.sh" \
+    "two words" "it's" '$HOME' ""
 assert_eq "$rc" 3 "the script's exit status ($err)"
+# what it wrote to $POWERCUT_OUT, byte for byte, apart from its console
+assert_eq "$(od -An -c -N 8 "$tmp/out.bin" | tr -s ' ')" ' l i n e \r \n \0 377' "--output: raw bytes"
+assert_eq "$(stat -c %s "$tmp/out.bin")" 100008 "--output: all of them"
 # The initramfs base kept in a private folder: mode 0700, its files 0600.
 assert_eq "$(stat -c '%a %U' "$tmp/cache/powercut")" "700 $(id -un)" "the cache folder"
 assert_eq "$(stat -c '%a %U' "$tmp/cache/powercut"/* | sort -u)" "600 $(id -un)" "its files"

@@ -48,6 +48,7 @@ static const char guest_init[] =
 "    [ \"$4\" = 0 ] || export POWERCUT_CONTROL_$2=tcp:10.0.2.100:$4\n"
 "  done\n"
 "  export POWERCUT=/bin/powercut; mkdir -p /host /run /var/tmp\n"
+"  if [ -n \"$OUTPUT\" ]; then stty -F /dev/ttyS1 raw -echo || finish 218; export POWERCUT_OUT=/dev/ttyS1; fi\n"
 "  set -o pipefail\n"
 "  (cd /host && eval \"/workload.sh $ARGS\") 2>&1 |\n"
 "    while IFS= read -r l || [ -n \"$l\" ]; do echo \"POWERCUT-OUT $l\"; done; st=$?\n"
@@ -223,6 +224,7 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   bad |= conf (m, "WORKLOAD", cfg->workload);
   bad |= conf (m, "TRACED", cfg->traced ? "1" : "");
   bad |= conf (m, "SCRIPT_MODE", cfg->script_mode ? "1" : "");
+  bad |= conf (m, "OUTPUT", cfg->script_mode && cfg->out_path ? "1" : "");
   /* The script's arguments, each single-quoted, for eval in the guest. */
   if ((l = open_memstream (&list, &llen)) != NULL) {
     for (char *const *a = cfg->script_args; a && *a; a++) {
@@ -357,8 +359,9 @@ forwards (const struct pc_vm_config *cfg, char *fwd, size_t len, struct pc_err *
     port[1] = 10810;
     nsocks = 2;
   }
-  if (strchr (cfg->self, ',')) {
-    pc_err_msg (why, "a path for the guest holds a comma, which qemu cannot take: %s", cfg->self);
+  if (strchr (cfg->self, ',') || (cfg->script_mode && cfg->out_path && strchr (cfg->out_path, ','))) {
+    pc_err_msg (why, "a path for the guest holds a comma, which qemu cannot take: %s",
+                strchr (cfg->self, ',') ? cfg->self : cfg->out_path);
     return -EINVAL;
   }
   for (size_t i = 0; i < nsocks; i++) {
@@ -588,18 +591,23 @@ says (const char *path, const char *const *words)
  * -ECANCELED (done), -errno. */
 static int
 qemu (const char *kernel, const char *initrd, bool kvm, const char *append, const char *nic,
-      unsigned memory_mb, const char *out_path, int timeout_s, const char *const *done)
+      unsigned memory_mb, const char *out_path, const char *serial2, int timeout_s,
+      const char *const *done)
 {
-  char mem[16];
+  char mem[16], *ser2 = NULL;
   uint64_t deadline = pc_now_mono_ns () + (uint64_t) timeout_s * 1000000000u;
   pid_t pid;
   int status;
 
   snprintf (mem, sizeof mem, "%u", memory_mb ? memory_mb : 768);
+  if (serial2 && asprintf (&ser2, "file:%s", serial2) < 0)
+    return -ENOMEM;
   pid = fork ();
 
-  if (pid < 0)
+  if (pid < 0) {
+    free (ser2);
     return -errno;
+  }
   if (pid == 0) {
     int out = open (out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int nul = open ("/dev/null", O_RDONLY);
@@ -610,11 +618,15 @@ qemu (const char *kernel, const char *initrd, bool kvm, const char *append, cons
     if (nul >= 0)
       dup2 (nul, 0);
     setpgid (0, 0);
+    /* the console on the first serial port (ttyS0), the second (ttyS1)
+     * into serial2's file */
     execlp ("qemu-system-x86_64", "qemu-system-x86_64", "-accel", kvm ? "kvm" : "tcg",
             "-cpu", kvm ? "host" : "max", "-m", mem, "-smp", "2", "-nographic", "-no-reboot",
-            "-kernel", kernel, "-initrd", initrd, "-append", append, "-nic", nic, (char *) NULL);
+            "-kernel", kernel, "-initrd", initrd, "-append", append, "-nic", nic,
+            ser2 ? "-serial" : (char *) NULL, "mon:stdio", "-serial", ser2, (char *) NULL);
     _exit (127);
   }
+  free (ser2);
   for (;;) {
     struct timespec ts = { 0, 100 * 1000 * 1000 };
     bool late = pc_now_mono_ns () > deadline, seen = false;
@@ -650,7 +662,7 @@ kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initr
     return false;
   snprintf (out, sizeof out, "%s/kvm-probe.txt", cfg->work_dir);
   st = qemu (kernel, initrd, true, "console=ttyS0 panic=-1 quiet powercut.probe", "none", 0,
-             out, 60, done);
+             out, NULL, 60, done);
   known = (st >= 0 || st == -ECANCELED) && says (out, ok);
   unlink (out);
   return known;
@@ -666,7 +678,8 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
   int status, r = 0;
 
   status = qemu (kernel, initrd, kvm, "console=ttyS0 panic=-1 quiet loglevel=3", fwd, cfg->memory_mb,
-                 cfg->console_path, cfg->timeout_s, NULL);
+                 cfg->console_path, cfg->script_mode ? cfg->out_path : NULL, cfg->timeout_s,
+                 NULL);
   if (status == -ETIME || status == -EINTR) {
     pc_err_msg (why, status == -ETIME
                 ? "the guest did not finish within %d s (its console: %s)" : "interrupted",
@@ -689,7 +702,8 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     static const char *const step[] = { "attaching /dev/nbd0", "mkfs", "mount",
                                         "the mkfs mark", "the end mark", "umount",
                                         "setting the writeback knobs",
-                                        "the marks and the settle after the workload" };
+                                        "the marks and the settle after the workload",
+                                        "setting up its output port" };
     const char *sc = strstr (console, "POWERCUT-SCRIPT ");
     if (gst == 0 && cfg->script_mode && sc == NULL) {
       pc_err_msg (why, "the guest's script left no status (its console: %s)", cfg->console_path);
@@ -713,7 +727,7 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
     }
     else {
       pc_err_msg (why, "in the guest, %s failed (status %d; its console: %s)",
-                  gst >= 210 && gst <= 217 ? step[gst - 210] : "the workload", gst,
+                  gst >= 210 && gst <= 218 ? step[gst - 210] : "the workload", gst,
                   cfg->console_path);
       r = -EIO;
     }

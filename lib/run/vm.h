@@ -21,7 +21,9 @@
  * copies are, with POWERCUT_DEV_<name>, POWERCUT_CONTROL_<name> and
  * POWERCUT in its environment, the extra programs in /bin and the extra
  * modules loaded.  What it prints reaches the console as lines
- * "POWERCUT-OUT <line>"; its exit status is returned.
+ * "POWERCUT-OUT <line>"; its exit status is returned.  What it writes to
+ * $POWERCUT_OUT (the guest's second serial port, raw: a channel of its
+ * own, where the kernel never writes) reaches out_path byte for byte.
  */
 #ifndef POWERCUT_VM_H
 #define POWERCUT_VM_H
@@ -69,6 +71,8 @@ struct pc_vm_config {
   char *const *programs;        /* names or paths, NULL-terminated, or NULL */
   char *const *copies;          /* host files or trees for /host, or NULL */
   int *script_status;           /* where the script's exit status goes */
+  const char *out_path;         /* what it writes to $POWERCUT_OUT goes to this
+                                 * file (made anew), or NULL: no $POWERCUT_OUT */
 };
 
 /* Boots the guest and waits for it.  Returns 0 when the workload ran and
