@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -882,6 +883,11 @@ collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
   if (r < 0)
     return r;
   res->work = c->sh->stats;
+  if (res->work.kernel > 0) {
+    struct utsname u;
+    if (uname (&u) == 0)
+      snprintf (res->kernel, sizeof res->kernel, "%s", u.release);
+  }
   pc_check_result_recount (res);
   return windows (c, res);
 }

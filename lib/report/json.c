@@ -161,7 +161,9 @@ pc_json_point (const struct pc_check_result *res, const struct pc_point *p,
   }
   json_object_object_add (o, "verdict", json_object_new_string (pc_verdict_name (p->verdict)));
   json_object_object_add (o, "fault", json_object_new_string (pc_fault_name (pc_point_fault (p))));
-  json_object_object_add (o, "judge", json_object_new_string (p->kernel ? "kernel" : "ext2fs"));
+  json_object_object_add (o, "judge", json_object_new_string (!p->kernel ? "ext2fs"
+                                                             : res->kernel_guest ? "guest"
+                                                             : "kernel"));
   json_object_object_add (o, "same_as", p->same_as >= 0
                           ? json_object_new_string (res->points[p->same_as].id) : NULL);
   json_object_object_add (o, "fsck_same_as", p->fsck_as >= 0
@@ -208,6 +210,9 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     json_object_object_add (root, "base", NULL);
   json_object_object_add (root, "keep_trimmed", json_object_new_boolean (res->keep_trimmed));
   json_object_object_add (root, "fs", res->fs[0] ? json_object_new_string (res->fs) : NULL);
+  json_object_object_add (root, "kernel", res->kernel[0] ? json_object_new_string (res->kernel)
+                                                         : NULL);
+  json_object_object_add (root, "kernel_in_guest", json_object_new_boolean (res->kernel_guest));
   json_object_object_add (root, "model", json_object_new_string (pc_model_name (res->model.kind)));
   json_object_object_add (root, "k", json_object_new_int ((int) res->model.k));
   json_object_object_add (root, "seed", json_object_new_uint64 (res->model.seed));
@@ -343,6 +348,10 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
     res->log_start_ns = json_object_get_uint64 (v);
   if ((v = pc_json_get (root, "fs", json_type_string)))
     snprintf (res->fs, sizeof res->fs, "%s", json_object_get_string (v));
+  if ((v = pc_json_get (root, "kernel", json_type_string)))
+    snprintf (res->kernel, sizeof res->kernel, "%s", json_object_get_string (v));
+  if ((v = pc_json_get (root, "kernel_in_guest", json_type_boolean)))
+    res->kernel_guest = json_object_get_boolean (v);
   if ((v = pc_json_get (root, "keep_trimmed", json_type_boolean)))
     res->keep_trimmed = json_object_get_boolean (v);
   if ((v = pc_json_get (root, "k", json_type_int)))
@@ -465,7 +474,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
       p->recovery_record = (uint64_t) json_object_get_int64 (v);
     }
     p->kernel = (v = pc_json_get (o, "judge", json_type_string)) &&
-                strcmp (json_object_get_string (v), "kernel") == 0;
+                (strcmp (json_object_get_string (v), "kernel") == 0 ||
+                 strcmp (json_object_get_string (v), "guest") == 0);
     p->same_as = resolve_id (res, i, pc_json_get (o, "same_as", json_type_string));
     if ((ev = pc_json_get (o, "findings", json_type_array))) {
       size_t nf = json_object_array_length (ev);

@@ -85,6 +85,10 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
     m->verify = strdup (parts[0]->verify);
   memcpy (m->from, parts[0]->from, sizeof m->from);
   memcpy (m->fs, parts[0]->fs, sizeof m->fs);
+  for (size_t i = 0; i < n && !m->kernel[0]; i++) {
+    memcpy (m->kernel, parts[i]->kernel, sizeof m->kernel);
+    m->kernel_guest = parts[i]->kernel_guest;
+  }
   m->from_record = parts[0]->from_record;
   m->records = parts[0]->records;
   m->device_size = parts[0]->device_size;

@@ -546,7 +546,7 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
   if (p->same_as >= 0)
     fprintf (f, " (same image as %s)", res->points[p->same_as].id);
   if (p->kernel)
-    fputs (" (judged by the kernel)", f);
+    fputs (res->kernel_guest ? " (judged by the guest's kernel)" : " (judged by the kernel)", f);
   fputc ('\n', f);
   if (p->recovery)
     fprintf (f, "    a second power cut, during the kernel's recovery of the state before it: "
@@ -786,7 +786,13 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   if (res->work.preened > 0)
     fprintf (f, "no journal: e2fsck -p repaired %" PRIu64 " state%s as a boot does; "
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
-  if (res->work.kernel > 0)
+  if (res->work.kernel > 0 && res->kernel_guest)
+    fprintf (f, "judged by the guest's kernel %s (in qemu): %" PRIu64 " state%s mounted from "
+             "a loop device, the journal replayed by the mount, the files read, then %s\n",
+             res->kernel[0] ? res->kernel : "(its version unknown)", res->work.kernel,
+             res->work.kernel == 1 ? "" : "s",
+             pc_fs_find (res->fs) ? pc_fs_find (res->fs)->check_name : "its check");
+  else if (res->work.kernel > 0)
     fprintf (f, "the kernel judged %" PRIu64 " state%s: mounted from a loop device, "
              "its journal replayed by the mount, its files read, then %s\n",
              res->work.kernel, res->work.kernel == 1 ? "" : "s",

@@ -61,8 +61,9 @@ struct pc_point {
                                  * after the moment (of the last, if none) */
   uint32_t ndrop;               /* reorder: in-flight records lost */
   bool torn;
-  bool kernel;                  /* judged by this machine's kernel (check/kjudge.h),
-                                 * not libext2fs and e2fsck's replay */
+  bool kernel;                  /* judged by a kernel (check/kjudge.h): this
+                                 * machine's, or a guest's (the result's
+                                 * kernel_guest), not libext2fs and e2fsck's replay */
   bool recovery;                /* a power cut during the kernel's recovery of the
                                  * point before it (check/recrash.h), after
                                  * record recovery_record of that recovery's log;
@@ -83,6 +84,10 @@ struct pc_check_result {
   struct pc_model model;
   char from[PC_ID_MAX];         /* the mark checking started at ("" for record 0) */
   char fs[16];                  /* the filesystem at the end of the log ("ext4") */
+  char kernel[65];              /* the release of the kernel that judged states
+                                 * (uname -r: "6.12.118+deb12-amd64"), "" if none */
+  bool kernel_guest;            /* it was a qemu guest's (run/gjudge.h), not
+                                 * this machine's */
   uint64_t from_record;
   uint64_t records;             /* records in the log */
   uint64_t device_size;

@@ -3,7 +3,8 @@
  * come back exact from JSON and from merging shards, and the text and
  * HTML reports show them without a raw control byte or a byte that is not
  * UTF-8, and without markup; and where powercut run's command and settle
- * ended is kept by JSON and merging, and labels the points after it. */
+ * ended is kept by JSON and merging, and labels the points after it; a
+ * guest's kernel as judge is named, and kept by JSON and merging. */
 #include <config.h>
 
 #include <check.h>
@@ -384,6 +385,49 @@ START_TEST (test_after_command)
 }
 END_TEST
 
+/* States a guest's kernel judged: each point says "guest", the report
+ * names the kernel, and both survive JSON and a merge. */
+START_TEST (test_guest_kernel)
+{
+  struct pc_check_result *res = settled_result (), *back, *parts[2], *merged = NULL;
+  struct pc_err why;
+  char *text;
+
+  for (size_t i = 0; i < res->npoints; i++)
+    res->points[i].kernel = i > 0;
+  snprintf (res->fs, sizeof res->fs, "ext4");
+  snprintf (res->kernel, sizeof res->kernel, "6.12.118+deb12-amd64");
+  res->kernel_guest = true;
+  res->work.kernel = 3;
+  text = text_of (res);
+  ck_assert_msg (strstr (text, "\njudged by the guest's kernel 6.12.118+deb12-amd64 (in qemu): "
+                         "3 states mounted from a loop device"), "no line: %s", text);
+  ck_assert_msg (strstr (text, " (judged by the guest's kernel)\n"), "no point's: %s", text);
+  free (text);
+  back = json_round_trip (res, "guest");
+  ck_assert_str_eq (back->kernel, "6.12.118+deb12-amd64");
+  ck_assert (back->kernel_guest);
+  for (size_t i = 0; i < back->npoints; i++)
+    ck_assert_int_eq (back->points[i].kernel, i > 0);
+  for (int s = 0; s < 2; s++) {
+    struct pc_check_result part = *res;
+    part.shard = (unsigned) s;
+    part.nshards = 2;
+    part.points = res->points + (s ? 2 : 0);
+    part.npoints = 2;
+    parts[s] = json_round_trip (&part, s ? "guest1" : "guest0");
+  }
+  ck_assert_msg (pc_report_merge (parts, 2, &merged, &why) == 0, "%s", why.msg);
+  ck_assert_str_eq (merged->kernel, "6.12.118+deb12-amd64");
+  ck_assert (merged->kernel_guest);
+  pc_check_result_free (parts[0]);
+  pc_check_result_free (parts[1]);
+  pc_check_result_free (merged);
+  pc_check_result_free (back);
+  pc_check_result_free (res);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -400,6 +444,7 @@ main (void)
   tcase_add_test (tc, test_json_and_merge_keep_every_byte);
   tcase_add_test (tc, test_text_and_html_show_names_safely);
   tcase_add_test (tc, test_after_command);
+  tcase_add_test (tc, test_guest_kernel);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
