@@ -1,15 +1,18 @@
 /* cmd-check.c: powercut check and powercut merge. */
 #include <config.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "oracle/oracle.h"
 #include "replay/devset.h"
 #include "report/outputs.h"
+#include "run/gjudge.h"
 #include "util/args.h"
 #include "util/util.h"
 
@@ -47,9 +50,14 @@ usage (FILE *f)
 "                        libext2fs and e2fsck, the kernel for what only it\n"
 "                        replays as a reboot would: ext4 fast commits), ext2fs,\n"
 "                        kernel (every state mounted from a loop device by\n"
-"                        this machine's kernel; needs root), or both (each\n"
+"                        this machine's kernel; needs root), both (each\n"
 "                        state both ways: where they disagree, the point is\n"
-"                        recovery-differs; needs root)\n"
+"                        recovery-differs; needs root), or guest (the whole\n"
+"                        check in a qemu guest, each state mounted by its\n"
+"                        kernel: nothing crashed is mounted here)\n"
+"      --kernel FILE     guest: the kernel to boot (default: the newest\n"
+"                        /boot/vmlinuz-*)\n"
+"      --modules DIR     guest: its modules (default: /lib/modules/VERSION)\n"
 "      --recovery-crashes\n"
 "                        also cut the power during the kernel's recovery of\n"
 "                        each state that needs one: its writes recorded in\n"
@@ -98,6 +106,7 @@ show_progress (void *ctx, size_t done, size_t total)
 /* What the command line gives. */
 struct args {
   struct pc_check_config cfg;
+  struct pc_guest_judge guest;  /* --judge guest */
   struct pc_outputs out;
   bool shard_given;
   char verify[8192];            /* --verify, its program named from here */
@@ -105,7 +114,7 @@ struct args {
 
 enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
        OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY, OPT_FAIL_ON, OPT_IGNORE_EVENTS, OPT_IGNORE_MARKS,
-       OPT_JUDGE, OPT_RECOVERY_CRASHES };
+       OPT_JUDGE, OPT_RECOVERY_CRASHES, OPT_KERNEL, OPT_MODULES };
 
 /* The options with a number or a model: -1 to go on, or an exit status. */
 static int
@@ -186,12 +195,14 @@ option (int c, const char *arg, struct args *a)
   case OPT_JUDGE: {
     int m = pc_judge_mode_parse (arg);
     if (m < 0) {
-      cmd_err ("check", "--judge %s: not auto, ext2fs, kernel or both", arg);
+      cmd_err ("check", "--judge %s: not auto, ext2fs, kernel, both or guest", arg);
       return pc_usage_error ("check");
     }
     cfg->judge = (enum pc_judge_mode) m;
     break;
   }
+  case OPT_KERNEL: a->guest.kernel = arg; break;
+  case OPT_MODULES: a->guest.modules = arg; break;
   case OPT_KEEP_TRIMMED: cfg->keep_trimmed = true; break;
   case OPT_RECOVERY_CRASHES: cfg->recovery_crashes = true; break;
   case OPT_WORKDIR: cfg->work_dir = arg; break;
@@ -228,6 +239,8 @@ parse_args (int argc, char **argv, struct args *a)
     { "ignore-marks", no_argument, NULL, OPT_IGNORE_MARKS },
     { "judge", required_argument, NULL, OPT_JUDGE },
     { "recovery-crashes", no_argument, NULL, OPT_RECOVERY_CRASHES },
+    { "kernel", required_argument, NULL, OPT_KERNEL },
+    { "modules", required_argument, NULL, OPT_MODULES },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -242,11 +255,47 @@ parse_args (int argc, char **argv, struct args *a)
     return pc_usage_error ("check");
   }
   a->cfg.log_path = argv[optind];
+  if ((a->guest.kernel || a->guest.modules) && a->cfg.judge != PC_JUDGE_GUEST) {
+    cmd_err ("check", "%s: only with --judge guest", a->guest.kernel ? "--kernel" : "--modules");
+    return pc_usage_error ("check");
+  }
   if (!a->shard_given && pc_env_shard (&a->cfg.shard, &a->cfg.nshards) < 0) {
     cmd_err ("check", "the shard in the environment is not a valid index and count");
     return EXIT_ERROR;
   }
   return -1;
+}
+
+/* Says what the guest does (a line on standard error). */
+static void
+guest_status (void *ctx, const char *line)
+{
+  (void) ctx;
+  fprintf (stderr, "powercut check: %s\n", line);
+}
+
+/* powercut check --judge guest: the check run in a guest (run/gjudge.h),
+ * its reports written here.  Returns as pc_check_report. */
+static int
+guest_report (struct args *a, struct pc_err *err)
+{
+  struct pc_check_result *res = NULL;
+  char self[4096];
+  ssize_t n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  int r;
+
+  if (n <= 0)
+    return pc_err_set (err, errno, "/proc/self/exe: %s", strerror (errno));
+  self[n] = '\0';
+  a->guest.self = self;
+  if (a->out.text || isatty (2))
+    a->guest.status = guest_status;
+  r = pc_guest_check (&a->cfg, &a->guest, &res, err);
+  if (r < 0)
+    return r;
+  r = pc_outputs_write (&a->out, res, err);
+  pc_check_result_free (res);
+  return r;
 }
 
 /* A device set (a directory of logs) takes the options of one log but
@@ -255,7 +304,8 @@ static int
 devset_args (const struct args *a)
 {
   const char *no = a->out.html ? "--html" : a->cfg.base_path ? "--base (bases sit beside their logs)"
-                   : a->cfg.keep_dir ? "--keep" : NULL;
+                   : a->cfg.keep_dir ? "--keep" : a->cfg.judge == PC_JUDGE_GUEST ? "--judge guest"
+                   : NULL;
 
   if (no == NULL)
     return -1;
@@ -290,6 +340,8 @@ cmd_check (int argc, char **argv)
       return r;
     r = pc_devcheck_report (&a.cfg, a.cfg.log_path, &a.out, &err);
   }
+  else if (a.cfg.judge == PC_JUDGE_GUEST)
+    r = guest_report (&a, &err);
   else
     r = pc_check_report (&a.cfg, &a.out, &err);
   return cmd_report_status ("check", r, &err);

@@ -954,6 +954,9 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   memset (&c, 0, sizeof c);
   c.cfg = cfg;
   c.now = (int64_t) (pc_now_real_ns () / 1000000000u);
+  if (cfg->judge == PC_JUDGE_GUEST)
+    return pc_err_set (why, EINVAL, "the guest judge runs the whole check in a qemu guest "
+                       "(run/gjudge.h), not here");
   if ((cfg->judge == PC_JUDGE_KERNEL || cfg->judge == PC_JUDGE_BOTH) && geteuid () != 0)
     return pc_err_set (why, EPERM, "the kernel judge mounts every state on a loop device: it "
                        "needs root");

@@ -39,7 +39,8 @@ struct pc_check_config {
   const char *verify;           /* the application's checker (sh -c), or NULL */
   unsigned oracle_flags;        /* PC_ORACLE_NO_EVENTS, _NO_MARKS (oracle.h) */
   enum pc_judge_mode judge;     /* who recovers and reads the states (judge.h):
-                                 * the kernel needs root */
+                                 * the kernel needs root; not PC_JUDGE_GUEST
+                                 * (run/gjudge.h runs this check in a guest) */
   bool recovery_crashes;        /* also a power cut during each state's
                                  * recovery by the kernel (recrash.h): the
                                  * recordings next to the log, in

@@ -43,18 +43,18 @@ struct pc_judge {
   struct pc_check_work stats;
 };
 
-static const char *const mode_names[] = { "auto", "ext2fs", "kernel", "both" };
+static const char *const mode_names[] = { "auto", "ext2fs", "kernel", "both", "guest" };
 
 const char *
 pc_judge_mode_name (enum pc_judge_mode m)
 {
-  return (unsigned) m < 4 ? mode_names[m] : "?";
+  return (unsigned) m < 5 ? mode_names[m] : "?";
 }
 
 int
 pc_judge_mode_parse (const char *s)
 {
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     if (strcmp (s, mode_names[i]) == 0)
       return i;
   return -1;

@@ -37,10 +37,12 @@
  * may hold fast commits), ext2fs, the kernel (kjudge.h) for every state,
  * or both: each state both ways (e2fsck replays fast commits too), the
  * judgement auto would make the one given, and whether the two disagree
- * (differs). */
-enum pc_judge_mode { PC_JUDGE_AUTO, PC_JUDGE_EXT2FS, PC_JUDGE_KERNEL, PC_JUDGE_BOTH };
+ * (differs).  guest: the kernel of a qemu guest, the whole check run
+ * there (run/gjudge.h); a judge here never takes it. */
+enum pc_judge_mode { PC_JUDGE_AUTO, PC_JUDGE_EXT2FS, PC_JUDGE_KERNEL, PC_JUDGE_BOTH,
+                     PC_JUDGE_GUEST };
 
-/* "auto", "ext2fs", "kernel", "both" and back (-1: unknown). */
+/* "auto", "ext2fs", "kernel", "both", "guest" and back (-1: unknown). */
 const char *pc_judge_mode_name (enum pc_judge_mode m);
 int pc_judge_mode_parse (const char *s);
 

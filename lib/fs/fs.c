@@ -43,9 +43,9 @@ static const char *const xfs_repair[] = { "xfs_repair", "-n", "-f", NULL };
 static const char *const btrfs_check[] = { "btrfs", "check", "--readonly", NULL };
 
 #define EXT(n, opts, journal) \
-  { .name = n, .mkfs_force = "-F", .mkfs_default = opts, .min_size = 16 * MiB, \
-    .default_size = 128 * MiB, .commit = journal, .commit_s = 5, .libext2fs = true, \
-    .mount_data = "", .check = e2fsck, .check_name = "e2fsck -fn", \
+  { .name = n, .module = "ext4", .mkfs_force = "-F", .mkfs_default = opts, \
+    .min_size = 16 * MiB, .default_size = 128 * MiB, .commit = journal, .commit_s = 5, \
+    .libext2fs = true, .mount_data = "", .check = e2fsck, .check_name = "e2fsck -fn", \
     .check_verdict = e2fsck_verdict }
 
 static const struct pc_fs table[] = {
@@ -54,15 +54,16 @@ static const struct pc_fs table[] = {
   EXT ("ext4", "-b 4096 -E lazy_itable_init=0,lazy_journal_init=0", true),
   /* its log is pushed every 30 s (xfssyncd); two copies of one state
    * have one UUID, which a mount refuses without nouuid */
-  { .name = "xfs", .mkfs_force = "-f", .mkfs_default = "", .min_size = 300 * MiB,
-    .default_size = 320 * MiB, .commit = false, .commit_s = 30, .libext2fs = false,
-    .mount_data = "nouuid", .check = xfs_repair, .check_name = "xfs_repair -n",
+  { .name = "xfs", .module = "xfs", .mkfs_force = "-f", .mkfs_default = "",
+    .min_size = 300 * MiB, .default_size = 320 * MiB, .commit = false, .commit_s = 30,
+    .libext2fs = false, .mount_data = "nouuid", .check = xfs_repair, .check_name = "xfs_repair -n",
     .check_verdict = xfs_repair_verdict },
   /* a transaction commits every 30 s (commit=); copies of one state share
    * an fsid, which kernels since 6.7 tell apart (temp_fsid) */
-  { .name = "btrfs", .mkfs_force = "-f", .mkfs_default = "", .min_size = 128 * MiB,
-    .default_size = 128 * MiB, .commit = true, .commit_s = 30, .libext2fs = false,
-    .mount_data = "", .check = btrfs_check, .check_name = "btrfs check --readonly",
+  { .name = "btrfs", .module = "btrfs", .mkfs_force = "-f", .mkfs_default = "",
+    .min_size = 128 * MiB, .default_size = 128 * MiB, .commit = true, .commit_s = 30,
+    .libext2fs = false, .mount_data = "", .check = btrfs_check,
+    .check_name = "btrfs check --readonly",
     .check_verdict = btrfs_check_verdict },
 };
 

@@ -20,6 +20,8 @@
 struct pc_fs {
   const char *name;             /* "ext4": --fs, --config, mount -t, mkfs.NAME,
                                  * and what blkid calls it */
+  const char *module;           /* the kernel module that has it ("ext4" for
+                                 * ext2 and ext3 too), for a guest to load */
   const char *mkfs_force;       /* mkfs.NAME's flag to write over what is there */
   const char *mkfs_default;     /* its options when none are given */
   uint64_t min_size;            /* the smallest device mkfs makes it on */
