@@ -56,8 +56,10 @@ usage (FILE *f)
 "      --attach HOW      auto (default), nbd (nbd-client, /dev/nbdX), fuse\n"
 "                        (nbdfuse and a loop device) or vm (a qemu guest whose\n"
 "                        kernel attaches /dev/nbd0 itself: real FUA, any kernel)\n"
-"      --kernel FILE     with vm: the kernel to boot (default: the newest in /boot)\n"
-"      --modules DIR     with vm: its modules (default /lib/modules/VERSION)\n"
+"      --kernel FILE     with vm or --judge guest: the kernel to boot (default: the\n"
+"                        newest in /boot)\n"
+"      --modules DIR     with vm or --judge guest: its modules (default\n"
+"                        /lib/modules/VERSION)\n"
 "      --program PROG    with vm: copy this program (name in PATH, or path) and its\n"
 "                        libraries into the guest, for the workload (repeatable)\n"
 "      --connections N   with vm: NBD connections the guest opens (default 1)\n"
@@ -82,7 +84,8 @@ usage (FILE *f)
 "      --all-cpus        a traced workload may run on every CPU (default: the\n"
 "                        tracer's, where each traced call costs least)\n"
 "      --judge WHO       who recovers and reads each crash state: auto (default),\n"
-"                        ext2fs, kernel or both (see powercut-check(1))\n"
+"                        ext2fs, kernel, both or guest (the check in a qemu\n"
+"                        guest, by its kernel: see powercut-check(1))\n"
 "      --recovery-crashes\n"
 "                        also cut the power during the kernel's recovery of\n"
 "                        each state (see powercut-check(1))\n"
@@ -296,6 +299,8 @@ devices_check (struct args *a)
     bad = "--size (each device has its own)";
   else if (a->trace == 1)
     bad = "--trace (the tracer follows one filesystem)";
+  else if (a->job.each.check.judge == PC_JUDGE_GUEST)
+    bad = "--judge guest (a guest checks one log)";
   if (bad == NULL)
     return -1;
   cmd_err ("run", "--device does not go with %s", bad);
@@ -407,7 +412,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_JUDGE: {
     int m = pc_judge_mode_parse (arg);
     if (m < 0) {
-      cmd_err ("run", "--judge %s: not auto, ext2fs, kernel or both", arg);
+      cmd_err ("run", "--judge %s: not auto, ext2fs, kernel, both or guest", arg);
       return pc_usage_error ("run");
     }
     cc->judge = (enum pc_judge_mode) m;

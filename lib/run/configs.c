@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "fs/fs.h"
 #include "run/configs.h"
+#include "run/gjudge.h"
 #include "util/util.h"
 
 /* Parses a --config: "FS [MOUNT-OPTS] [vm.dirty_NAME=VALUE]...". */
@@ -272,6 +273,7 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   struct pc_check_config cc = job->check;
   struct pc_check_result *res = NULL;
   char logp[PATH_MAX + 32], tracep[PATH_MAX + 32], consolep[PATH_MAX + 32];
+  char gconsolep[PATH_MAX + 32];
   struct pc_err why;
   char line[PATH_MAX + 256];
   int r;
@@ -299,6 +301,8 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
     cc.nshards = 1;
   if (cc.timeout_s == 0)
     cc.timeout_s = 60;
+  if (rc.ndevices > 0 && cc.judge == PC_JUDGE_GUEST)
+    return config_failed (job, o, -EINVAL, "", "--judge guest: not for several devices");
   if (rc.ndevices > 0)
     return config_run_set (job, &rc, &cc, o);
   r = pc_run_record (&rc, &why);
@@ -308,7 +312,17 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   cc.base_path = rc.base_path;
   if (rc.status)
     rc.status (o->label, "checking every crash point");
-  r = pc_check_run (&cc, &res, &why);
+  if (cc.judge == PC_JUDGE_GUEST) {
+    /* the whole check in a guest, its console beside the log */
+    struct pc_guest_judge gj = {
+      .self = rc.self, .kernel = rc.kernel, .modules = rc.modules, .console_path = gconsolep,
+      .status = rc.status, .status_ctx = o->label,
+    };
+    snprintf (gconsolep, sizeof gconsolep, "%s/judge-console.txt", o->dir);
+    r = pc_guest_check (&cc, &gj, &res, &why);
+  }
+  else
+    r = pc_check_run (&cc, &res, &why);
   if (r < 0)
     return config_failed (job, o, r, "check: ", why.msg);
   pc_outcome_set (o, res);
