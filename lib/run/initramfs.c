@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,60 @@ mod_name (const char *path, size_t len, char *out, size_t olen)
       *q = '_';
 }
 
+/* The module an alias of moddir's modules.alias names ("crc32" ->
+ * "crc32_generic"), the generic one where several do (it runs on any
+ * CPU), into out; false if none does (a part of the kernel itself). */
+static bool
+alias_module (const char *moddir, const char *alias, char *out, size_t olen)
+{
+  char path[PATH_MAX + 16], line[512], a[256], m[128];
+  FILE *f;
+  bool found = false;
+
+  snprintf (path, sizeof path, "%s/modules.alias", moddir);
+  f = fopen (path, "re");
+  while (f && fgets (line, sizeof line, f))
+    if (sscanf (line, "alias %255s %127s", a, m) == 2 && strcmp (a, alias) == 0 &&
+        (!found || (strlen (m) > 8 && strcmp (m + strlen (m) - 8, "_generic") == 0))) {
+      snprintf (out, olen, "%s", m);
+      found = true;
+    }
+  if (f)
+    fclose (f);
+  return found;
+}
+
+/* What modprobe loads before module name though modules.dep does not say
+ * (its "softdep NAME pre:" lines in moddir's modules.softdep: crypto
+ * algorithms it asks for by name, crc32c for ext4, crc32 for f2fs), as
+ * module names into out[] (at most max).  Returns how many. */
+static size_t
+soft_pre (const char *moddir, const char *name, char out[][128], size_t max)
+{
+  char path[PATH_MAX + 16], line[1024];
+  size_t n = 0;
+  FILE *f;
+
+  snprintf (path, sizeof path, "%s/modules.softdep", moddir);
+  f = fopen (path, "re");
+  while (f && fgets (line, sizeof line, f)) {
+    char *save = NULL, *w = strtok_r (line, " \t\n", &save);
+    bool pre = false;
+    if (w == NULL || strcmp (w, "softdep") != 0 ||
+        (w = strtok_r (NULL, " \t\n", &save)) == NULL || strcmp (w, name) != 0)
+      continue;
+    while ((w = strtok_r (NULL, " \t\n", &save)) != NULL && n < max) {
+      if (strcmp (w, "pre:") == 0 || strcmp (w, "post:") == 0)
+        pre = strcmp (w, "pre:") == 0;
+      else if (pre && alias_module (moddir, w, out[n], sizeof out[n]))
+        n++;
+    }
+  }
+  if (f)
+    fclose (f);
+  return n;
+}
+
 /* Adds module name and, first, what modules.dep says it needs; appends
  * the load order to order (" a b c "). */
 int
@@ -260,6 +315,16 @@ pc_cpio_module (struct cpio *c, const char *moddir, const char *dep, const char 
         break;
       mod_name (d, len, deps[ndeps++], sizeof deps[0]);
       d += len;
+    }
+  }
+  /* what modprobe loads first, then what it needs */
+  {
+    char soft[8][128];
+    size_t nsoft = soft_pre (moddir, name, soft, 8);
+    for (size_t i = 0; i < nsoft; i++) {
+      r = pc_cpio_module (c, moddir, dep, soft[i], order, olen, depth + 1, why);
+      if (r < 0)
+        return r;
     }
   }
   for (size_t i = 0; i < ndeps; i++) {

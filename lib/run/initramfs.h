@@ -41,8 +41,10 @@ int pc_cpio_tree (struct cpio *c, const char *src, const char *dst, struct pc_er
 int pc_cpio_program (struct cpio *c, const char *path, const char *dst, struct pc_err *why);
 
 /* Module name (of moddir, whose modules.dep is dep) as lib/modules/NAME.ko,
- * after what it needs, unless order (" a b ") has it already; appends what
- * it added to order in load order. */
+ * after what it needs (modules.dep) and what modprobe loads before it
+ * (modules.softdep's "pre:", through modules.alias: the crypto algorithms
+ * a filesystem asks for by name), unless order (" a b ") has it already;
+ * appends what it added to order in load order. */
 int pc_cpio_module (struct cpio *c, const char *moddir, const char *dep, const char *name,
                     char *order, size_t olen, int depth, struct pc_err *why);
 
