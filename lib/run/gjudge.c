@@ -194,8 +194,7 @@ static int
 in_guest (const struct pc_check_config *cfg, const struct pc_guest_judge *gj, struct gj *g,
           const struct pc_fs *fs, struct pc_check_result **ret, struct pc_err *why)
 {
-  char *mods[] = { "loop", (char *) fs->module, NULL };
-  char *progs[] = { (char *) fs->check[0], NULL };
+  char *mods[] = { "loop", NULL }, *fss[] = { (char *) fs->name, NULL };
   char *copies[] = { g->log, g->base[0] ? g->base : NULL, NULL };
   const char *console = gj->console_path ? gj->console_path : g->console;
   struct pc_vm_config vc;
@@ -211,7 +210,7 @@ in_guest (const struct pc_check_config *cfg, const struct pc_guest_judge *gj, st
   vc.script = g->script;
   vc.script_args = g->args;
   vc.extra_modules = mods;
-  vc.programs = progs;
+  vc.filesystems = fss;
   vc.copies = copies;
   vc.work_dir = g->dir;
   vc.console_path = console;

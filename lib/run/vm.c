@@ -18,6 +18,7 @@
 
 #include "util/proc.h"
 #include "format/mark.h"
+#include "fs/fs.h"
 #include "util/util.h"
 #include "run/cache.h"
 #include "run/initramfs.h"
@@ -58,7 +59,7 @@ static const char guest_init[] =
 "fi\n"
 "say attaching /dev/nbd0 over $CONNECTIONS connection\\(s\\)\n"
 "nbd-client 10.0.2.100 10809 /dev/nbd0 -b 4096 -N '' -C \"$CONNECTIONS\" || finish 210\n"
-"mkfs.$FS -q -F $MKFS_OPTS /dev/nbd0 || finish 211\n"
+"mkfs.$FS -q $MKFS_FORCE $MKFS_OPTS /dev/nbd0 || finish 211\n"
 "for s in $SYSCTLS; do echo \"${s#*=}\" > /proc/sys/$(echo \"${s%%=*}\" | tr . /) || finish 216; done\n"
 "mkdir -p /mnt\n"
 "if [ -n \"$MOUNT_OPTS\" ]; then mount -t $FS -o \"$MOUNT_OPTS\" /dev/nbd0 /mnt || finish 212\n"
@@ -220,6 +221,7 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   bad |= conf (m, "MODULES", modules);
   bad |= conf (m, "FS", cfg->fs);
   bad |= conf (m, "MKFS_OPTS", cfg->mkfs_opts);
+  bad |= conf (m, "MKFS_FORCE", pc_fs_find (cfg->fs) ? pc_fs_find (cfg->fs)->mkfs_force : "-F");
   bad |= conf (m, "MOUNT_OPTS", cfg->mount_opts);
   bad |= conf (m, "WORKLOAD", cfg->workload);
   bad |= conf (m, "TRACED", cfg->traced ? "1" : "");
@@ -278,38 +280,77 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   return buf;
 }
 
-/* Script mode's extra modules, programs and copies, into this run's part
- * of the initramfs. */
+/* A program (a name in PATH, or a path) as /bin/BASENAME, with its
+ * libraries. */
+static int
+add_program (struct cpio *c, const char *prog, struct pc_err *why)
+{
+  char *path = pc_which (prog), dst[PATH_MAX];
+  const char *base = strrchr (prog, '/') ? strrchr (prog, '/') + 1 : prog;
+  int r;
+
+  if (path == NULL) {
+    pc_err_msg (why, "%s: no such program", prog);
+    return -ENOENT;
+  }
+  snprintf (dst, sizeof dst, "bin/%s", base);
+  r = pc_cpio_program (c, path, dst, why);
+  free (path);
+  return r;
+}
+
+/* The filesystems the guest has: in run mode cfg->fs, in script mode
+ * cfg->filesystems: into fss (NULL-terminated, at most max - 1). */
+static void
+filesystems (const struct pc_vm_config *cfg, const struct pc_fs **fss, size_t max)
+{
+  size_t n = 0;
+
+  if (!cfg->script_mode && pc_fs_find (cfg->fs))
+    fss[n++] = pc_fs_find (cfg->fs);
+  for (char *const *f = cfg->script_mode ? cfg->filesystems : NULL; f && *f && n + 1 < max; f++)
+    if (pc_fs_find (*f))
+      fss[n++] = pc_fs_find (*f);
+  fss[n] = NULL;
+}
+
+/* The extra modules, programs and copies (and for each filesystem its
+ * module, its mkfs and its own check), into this run's part of the
+ * initramfs. */
 static int
 add_extras (const struct pc_vm_config *cfg, struct cpio *c, const char *moddir,
             char *order, size_t olen, struct pc_err *why)
 {
   char depf[PATH_MAX + 16], *dep = NULL;
+  const struct pc_fs *fss[16];
   size_t deplen;
   int r = 0;
 
-  if (cfg->extra_modules && cfg->extra_modules[0]) {
+  filesystems (cfg, fss, 16);
+  if ((cfg->extra_modules && cfg->extra_modules[0]) || fss[0]) {
     snprintf (depf, sizeof depf, "%s/modules.dep", moddir);
     r = pc_read_file (depf, &dep, &deplen);
     if (r < 0) {
       pc_err_msg (why, "%s: %s", depf, strerror (-r));
       return r;
     }
-    for (char *const *m = cfg->extra_modules; r == 0 && *m; m++)
+    for (char *const *m = cfg->extra_modules; r == 0 && m && *m; m++)
       r = pc_cpio_module (c, moddir, dep, *m, order, olen, 0, why);
+    for (const struct pc_fs *const *f = fss; r == 0 && *f; f++)
+      r = pc_cpio_module (c, moddir, dep, (*f)->module, order, olen, 0, why);
     free (dep);
   }
-  for (char *const *p = cfg->programs; r == 0 && p && *p; p++) {
-    char *path = pc_which (*p), dst[PATH_MAX];
-    const char *base = strrchr (*p, '/') ? strrchr (*p, '/') + 1 : *p;
-    if (path == NULL) {
-      pc_err_msg (why, "%s: no such program", *p);
-      return -ENOENT;
-    }
-    snprintf (dst, sizeof dst, "bin/%s", base);
-    r = pc_cpio_program (c, path, dst, why);
-    free (path);
+  /* mke2fs is in the base, as mkfs.ext2, 3 and 4 */
+  for (const struct pc_fs *const *f = fss; r == 0 && *f; f++) {
+    char mkfs[32];
+    snprintf (mkfs, sizeof mkfs, "mkfs.%s", (*f)->name);
+    if (!(*f)->libext2fs)
+      r = add_program (c, mkfs, why);
+    if (r == 0)
+      r = add_program (c, (*f)->check[0], why);
   }
+  for (char *const *p = cfg->programs; r == 0 && p && *p; p++)
+    r = add_program (c, *p, why);
   for (char *const *p = cfg->copies; r == 0 && p && *p; p++) {
     char dst[PATH_MAX], tmp[PATH_MAX];
     const char *base;

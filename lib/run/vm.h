@@ -68,6 +68,10 @@ struct pc_vm_config {
   const struct pc_vm_disk *disks;
   size_t ndisks;
   char *const *extra_modules;   /* NULL-terminated, or NULL */
+  char *const *filesystems;     /* the filesystems (fs.h names) whose module,
+                                 * mkfs and own check the guest has too
+                                 * (NULL-terminated, or NULL); in run mode,
+                                 * fs's, always */
   char *const *programs;        /* names or paths, NULL-terminated, or NULL */
   char *const *copies;          /* host files or trees for /host, or NULL */
   int *script_status;           /* where the script's exit status goes */
