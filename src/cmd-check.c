@@ -342,7 +342,13 @@ cmd_check (int argc, char **argv)
   }
   else if (a.cfg.judge == PC_JUDGE_GUEST)
     r = guest_report (&a, &err);
-  else
+  else {
     r = pc_check_report (&a.cfg, &a.out, &err);
+    if (r == -ENODEV && a.cfg.judge == PC_JUDGE_AUTO) {
+      /* a filesystem this machine's kernel cannot mount: a guest's judges */
+      fprintf (stderr, "powercut check: %s; judging it in a guest\n", err.msg);
+      r = guest_report (&a, &err);
+    }
+  }
   return cmd_report_status ("check", r, &err);
 }

@@ -244,7 +244,12 @@ probe_end (struct ctx *c, struct pc_err *why)
   else if ((r = pc_fs_probe (img, type, sizeof type)) < 0)
     pc_err_msg (why, "%s: blkid cannot probe its end: %s", c->cfg->log_path,
                 strerror (-r));
-  else if ((c->fs = pc_fs_find (type)) != NULL && !c->fs->libext2fs && geteuid () != 0) {
+  else if ((c->fs = pc_fs_find (type)) != NULL && !c->fs->libext2fs && !pc_fs_kernel_has (c->fs)) {
+    pc_err_msg (why, "%s: a %s filesystem, which this machine's kernel cannot mount (a "
+                "guest's can: --judge guest)", c->cfg->log_path, type);
+    r = -ENODEV;
+  }
+  else if (c->fs && !c->fs->libext2fs && geteuid () != 0) {
     pc_err_msg (why, "%s: a %s filesystem: only the kernel judges its states here, as root",
                 c->cfg->log_path, type);
     r = -EPERM;

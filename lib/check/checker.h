@@ -51,7 +51,9 @@ struct pc_check_config {
 };
 
 /* Runs the check.  Returns 0 with *ret filled, or -errno with a one-line
- * reason in why. */
+ * reason in why; -ENODEV: the log's filesystem is one this machine's
+ * kernel cannot mount, and libext2fs does not read (fs.h): a guest's
+ * kernel can judge it (run/gjudge.h). */
 int pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
                   struct pc_err *why);
 

@@ -45,7 +45,11 @@ struct pc_fs {
 /* The entry named name (as --fs or blkid names it), or NULL. */
 const struct pc_fs *pc_fs_find (const char *name);
 
-/* "ext2, ext3, ext4, xfs or btrfs", for messages. */
+/* "ext2, ext3, ext4, xfs, btrfs or f2fs", for messages. */
 const char *pc_fs_names (void);
+
+/* Can this machine's kernel mount fs: is it in /proc/filesystems, or a
+ * module of the running kernel that a mount loads? */
+bool pc_fs_kernel_has (const struct pc_fs *fs);
 
 #endif

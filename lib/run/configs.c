@@ -312,6 +312,13 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   cc.base_path = rc.base_path;
   if (rc.status)
     rc.status (o->label, "checking every crash point");
+  if (cc.judge == PC_JUDGE_AUTO && pc_fs_find (rc.fs) && !pc_fs_kernel_has (pc_fs_find (rc.fs))) {
+    /* what this machine's kernel cannot mount, a guest's judges */
+    cc.judge = PC_JUDGE_GUEST;
+    if (rc.status)
+      rc.status (o->label, "this machine's kernel cannot mount it: judged in a guest, as "
+                 "--judge guest does");
+  }
   if (cc.judge == PC_JUDGE_GUEST) {
     /* the whole check in a guest, its console beside the log */
     struct pc_guest_judge gj = {

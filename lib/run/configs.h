@@ -60,7 +60,8 @@ struct pc_config_job {
 /* Records configuration k in o->dir (named by pc_config_name), checks it
  * and writes its reports, report.txt, report.json and report.html (its
  * knobs get their old values, sysctl.h).  With job->check.judge
- * PC_JUDGE_GUEST the check runs in a guest (gjudge.h) booting
+ * PC_JUDGE_GUEST, or PC_JUDGE_AUTO for a filesystem this machine's kernel
+ * cannot mount (fs.h), the check runs in a guest (gjudge.h) booting
  * job->run.kernel, its console in o->dir/judge-console.txt.  With several devices
  * (job->run.devices), the set is recorded into o->dir/set (its old logs
  * removed first), checked at every instant (check/devcheck.h), and only

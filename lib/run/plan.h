@@ -40,7 +40,7 @@ struct pc_run_options {
 
 /* Add a --fs (ext2, ext3 or ext4), a --mount-opts (commas, no blanks) or a
  * --config (configs.h) to o.  Return 0, or -EINVAL with a reason in err:
- * "--fs FS: not ext2, ext3, ext4, xfs or btrfs", "at most 32 configurations", ... */
+ * "--fs FS: not ext2, ext3, ext4, xfs, btrfs or f2fs", "at most 32 configurations", ... */
 int pc_run_opt_fs (struct pc_run_options *o, const char *fs, struct pc_err *err);
 int pc_run_opt_mount_opts (struct pc_run_options *o, const char *opts, struct pc_err *err);
 int pc_run_opt_config (struct pc_run_options *o, const char *spec, struct pc_err *err);

@@ -455,8 +455,12 @@ static int
 setup_device (struct run *r, enum pc_attach attach, bool started, const char *opts)
 {
   const struct pc_run_config *cfg = r->cfg;
-  int e = started ? 0 : start_recorder (r);
+  int e;
 
+  if (pc_fs_find (cfg->fs) && !pc_fs_kernel_has (pc_fs_find (cfg->fs)))
+    return pc_run_fail (r, ENODEV, "this machine's kernel has no %s (/proc/filesystems): "
+                        "record it in a qemu guest (--attach vm)", cfg->fs);
+  e = started ? 0 : start_recorder (r);
   if (e < 0)
     return e;
   e = attach == PC_ATTACH_NBD ? attach_nbd (r) : attach_fuse (r);
@@ -583,6 +587,17 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
     goto out;
   status (&r, "recording to %s", cfg->log_path);
   attach = cfg->attach == PC_ATTACH_AUTO ? pc_run_pick_attach () : cfg->attach;
+  if (cfg->attach == PC_ATTACH_AUTO && !cfg->base_path && pc_fs_find (cfg->fs) &&
+      !pc_fs_kernel_has (pc_fs_find (cfg->fs))) {
+    attach = PC_ATTACH_VM;
+    status (&r, "this machine's kernel has no %s (/proc/filesystems): recording in a qemu "
+            "guest, as --attach vm does", cfg->fs);
+  }
+  if (attach != PC_ATTACH_VM && pc_fs_find (cfg->fs) && !pc_fs_kernel_has (pc_fs_find (cfg->fs))) {
+    e = pc_run_fail (&r, ENODEV, "this machine's kernel has no %s (/proc/filesystems): record "
+                     "it in a qemu guest (--attach vm)", cfg->fs);
+    goto out;
+  }
   /* A traced workload here: it, the tracer, the recorder and nbdfuse on
    * one CPU, where every event's round trip is a context switch, not a
    * wake-up of another CPU (traced.h); they inherit it from this process,

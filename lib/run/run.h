@@ -13,8 +13,10 @@
  * tears everything down again, in reverse, whatever happened
  * (failure, time-out, interruption: pc_interrupted, err.h).
  * With PC_ATTACH_VM all of that between starting and stopping the recorder
- * happens in a qemu guest instead (vm.h).  With devices, each of them is
- * set up so, in order, and torn down in reverse.
+ * happens in a qemu guest instead (vm.h); PC_ATTACH_AUTO picks it for a
+ * filesystem this machine's kernel cannot mount (fs.h, pc_fs_kernel_has),
+ * which the other ways refuse.  With devices, each of them is set up so,
+ * in order, and torn down in reverse.
  */
 #ifndef POWERCUT_RUN_H
 #define POWERCUT_RUN_H
