@@ -20,6 +20,7 @@
 #include "record/serve.h"
 #include "util/proc.h"
 #include "fs/fs.h"
+#include "run/initramfs.h"
 #include "run/run.h"
 #include "run/runint.h"
 #include "run/traced.h"
@@ -55,11 +56,11 @@ first_line (char *out)
   return out[0] ? out : "(no output)";
 }
 
+/* What a command's status s (pc_proc_run's) comes to: 0, or -errno
+ * with its reason. */
 static int
-run_cmd (struct run *r, char *const argv[])
+cmd_status (struct run *r, char *const argv[], int s)
 {
-  int s = pc_proc_run (argv, CMD_TIMEOUT_S, r->out, sizeof r->out);
-
   if (s == 0)
     return 0;
   if (s == -EINTR)
@@ -69,6 +70,12 @@ run_cmd (struct run *r, char *const argv[])
   if (s == -ETIME)
     return pc_run_fail (r, ETIME, "%s: no answer within %d s", argv[0], CMD_TIMEOUT_S);
   return pc_run_fail (r, EIO, "%s: %s", argv[0], first_line (r->out));
+}
+
+static int
+run_cmd (struct run *r, char *const argv[])
+{
+  return cmd_status (r, argv, pc_proc_run (argv, CMD_TIMEOUT_S, r->out, sizeof r->out));
 }
 
 /* Waits for a child, killing it after timeout_s. Returns its wait status. */
@@ -97,9 +104,13 @@ pc_run_pick_attach (void)
 {
   struct stat st;
 
+  char *client;
+
   if (stat ("/sys/module/nbd", &st) == 0 && stat ("/dev/nbd0", &st) == 0 &&
-      access ("/sbin/nbd-client", X_OK) == 0)
+      (client = pc_which ("nbd-client")) != NULL) {
+    free (client);
     return PC_ATTACH_NBD;
+  }
   return PC_ATTACH_FUSE;
 }
 
@@ -201,10 +212,21 @@ attach_nbd (struct run *r)
     if (access (pidf, F_OK) == 0 || taken (r, dev))
       continue;
     {
-      char *argv[] = { "nbd-client", "-unix", r->sock, dev, "-b", "4096", "-N", "", NULL };
-      int e = run_cmd (r, argv);
-      if (e < 0)
-        return e;
+      /* a base image was made on a file, whose sectors are 512 bytes
+       * (XFS then has 512-byte sectors, which a device of 4 KiB blocks
+       * refuses to mount: "Function not implemented") */
+      char *argv[] = { "nbd-client", "-unix", r->sock, dev, "-b",
+                       r->cfg->base_path ? "512" : "4096", "-N", "", NULL };
+      int s = pc_proc_run (argv, CMD_TIMEOUT_S, r->out, sizeof r->out);
+      /* another recording (explore's batches side by side) took it
+       * between the look and the attach (its client shows in sysfs once
+       * connected): the next one */
+      for (int k = 0; s > 0 && s < 127 && k < 50 && access (pidf, F_OK) < 0; k++)
+        pc_run_msleep (20);
+      if (s > 0 && s < 127 && access (pidf, F_OK) == 0)
+        continue;
+      if (s != 0)
+        return cmd_status (r, argv, s);
     }
     snprintf (r->dev, sizeof r->dev, "%s", dev);
     r->nbd = true;
