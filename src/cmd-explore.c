@@ -2,6 +2,7 @@
  * configuration, every failure shrunk into a script (explore.h). */
 #include <config.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "cmd.h"
 #include "explore/explore.h"
+#include "fs/fs.h"
 #include "report/report.h"
 #include "util/args.h"
 #include "util/util.h"
@@ -26,7 +28,8 @@ usage (FILE *f)
 "                        [--config SPEC]... [--model MODEL] [--jobs N] [--out DIR]\n"
 "                        [--shard I/N] [--resume] [--limit N] [--only TEXT]\n"
 "                        [--fail-on promises|exposure] [--judge WHO] [--no-shrink] [--batch N]\n"
-"                        [--shared] [--quiet]\n"
+"                        [--shared] [--attach auto|vm [--kernel FILE] [--modules DIR]]\n"
+"                        [--quiet]\n"
 "       powercut explore --merge [--out DIR] SHARD-DIR...\n"
 "\n"
 "Run many small generated workloads (after CrashMonkey's ACE: up to three\n"
@@ -54,7 +57,13 @@ usage (FILE *f)
 "                        them by --seed)\n"
 "      --only TEXT       only the workloads whose text holds TEXT (\"rename\")\n"
 "      --judge WHO       who recovers and reads each crash state: auto (default),\n"
-"                        ext2fs, kernel or both (see powercut-check(1))\n"
+"                        ext2fs, kernel, both or guest (see powercut-check(1))\n"
+"      --attach HOW      auto (default: here, but in a guest for a filesystem\n"
+"                        this machine's kernel cannot mount) or vm: the whole\n"
+"                        exploration in one qemu guest, its workloads recorded\n"
+"                        and judged by the guest's kernel (no root needed)\n"
+"      --kernel FILE     with vm: the kernel to boot (default: the newest in /boot)\n"
+"      --modules DIR     with vm: its modules (default /lib/modules/VERSION)\n"
 "      --fail-on WHAT    promises (default: only a broken promise fails) or\n"
 "                        exposure (any lost data fails)\n"
 "      --no-shrink       write failures as found\n"
@@ -75,13 +84,36 @@ usage (FILE *f)
 }
 
 enum { OPT_RANDOM = 256, OPT_BUDGET, OPT_SEED, OPT_CORPUS, OPT_SHARD, OPT_RESUME, OPT_LIMIT,
-       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE, OPT_SHARED, OPT_JUDGE };
+       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE, OPT_SHARED, OPT_JUDGE,
+       OPT_ATTACH, OPT_KERNEL, OPT_MODULES };
+
+#define MAX_GUEST_ARGS 96
 
 struct args {
   struct pc_explore_config cfg;
   bool quiet, shard_given, budget_given, merge;
   char sysdir[4096];
+  /* --attach vm: the guest, and the exploration's arguments there */
+  bool vm, attach_given;
+  struct pc_explore_guest guest;
+  char *gargs[MAX_GUEST_ARGS];
+  size_t ngargs;
+  char corpus[4096], corpus_in[4200], shard[64];
+  char *gcopies[2];
+  char *gfs[PC_MAX_CONFIGS + 1];
 };
+
+/* An option for the exploration in a guest, as given. */
+static void
+keep (struct args *a, const char *opt, const char *arg)
+{
+  if (a->ngargs + 3 > MAX_GUEST_ARGS)
+    return;
+  a->gargs[a->ngargs++] = (char *) opt;
+  if (arg)
+    a->gargs[a->ngargs++] = (char *) arg;
+  a->gargs[a->ngargs] = NULL;
+}
 
 /* "90", "90s", "10m", "2h": seconds; -1 if not one. */
 static double
@@ -159,6 +191,46 @@ number_option (int c, const char *arg, struct args *a)
   return -1;
 }
 
+/* What the exploration in a guest is given of option c: the same, but
+ * --corpus as its copy in /host, and --judge guest as the guest's own
+ * kernel. */
+static void
+guest_option (int c, const char *arg, struct args *a)
+{
+  switch (c) {
+  case 'n': keep (a, "--seq", arg); break;
+  case 'c': keep (a, "--config", arg); break;
+  case 'm': keep (a, "--model", arg); break;
+  case 'j': keep (a, "--jobs", arg); break;
+  case OPT_RANDOM: keep (a, "--random", NULL); break;
+  case OPT_BUDGET: keep (a, "--budget", arg); break;
+  case OPT_SEED: keep (a, "--seed", arg); break;
+  case OPT_SHARD: keep (a, "--shard", arg); break;
+  case OPT_LIMIT: keep (a, "--limit", arg); break;
+  case OPT_ONLY: keep (a, "--only", arg); break;
+  case OPT_BATCH: keep (a, "--batch", arg); break;
+  case OPT_FAIL_ON: keep (a, "--fail-on", arg); break;
+  case OPT_NO_SHRINK: keep (a, "--no-shrink", NULL); break;
+  case OPT_SHARED: keep (a, "--shared", NULL); break;
+  case OPT_JUDGE: keep (a, "--judge", strcmp (arg, "guest") == 0 ? "kernel" : arg); break;
+  case OPT_CORPUS: {
+    /* the corpus, copied in under its own name */
+    const char *base;
+    size_t n;
+    if (realpath (arg, a->corpus) == NULL)
+      snprintf (a->corpus, sizeof a->corpus, "%s", arg);
+    for (n = strlen (a->corpus); n > 1 && a->corpus[n - 1] == '/'; n--)
+      a->corpus[n - 1] = '\0';
+    base = strrchr (a->corpus, '/') ? strrchr (a->corpus, '/') + 1 : a->corpus;
+    snprintf (a->corpus_in, sizeof a->corpus_in, "/host/%s", base);
+    a->gcopies[0] = a->corpus;
+    keep (a, "--corpus", a->corpus_in);
+    break;
+  }
+  default: break;
+  }
+}
+
 static int
 option (int c, const char *arg, struct args *a)
 {
@@ -193,7 +265,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_JUDGE: {
     int m = pc_judge_mode_parse (arg);
     if (m < 0) {
-      cmd_err ("explore", "--judge %s: not auto, ext2fs, kernel or both", arg);
+      cmd_err ("explore", "--judge %s: not auto, ext2fs, kernel, both or guest", arg);
       return pc_usage_error ("explore");
     }
     a->cfg.judge = (enum pc_judge_mode) m;
@@ -210,8 +282,24 @@ option (int c, const char *arg, struct args *a)
   }
   case 'q': a->quiet = true; break;
   case 'h': usage (stdout); return EXIT_OK;
-  default: return number_option (c, arg, a);
+  case OPT_ATTACH:
+    if (strcmp (arg, "auto") != 0 && strcmp (arg, "vm") != 0) {
+      cmd_err ("explore", "--attach %s: not auto or vm", arg);
+      return pc_usage_error ("explore");
+    }
+    a->vm = strcmp (arg, "vm") == 0;
+    a->attach_given = true;
+    return -1;
+  case OPT_KERNEL: a->guest.kernel = arg; return -1;
+  case OPT_MODULES: a->guest.modules = arg; return -1;
+  default: {
+    int r = number_option (c, arg, a);
+    if (r >= 0)
+      return r;
+    break;
   }
+  }
+  guest_option (c, arg, a);
   return -1;
 }
 
@@ -237,6 +325,9 @@ parse_args (int argc, char **argv, struct args *a)
     { "judge", required_argument, NULL, OPT_JUDGE },
     { "no-shrink", no_argument, NULL, OPT_NO_SHRINK },
     { "shared", no_argument, NULL, OPT_SHARED },
+    { "attach", required_argument, NULL, OPT_ATTACH },
+    { "kernel", required_argument, NULL, OPT_KERNEL },
+    { "modules", required_argument, NULL, OPT_MODULES },
     { "merge", no_argument, NULL, OPT_MERGE },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
@@ -304,6 +395,85 @@ problem (void *ctx, const char *line)
   cmd_err ("explore", "%s", line);
 }
 
+/* --attach: in a guest when asked, or when this machine's kernel cannot
+ * mount a configuration's filesystem (said, unless quiet); the guest's
+ * filesystems and what it is given.  Returns -1 to go on, or an exit
+ * status. */
+static int
+attach (struct args *a)
+{
+  size_t nfs = 0;
+
+  if (!a->vm && (a->guest.kernel || a->guest.modules)) {
+    cmd_err ("explore", "%s: only with --attach vm", a->guest.kernel ? "--kernel" : "--modules");
+    return pc_usage_error ("explore");
+  }
+  for (size_t k = 0; k < a->cfg.nconfigs; k++) {
+    const struct pc_fs *fs = pc_fs_find (a->cfg.configs[k].fs);
+    bool seen = false;
+    for (size_t i = 0; i < nfs; i++)
+      seen |= strcmp (a->gfs[i], fs->name) == 0;
+    if (!seen)
+      a->gfs[nfs++] = (char *) fs->name;
+    if (!a->attach_given && !a->vm && !a->merge && !pc_fs_kernel_has (fs)) {
+      a->vm = true;
+      if (!a->quiet)
+        fprintf (stderr, "powercut explore: this machine's kernel has no %s (/proc/filesystems): "
+                 "exploring in a qemu guest, as --attach vm does\n", fs->name);
+    }
+  }
+  a->gfs[nfs] = NULL;
+  if (a->vm && a->merge) {
+    cmd_err ("explore", "--merge runs nothing: not with --attach vm");
+    return pc_usage_error ("explore");
+  }
+  if (a->vm && !a->shard_given && a->cfg.nshards > 1) {
+    snprintf (a->shard, sizeof a->shard, "%u/%u", a->cfg.shard, a->cfg.nshards);
+    keep (a, "--shard", a->shard);
+  }
+  return -1;
+}
+
+/* Says what the guest does. */
+static void
+guest_status (void *ctx, const char *line)
+{
+  (void) ctx;
+  fprintf (stderr, "powercut explore: %s\n", line);
+}
+
+/* powercut explore --attach vm (explore.h). */
+static int
+explore_in_guest (struct args *a)
+{
+  char self[4096];
+  ssize_t n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  struct pc_err err;
+  int r;
+
+  if (n <= 0) {
+    cmd_err ("explore", "/proc/self/exe: %s", strerror (errno));
+    return EXIT_ERROR;
+  }
+  self[n] = '\0';
+  a->guest.self = self;
+  a->guest.out = a->cfg.out;
+  a->guest.resume = a->cfg.resume;
+  a->gargs[a->ngargs] = NULL;
+  a->guest.args = a->gargs;
+  a->guest.copies = a->gcopies;
+  a->guest.filesystems = a->gfs;
+  a->guest.nconfigs = a->cfg.nconfigs;
+  a->guest.status = a->quiet ? NULL : guest_status;
+  a->guest.problem = problem;
+  r = pc_explore_guest (&a->guest, stdout, &err);
+  if (r < 0) {
+    cmd_err ("explore", "%s", err.msg);
+    return EXIT_ERROR;
+  }
+  return r;
+}
+
 int
 cmd_explore (int argc, char **argv)
 {
@@ -324,6 +494,12 @@ cmd_explore (int argc, char **argv)
     for (size_t i = 0; i < PC_ARRAY_SIZE (default_configs); i++)
       pc_config_parse (default_configs[i], &a.cfg.configs[i], &err);
     a.cfg.nconfigs = PC_ARRAY_SIZE (default_configs);
+  }
+  if ((r = attach (&a)) >= 0)
+    return r;
+  if (a.vm) {
+    pc_catch_stop_signals ();
+    return explore_in_guest (&a);
   }
   if (rd && *rd) {
     snprintf (a.sysdir, sizeof a.sysdir, "%s/sysctl", rd);

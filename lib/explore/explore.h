@@ -88,6 +88,48 @@ struct pc_explore_config {
   void *ctx;
 };
 
+/* powercut explore --attach vm: the whole exploration in a qemu guest
+ * (run/vm.h, script mode) booting kernel, each workload recorded through
+ * the guest kernel's own NBD driver and judged there (by its kernel, for
+ * what libext2fs does not read), so that many workloads run per boot:
+ * the guest has loop, the filesystems' modules, mkfs and checks,
+ * xfs_io and setfattr; there `powercut explore ARGS --out OUT` runs in a
+ * directory of the same path as out here (the paths its scripts and
+ * replay commands name are out's), stopped as an interruption is two
+ * minutes before the guest's time limit; what it left comes back through
+ * the guest's output port as a tar archive, each of its entries put in
+ * out over the one of the same name (the failures' scripts then
+ * reproduce them in a guest of kernel), and its summary is printed on
+ * report.
+ * With resume, out is carried into the guest first and the exploration
+ * goes on from its results.jsonl.  out is locked meanwhile.  Needs no
+ * root here. */
+struct pc_explore_guest {
+  const char *self;             /* this program, copied into the guest */
+  const char *kernel;           /* vmlinuz; NULL: the newest /boot/vmlinuz-* */
+  const char *modules;          /* its modules; NULL: /lib/modules/VERSION */
+  const char *out;              /* the exploration's directory here */
+  bool resume;
+  char *const *args;            /* explore's arguments in the guest (not --out,
+                                 * --resume, --quiet), NULL-terminated */
+  char *const *copies;          /* host files they name, copied into the guest's
+                                 * /host (a corpus), or NULL */
+  char *const *filesystems;     /* the configurations' filesystems (fs.h names) */
+  size_t nconfigs;              /* how many configurations (for its memory) */
+  unsigned memory_mb;           /* 0: 1 GiB and 384 MiB a configuration, at most
+                                 * half of this machine's */
+  int timeout_s;                /* the guest's time limit; 0: a day */
+  void (*status) (void *ctx, const char *line);   /* what it does (or NULL) */
+  void (*problem) (void *ctx, const char *line);  /* what the exploration said */
+  void *ctx;
+};
+
+/* Returns the exploration's status, as pc_explore_run (2 also when the
+ * guest stopped it at its time limit), or -errno with a reason in err: a
+ * guest that failed or brought nothing back (its console kept and named),
+ * -EINTR interrupted here (what the guest explored is lost). */
+int pc_explore_guest (const struct pc_explore_guest *g, FILE *report, struct pc_err *err);
+
 /* Runs the exploration: needs root.  Writes the summary table to report
  * (NULL: none).  Returns 0 (no failure), 1 (failures: broken promises, or
  * any with fail_on_exposure; with a corpus, verdicts that changed), 2

@@ -251,7 +251,9 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   }
   bad |= conf (m, "DISKS", list ? list : "");
   free (list);
-  snprintf (num, sizeof num, "%zu", cfg->ndisks > 2 ? cfg->ndisks : 2);
+  /* the disks, and devices for what the script attaches itself (a
+   * recording of its own, as powercut run or explore in the guest make) */
+  snprintf (num, sizeof num, "%zu", cfg->ndisks + 16);
   bad |= conf (m, "NBDS", num);
   snprintf (num, sizeof num, "%llu", (unsigned long long) cfg->seed);
   bad |= conf (m, "SEED", num);

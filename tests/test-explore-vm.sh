@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# test-explore-vm.sh: explore --attach vm, the whole exploration in one
+# qemu guest (explore.h, pc_explore_guest): --seq 1 --limit 2 on the
+# default configurations runs every workload there, recorded and judged
+# by the guest's kernel, and reports here (the table, results.jsonl,
+# explore.json); cut short (the last results gone, as an interruption
+# leaves it), --resume carries the directory into a guest again and runs
+# only what is missing, keeping the rest as it was; nothing is left
+# running, and no scratch folder.
+source "$top_srcdir/tests/functions.sh"
+requires qemu-system-x86_64 python3 xfs_io setfattr
+ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "$0: test skipped: no kernel in /boot"; exit 77; }
+[ -x /usr/sbin/nbd-client ] || [ -x /sbin/nbd-client ] || { echo "$0: test skipped: no nbd-client"; exit 77; }
+[ -x /bin/busybox ] || [ -x /usr/bin/busybox ] || { echo "$0: test skipped: no busybox"; exit 77; }
+T=$(( T * 5 ))     # a guest under TCG is slow
+export TMPDIR=$tmp
+
+run powercut explore --attach vm --seq 1 --limit 2 --out "$tmp/x"
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "explore --attach vm: exit status $rc ($err)"
+assert_match "$err" "exploring in a qemu guest" "says where it explores"
+for c in 'ext4' 'ext4 noauto_da_alloc' 'ext4 data=journal' 'ext3'; do
+  assert_match "$out" "^$c +2 " "the table's row of $c"
+done
+assert_eq "$(wc -l <"$tmp/x/results.jsonl")" 8 "a result per workload and configuration"
+assert_eq "$(python3 -c 'import json,sys; print(all(json.loads(l)["outcome"] not in ("error", "not-checked") for l in open(sys.argv[1])))' "$tmp/x/results.jsonl")" \
+  True "every workload recorded and judged"
+[ -s "$tmp/x/explore.json" ] || fail "no explore.json"
+assert_eq "$(cat "$tmp/x/summary.txt")" "$out" "the summary printed is the one kept"
+
+# cut short: the last two results gone, as an interrupted exploration
+# leaves them; --resume runs those two and keeps the others
+head -n 6 "$tmp/x/results.jsonl" >"$tmp/kept"
+cp "$tmp/kept" "$tmp/x/results.jsonl"
+run powercut explore --attach vm --seq 1 --limit 2 --out "$tmp/x" --resume --quiet
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "explore --attach vm --resume: exit status $rc ($err)"
+assert_eq "$(wc -l <"$tmp/x/results.jsonl")" 8 "--resume: every result again"
+assert_eq "$(head -n 6 "$tmp/x/results.jsonl")" "$(cat "$tmp/kept")" "--resume: what was done kept as it was"
+for c in 'ext4' 'ext4 noauto_da_alloc' 'ext4 data=journal' 'ext3'; do
+  assert_match "$out" "^$c +2 " "--resume: the table's row of $c"
+done
+
+# nothing left: no guest running, no scratch folder
+assert_eq "$(pgrep -f -- "$tmp/" || true)" "" "no guest left running"
+assert_eq "$(ls -d "$tmp"/powercut-* "$tmp"/x/.guest.* 2>/dev/null || true)" "" "no scratch folder left"
