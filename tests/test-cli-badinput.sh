@@ -165,7 +165,7 @@ assert_ge "$checked" 40 "bytes flipped"
 # --- A device that is not ext2/3/4 -------------------------------------------
 run powercut check "$good"
 one_error "check of a recording with no filesystem" \
-  "$good: no ext2, ext3, ext4, xfs or btrfs filesystem on the device at the end of the recording \(blkid finds none\)"
+  "$good: no ext2, ext3, ext4, xfs, btrfs or f2fs filesystem on the device at the end of the recording \(blkid finds none\)"
 truncate -s 1M "$tmp/swap.img"
 mkswap -q "$tmp/swap.img" >/dev/null 2>&1 || fail "mkswap"
 log=$tmp/swap.log

@@ -102,7 +102,7 @@ run powercut check "$tmp/back.log" -q
 # check reads the imported log, records and mark, through to the device
 # at its end, which holds no filesystem here: that is its only complaint
 assert_eq "$rc" 2 "check of the imported log ($err)"
-assert_match "$err" "back.log: no ext2, ext3, ext4, xfs or btrfs filesystem on the device at the end" \
+assert_match "$err" "back.log: no ext2, ext3, ext4, xfs, btrfs or f2fs filesystem on the device at the end" \
   "check of the imported log"
 
 # Import to a pipe and to /dev/null: exit 0; through the pipe, the same log

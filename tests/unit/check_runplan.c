@@ -138,7 +138,7 @@ END_TEST
 START_TEST (test_config_errors)
 {
   static const struct { const char *spec, *msg; } bad[] = {
-    { "zfs", "--config 'zfs': starts with zfs, not ext2, ext3, ext4, xfs or btrfs" },
+    { "zfs", "--config 'zfs': starts with zfs, not ext2, ext3, ext4, xfs, btrfs or f2fs" },
     { "", "--config '': no filesystem" },
     { "ext4 a b", "--config 'ext4 a b': 'b': mount options are one word, separated by commas" },
     { "ext4 vm.dirty_ratio=x", "--config 'ext4 vm.dirty_ratio=x': vm.dirty_ratio=x: the value is not a number" },
@@ -193,7 +193,7 @@ START_TEST (test_fs_by_opts)
   pc_run_plan_free (p);
 
   ck_assert_int_eq (pc_run_opt_fs (&o, "zfs", &err), -EINVAL);
-  ck_assert_str_eq (err.msg, "--fs zfs: not ext2, ext3, ext4, xfs or btrfs");
+  ck_assert_str_eq (err.msg, "--fs zfs: not ext2, ext3, ext4, xfs, btrfs or f2fs");
   ck_assert_int_eq (pc_run_opt_mount_opts (&o, "a, b", &err), -EINVAL);
   ck_assert_str_eq (err.msg, "--mount-opts 'a, b': options are separated by commas, not blanks");
   ck_assert_uint_eq (o.nfs, 0);
