@@ -82,6 +82,14 @@ assert_match "$repro" "^powercut run --config 'ext4 nobarrier' --model reorder:4
 run powercut run --quiet --config 'ext4 nobarrier' --model reorder:4 --seed 0 --settle 0 --out repro \
   -- "$tmp/f/failures/1.sh"
 assert_eq "$rc" 1 "the failure's script reproduces it ($err)"
+# its first failing state, rebuilt by the line as written (the recording
+# starts from the configuration's base image, kept in f/bases)
+first=$(sed -n 's/^#   first failing: *//p' f/failures/1.sh)
+assert_match "$first" "^powercut replay .* --base $tmp/f/bases/c0.img --at " "the replay line names the base"
+run ${first/state.img/"$tmp/first.img"}
+assert_eq "$rc" 0 "the failure's replay line rebuilds its state ($err)"
+[ -s "$tmp/first.img" ] || fail "no state rebuilt"
+rm -f "$tmp/first.img"
 
 # 5. the corpus of the first exploration: nothing changed
 run powercut explore --corpus a --config ext4 --config ext3 --out a2 --quiet

@@ -651,6 +651,8 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
         r = pc_err_set (err, ENAMETOOLONG, "%s: %s", dir, strerror (ENAMETOOLONG));
       else if (pc_mkdir_p (dir) < 0)
         r = pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
+      else if (cfg->resume && access (c.base[k], F_OK) == 0)
+        ;       /* kept with the failures of the run resumed: their logs start from it */
       else if ((r = pc_x_make_base (&cfg->configs[k], c.base[k], err)) < 0)
         pc_err_prefix (err, -r, "%s", c.label[k]);
     }
@@ -703,10 +705,11 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
 out:
   if (c.jsonl)
     fclose (c.jsonl);
-  for (size_t k = 0; k < cfg->nconfigs; k++)
+  /* the bases stay for the failures' replay lines (sparse: a few MiB) */
+  for (size_t k = 0; k < cfg->nconfigs && c.nfailures == 0; k++)
     if (c.base[k][0])
       unlink (c.base[k]);
-  if (c.base[0][0]) {
+  if (c.base[0][0] && c.nfailures == 0) {
     char dir[PATH_MAX + 16];
     snprintf (dir, sizeof dir, "%s/bases", cfg->out);
     rmdir (dir);

@@ -135,6 +135,8 @@ struct ctx {
   struct pc_explore_progress prog;
   char base[PC_MAX_CONFIGS][PATH_MAX];  /* each configuration's base image
                                          * (not shared), or "" */
+  unsigned nfailures;           /* scripts written in OUT/failures: the
+                                 * bases their replay lines name are kept */
 };
 
 /* One result as a JSON object (a results.jsonl line, an explore.json entry). */

@@ -32,11 +32,13 @@ static const char guest_script[] =
   "mkdir -p \"$out\" || exit 3\n"
   "if [ -n \"$resume\" ]; then\n"
   "  [ -d \"/host/${out##*/}\" ] && { cp -a \"/host/${out##*/}/.\" \"$out/\" || exit 3; }\n"
+  "  for b in \"$out\"/bases/*.img.gz; do [ ! -f \"$b\" ] || gzip -d \"$b\" || exit 3; done\n"
   "  set -- \"$@\" --resume\n"
   "fi\n"
   "rm -f \"$out/summary.txt\"\n"
   "timeout -s INT \"$limit\" \"$POWERCUT\" explore \"$@\" --out \"$out\" --quiet >/dev/null "
   "2>/tmp/said.txt; st=$?\n"
+  "for b in \"$out\"/bases/*.img; do [ ! -f \"$b\" ] || gzip -1 \"$b\"; done\n"
   "(cd \"${out%/*}/\" && tar -cf - \"${out##*/}\") >\"$POWERCUT_OUT\" || st=3\n"
   "cat /tmp/said.txt\n"
   "exit $st\n";
@@ -132,6 +134,42 @@ reproduce_in_guest (const struct pc_explore_guest *g, const char *out)
   free (kernel);
 }
 
+/* The configurations' base images the guest sent gzipped (out/bases/
+ * cK.img.gz, kept for the failures' replay lines) unpacked beside them,
+ * sparse again.  Returns 0 or -errno with why. */
+static int
+unpack_bases (const char *out, struct pc_err *why)
+{
+  char dir[PATH_MAX + 16];
+  DIR *d;
+  struct dirent *de;
+  int r = 0;
+
+  snprintf (dir, sizeof dir, "%s/bases", out);
+  d = opendir (dir);
+  while (r == 0 && d && (de = readdir (d)) != NULL) {
+    char gz[2 * PATH_MAX], img[2 * PATH_MAX], said[512];
+    size_t len = strlen (de->d_name);
+    if (len < 8 || strcmp (de->d_name + len - 7, ".img.gz") != 0)
+      continue;
+    snprintf (gz, sizeof gz, "%s/%s", dir, de->d_name);
+    snprintf (img, sizeof img, "%s/%.*s", dir, (int) len - 3, de->d_name);
+    {
+      char *gunzip[] = { "gzip", "-d", "-f", gz, NULL };
+      char *dig[] = { "fallocate", "--dig-holes", img, NULL };
+      int st = pc_proc_run (gunzip, 600, said, sizeof said);
+      if (st == 0)
+        st = pc_proc_run (dig, 600, said, sizeof said);
+      if (st != 0)
+        r = pc_err_set (why, EIO, "%s: cannot unpack it: %s", gz,
+                        st == -ENOENT || st == 127 ? "gzip or fallocate not found" : said);
+    }
+  }
+  if (d)
+    closedir (d);
+  return r;
+}
+
 /* Gives each line the guest's exploration said (its console's
  * "POWERCUT-OUT" lines) to g->problem, without its "powercut explore: ". */
 static void
@@ -204,8 +242,24 @@ in_guest (const struct pc_explore_guest *g, struct xg *x, struct pc_err *why)
   for (char *const *a = g->args; a && *a && na + 1 < MAX_ARGS; a++)
     x->args[na++] = *a;
   x->args[na] = NULL;
-  if (g->resume)
+  if (g->resume) {
+    /* carried in: the bases kept with its failures take the guest's memory */
+    char dir[PATH_MAX + 16];
+    DIR *d;
+    struct dirent *de;
+    snprintf (dir, sizeof dir, "%s/bases", x->out);
+    d = opendir (dir);
+    while (d && (de = readdir (d)) != NULL) {
+      char path[2 * PATH_MAX];
+      struct stat st;
+      snprintf (path, sizeof path, "%s/%s", dir, de->d_name);
+      if (de->d_name[0] != '.' && stat (path, &st) == 0)
+        mem += (uint64_t) st.st_size >> 20;
+    }
+    if (d)
+      closedir (d);
     x->copies[nc++] = x->out;
+  }
   for (char *const *c = g->copies; c && *c && nc + 1 < MAX_ARGS; c++)
     x->copies[nc++] = *c;
   x->copies[nc] = NULL;
@@ -261,6 +315,8 @@ in_guest (const struct pc_explore_guest *g, struct xg *x, struct pc_err *why)
       unlink (from);
       snprintf (from, sizeof from, "%s/%s", x->back, *base ? base : ".");
       r = take_back (from, x->out, why);
+      if (r == 0)
+        r = unpack_bases (x->out, why);
       if (r == 0)
         reproduce_in_guest (g, x->out);
     }

@@ -71,13 +71,14 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
     struct xres *x = &c->res[i];
     struct xitem small = x->it;
     char path[PATH_MAX + 64], sdir[PATH_MAX + 64], text[PC_GEN_TEXT_MAX], otext[PC_GEN_TEXT_MAX];
-    char log[PATH_MAX + 64], model[64];
+    char log[PATH_MAX + 64], model[64], base[PATH_MAX + 96];
     FILE *f;
     if (!pc_x_fails (x->it.outcome, x->it.promise, true))
       continue;
     if (n == 0 && pc_mkdir_p (dir) < 0)
       return pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
     n++;
+    c->nfailures = n;
     snprintf (sdir, sizeof sdir, "%s/batches/%s", x->root ? x->root : c->cfg->out, x->batch);
     pc_x_item_log (c->cfg, sdir, &x->it, log, sizeof log);
     if (!c->cfg->no_shrink && !c->cfg->nmerge && pc_gen_calls (&x->it.w) > 2) {
@@ -111,6 +112,13 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
       snprintf (model, sizeof model, " --model %s", pc_model_name (c->cfg->model.kind));
     else
       model[0] = '\0';
+    /* the recording starts from its configuration's base image, kept in
+     * OUT/bases (a shard's own when merged) */
+    if (c->cfg->shared)
+      base[0] = '\0';
+    else
+      snprintf (base, sizeof base, " --base %s/bases/c%zu.img",
+                x->root ? x->root : c->cfg->out, x->k);
     f = fopen (path, "we");
     if (f == NULL)
       return pc_err_set (err, errno, "%s: %s", path, strerror (errno));
@@ -122,11 +130,11 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
     fprintf (f, "#   configuration: %s\n"
              "#   found:         %s (%s) at %zu of its %zu crash points, and %zu later\n"
              "#   reproduce:     powercut run --config '%s'%s --settle 0 -- %s\n"
-             "#   first failing: powercut replay %s --at %s -o state.img%s\n"
+             "#   first failing: powercut replay %s%s --at %s -o state.img%s\n"
              "cd \"${POWERCUT_MNT:-.}\" || exit 1\n", c->label[x->k],
              pc_explore_outcome_name (small.outcome),
              small.promise ? "a broken promise" : "exposure", small.failing, small.points,
-             small.later, c->label[x->k], model, path, log, small.first[0] ? small.first : "?",
+             small.later, c->label[x->k], model, path, log, base, small.first[0] ? small.first : "?",
              small.first[0] && pc_report_replay_recovered (small.first_verdict)
              ? " --recovered" : "");
     pc_gen_script (&small.w, f, NULL, NULL);
