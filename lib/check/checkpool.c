@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check/checkint.h"
+#include "fs/fs.h"
 #include "util/disk.h"
 #include "util/kmount.h"
 #include "check/export.h"
@@ -761,6 +762,10 @@ run_workers (struct ctx *c)
     return 0;
   if (jobs > total)
     jobs = (unsigned) total;
+  /* copies of one filesystem that this kernel cannot mount at once
+   * (fs.h): one state at a time */
+  if (c->fs && !c->fs->libext2fs && !pc_fs_kernel_mounts_copies (c->fs))
+    jobs = 1;
   pids = calloc (jobs, sizeof *pids);
   ids = calloc (jobs, sizeof *ids);
   if (pids == NULL || ids == NULL) {

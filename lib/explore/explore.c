@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "explore/exploreint.h"
+#include "fs/fs.h"
 #include "run/plan.h"
 #include "util/util.h"
 
@@ -437,6 +438,13 @@ run_batches (struct ctx *c, struct pc_err *err)
 
   if (njobs > MAX_JOBS)
     njobs = MAX_JOBS;
+  /* every workload's filesystem is a copy of its base: a kernel that
+   * cannot mount two at once records one at a time (fs.h) */
+  for (size_t i = 0; i < c->cfg->nconfigs; i++) {
+    const struct pc_fs *fs = pc_fs_find (c->cfg->configs[i].fs);
+    if (fs && !pc_fs_kernel_mounts_copies (fs))
+      njobs = 1;
+  }
   memset (jobs, 0, sizeof jobs);
   for (;;) {
     /* start batches while there are free slots and work */

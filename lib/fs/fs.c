@@ -81,7 +81,7 @@ static const struct pc_fs table[] = {
    * an fsid, which kernels since 6.7 tell apart (temp_fsid) */
   { .name = "btrfs", .module = "btrfs", .mkfs_force = "-f", .mkfs_default = "",
     .min_size = 128 * MiB, .default_size = 128 * MiB, .commit = true, .commit_s = 30,
-    .libext2fs = false, .mount_data = "", .check = btrfs_check,
+    .libext2fs = false, .mount_data = "", .copies_since = 6 << 8 | 7, .check = btrfs_check,
     .check_name = "btrfs check --readonly",
     .check_verdict = btrfs_check_verdict },
   /* a checkpoint every 60 s (cp_interval; no mount option sets it), data
@@ -132,4 +132,17 @@ pc_fs_kernel_has (const struct pc_fs *fs)
     return false;
   snprintf (path, sizeof path, "/lib/modules/%s/kernel/fs/%s", u.release, fs->module);
   return stat (path, &st) == 0;
+}
+
+bool
+pc_fs_kernel_mounts_copies (const struct pc_fs *fs)
+{
+  struct utsname u;
+  unsigned major = 0, minor = 0;
+
+  if (fs->copies_since == 0)
+    return true;
+  if (uname (&u) < 0 || sscanf (u.release, "%u.%u", &major, &minor) != 2)
+    return false;
+  return (major << 8 | minor) >= fs->copies_since;
 }

@@ -34,6 +34,10 @@ struct pc_fs {
   const char *mount_data;       /* options a mount of a copy of a state needs
                                  * beside others of the same filesystem
                                  * (xfs: "nouuid"), or "" */
+  unsigned copies_since;        /* the first kernel (major << 8 | minor)
+                                 * that mounts two copies of one filesystem
+                                 * at once (btrfs: 6.7, temp_fsid), or 0:
+                                 * every kernel */
   const char *const *check;     /* its own read-only check, the image's path
                                  * to be appended */
   const char *check_name;       /* it, for people: "xfs_repair -n" */
@@ -51,5 +55,11 @@ const char *pc_fs_names (void);
 /* Can this machine's kernel mount fs: is it in /proc/filesystems, or a
  * module of the running kernel that a mount loads? */
 bool pc_fs_kernel_has (const struct pc_fs *fs);
+
+/* Can this machine's kernel mount copies of one fs (one base image, one
+ * crash state) at once, as parallel jobs do?  False for btrfs before 6.7,
+ * which takes a second device of one fsid for the first's: run them one
+ * at a time. */
+bool pc_fs_kernel_mounts_copies (const struct pc_fs *fs);
 
 #endif
