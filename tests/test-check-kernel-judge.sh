@@ -137,3 +137,17 @@ assert_eq "$(json "$tmp/fcb.json" 'r["totals"]["recovery_differs"] > 0 and r["to
 assert_eq "$(json "$tmp/fcb.json" 'all(p["fault"] == "recovery" and p["findings"][0]["path"] == "" and p["findings"][0]["found"].startswith("the kernel: ") and p["findings"][0]["allowed"].startswith("e2fsck: ") for p in r["points"] if p["verdict"] == "recovery-differs")')" \
   True "fast_commit, both: each says both results"
 assert_match "$out" "^THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE" "fast_commit, both: the headline"
+
+# 6. explore --judge both on fast_commit: the O_SYNC appends whose
+# recoveries disagree fail the exploration (exit 1 under the default
+# --fail-on promises), in a column of their own, as the recovery's fault;
+# a failure's reproduce line keeps the judge and the configuration (its
+# quotes) as one word of the shell
+label="ext4 mkfs='-b 4096 -O fast_commit'"
+run powercut explore --seq 1 --only 'swrite.append f0' --config "$label" --judge both --out "$tmp/xb" --quiet
+assert_eq "$rc" 1 "explore, both: recovery-differs fails it ($err)"
+assert_match "$(head -1 <<<"$out")" " recovery-differs$" "explore, both: the table's column"
+assert_match "$out" "swrite.append +recovery-differs recovery +[1-9]" "explore, both: the recovery's fault"
+repro=$(sed -n 's/^#   reproduce: *//p' "$tmp/xb/failures/1.sh")
+eval "set -- $repro"
+assert_eq "$1 $2 $3 $4 $5 $6" "powercut run --config $label --judge both" "explore, both: the reproduce line's words"

@@ -147,6 +147,9 @@ pc_x_fails (int outcome, bool promise, bool exposure)
   if (outcome == PC_V_OK || outcome == PC_V_NOT_CHECKED || outcome == PC_XV_UNSUPPORTED ||
       outcome == PC_XV_ERROR)
     return false;
+  /* two recoveries that disagree: one of them is wrong, whatever --fail-on */
+  if (outcome == PC_V_RECOVERY_DIFFERS)
+    return true;
   return promise || exposure;
 }
 

@@ -65,7 +65,7 @@ add_res (struct ctx *c, const struct xres *x)
   c->prog.done++;
   if (pc_x_fails (x->it.outcome, x->it.promise, true))
     c->prog.failing++;
-  if (pc_x_fails (x->it.outcome, x->it.promise, false))
+  if (x->it.promise && pc_x_fails (x->it.outcome, x->it.promise, false))
     c->prog.promises++;
   return 0;
 }
@@ -164,7 +164,7 @@ keep_done (struct ctx *c)
   for (size_t i = 0; i < n; i++) {
     c->prog.done++;
     c->prog.failing += pc_x_fails (c->res[i].it.outcome, c->res[i].it.promise, true);
-    c->prog.promises += pc_x_fails (c->res[i].it.outcome, c->res[i].it.promise, false);
+    c->prog.promises += c->res[i].it.promise && pc_x_fails (c->res[i].it.outcome, true, false);
   }
 }
 

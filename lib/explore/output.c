@@ -71,7 +71,7 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
     struct xres *x = &c->res[i];
     struct xitem small = x->it;
     char path[PATH_MAX + 64], sdir[PATH_MAX + 64], text[PC_GEN_TEXT_MAX], otext[PC_GEN_TEXT_MAX];
-    char log[PATH_MAX + 64], model[64], base[PATH_MAX + 96];
+    char log[PATH_MAX + 64], model[96], base[PATH_MAX + 96], qlabel[512];
     FILE *f;
     if (!pc_x_fails (x->it.outcome, x->it.promise, true))
       continue;
@@ -112,6 +112,12 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
       snprintf (model, sizeof model, " --model %s", pc_model_name (c->cfg->model.kind));
     else
       model[0] = '\0';
+    /* who judged, when not by default (--judge both: a recovery-differs) */
+    if (c->cfg->judge != PC_JUDGE_AUTO)
+      snprintf (model + strlen (model), sizeof model - strlen (model), " --judge %s",
+                pc_judge_mode_name (c->cfg->judge));
+    /* the label as one word of the shell (it may hold quotes: mkfs='...') */
+    pc_shell_quote (c->label[x->k], qlabel, sizeof qlabel);
     /* the recording starts from its configuration's base image, kept in
      * OUT/bases (a shard's own when merged) */
     if (c->cfg->shared)
@@ -129,12 +135,14 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
       fprintf (f, "#   shrunk from:   %s\n", otext);
     fprintf (f, "#   configuration: %s\n"
              "#   found:         %s (%s) at %zu of its %zu crash points, and %zu later\n"
-             "#   reproduce:     powercut run --config '%s'%s --settle 0 -- %s\n"
+             "#   reproduce:     powercut run --config %s%s --settle 0 -- %s\n"
              "#   first failing: powercut replay %s%s --at %s -o state.img%s\n"
              "cd \"${POWERCUT_MNT:-.}\" || exit 1\n", c->label[x->k],
              pc_explore_outcome_name (small.outcome),
-             small.promise ? "a broken promise" : "exposure", small.failing, small.points,
-             small.later, c->label[x->k], model, path, log, base, small.first[0] ? small.first : "?",
+             small.promise ? "a broken promise" : small.outcome == PC_V_RECOVERY_DIFFERS
+             ? "the recovery's fault: the kernel's and e2fsck's disagree" : "exposure",
+             small.failing, small.points,
+             small.later, qlabel, model, path, log, base, small.first[0] ? small.first : "?",
              small.first[0] && pc_report_replay_recovered (small.first_verdict)
              ? " --recovered" : "");
     pc_gen_script (&small.w, f, NULL, NULL);
@@ -161,14 +169,20 @@ void
 pc_x_summary (const struct ctx *c, FILE *f, double secs)
 {
   int w = 28;
+  bool both = c->cfg->judge == PC_JUDGE_BOTH;
 
   for (size_t k = 0; k < c->cfg->nconfigs; k++)
     if (strlen (c->label[k]) > (size_t) w)
       w = (int) strlen (c->label[k]);
-  fprintf (f, "%-*s %9s %6s %11s %8s %9s %11s %6s\n", w, "configuration", "workloads", "ok",
+  fprintf (f, "%-*s %9s %6s %11s %8s %9s %11s %6s", w, "configuration", "workloads", "ok",
            "unsupported", "exposure", "promises", "not-checked", "error");
+  /* --judge both: the workloads where the kernel's recovery and e2fsck's
+   * disagree */
+  if (both)
+    fprintf (f, " %16s", "recovery-differs");
+  fputc ('\n', f);
   for (size_t k = 0; k < c->cfg->nconfigs; k++) {
-    size_t n = 0, ok = 0, uns = 0, exp = 0, prom = 0, nc = 0, er = 0;
+    size_t n = 0, ok = 0, uns = 0, exp = 0, prom = 0, nc = 0, er = 0, rec = 0;
     for (size_t i = 0; i < c->nres; i++) {
       const struct xres *x = &c->res[i];
       if (x->k != k)
@@ -178,11 +192,16 @@ pc_x_summary (const struct ctx *c, FILE *f, double secs)
       uns += x->it.outcome == PC_XV_UNSUPPORTED;
       nc += x->it.outcome == PC_V_NOT_CHECKED;
       er += x->it.outcome == PC_XV_ERROR;
-      prom += pc_x_fails (x->it.outcome, x->it.promise, false);
-      exp += pc_x_fails (x->it.outcome, x->it.promise, true) && !x->it.promise;
+      prom += x->it.promise && pc_x_fails (x->it.outcome, true, false);
+      rec += x->it.outcome == PC_V_RECOVERY_DIFFERS;
+      exp += pc_x_fails (x->it.outcome, false, true) && !x->it.promise &&
+             x->it.outcome != PC_V_RECOVERY_DIFFERS;
     }
-    fprintf (f, "%-*s %9zu %6zu %11zu %8zu %9zu %11zu %6zu\n", w, c->label[k], n, ok, uns,
+    fprintf (f, "%-*s %9zu %6zu %11zu %8zu %9zu %11zu %6zu", w, c->label[k], n, ok, uns,
              exp, prom, nc, er);
+    if (both)
+      fprintf (f, " %16zu", rec);
+    fputc ('\n', f);
   }
   if (c->cfg->nmerge)
     fprintf (f, "%zu workload runs, from %zu exploration%s\n", c->nres, c->cfg->nmerge,
@@ -229,7 +248,8 @@ pc_x_summary (const struct ctx *c, FILE *f, double secs)
       any = true;
       fprintf (f, "  %-24s %-40s %-14s %-16s %zu (e.g. %s)\n", c->label[x->k], kinds,
                pc_explore_outcome_name (x->it.outcome),
-               x->it.promise ? "broken promise" : "exposure", count,
+               x->it.promise ? "broken promise" : x->it.outcome == PC_V_RECOVERY_DIFFERS
+               ? "recovery" : "exposure", count,
                x->failure[0] ? x->failure : "-");
     }
   }
