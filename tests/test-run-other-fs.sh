@@ -46,3 +46,7 @@ run powercut explore --seq 1 --limit 2 --config xfs --config btrfs --out "$tmp/x
 assert_eq "$rc" 0 "explore on xfs and btrfs ($out $err)"
 assert_match "$out" '^xfs +2 +2 ' "explore: xfs's row"
 assert_match "$out" '^btrfs +2 +2 ' "explore: btrfs's row"
+
+# nothing left in the scratch (TMPDIR): no check's folder, no mount point
+# of the end's tree (each check of XFS and btrfs above made one)
+assert_eq "$(ls -d "$tmp"/powercut-check.* 2>/dev/null || true)" "" "no check's scratch folder left"

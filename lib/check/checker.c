@@ -160,6 +160,15 @@ end_kernel_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_
       pc_mark_decode (buf, len, ret, NULL) == 0)
     r = 1;
   free (buf);
+  /* the child's mount point and copy (judge.c: IMG.mnt, IMG.kernel), which
+   * it left as it exited on every path: its mount went with its namespace */
+  {
+    char path[4200];
+    snprintf (path, sizeof path, "%s.mnt", img);
+    rmdir (path);
+    snprintf (path, sizeof path, "%s.kernel", img);
+    unlink (path);
+  }
   return r;
 }
 
@@ -184,7 +193,7 @@ end_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_err *wh
   if (!pc_oracle_judges (c->oracle))
     return 0;
   if (c->fs && !c->fs->libext2fs) {
-    struct pc_mark end;
+    struct pc_mark end = { 0 };     /* left so when the end cannot be read */
     r = end_kernel_tree (c, img, im, &end);
     if (r < 0)
       return r;
