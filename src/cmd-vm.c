@@ -234,7 +234,8 @@ int
 cmd_vm (int argc, char **argv)
 {
   struct vm_args *a = calloc (1, sizeof *a);
-  char self[PATH_MAX], work[] = "/tmp/powercut-vm.XXXXXX", console[PATH_MAX + 16];
+  char self[PATH_MAX], work[PATH_MAX], console[PATH_MAX + 16];
+  const char *tmp = getenv ("TMPDIR");
   struct pc_vm_config *vc;
   struct pc_err err;
   int status = -1, r;
@@ -255,6 +256,7 @@ cmd_vm (int argc, char **argv)
     goto out;
   }
   self[n] = '\0';
+  snprintf (work, sizeof work, "%s/powercut-vm.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
   if (mkdtemp (work) == NULL) {
     cmd_err ("vm", "%s: %s", work, strerror (errno));
     goto out;
@@ -279,6 +281,7 @@ cmd_vm (int argc, char **argv)
     print_output (vc->console_path);    /* what the script said, even cut short */
     /* the console the message names is kept (its directory with it) */
     cmd_err ("vm", "%s", err.msg);
+    rmdir (work);       /* only if it holds nothing: a guest that never started */
     goto out;
   }
   print_output (vc->console_path);
