@@ -31,11 +31,14 @@ copy (json_object *o)
   return json_object_deep_copy (o, &d, NULL) == 0 ? d : NULL;
 }
 
+/* A device's verdict by name (a report's JSON): is its filesystem not
+ * one to read files from? */
 static bool
 bad_fs (const char *v)
 {
-  return v == NULL || strcmp (v, "fs-corrupt") == 0 || strcmp (v, "unmountable") == 0 ||
-         strcmp (v, "not-checked") == 0;
+  int k = v ? pc_verdict_parse (v) : PC_V_NOT_CHECKED;
+
+  return k == PC_V_FS_CORRUPT || k == PC_V_UNMOUNTABLE || k == PC_V_NOT_CHECKED;
 }
 
 static bool
