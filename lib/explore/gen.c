@@ -101,12 +101,6 @@ pc_gen_kind_name (unsigned kind)
   return kind < NKINDS ? kinds[kind].name : NULL;
 }
 
-const char *
-pc_gen_file_name (unsigned file)
-{
-  return file < PC_GEN_FILES ? files[file] : NULL;
-}
-
 /* ------------------------------------------------------------------ */
 /* The model: what each name is as the operations go. */
 

@@ -56,10 +56,8 @@ struct pc_gen_workload {
   struct pc_gen_step step[PC_GEN_MAX_OPS];
 };
 
-/* The kinds of operation, by index (NULL past the last), and the files'
- * names. */
+/* The kinds of operation, by index (NULL past the last). */
 const char *pc_gen_kind_name (unsigned kind);
-const char *pc_gen_file_name (unsigned file);
 
 /* Is every operation of w possible where it comes (its file there, its new
  * name free), and is the last persistence call not none? */

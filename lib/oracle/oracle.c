@@ -25,7 +25,7 @@ struct pc_oracle {
   char **known;               /* every path any manifest names, sorted */
   size_t *first;              /* the first mark (index in marks) naming each */
   bool *changed;              /* ... changed after the last mark (pc_oracle_set_end) */
-  size_t nknown, nchanged;
+  size_t nknown;
   struct pc_oracle_version *versions;   /* by path (known order), then mark */
   size_t *vmark;              /* each version's mark (index in marks) */
   const struct pc_entry **ventry;       /* ... and what it is */
@@ -588,7 +588,6 @@ pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end)
 {
   const struct omark *last = o->n ? &o->marks[o->n - 1] : NULL;
 
-  o->nchanged = 0;
   if (o->hist && o->ix->n > 0) {
     int r = pc_history_set_end (o->hist, o->ix->n - 1, end);
     if (r < 0)
@@ -598,15 +597,8 @@ pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end)
     const char *path = o->known[k];
     o->changed[k] = end == NULL ||
                     !same_version (pc_mark_find (&last->m, path), pc_mark_find (end, path));
-    o->nchanged += o->changed[k];
   }
   return 0;
-}
-
-size_t
-pc_oracle_changed_after (const struct pc_oracle *o)
-{
-  return o->nchanged;
 }
 
 const char *

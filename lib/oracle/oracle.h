@@ -85,8 +85,6 @@ uint64_t pc_oracle_max_size (const struct pc_oracle *o);
  * traced program's paths whose end is none of what it had there are not
  * judged (pc_history_set_end).  Returns 0 or -ENOMEM. */
 int pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end);
-/* How many paths the manifests name changed after the last mark. */
-size_t pc_oracle_changed_after (const struct pc_oracle *o);
 /* The name of the last mark with a manifest, or NULL. */
 const char *pc_oracle_last_mark (const struct pc_oracle *o);
 

@@ -470,16 +470,6 @@ pc_image_copy_sparse (const struct pc_image *im, int fd)
   return 0;
 }
 
-int
-pc_image_rewrite (struct pc_image *im, uint64_t off, uint64_t len)
-{
-  if (off > im->size)
-    return -EINVAL;
-  if (len > im->size - off)
-    len = im->size - off;
-  return im->fd >= 0 ? write_range (im, off, len) : 0;
-}
-
 const void *
 pc_image_block_hash (const struct pc_image *im, uint64_t b)
 {

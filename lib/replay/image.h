@@ -76,10 +76,6 @@ uint64_t pc_image_size (const struct pc_image *im);
  * see.  Returns 0 or -errno. */
 int pc_image_copy_sparse (const struct pc_image *im, int fd);
 
-/* Writes the memory over [off, off+len) to the mirror file now: used after
- * an external program changed the file. Returns 0 or -errno. */
-int pc_image_rewrite (struct pc_image *im, uint64_t off, uint64_t len);
-
 /* The hash of block b (PC_IMAGE_HASH): 16 bytes, all zero for a block of
  * zeros, equal for equal content at the same block number; NULL without
  * PC_IMAGE_HASH or beyond the end.  Valid until the next change. */
