@@ -839,7 +839,7 @@ out:
 
 /* Step 4: the workers' results into the points. */
 static int
-collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
+collect_results (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
 {
   struct outputs o = { 0 };
   size_t *image = NULL;
@@ -988,7 +988,7 @@ pc_check_run (const struct pc_check_config *cfg, struct pc_check_result **ret,
   if (r == 0)
     r = check_states (&c, &local);
   if (r == 0)
-    r = collect (&c, res, &local);
+    r = collect_results (&c, res, &local);
   if (r < 0)
     pc_err_set (why, -r, "%s", local.msg[0] ? local.msg : strerror (-r));
   ctx_free (&c);

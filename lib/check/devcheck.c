@@ -208,7 +208,7 @@ add_instant (struct pc_devcheck_result *res, const struct pc_devset *set,
 
 /* Folds the checker's answers into the instants' verdicts, and counts. */
 static void
-count (struct pc_devcheck_result *res)
+fold_and_count (struct pc_devcheck_result *res)
 {
   memset (res->count, 0, sizeof res->count);
   res->promises = res->program_promises = res->exposures = 0;
@@ -480,7 +480,7 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
   if (r == 0 && cfg->verify)
     r = pc_devverify_run (cfg, &set, res, err);
   if (r == 0)
-    count (res);
+    fold_and_count (res);
 out:
   free (counts);
   free (from);

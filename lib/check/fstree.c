@@ -88,8 +88,8 @@ problem (struct walk *w, const char *path, const char *what, errcode_t e)
 }
 
 static int
-collect (ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
-         int blocksize, char *buf, void *priv)
+collect_entry (ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
+               int blocksize, char *buf, void *priv)
 {
   struct children *ch = priv;
   int len = ext2fs_dirent_name_len (dirent);
@@ -526,7 +526,7 @@ walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
     problem (w, prefix, "directory reached twice (a loop)", 0);
     return 0;
   }
-  e = ext2fs_dir_iterate2 (w->fs, dir, 0, NULL, collect, &ch);
+  e = ext2fs_dir_iterate2 (w->fs, dir, 0, NULL, collect_entry, &ch);
   if (ch.err) {
     r = ch.err;
     goto out;

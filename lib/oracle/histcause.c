@@ -111,6 +111,21 @@ pc_hist_holds (const struct bver *v, uint64_t hash, bool zero)
          (v->kind == B_HASH && v->hash == hash);
 }
 
+size_t
+pc_hist_count_upto (const uint64_t *v, size_t n, uint64_t point)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid] <= point)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 uint64_t
 pc_hist_size_at (const struct node *n, uint64_t point)
 {

@@ -187,7 +187,8 @@ struct pc_history {
  * len zero bytes; may version v hold hash (zero: it is of zeros)?; n's
  * size at point; the first point at or after seq from which path's name
  * was durable (NONE: never), *ret_call what made it; a call into a cause;
- * what made a thing durable, for people; a record's time. */
+ * what made a thing durable, for people; a record's time; how many of
+ * the n ascending seqs v are at or before point. */
 int pc_hist_path_cmp (const void *a, const void *b);
 const struct phist *pc_hist_find_path (const struct pc_history *h, const char *path);
 uint64_t pc_hist_at_floor (uint64_t best, uint64_t floor, uint64_t point, uint32_t *ret_call);
@@ -200,6 +201,7 @@ uint64_t pc_hist_entry_made_durable (const struct pc_history *h, const char *pat
 void pc_hist_cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call);
 char *pc_hist_describe_durable (const struct pc_history *h, uint32_t call);
 uint64_t pc_hist_rec_time (const struct pc_history *h, uint64_t seq);
+size_t pc_hist_count_upto (const uint64_t *v, size_t n, uint64_t point);
 
 /* histbuild.c: builds h (zeroed) from ix's events (and, if marks, its
  * marks; else only the first manifest, as the files there before).

@@ -99,8 +99,9 @@ seen_same (const struct seen *a, const struct seen *b)
          memcmp (a->hash, b->hash, sizeof a->hash) == 0;
 }
 
+/* Adds seq (unless NONE) to the slot's list of the seqs its path changed at. */
 static int
-add (struct slot *s, size_t *cap, uint64_t seq)
+add_change (struct slot *s, size_t *cap, uint64_t seq)
 {
   if (seq == NONE)
     return 0;
@@ -136,51 +137,35 @@ gather (const struct pc_history *h, const struct phist *p, struct slot *s)
 
   for (size_t i = 0; r == 0 && i < p->ne; i++) {
     const struct node *n;
-    r = add (s, &cap, p->e[i].seq);
+    r = add_change (s, &cap, p->e[i].seq);
     if (p->e[i].node < 0)
       continue;
     /* a node bound more than once gives its events again: harmless */
     n = &h->nodes[p->e[i].node];
     for (size_t k = 0; r == 0 && k < n->nb; k++)
-      r = add (s, &cap, n->b[k].seq);
+      r = add_change (s, &cap, n->b[k].seq);
     for (size_t k = 0; r == 0 && k < n->ns; k++)
-      r = add (s, &cap, n->s[k].seq);
+      r = add_change (s, &cap, n->s[k].seq);
     for (size_t k = 0; r == 0 && k < n->nd; k++)
-      r = add (s, &cap, n->d[k].seq);
+      r = add_change (s, &cap, n->d[k].seq);
     for (size_t k = 0; r == 0 && k < n->nx; k++)
-      r = add (s, &cap, n->x[k].seq);
+      r = add_change (s, &cap, n->x[k].seq);
     for (size_t k = 0; r == 0 && k < n->nsh; k++)
-      r = add (s, &cap, n->sh[k].seq);
+      r = add_change (s, &cap, n->sh[k].seq);
     if (r == 0)
-      r = add (s, &cap, n->lost_from);
+      r = add_change (s, &cap, n->lost_from);
     if (r == 0)
-      r = add (s, &cap, n->mapped_from);
+      r = add_change (s, &cap, n->mapped_from);
   }
   for (size_t i = 0; r == 0 && i < h->ndd; i++)
     if (above (h->dd[i].dir, p->path))
-      r = add (s, &cap, h->dd[i].seq);
+      r = add_change (s, &cap, h->dd[i].seq);
   if (r < 0)
     return r;
   if (s->nchg)
     qsort (s->chg, s->nchg, sizeof *s->chg, u64_cmp);
   s->gathered = true;
   return 0;
-}
-
-/* How many of the n ascending seqs are at or before point. */
-static uint64_t
-upto (const uint64_t *v, size_t n, uint64_t point)
-{
-  size_t lo = 0, hi = n;
-
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (v[mid] <= point)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
 }
 
 /* A new memo for h, or NULL without memory. */
@@ -238,8 +223,8 @@ pc_hist_memo_judge (const struct pc_history *h, uint64_t point, const char *path
   s = &h->memo->s[p - h->paths];
   if (!s->gathered && gather (h, p, s) < 0)
     return pc_hist_judge (h, point, path, found, ret);
-  own = upto (s->chg, s->nchg, point);
-  syncs = upto (h->memo->syncs, h->memo->nsyncs, point);
+  own = pc_hist_count_upto (s->chg, s->nchg, point);
+  syncs = pc_hist_count_upto (h->memo->syncs, h->memo->nsyncs, point);
   seen_of (found, &now);
   if (s->kept && s->own == own && s->syncs == syncs && seen_same (&s->seen, &now)) {
     memset (ret, 0, sizeof *ret);

@@ -70,8 +70,8 @@ data_made_durable (const struct pc_history *h, const struct node *n, uint64_t se
 /* Adds the version (node, seq, call) of path i; its durable point is
  * when both its data and its name were durable. */
 static int
-add (struct pc_history *h, size_t *cap, const struct phist *p, int64_t node, uint64_t bound,
-     uint64_t seq, uint32_t call)
+add_version (struct pc_history *h, size_t *cap, const struct phist *p, int64_t node,
+             uint64_t bound, uint64_t seq, uint32_t call)
 {
   uint32_t ncall = UINT32_MAX, dcall = UINT32_MAX;
   uint64_t name = pc_hist_entry_made_durable (h, p->path, bound, &ncall), d = name;
@@ -130,7 +130,7 @@ path_versions (struct pc_history *h, size_t *cap, const struct phist *p, struct 
       continue;
     /* a file or a symbolic link, or the absence of one (not a directory) */
     if (ni >= 0 ? h->nodes[ni].type != N_DIR : h->nver > first)
-      if (add (h, cap, p, ni, p->e[i].seq, p->e[i].seq, p->e[i].call) < 0)
+      if (add_version (h, cap, p, ni, p->e[i].seq, p->e[i].seq, p->e[i].call) < 0)
         return -ENOMEM;
     if (ni < 0 || h->nodes[ni].type != N_FILE)
       continue;
@@ -149,7 +149,7 @@ path_versions (struct pc_history *h, size_t *cap, const struct phist *p, struct 
     for (size_t k = 0; k < ns; k++) {
       if (k > 0 && (*seqs)[k].seq == (*seqs)[k - 1].seq)
         continue;
-      if (add (h, cap, p, ni, p->e[i].seq, (*seqs)[k].seq, (*seqs)[k].call) < 0)
+      if (add_version (h, cap, p, ni, p->e[i].seq, (*seqs)[k].seq, (*seqs)[k].call) < 0)
         return -ENOMEM;
     }
   }
@@ -289,22 +289,6 @@ holds_version (const struct pc_history *h, const struct hver *v, const struct pc
   return true;
 }
 
-/* How many of the n ascending seqs are at or before point. */
-static size_t
-upto (const uint64_t *v, size_t n, uint64_t point)
-{
-  size_t lo = 0, hi = n;
-
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (v[mid] <= point)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* Did any file of the versions [a, z) change (a block, or what the tracer
  * lost of it) between points x and y? */
 static bool
@@ -318,7 +302,7 @@ unchanged (const struct pc_history *h, size_t a, size_t z, uint64_t x, uint64_t 
       continue;
     n = &h->nodes[h->ver[v].node];
     if ((n->lost_from > lo && n->lost_from <= hi) ||
-        upto (n->bseq, n->nbseq, hi) != upto (n->bseq, n->nbseq, lo))
+        pc_hist_count_upto (n->bseq, n->nbseq, hi) != pc_hist_count_upto (n->bseq, n->nbseq, lo))
       return false;
   }
   return true;
