@@ -176,28 +176,23 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
   }
   /* the filesystem's own check of what the kernel left (e2fsck told the
    * time it is: the kernel stamped the superblock as it replayed) */
-  if (!cfg->fs->libext2fs) {
+  if (cfg->fs->libext2fs)
+    r = pc_fsck_check (cfg->copy_path, cfg->timeout_s, (int64_t) time (NULL), &fr, NULL);
+  else
     r = own_check (cfg, jm);
-    jm->kernel_ns[4] = pc_now_mono_ns () - t;
-    unlink (cfg->copy_path);
-    if (r < 0) {
-      if (jm->have_tree)
-        pc_mark_free (&jm->tree);
-      jm->have_tree = false;
-      return pc_err_set (err, ENOENT, "%s is not installed", cfg->fs->check[0]);
-    }
-    return 0;
-  }
-  r = pc_fsck_check (cfg->copy_path, cfg->timeout_s, (int64_t) time (NULL), &fr, NULL);
   jm->kernel_ns[4] = pc_now_mono_ns () - t;
   unlink (cfg->copy_path);
   if (r < 0) {
     if (jm->have_tree)
       pc_mark_free (&jm->tree);
     jm->have_tree = false;
+    if (!cfg->fs->libext2fs)
+      return pc_err_set (err, ENOENT, "%s is not installed", cfg->fs->check[0]);
     return r == -ENOENT ? pc_err_set (err, ENOENT, "e2fsck not found") : r;
   }
-  jm->verdict = fr.verdict;
-  evidence (jm, fr.evidence);
+  if (cfg->fs->libext2fs) {
+    jm->verdict = fr.verdict;
+    evidence (jm, fr.evidence);
+  }
   return 0;
 }
