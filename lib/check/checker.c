@@ -364,10 +364,11 @@ load_inputs (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
     }
     pc_mark_free (&m);
   }
-  /* Every mark's name, record and sync flag, and every acknowledgement,
-   * for --verify's environment (not powercut run's marks after the
-   * command, which say nothing of the workload). */
-  for (uint64_t i = 0; cfg->verify && i < c->ix.n; i++) {
+  /* Every mark's name, record and sync flag, and every acknowledgement:
+   * what the program acknowledged, and --verify's environment (not
+   * powercut run's marks after the command, which say nothing of the
+   * workload). */
+  for (uint64_t i = 0; i < c->ix.n; i++) {
     const struct pc_record *rec = &c->ix.recs[i];
     struct pc_mark m;
     if (rec->type == PC_REC_EVENT && rec->datalen > 7 && rec->data[7] == PC_OP_ACK) {

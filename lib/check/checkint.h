@@ -75,14 +75,14 @@ struct ctx {
   unsigned max_workers;         /* room for worker ids in the shared memory */
   char **failed;                /* per distinct image: why it was not checked, or NULL */
   int64_t now;                  /* the time every e2fsck is told it is */
-  struct vmark {                /* every mark of the log, in order (--verify) */
+  struct vmark {                /* every mark of the log, in order */
     char *name;
     uint64_t record;
     bool sync;
   } *marks;
   size_t nmarks, capmarks;
   struct vack {                 /* every acknowledgement of a traced program (a line
-                                 * it printed: an ACK event), in order (--verify) */
+                                 * it printed: an ACK event), in order */
     char *text;
     uint64_t record;
   } *acks;

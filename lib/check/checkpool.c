@@ -269,6 +269,29 @@ lost_version (void *ctx, size_t version)
     ;
 }
 
+/* The program's last acknowledgement at or before moment: a line it
+ * printed, or a mark after the first (the tree before the program).
+ * Returns false if there is none (*ret untouched). */
+static bool
+last_ack (const struct ctx *c, uint64_t moment, struct pc_oracle_ack *ret)
+{
+  size_t nm = 0, na = 0;
+
+  while (nm < c->nmarks && c->marks[nm].record <= moment)
+    nm++;
+  while (na < c->nacks && c->acks[na].record <= moment)
+    na++;
+  if (na > 0 && (nm < 2 || c->acks[na - 1].record > c->marks[nm - 1].record))
+    *ret = (struct pc_oracle_ack) { c->acks[na - 1].text, c->acks[na - 1].record,
+                                    c->ix.recs[c->acks[na - 1].record].time_ns };
+  else if (nm >= 2)
+    *ret = (struct pc_oracle_ack) { c->marks[nm - 1].name, c->marks[nm - 1].record,
+                                    c->ix.recs[c->marks[nm - 1].record].time_ns };
+  else
+    return false;
+  return true;
+}
+
 /* Judges distinct image u (built into im) and its points.  Returns 0, or
  * -errno if the worker cannot go on (its results cannot be stored). */
 static int
@@ -338,7 +361,6 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
       /* The application's checker, once per state and list of marks and
        * acknowledgements. */
       size_t nm = 0, na = 0;
-      uint64_t floor;
       while (nm < c->nmarks && c->marks[nm].record <= c->moment[i])
         nm++;
       while (na < c->nacks && c->acks[na].record <= c->moment[i])
@@ -356,17 +378,32 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
         ev = ar->evidence;
       }
       /* What the state lost of what the program had by its last
-       * acknowledgement (a line it printed, or a mark after the first,
-       * which is the tree before the program), each with its cause. */
-      floor = nm > 1 ? c->marks[nm - 1].record : 0;
-      if (na > 0 && c->acks[na - 1].record > floor)
-        floor = c->acks[na - 1].record;
-      if (v == PC_V_APP_INVALID && judge && jm.have_tree &&
-          pc_oracle_older (c->oracle, c->moment[i], floor ? floor : c->moment[i], &jm.tree,
-                           &fl) < 0) {
+       * acknowledgement, each with its cause: the checker tells it
+       * mattered. */
+      if (v == PC_V_APP_INVALID && judge && jm.have_tree) {
+        struct pc_oracle_ack ack = { NULL, c->moment[i], 0 };
+        last_ack (c, c->moment[i], &ack);
+        if (pc_oracle_older (c->oracle, c->moment[i], &ack, PC_F_OLDER, &jm.tree, &fl,
+                             NULL) < 0) {
+          v = PC_V_NOT_CHECKED;
+          ev = "powercut ran out of memory naming what this state lost";
+        }
+      }
+    }
+    else if (fs_ok && judge && jm.have_tree && v != PC_V_NOT_CHECKED) {
+      /* No checker: every file older than the program had when it last
+       * acknowledged is acknowledged data lost. */
+      struct pc_oracle_ack ack;
+      size_t n = 0;
+      if (last_ack (c, c->moment[i], &ack) &&
+          pc_oracle_older (c->oracle, c->moment[i], &ack, PC_V_ACK_LOST, &jm.tree, &fl,
+                           &n) < 0) {
+        pc_findings_clear (&fl);
         v = PC_V_NOT_CHECKED;
         ev = "powercut ran out of memory naming what this state lost";
       }
+      else if (n > 0)
+        v = pc_verdict_worse (v, PC_V_ACK_LOST);
     }
     if (jm.differs && r == 0) {
       /* --judge both: the two recoveries of this state disagree */

@@ -123,18 +123,20 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
   }
   if (at_lo && pc_hist_holds (at_lo, hash, zero))
     return BLOCK_OK;
-  if (mapped || (at_lo && at_lo->kind == B_MAPPED))
-    return BLOCK_MAPPED;
-  if (at_lo)
-    return BLOCK_BAD;
   /* Before its first version: what the file held before the program
    * (unknown); a block the program wrote was no hole before (a crash that
    * finds zeros there found a size without its data), unless the file
    * already covered the view then (grown by a truncate or fallocate): its
-   * zeros.  A block it never wrote is a hole: zeros. */
-  if (seen_any)
-    return n->base || (zero && n->b[a].seq > 0 && pc_hist_size_at (n, n->b[a].seq - 1) >= b * BLOCK + len)
-           ? BLOCK_OK : BLOCK_BAD;
+   * zeros, also where a mapping wrote later.  A block it never wrote is a
+   * hole: zeros. */
+  if (!at_lo && seen_any &&
+      (n->base || (zero && n->b[a].seq > 0 &&
+                   pc_hist_size_at (n, n->b[a].seq - 1) >= b * BLOCK + len)))
+    return BLOCK_OK;
+  if (mapped || (at_lo && at_lo->kind == B_MAPPED))
+    return BLOCK_MAPPED;
+  if (at_lo || seen_any)
+    return BLOCK_BAD;
   return n->base || zero ? BLOCK_OK : BLOCK_BAD;
 }
 

@@ -715,10 +715,10 @@ has_finding (const struct pc_findings *out, const char *path)
 }
 
 int
-pc_oracle_older (const struct pc_oracle *o, uint64_t point, uint64_t floor,
-                 const struct pc_mark *found, struct pc_findings *out)
+pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_oracle_ack *ack,
+                 int kind, const struct pc_mark *found, struct pc_findings *out, size_t *ret_n)
 {
-  size_t nh = 0, j = 0;
+  size_t nh = 0, j = 0, added = 0;
   const char *const *hp = o->hist ? pc_history_paths (o->hist, &nh) : NULL;
 
   for (size_t k = 0; k < nh; k++) {
@@ -731,18 +731,41 @@ pc_oracle_older (const struct pc_oracle *o, uint64_t point, uint64_t floor,
       f = &found->entries[j];
     if (has_finding (out, hp[k]))
       continue;
-    r = pc_history_older (o->hist, point, floor, hp[k], f, &hv);
+    r = pc_history_older (o->hist, point, ack->record, hp[k], f, &hv);
     if (r < 0)
       return r;
     if (hv.kind == 0)
       continue;
-    r = finding (out, hv.kind, hp[k], f, "what the program had by its last acknowledgement, "
+    if (kind == PC_V_ACK_LOST) {
+      /* The program said it was done with what it had not made durable. */
+      char *fix = NULL;
+      hv.cause.program = true;
+      free (hv.cause.rule);
+      hv.cause.rule = strdup ("the program acknowledged a version it had not made durable (a "
+                              "line it printed, or a mark): a crash may lose it, and this "
+                              "state did; only the application knows whether it mattered "
+                              "(--verify runs its checker)");
+      if (hv.cause.fix && asprintf (&fix, "%s, before the acknowledgement", hv.cause.fix) < 0)
+        fix = NULL;
+      free (hv.cause.fix);
+      hv.cause.fix = fix;
+    }
+    hv.cause.ack = ack->text ? strdup (ack->text) : NULL;
+    hv.cause.ack_ns = ack->time_ns;
+    if (hv.cause.rule == NULL || (ack->text && hv.cause.ack == NULL)) {
+      pc_cause_clear (&hv.cause);
+      return -ENOMEM;
+    }
+    r = finding (out, kind, hp[k], f, "what the program had by its last acknowledgement, "
                  "or after");
     if (r < 0) {
       pc_cause_clear (&hv.cause);
       return r;
     }
     pc_findings_set_cause (out, &hv.cause);
+    added++;
   }
+  if (ret_n)
+    *ret_n = added;
   return 0;
 }

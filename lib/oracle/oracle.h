@@ -119,13 +119,27 @@ int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_
                      struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx,
                      enum pc_verdict *ret_verdict);
 
-/* Where an application's checker failed at point: appends to out (which
- * holds the point's findings) a note (PC_F_OLDER, with its cause) for every
- * path a traced program changed whose state is older than what it had at
- * floor (its last acknowledgement: the last mark at or before point but the
- * first, or point itself if none), and that has no finding yet.  Returns 0 or
- * -ENOMEM. */
-int pc_oracle_older (const struct pc_oracle *o, uint64_t point, uint64_t floor,
-                     const struct pc_mark *found, struct pc_findings *out);
+/* An acknowledgement: a line a traced program printed (an ACK event), or
+ * a mark after the first (the first is the tree before the program): what
+ * it said, its record and its time. */
+struct pc_oracle_ack {
+  const char *text;
+  uint64_t record;
+  uint64_t time_ns;
+};
+
+/* What the state at point lost of what a traced program had by its last
+ * acknowledgement ack (at or before point): appends to out (which holds
+ * the point's findings) a finding of kind for every path it changed whose
+ * state is older than what it had at ack and that has no finding yet,
+ * with its cause (the call that wrote the version lost, the
+ * acknowledgement, the fsync that would have kept it).  kind is
+ * PC_V_ACK_LOST (no checker: the program's fault, for it acknowledged
+ * what it had not made durable) or PC_F_OLDER (where an application's
+ * checker failed: a note).  *ret_n, if not NULL, gets how many were
+ * appended.  Returns 0 or -ENOMEM. */
+int pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_oracle_ack *ack,
+                     int kind, const struct pc_mark *found, struct pc_findings *out,
+                     size_t *ret_n);
 
 #endif

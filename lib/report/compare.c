@@ -79,8 +79,14 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
   size_t w = strlen ("configuration");
   bool unchecked = false, windows = false, recovery = false;
 
+  /* ack-lost only where some configuration has it: most workloads
+   * acknowledge nothing */
+  bool acks = false;
+  for (size_t i = 0; i < n; i++)
+    acks |= cf[i].ok && cf[i].count[PC_V_ACK_LOST] > 0;
   for (int v = 0; v < PC_V_COUNT; v++)
-    if (pc_verdict_info (v)->column && (app || v != PC_V_APP_INVALID))
+    if (pc_verdict_info (v)->column && (app || v != PC_V_APP_INVALID) &&
+        (acks || v != PC_V_ACK_LOST))
       cols[ncols++] = v;
   for (size_t i = 0; i < n; i++)
     if (strlen (cf[i].label) > w)

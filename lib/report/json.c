@@ -62,6 +62,10 @@ pc_json_cause (const struct pc_cause *c, enum pc_json_form form)
     pc_json_add_text (o, "durable_by", c->durable_by, false, form);
   if (c->fix)
     pc_json_add_text (o, "fix", c->fix, false, form);
+  if (c->ack) {
+    pc_json_add_text (o, "acknowledged", c->ack, false, form);
+    json_object_object_add (o, "acknowledged_at", pc_json_seconds (c->ack_ns));
+  }
   return o;
 }
 
@@ -115,6 +119,10 @@ read_cause (json_object *x, struct pc_cause *c)
   c->call = pc_json_get_bytes (o, "call", &bad);
   c->durable_by = pc_json_get_bytes (o, "durable_by", &bad);
   c->fix = pc_json_get_bytes (o, "fix", &bad);
+  c->ack = pc_json_get_bytes (o, "acknowledged", &bad);
+  if ((v = json_object_object_get (o, "acknowledged_at")) &&
+      (json_object_is_type (v, json_type_double) || json_object_is_type (v, json_type_int)))
+    c->ack_ns = (uint64_t) (json_object_get_double (v) * 1e9 + 0.5);
   if ((v = pc_json_get (o, "pid", json_type_int)))
     c->pid = json_object_get_int (v);
   if ((v = json_object_object_get (o, "time")) && (json_object_is_type (v, json_type_double) ||
@@ -273,6 +281,8 @@ pc_report_json (const char *path, const struct pc_check_result *res)
                             json_object_new_int64 ((int64_t) res->program_promises));
     json_object_object_add (t, "recovery_differs",
                             json_object_new_int64 ((int64_t) res->recovery_differs));
+    json_object_object_add (t, "acknowledged_lost",
+                            json_object_new_int64 ((int64_t) res->acknowledged_lost));
     json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) res->exposures));
     json_object_object_add (root, "totals", t);
   }

@@ -230,6 +230,11 @@ pc_report_why (int kind, const struct pc_cause *c)
       fputs ("; durable ", f);
       durable_text (f, c);
     }
+    if (c->ack) {
+      fputs ("; acknowledged by \"", f);
+      put_shown (f, pc_display_line, c->ack);
+      fprintf (f, "\" at %.3f s", c->ack_ns / 1e9);
+    }
     if (c->fix) {
       fputs ("; fix: ", f);
       put_shown (f, pc_display_line, c->fix);
@@ -263,6 +268,11 @@ cause_text (FILE *f, int kind, const struct pc_cause *c)
     fputs ("      durable: ", f);
     durable_text (f, c);
     fputc ('\n', f);
+  }
+  if (c->ack) {
+    fputs ("      acked:   \"", f);
+    put_shown (f, pc_display_line, c->ack);
+    fprintf (f, "\" at %.3f s\n", c->ack_ns / 1e9);
   }
   if (c->fix) {
     fputs ("      fix:     ", f);
@@ -684,9 +694,14 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
       ;
     else
       fprintf (a, "LOST at %zu of %zu crash points, %s", nfail - res->recovery_differs, res->npoints,
-               res->program_promises ? "by the program's fault: it gave up a durable version "
-                                       "before the new one was durable"
-                                     : "only data never made durable: no promise was broken");
+               !res->program_promises ? "only data never made durable: no promise was broken"
+               : res->acknowledged_lost >= res->program_promises
+               ? "by the program's fault: it acknowledged what it had not made durable"
+               : res->acknowledged_lost
+               ? "by the program's fault: it gave up a durable version before the new one was "
+                 "durable, or acknowledged what it had not made durable"
+               : "by the program's fault: it gave up a durable version before the new one was "
+                 "durable");
     if (res->promises && res->program_promises)
       fprintf (a, "; the program's fault at %zu more (it gave up a durable version)",
                res->program_promises);
@@ -805,10 +820,16 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
              nnot, nnot == 1 ? "" : "s", nnot == 1 ? "it" : "them");
   if (nfail > 0)
     fprintf (f, "whose fault: %zu the filesystem's (a broken promise: what was made durable "
-             "or acknowledged lost, or the filesystem broken), %zu the program's (it gave up a "
-             "durable version before the new one was durable), %zu nobody's (only data never "
-             "made durable lost, or the application's checker failed with nothing it "
-             "acknowledged lost)\n", res->promises, res->program_promises, res->exposures);
+             "lost, or the filesystem broken), %zu the program's (it gave up a durable version "
+             "before the new one was durable, or acknowledged what it had not made durable), "
+             "%zu nobody's (only data never made durable lost, or the application's checker "
+             "failed with nothing it acknowledged lost)\n", res->promises,
+             res->program_promises, res->exposures);
+  if (res->acknowledged_lost > 0)
+    fprintf (f, "acknowledged lost: at %zu crash point%s a file held less than the program had "
+             "when it last acknowledged (a line it printed, a mark)%s\n", res->acknowledged_lost,
+             res->acknowledged_lost == 1 ? "" : "s", res->verify ? ", where its checker failed"
+             : "; only a checker (--verify) tells which of those files mattered");
   if (res->recovery_differs > 0)
     fprintf (f, "recovery differs: at %zu crash point%s the kernel's recovery of the state and "
              "e2fsck's disagree (--judge both): the fault of one of them, not the workload's\n",

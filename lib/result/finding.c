@@ -65,6 +65,8 @@ pc_cause_class (int kind, const struct pc_cause *c)
 {
   if (kind == PC_F_OLDER)
     return "what the application lost";
+  if (kind == PC_V_ACK_LOST && !c->promise)
+    return "acknowledged, not durable";
   return c->recovery ? "two recoveries that disagree"
          : c->promise ? "a broken promise"
          : c->program ? "a durable version the program gave up" : "exposure";
@@ -111,6 +113,7 @@ pc_cause_clear (struct pc_cause *c)
   free (c->call);
   free (c->durable_by);
   free (c->fix);
+  free (c->ack);
   memset (c, 0, sizeof *c);
 }
 
@@ -169,7 +172,7 @@ static int
 put_cause (uint8_t **buf, size_t *len, size_t *cap, const struct pc_cause *c)
 {
   uint8_t fl = (uint8_t) ((c->known ? 1 : 0) | (c->promise ? 2 : 0) | (c->program ? 4 : 0) |
-                          (c->recovery ? 8 : 0)), n[20];
+                          (c->recovery ? 8 : 0) | (c->known && c->ack ? 16 : 0)), n[20];
   int r = put (buf, len, cap, &fl, 1);
 
   if (r < 0 || !c->known)
@@ -182,7 +185,12 @@ put_cause (uint8_t **buf, size_t *len, size_t *cap, const struct pc_cause *c)
   pc_put_le32 (n, (uint32_t) c->pid);
   pc_put_le64 (n + 4, c->time_ns);
   pc_put_le64 (n + 12, (uint64_t) c->durable_ns);
-  return put (buf, len, cap, n, 20);
+  if (put (buf, len, cap, n, 20) < 0)
+    return -ENOMEM;
+  if (c->ack == NULL)
+    return 0;
+  pc_put_le64 (n, c->ack_ns);
+  return put_str (buf, len, cap, c->ack) < 0 ? -ENOMEM : put (buf, len, cap, n, 8);
 }
 
 int
@@ -251,7 +259,7 @@ get_cause (const uint8_t *p, size_t len, size_t *at, struct pc_cause *c)
   if (*at >= len)
     return -EBADMSG;
   fl = p[(*at)++];
-  if (fl & ~15u)
+  if (fl & ~31u)
     return -EBADMSG;
   c->known = fl & 1;
   c->promise = (fl & 2) != 0;
@@ -268,6 +276,14 @@ get_cause (const uint8_t *p, size_t len, size_t *at, struct pc_cause *c)
   c->time_ns = pc_get_le64 (p + *at + 4);
   c->durable_ns = (int64_t) pc_get_le64 (p + *at + 12);
   *at += 20;
+  if ((fl & 16) == 0)
+    return 0;
+  if ((r = get_str (p, len, at, &c->ack)) < 0)
+    return r;
+  if (len - *at < 8)
+    return -EBADMSG;
+  c->ack_ns = pc_get_le64 (p + *at);
+  *at += 8;
   return 0;
 }
 

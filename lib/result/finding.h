@@ -21,7 +21,7 @@
 #include "result/verdict.h"
 
 /* What a finding says.  A finding's kind is either a failing verdict
- * (enum pc_verdict: PC_V_ZERO_LENGTH ... PC_V_DURABLE_LOST), the one name a
+ * (enum pc_verdict: PC_V_ZERO_LENGTH ... PC_V_ACK_LOST), the one name a
  * verdict has, or one of these notes, which fail nothing. */
 enum pc_finding_kind {
   PC_F_UNMENTIONED = PC_V_COUNT,  /* no manifest names the path: listed */
@@ -55,6 +55,10 @@ struct pc_cause {
   int64_t durable_ns;             /* when it was made durable, or -1: never */
   char *durable_by;               /* the call or mark that made it durable */
   char *fix;                      /* the smallest change that keeps it */
+  char *ack;                      /* the acknowledgement it was lost behind (a
+                                   * line the program printed, a mark's name:
+                                   * ack-lost, older-version), or NULL */
+  uint64_t ack_ns;                /* when it was made (if ack) */
 };
 
 /* How a cause's durable_by starts where only powercut run's own sync after
@@ -108,8 +112,9 @@ int pc_fault_parse (const char *name);
 enum pc_fault pc_cause_fault (const struct pc_cause *c);
 
 /* What a finding of kind with cause c is, for people: "a broken promise",
- * "a durable version the program gave up", "exposure" or (PC_F_OLDER)
- * "what the application lost". */
+ * "a durable version the program gave up", "exposure", (PC_V_ACK_LOST)
+ * "acknowledged, not durable" or (PC_F_OLDER) "what the application
+ * lost". */
 const char *pc_cause_class (int kind, const struct pc_cause *c);
 
 /* Frees a cause's strings and clears it. */

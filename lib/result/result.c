@@ -11,10 +11,12 @@ pc_check_result_recount (struct pc_check_result *res)
 {
   memset (res->count, 0, sizeof res->count);
   res->promises = res->program_promises = res->recovery_differs = res->exposures = 0;
+  res->acknowledged_lost = 0;
   for (size_t i = 0; i < res->npoints; i++) {
     const struct pc_point *p = &res->points[i];
     if ((unsigned) p->verdict < PC_V_COUNT)
       res->count[p->verdict]++;
+    res->acknowledged_lost += pc_point_acked_lost (p);
     if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
       continue;
     switch (pc_point_fault (p)) {
@@ -35,12 +37,25 @@ pc_point_fault (const struct pc_point *p)
     return PC_FAULT_RECOVERY;
   if (pc_point_broke_promise (p))
     return PC_FAULT_FILESYSTEM;
+  if (pc_point_acked_lost (p))
+    return PC_FAULT_PROGRAM;
   for (size_t k = 0; k < p->findings.n; k++) {
     const struct pc_finding *f = &p->findings.v[k];
     if (pc_finding_verdict (f->kind) != PC_V_OK && f->cause.known && f->cause.program)
       return PC_FAULT_PROGRAM;
   }
   return PC_FAULT_NONE;
+}
+
+bool
+pc_point_acked_lost (const struct pc_point *p)
+{
+  for (size_t k = 0; k < p->findings.n; k++) {
+    const struct pc_finding *f = &p->findings.v[k];
+    if (f->kind == PC_V_ACK_LOST || (f->kind == PC_F_OLDER && p->verdict == PC_V_APP_INVALID))
+      return true;
+  }
+  return false;
 }
 
 bool
@@ -54,8 +69,8 @@ pc_point_broke_promise (const struct pc_point *p)
     return true;                /* the filesystem itself */
   for (size_t k = 0; k < p->findings.n; k++) {
     const struct pc_finding *f = &p->findings.v[k];
-    if (f->kind == PC_F_OLDER && p->verdict == PC_V_APP_INVALID)
-      return true;              /* an acknowledged update lost */
+    if (f->kind == PC_F_OLDER && p->verdict == PC_V_APP_INVALID && f->cause.promise)
+      return true;              /* a durable update the application counted on lost */
     if (pc_finding_verdict (f->kind) == PC_V_OK || f->cause.recovery)
       continue;
     if (!f->cause.known || f->cause.promise)

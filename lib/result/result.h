@@ -113,7 +113,11 @@ struct pc_check_result {
   size_t promises;              /* failing points that broke a promise (below):
                                  * the filesystem's fault */
   size_t program_promises;      /* ... where the program gave up a durable
-                                 * version (pc_point_fault) */
+                                 * version or lost what it acknowledged
+                                 * (pc_point_fault) */
+  size_t acknowledged_lost;     /* points (failing or not) with an ack-lost
+                                 * finding or, where the checker failed, an
+                                 * older-version note: acknowledged data lost */
   size_t recovery_differs;      /* ... where two recoveries disagree */
   size_t exposures;             /* ... and those that only exposed data never
                                  * made durable */
@@ -168,20 +172,27 @@ void pc_check_result_free (struct pc_check_result *res);
 void pc_check_result_recount (struct pc_check_result *res);
 
 /* Did failing point p break a promise: the filesystem corrupt or
- * unmountable, a finding whose lost version had been made durable (or
- * whose cause is not known), or the application's checker failing where
- * the state lost what the program had acknowledged (an older-version
- * note)?  Else it only exposed data never made durable, which a crash may
- * lose, or the application's checker failed with nothing acknowledged
- * lost (its data was not consistent at a point it never vouched for). */
+ * unmountable, a finding (or, where the application's checker failed, an
+ * older-version note) whose lost version had been made durable, or a
+ * finding whose cause is not known?  Else it only exposed data never
+ * made durable, which a crash may lose, or lost what the program had
+ * acknowledged before making it durable (the program's fault), or the
+ * application's checker failed with nothing acknowledged lost (its data
+ * was not consistent at a point it never vouched for). */
 bool pc_point_broke_promise (const struct pc_point *p);
 
 /* Whose fault failing point p is (finding.h): the recovery's where its
  * two recoveries disagree (recovery-differs), the filesystem's where it
  * broke a promise, else the program's where a finding says the program
- * gave up a durable version, else nobody's.  PC_FAULT_NONE for a point
+ * gave up a durable version or lost what it acknowledged (ack-lost; an
+ * older-version note where its checker failed), else nobody's.  PC_FAULT_NONE for a point
  * that does not fail. */
 enum pc_fault pc_point_fault (const struct pc_point *p);
+
+/* Did point p lose what the program had acknowledged (an ack-lost
+ * finding; where the application's checker failed, an older-version
+ * note)? */
+bool pc_point_acked_lost (const struct pc_point *p);
 
 /* Where crash point p is against powercut run's command: before its
  * end (or the log does not say), after it during the settle, or after

@@ -8,7 +8,8 @@
  * A crash point gets the worst verdict of what was found there; the rank
  * orders them (higher is worse): ok, then not checked (it hides no
  * failure, but shows above ok on a timeline), then the path verdicts from
- * the mildest to a rolled-back durable version, then an application's
+ * the mildest to acknowledged data lost and a rolled-back durable version,
+ * then an application's
  * checker failing, then whole-filesystem failures, then the two recoveries
  * of one state disagreeing (--judge both).  PC_V_NOT_CHECKED is not a verdict on
  * the filesystem: powercut could not check the state (a program timed out
@@ -29,9 +30,9 @@
 #define PC_VERDICTS(X) \
   X (OK, "ok", 0, "#3a3", true, false, \
      "consistent: every path holds one of its allowed versions") \
-  X (FS_CORRUPT, "fs-corrupt", 8, "#d33", true, false, \
+  X (FS_CORRUPT, "fs-corrupt", 9, "#d33", true, false, \
      "e2fsck must repair the filesystem after journal recovery") \
-  X (UNMOUNTABLE, "unmountable", 9, "#800", true, false, \
+  X (UNMOUNTABLE, "unmountable", 10, "#800", true, false, \
      "no filesystem is found, or its journal cannot be recovered") \
   X (ZERO_LENGTH, "zero-length", 5, "#f80", true, true, \
      "a file is empty where every allowed version had data") \
@@ -42,16 +43,20 @@
      "a path that every allowed version has is gone") \
   X (MISMATCH, "mismatch", 2, "#c9a800", true, true, \
      "content or size matches no allowed version (torn, stale, garbage)") \
-  X (DURABLE_LOST, "durable-lost", 6, "#06c", true, true, \
+  X (DURABLE_LOST, "durable-lost", 7, "#06c", true, true, \
      "a path's durable version was rolled back") \
+  /* what the program had acknowledged, never made durable, is lost */ \
+  X (ACK_LOST, "ack-lost", 6, "#e6550d", true, true, \
+     "a file holds less than the program had when it acknowledged (a line it " \
+     "printed, a mark), and that was never made durable") \
   /* check --verify: the application's checker failed */ \
-  X (APP_INVALID, "app-invalid", 7, "#c0c", true, false, \
+  X (APP_INVALID, "app-invalid", 8, "#c0c", true, false, \
      "the application's own checker (--verify) failed") \
   /* not a verdict on the filesystem (see above) */ \
   X (NOT_CHECKED, "not-checked", 1, "#999", false, false, \
      "powercut could not check the state: no verdict") \
   /* check --judge both: the two ways of recovering a state disagree */ \
-  X (RECOVERY_DIFFERS, "recovery-differs", 10, "#555", false, false, \
+  X (RECOVERY_DIFFERS, "recovery-differs", 11, "#555", false, false, \
      "the kernel's recovery and e2fsck's disagree on the same bytes: one of them is wrong")
 
 enum pc_verdict {

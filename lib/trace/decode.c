@@ -404,10 +404,79 @@ pc_trace_exit (struct pc_tracer *tr, struct pc_task *t, int64_t rval, bool lost)
   return r;
 }
 
-/* An ACK event for one line. */
+/* What every file with a writable shared mapping the tracer follows
+ * holds when the program acknowledges (before its first ACK event): the
+ * stores it made through them are then versions it had.  One MSYNC event
+ * pair per file that no call made (nr -1, name "ack", MS_ASYNC: it makes
+ * nothing durable), the span of its mappings hashed as an fsync's. */
+static int
+snap_mappings (struct pc_tracer *tr, pid_t pid, pid_t tid)
+{
+  for (size_t i = 0; i < tr->nmaps; i++) {
+    const struct pc_mapping *m = &tr->maps[i];
+    struct pc_task t = { .tid = tid, .tgid = pid };
+    struct pc_call c;
+    struct pc_text txt;
+    uint64_t args[6] = { m->start, m->len, MS_ASYNC };
+    uint64_t lo = UINT64_MAX, hi = 0;
+    bool earlier = false;
+    int64_t size;
+    int r;
+
+    if (m->file < 0)
+      continue;
+    for (size_t j = 0; j < tr->nmaps && !earlier; j++) {
+      const struct pc_mapping *o = &tr->maps[j];
+      if (o->dev != m->dev || o->ino != m->ino || o->file < 0)
+        continue;
+      earlier = j < i;
+      lo = o->off < lo ? o->off : lo;
+      hi = o->off + o->len > hi ? o->off + o->len : hi;
+    }
+    if (earlier)
+      continue;                 /* the file was read with its first mapping */
+    size = file_size (m->file);
+    if (size >= 0 && (uint64_t) size < hi)
+      hi = (uint64_t) size;
+    if (lo >= hi)
+      continue;
+    t.call = &c;
+    begin (&t, -1, "ack", PC_OP_MSYNC, args);
+    snprintf (c.ev.path[0], sizeof c.ev.path[0], "%s", m->path ? m->path : "");
+    c.ev.dev = m->dev;
+    c.ev.ino = m->ino;
+    c.ev.addr = m->start;
+    c.ev.arg_flags = MS_ASYNC;
+    c.ev.offset = lo;
+    c.ev.length = hi - lo;
+    c.ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_RANGE;
+    pc_text_init (&txt, c.ev.text, ENTRY_TEXT);
+    pc_text_add (&txt, "stores through the mapping of ");
+    pc_text_quote (&txt, m->path ? m->path : "?", m->path ? strlen (m->path) : 1, false);
+    pc_text_add (&txt, " (bytes %" PRIu64 "..%" PRIu64 ") seen at an acknowledgement", lo, hi);
+    r = emit (tr, &c.ev);
+    if (r == 0) {
+      c.ev.kind = PC_EVENT_EXIT;
+      txt.cap = sizeof c.ev.text;
+      pc_text_result (&txt, 0, false);
+      hash_range (tr, &c.ev, m->file, lo, hi - lo, size);
+      if (size >= 0) {
+        c.ev.size = (uint64_t) size;
+        c.ev.flags |= PC_EVENT_F_SIZE;
+      }
+      r = emit (tr, &c.ev);
+    }
+    if (r < 0)
+      return r;
+  }
+  return 0;
+}
+
+/* An ACK event for one line, the mapped files read before the first. */
 struct ack_line {
   struct pc_tracer *tr;
   pid_t pid, tid;
+  bool snapped;
   struct pc_event ev;
 };
 
@@ -416,6 +485,13 @@ ack_line (void *arg, const char *line, size_t len)
 {
   struct ack_line *l = arg;
   struct pc_event *ev = &l->ev;
+
+  if (!l->snapped) {
+    int r = snap_mappings (l->tr, l->pid, l->tid);
+    l->snapped = true;
+    if (r < 0)
+      return r;
+  }
 
   memset (ev, 0, offsetof (struct pc_event, path));
   ev->path[0][0] = ev->path[1][0] = '\0';
@@ -450,6 +526,7 @@ pc_trace_acks (struct pc_tracer *tr, pid_t pid, pid_t tid, bool all)
   l->tr = tr;
   l->pid = pid;
   l->tid = tid;
+  l->snapped = false;
   r = pc_acks_take (tr->acks, all, ack_line, l);
   free (l);
   return r;

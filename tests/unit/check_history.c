@@ -1345,6 +1345,22 @@ START_TEST (test_every_path_verdict)
     case PC_V_MISSING:      e = NULL; break;
     case PC_V_MISMATCH:     e = found ("f", "six\n"); break;
     case PC_V_DURABLE_LOST: e = found ("g", "old\n"); path = "g"; break;
+    case PC_V_ACK_LOST: {
+      /* the oracle's name for what pc_history_older finds lost by an
+       * acknowledgement (pc_oracle_older): g as before its last write */
+      struct pc_history_verdict hv;
+      struct pc_history *h;
+      struct pc_err err;
+      ck_assert_msg (pc_history_new (&ix, true, &h, &err) == 0, "%s", err.msg);
+      ck_assert_int_eq (pc_history_older (h, end - 1, end - 1, "g", found ("g", "old\n"), &hv),
+                        0);
+      ck_assert_msg (hv.kind == PC_F_OLDER && !hv.cause.promise, "%s: got %s", vi->name,
+                     pc_finding_name (hv.kind));
+      pc_cause_clear (&hv.cause);
+      pc_history_free (h);
+      cases++;
+      continue;
+    }
     default:
       ck_abort_msg ("path verdict %s: no case in this test", vi->name);
     }

@@ -30,30 +30,38 @@ point (struct pc_point *p, enum pc_verdict v, int kind, bool promise)
 START_TEST (test_counts)
 {
   struct pc_check_result res = { 0 };
-  struct pc_point pts[7];
+  struct pc_point pts[9];
 
   point (&pts[0], PC_V_OK, 0, false);
   point (&pts[1], PC_V_MISMATCH, PC_V_MISMATCH, true);           /* durable data lost */
   point (&pts[2], PC_V_MISMATCH, PC_V_MISMATCH, false);          /* never durable */
   point (&pts[3], PC_V_FS_CORRUPT, 0, false);                    /* the filesystem */
   point (&pts[4], PC_V_APP_INVALID, 0, false);                   /* nothing acknowledged lost */
-  point (&pts[5], PC_V_APP_INVALID, PC_F_OLDER, false);          /* an acknowledged update lost */
+  point (&pts[5], PC_V_APP_INVALID, PC_F_OLDER, false);          /* acknowledged, never durable */
   point (&pts[6], PC_V_NOT_CHECKED, 0, false);
+  point (&pts[7], PC_V_APP_INVALID, PC_F_OLDER, true);           /* acknowledged and durable */
+  point (&pts[8], PC_V_ACK_LOST, PC_V_ACK_LOST, false);          /* no checker */
   res.points = pts;
-  res.npoints = 7;
+  res.npoints = 9;
   pc_check_result_recount (&res);
   ck_assert_uint_eq (res.count[PC_V_OK], 1);
-  ck_assert_uint_eq (res.count[PC_V_APP_INVALID], 2);
+  ck_assert_uint_eq (res.count[PC_V_APP_INVALID], 3);
   ck_assert_uint_eq (res.count[PC_V_NOT_CHECKED], 1);
   ck_assert (pc_point_broke_promise (&pts[1]));
   ck_assert (!pc_point_broke_promise (&pts[2]));
   ck_assert (pc_point_broke_promise (&pts[3]));
   ck_assert (!pc_point_broke_promise (&pts[4]));
-  ck_assert (pc_point_broke_promise (&pts[5]));
+  ck_assert (!pc_point_broke_promise (&pts[5]));
   ck_assert (!pc_point_broke_promise (&pts[6]));
+  ck_assert (pc_point_broke_promise (&pts[7]));
+  ck_assert (!pc_point_broke_promise (&pts[8]));
+  ck_assert_int_eq (pc_point_fault (&pts[5]), PC_FAULT_PROGRAM);
+  ck_assert_int_eq (pc_point_fault (&pts[8]), PC_FAULT_PROGRAM);
   ck_assert_uint_eq (res.promises, 3);
+  ck_assert_uint_eq (res.program_promises, 2);
+  ck_assert_uint_eq (res.acknowledged_lost, 3);
   ck_assert_uint_eq (res.exposures, 2);
-  for (size_t i = 0; i < 7; i++)
+  for (size_t i = 0; i < 9; i++)
     pc_findings_clear (&pts[i].findings);
 }
 END_TEST

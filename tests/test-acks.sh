@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# test-acks.sh: what a program acknowledged, and a crash lost, named
+# without a checker.  A small key-value store writes each record through a
+# shared writable mapping (no msync, no fsync) and prints "ok N" after
+# each: the tracer reads the mapped file at each acknowledgement, so the
+# stores are versions the oracle knows, and every crash state whose file
+# holds less than the program had by its last "ok" is an ack-lost finding,
+# the program's fault, quoting the line, the file and the missing sync.
+# The same store with an msync(MS_SYNC) before each "ok": nothing lost.
+source "$top_srcdir/tests/functions.sh"
+requires_root
+requires python3 e2fsck
+T=$(( T * 4 ))
+json () { python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+cat >"$tmp/kv.py" <<'PY'
+import mmap, os, sys, time
+sync = len(sys.argv) > 1
+fd = os.open("kv.db", os.O_CREAT | os.O_RDWR, 0o644)
+os.ftruncate(fd, 8 * 4096)
+os.fsync(fd)
+m = mmap.mmap(fd, 8 * 4096)
+for i in range(1, 6):
+    m[i * 4096:(i + 1) * 4096] = (b"KEY%03d=" % i) * 585 + b"\n"
+    if sync:
+        m.flush()                       # msync(MS_SYNC) of the mapping
+    print("ok %d" % i, flush=True)
+    time.sleep(0.1)
+m.close()
+os.close(fd)
+PY
+
+run powercut run --settle 0 -q -O "$tmp/out" -- python3 "$tmp/kv.py"
+assert_eq "$rc" 1 "stores acknowledged, never synced: problems found ($err)"
+r=$tmp/out/report.json
+assert_eq "$(json "$r" 'r["totals"]["promises"], r["totals"]["acknowledged_lost"] > 0, r["totals"]["ack-lost"] > 0')" \
+  "(0, True, True)" "ack-lost points, no broken promise"
+assert_eq "$(json "$r" 'sorted({(f["path"], f["fault"], f["cause"]["acknowledged"]) for p in r["points"] for f in p["findings"] if f["verdict"] == "ack-lost"})')" \
+  "[('kv.db', 'program', 'ok 5')]" "the file, the program's fault, the last line it printed"
+assert_match "$(json "$r" '[f["cause"]["fix"] for p in r["points"] for f in p["findings"] if f["verdict"] == "ack-lost"][0]')" \
+  "fsync of kv.db" "the sync that would have kept it"
+assert_match "$(cat "$tmp/out/report.txt")" 'acked: +"ok 5"' "the text report quotes the line"
+assert_match "$(head -1 "$tmp/out/report.txt")" "program's fault: it acknowledged" "the headline says whose fault"
+run powercut check "$tmp/out/powercut.log" -q --fail-on promises
+assert_eq "$rc" 0 "no promise of the filesystem broken ($err)"
+run powercut check "$tmp/out/powercut.log" -q --fail-on program
+assert_eq "$rc" 1 "the program's fault fails --fail-on program ($err)"
+# The stores are seen at each acknowledgement: one snapshot per "ok".
+assert_eq "$(powercut log --dump "$tmp/out/powercut.log" | grep -c 'event exit .*seen at an acknowledgement')" 5 \
+  "the mapped file read at each acknowledgement"
+
+run powercut run --settle 0 -q -O "$tmp/sync" -- python3 "$tmp/kv.py" sync
+assert_eq "$rc" 0 "each store msync'd before its ok: nothing lost ($out $err)"
+assert_eq "$(json "$tmp/sync/report.json" 'r["totals"]["acknowledged_lost"], r["totals"]["not-checked"]')" "(0, 0)" \
+  "nothing acknowledged lost"
