@@ -18,7 +18,8 @@
  *                                     AFTER (> SEQ), with AFTER's time, and
  *                                     numbers the records in order again: a
  *                                     write that reached the disk later than
- *                                     it did (an fsync that returned first) */
+ *                                     it did (an fsync that returned first);
+ *                                     DONE records name their requests anew */
 #include <config.h>
 
 #include <errno.h>
@@ -174,6 +175,7 @@ move (uint8_t *buf, size_t size, unsigned long long seq, unsigned long long afte
   uint32_t dlen, alen;
   size_t len, span;
   uint64_t time;
+  unsigned long long k = seq;
 
   if (after <= seq || find_record (buf, size, seq, &h, &dlen) < 0 ||
       find_record (buf, size, after, &a, &alen) < 0)
@@ -189,11 +191,22 @@ move (uint8_t *buf, size_t size, unsigned long long seq, unsigned long long afte
   pc_put_le64 (h + span + 32, time);
   free (tmp);
   /* the records from seq to after, numbered anew */
-  for (uint8_t *r = h; r <= h + span; seq++) {
+  for (uint8_t *r = h; r <= h + span; k++) {
     uint32_t n = pc_get_le32 (r + 28);
-    pc_put_le64 (r + 8, seq);
+    pc_put_le64 (r + 8, k);
     reseal_header (buf, r, n);
     r += PC_REC_HEADER_SIZE + n;
+  }
+  /* and every DONE record names its request by its new number */
+  for (size_t off = PC_LOG_HEADER_SIZE; off + PC_REC_HEADER_SIZE <= size;) {
+    uint8_t *r = buf + off;
+    uint32_t n = pc_get_le32 (r + 28);
+    uint64_t o = pc_get_le64 (r + 16);
+    if (pc_get_le16 (r + 4) == PC_REC_DONE && o >= seq && o <= after) {
+      pc_put_le64 (r + 16, o == seq ? after : o - 1);
+      reseal_header (buf, r, n);
+    }
+    off += PC_REC_HEADER_SIZE + n;
   }
   return 0;
 }

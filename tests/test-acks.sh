@@ -6,6 +6,10 @@
 # stores are versions the oracle knows, and every crash state whose file
 # holds less than the program had by its last "ok" is an ack-lost finding,
 # the program's fault, quoting the line, the file and the missing sync.
+# With a checker that reads every acknowledged record (and an unsynced
+# log beside the store, which it does not read): its app-invalid points
+# name the store, whose acknowledged version makes it pass, as ack-lost
+# (the program's fault), and the log as not needed.
 # The same store with an msync(MS_SYNC) before each "ok": nothing lost.
 source "$top_srcdir/tests/functions.sh"
 requires_root
@@ -15,7 +19,8 @@ json () { python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(e
 
 cat >"$tmp/kv.py" <<'PY'
 import mmap, os, sys, time
-sync = len(sys.argv) > 1
+sync = sys.argv[1:] == ["sync"]
+log = sys.argv[1:] == ["log"]
 fd = os.open("kv.db", os.O_CREAT | os.O_RDWR, 0o644)
 os.ftruncate(fd, 8 * 4096)
 os.fsync(fd)
@@ -24,6 +29,9 @@ for i in range(1, 6):
     m[i * 4096:(i + 1) * 4096] = (b"KEY%03d=" % i) * 585 + b"\n"
     if sync:
         m.flush()                       # msync(MS_SYNC) of the mapping
+    if log:
+        with open("kv.log", "a") as f:  # never synced, never read back
+            f.write("stored %d\n" % i)
     print("ok %d" % i, flush=True)
     time.sleep(0.1)
 m.close()
@@ -48,6 +56,29 @@ assert_eq "$rc" 1 "the program's fault fails --fail-on program ($err)"
 # The stores are seen at each acknowledgement: one snapshot per "ok".
 assert_eq "$(powercut log --dump "$tmp/out/powercut.log" | grep -c 'event exit .*seen at an acknowledgement')" 5 \
   "the mapped file read at each acknowledgement"
+
+cat >"$tmp/check.py" <<'PY'
+import os, sys
+acked = [int(l.split()[1]) for l in open(os.environ["POWERCUT_ACKS_FILE"]) if l.startswith("ok ")]
+data = open("kv.db", "rb").read() if os.path.exists("kv.db") else b""
+for i in acked:
+    if data[i * 4096:i * 4096 + 7] != b"KEY%03d=" % i:
+        sys.exit("lost: acknowledged record %d" % i)
+PY
+run powercut run --settle 0 -q -O "$tmp/verify" --verify "python3 $tmp/check.py" -- python3 "$tmp/kv.py" log
+assert_eq "$rc" 1 "the checker fails where acknowledged records are lost ($err)"
+r=$tmp/verify/report.json
+assert_eq "$(json "$r" 'r["totals"]["app-invalid"] > 0, r["totals"]["promises"], r["totals"]["acknowledged_lost"] == r["totals"]["app-invalid"]')" \
+  "(True, 0, True)" "app-invalid points, each losing what was acknowledged, no broken promise"
+assert_eq "$(json "$r" 'sorted({(f["path"], f["verdict"], f["fault"]) for p in r["points"] if p["verdict"] == "app-invalid" for f in p["findings"] if f["verdict"] in ("ack-lost", "older-version")})')" \
+  "[('kv.db', 'ack-lost', 'program'), ('kv.log', 'older-version', 'none')]" \
+  "the store named by the restore test, the log not needed"
+assert_match "$(json "$r" '[f["cause"]["rule"] for p in r["points"] for f in p["findings"] if f["path"] == "kv.log"][0]')" \
+  "passes without this path" "why the log is not what it needed"
+run powercut check "$tmp/verify/powercut.log" -q --verify "python3 $tmp/check.py" --fail-on program
+assert_eq "$rc" 1 "--fail-on program fails ($err)"
+run powercut check "$tmp/verify/powercut.log" -q --verify "python3 $tmp/check.py" --fail-on promises
+assert_eq "$rc" 0 "--fail-on promises passes ($err)"
 
 run powercut run --settle 0 -q -O "$tmp/sync" -- python3 "$tmp/kv.py" sync
 assert_eq "$rc" 0 "each store msync'd before its ok: nothing lost ($out $err)"

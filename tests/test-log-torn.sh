@@ -16,7 +16,8 @@ stop_recorder
 dump_log
 types=$(dump_types)
 # the recording is what the client did
-assert_eq "$types" "write write flush write flush mark end" "records"
+# (each flush followed by its DONE: when the recorder answered it)
+assert_eq "$types" "write write flush done write flush done mark end" "records"
 # Where each record starts: the file header is 256 bytes, a record header
 # 56, a write's payload its length, flush and end have none; the mark's
 # payload is what is left.
@@ -34,7 +35,7 @@ mapfile -t start < <(awk -v size="$size" '
     print off
   }' <<<"$dump")
 # the records fill the file exactly
-assert_eq "${start[7]}" "$size" "end of the last record"
+assert_eq "${start[9]}" "$size" "end of the last record"
 
 # cut_at AT EXPECTED_RECORDS: a copy cut at byte AT reads, says torn, and has
 # the whole records before AT.
@@ -61,10 +62,11 @@ cut_at $(( ${start[0]} + 56 )) 0            # a header without its data
 cut_at $(( ${start[1]} + 56 + 1000 )) 1     # inside the second write's data
 cut_at $(( ${start[2]} - 1 )) 1             # one byte short of a whole record
 cut_at "${start[2]}" 2                      # at a record boundary (write | flush)
-cut_at "${start[3]}" 3                      # at a record boundary (flush | write)
-cut_at $(( ${start[5]} + 60 )) 5            # inside the mark's payload
-cut_at "${start[6]}" 6                      # everything but the end record
-cut_at $(( size - 1 )) 6                    # inside the end record
+cut_at "${start[3]}" 3                      # at a record boundary (flush | done)
+cut_at "${start[4]}" 4                      # at a record boundary (done | write)
+cut_at $(( ${start[7]} + 60 )) 7            # inside the mark's payload
+cut_at "${start[8]}" 8                      # everything but the end record
+cut_at $(( size - 1 )) 8                    # inside the end record
 # A cut exactly at a boundary is reported as such.
 cut_at "${start[3]}" 3
 # the end line names the last whole record
@@ -92,13 +94,13 @@ flip ()
   assert_eq "$log_rc" 2 "byte $1 flipped ($2): exit status (end: $(field end))"
 }
 
-flip $(( ${start[3]} + 56 + 4000 )) "data of record 3"
+flip $(( ${start[4]} + 56 + 4000 )) "data of record 4"
 # the error names the record, its offset and the reason
-assert_match "$flip_err" "record 3 at offset ${start[3]}: bad checksum" "data of record 3 flipped: error"
+assert_match "$flip_err" "record 4 at offset ${start[4]}: bad checksum" "data of record 4 flipped: error"
 # the summary says where the damage is
-assert_match "$(field end)" "^corrupt: record 3 at offset ${start[3]}" "data of record 3 flipped: end"
+assert_match "$(field end)" "^corrupt: record 4 at offset ${start[4]}" "data of record 4 flipped: end"
 # and counts the records before it
-assert_eq "$(field records | cut -d' ' -f1)" 3 "data of record 3 flipped: records"
+assert_eq "$(field records | cut -d' ' -f1)" 4 "data of record 4 flipped: records"
 
 flip $(( ${start[3]} + 1 )) "magic of record 3"
 # the error names the record and its offset
@@ -112,9 +114,9 @@ flip $(( ${start[1]} + 29 )) "payload length field of record 1"
 # a damaged length is not mistaken for a torn end
 assert_match "$flip_err" "record 1 at offset ${start[1]}:" "payload length of record 1 flipped: error"
 
-flip $(( ${start[5]} + 60 )) "payload of the mark"
+flip $(( ${start[7]} + 60 )) "payload of the mark"
 # the error names the mark's record and its offset
-assert_match "$flip_err" "record 5 at offset ${start[5]}:" "mark payload flipped: error"
+assert_match "$flip_err" "record 7 at offset ${start[7]}:" "mark payload flipped: error"
 
 flip 30 "the file header's device size"
 # a damaged file header: not a log

@@ -71,7 +71,10 @@ dump_log
 assert_eq "$dump_rc" 0 "powercut log --dump: exit status"
 # Each record: type, offset, length, flags, and whether it came from an NBD
 # connection (nbd) or the control socket (ctl).
-got=$(awk '!/^#/ { c = $3 == 0 ? "ctl" : "nbd"; $1 = $2 = $3 = ""; sub(/^ +/, ""); print c, $0 }' <<<"$dump")
+got=$(awk '!/^#/ && $4 != "done" { c = $3 == 0 ? "ctl" : "nbd"; $1 = $2 = $3 = ""; sub(/^ +/, ""); print c, $0 }' <<<"$dump")
+# each flush and FUA write was answered: a DONE record after it names it
+assert_eq "$(awk '$4 == "done" { sub("record=", "", $5); print $5 }' <<<"$dump" | sort -n | tr '\n' ' ')" \
+  "$(awk '$4 == "flush" || / fua/ { print $1 }' <<<"$dump" | sort -n | tr '\n' ' ')" "a DONE for each flush and FUA write"
 expected="nbd write offset=0 length=65536
 nbd write offset=65536 length=4096 fua
 nbd flush

@@ -42,14 +42,23 @@ r=$tmp/nosync/report.json
 assert_eq "$(json "$r" 'r["totals"]["app-invalid"] > 0')" True "app-invalid states"
 assert_eq "$(json "$r" 'all(any("acknowledged key" in l for l in p["evidence"]) and any("acknowledged by this state" in l and "ok 7" in l for l in p["evidence"]) for p in r["points"] if p["verdict"] == "app-invalid")')" True \
   "the evidence names what was acknowledged and lost"
-assert_eq "$(json "$r" 'sorted({f["path"] for p in r["points"] if p["verdict"] == "app-invalid" for f in p["findings"] if f["verdict"] == "older-version"})')" "['store']" \
-  "the store is older than acknowledged"
+assert_eq "$(json "$r" 'sorted({(f["path"], f["verdict"]) for p in r["points"] if p["verdict"] == "app-invalid" for f in p["findings"] if f["verdict"] in ("older-version", "ack-lost")})')" "[('store', 'ack-lost')]" \
+  "the store is older than acknowledged, and what the checker needed"
 # the failing states are those the disk held while the store said ok
 assert_eq "$(json "$r" 'all(p["record"] < max(x["record"] for x in r["points"]) for p in r["points"] if p["verdict"] == "app-invalid")')" True \
   "not the end"
 assert_match "$(cat "$tmp/nosync/report.txt")" "acknowledged by this state's moment: 7 lines, the last \"ok 7\"" "the text report"
-# an acknowledged update lost where the checker fails is a broken promise
-assert_eq "$(json "$r" 'r["totals"]["promises"] > 0')" True "counted as a broken promise"
+# an acknowledged update never made durable, lost where the checker fails,
+# is the program's fault, not a promise the filesystem broke
+assert_eq "$(json "$r" 'r["totals"]["promises"], r["totals"]["program_promises"] > 0, r["totals"]["acknowledged_lost"] > 0')" \
+  "(0, True, True)" "counted as the program's fault"
+run powercut check "$tmp/nosync/powercut.log" -q --verify "$tmp/check.sh" --fail-on promises
+assert_eq "$rc" 0 "no promise of the filesystem broken ($err)"
+# without the checker: ack-lost, the line and the store named
+run powercut check "$tmp/nosync/powercut.log" -q --json "$tmp/nocheck.json"
+assert_eq "$rc" 1 "acknowledged keys lost without a checker ($err)"
+assert_eq "$(json "$tmp/nocheck.json" 'sorted({(f["path"], f["fault"]) for p in r["points"] for f in p["findings"] if f["verdict"] == "ack-lost"})')" \
+  "[('store', 'program')]" "ack-lost: the store, the program's fault"
 
 SYNC=1 run powercut run --settle 0 -q -O "$tmp/sync" --verify "$tmp/check.sh" -- "$tmp/store.sh"
 assert_eq "$rc" 0 "an fsync before each ok: no problem ($out $err)"

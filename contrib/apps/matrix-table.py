@@ -4,7 +4,7 @@
 import glob, json, os, re, sys
 
 # What each configuration documents (sqlite.org/pragma.html#pragma_synchronous,
-# wal.html; git-config(1), core.fsync) and what would be worse than that:
+# wal.html; git-config(1), core.fsync; the gdbm manual, GDBM_SYNC) and what would be worse than that:
 # "corrupt" (any corruption), "lost" (any acknowledged loss), "lost>1".
 DOC = {
     "sqlite:delete:off": ("may corrupt on power loss", set()),
@@ -18,6 +18,8 @@ DOC = {
     "git": ("core.fsync default: loose objects, refs and index not synced, may be lost",
             set()),
     "git:all": ("core.fsync=all: what a command wrote is durable", {"corrupt", "lost"}),
+    "gdbm": ("GDBM_SYNC: every operation synchronized to disk before it returns",
+             {"corrupt", "lost"}),
     "postgres": ("fsync and synchronous_commit on (defaults): a committed transaction is "
                  "durable", {"corrupt", "lost"}),
     "raid1": ("md RAID-1 (md(4)): a write completes once both legs have it; an array not "

@@ -390,10 +390,11 @@ load_inputs (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
     }
     if (rec->type != PC_REC_MARK)
       continue;
-    r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, NULL);
+    struct pc_err me = { 0 };
+    r = pc_mark_decode (c->ix.recs[i].data, c->ix.recs[i].datalen, &m, &me);
     if (r < 0) {
-      pc_err_msg (why, "%s: record %" PRIu64 ": the mark cannot be decoded",
-                  cfg->log_path, i);
+      pc_err_msg (why, "%s: record %" PRIu64 ": the mark cannot be decoded: %s",
+                  cfg->log_path, i, me.msg);
       return r;
     }
     if (pc_mark_run_kind (&m) != PC_RUN_MARK_NONE) {
@@ -577,6 +578,8 @@ plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
   int r;
 
   r = pc_states_enumerate (&c->ix, &cfg->model, res->from_record, &c->all, &c->nall);
+  if (r == 0)
+    r = pc_states_add_start (&c->ix, res->from_record, &c->all, &c->nall);
   if (r < 0)
     return r;
   /* This shard's contiguous share. */

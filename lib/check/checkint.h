@@ -90,7 +90,42 @@ struct ctx {
   int64_t *same_as;             /* per state */
   uint64_t *moment;             /* per state: the last record the disk may hold it at
                                  * (crash.h), what it is judged against */
+  struct rblock *rblocks;       /* in a worker, made when first needed (restore.c):
+                                 * every 4 KiB block the log's writes hold */
+  size_t nrblocks;
+  bool rblocks_made;
 };
+
+/* What --verify said of a state, for the points that share its marks and
+ * acknowledgements. */
+struct app_result {
+  size_t nmarks;                /* marks by the state's moment (SIZE_MAX: none yet) */
+  size_t nacks;                 /* acknowledgements by then */
+  int verdict;                  /* PC_V_OK, PC_V_APP_INVALID or PC_V_NOT_CHECKED */
+  char evidence[PC_EVIDENCE_MAX];
+};
+
+struct pc_export;
+
+/* checkpool.c: runs the application's checker in the exported tree of
+ * the state of point i (the worker's export dir, marks file mfile), with
+ * the k marks and na acknowledgements logged by the state's moment, into
+ * ar. */
+void check_run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k,
+                       size_t na, struct pc_export *x, struct app_result *ar);
+
+/* restore.c: where the checker failed at point i (its arguments as
+ * check_run_verify's), which of the paths fl's older-version notes name
+ * it needed: each path is given back, in the exported tree, what the
+ * program had at record ack (its last acknowledgement), its bytes found
+ * by their hashes in the log's writes, and the checker run again; the
+ * smallest set that makes it pass becomes ack-lost findings (the
+ * program's fault), the notes of the others say why they are not, and
+ * paths whose bytes were never at hand are named untested.  The tree is
+ * written whole at its next update.  Returns 0 or -ENOMEM. */
+int check_restore (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k,
+                   size_t na, struct pc_export *x, uint64_t ack, struct pc_findings *fl);
+void check_restore_free (struct ctx *c);
 
 /* A new image of the log's device, from its base (image.h).  Returns 0 or
  * -errno. */

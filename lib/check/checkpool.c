@@ -113,144 +113,6 @@ put_result (struct ctx *c, struct out *o, size_t i, int verdict, int64_t fsck_as
   return 0;
 }
 
-/* What --verify said of a state, for the points that share its marks and
- * acknowledgements. */
-struct app_result {
-  size_t nmarks;                /* marks by the state's moment (SIZE_MAX: none yet) */
-  size_t nacks;                 /* acknowledgements by then */
-  int verdict;                  /* PC_V_OK, PC_V_APP_INVALID or PC_V_NOT_CHECKED */
-  char evidence[PC_EVIDENCE_MAX];
-};
-
-/* Writes the first n acknowledgements, a line each, to path.  Returns
- * false if it cannot. */
-static bool
-write_acks (const struct ctx *c, const char *path, size_t n)
-{
-  FILE *f = fopen (path, "we");
-
-  if (f == NULL)
-    return false;
-  for (size_t a = 0; a < n; a++)
-    fprintf (f, "%s\n", c->acks[a].text);
-  return fclose (f) == 0;
-}
-
-/* Runs the application's checker in the exported tree of the state of
- * point i (the worker's export dir, marks file mfile, acknowledgements
- * file mfile.acks), with the k marks and na acknowledgements logged by the
- * state's moment.  A checker that cannot be run, or does not finish,
- * tells nothing: not checked. */
-static void
-run_verify (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k, size_t na,
-            struct pc_export *x, struct app_result *ar)
-{
-  char id[PC_ID_MAX], *out = malloc (PC_EVIDENCE_MAX * 4), *e_root = NULL, *e_point = NULL;
-  char *e_marks = NULL, *e_last = NULL, *e_durable = NULL, *e_file = NULL, *e_count = NULL;
-  char *e_afile = NULL, *e_acount = NULL, *e_alast = NULL, afile[4200];
-  char *argv[] = { (char *) "sh", (char *) "-c", (char *) c->cfg->verify, NULL };
-  size_t ml = 0, d = SIZE_MAX;
-  FILE *f;
-  int r;
-
-  ar->nmarks = k;
-  ar->nacks = na;
-  snprintf (afile, sizeof afile, "%s.acks", mfile);
-  ar->verdict = PC_V_NOT_CHECKED;
-  ar->evidence[0] = '\0';
-  pc_state_id (&c->states[i], &c->cfg->model, id, sizeof id);
-  for (size_t m = 0; m < k; m++) {
-    ml += strlen (c->marks[m].name) + 1;
-    if (c->marks[m].sync)
-      d = m;
-  }
-  f = fopen (mfile, "we");
-  if (f) {
-    for (size_t m = 0; m < k; m++)
-      fprintf (f, "%s\n", c->marks[m].name);
-    if (fclose (f) == EOF)
-      f = NULL;
-  }
-  if (out == NULL || f == NULL || !write_acks (c, afile, na) ||
-      (e_marks = malloc (ml + 16)) == NULL ||
-      asprintf (&e_afile, "POWERCUT_ACKS_FILE=%s", afile) < 0 ||
-      asprintf (&e_acount, "POWERCUT_ACK_COUNT=%zu", na) < 0 ||
-      asprintf (&e_alast, "POWERCUT_LAST_ACK=%s", na ? c->acks[na - 1].text : "") < 0 ||
-      asprintf (&e_root, "POWERCUT_ROOT=%s", dir) < 0 ||
-      asprintf (&e_point, "POWERCUT_POINT=%s", id) < 0 ||
-      asprintf (&e_last, "POWERCUT_LAST_MARK=%s", k ? c->marks[k - 1].name : "") < 0 ||
-      asprintf (&e_durable, "POWERCUT_DURABLE_MARK=%s", d != SIZE_MAX ? c->marks[d].name : "") < 0 ||
-      asprintf (&e_file, "POWERCUT_MARKS_FILE=%s", mfile) < 0 ||
-      asprintf (&e_count, "POWERCUT_MARK_COUNT=%zu", k) < 0) {
-    snprintf (ar->evidence, sizeof ar->evidence, "powercut could not run the --verify "
-              "command: %s", strerror (ENOMEM));
-    goto out;
-  }
-  strcpy (e_marks, "POWERCUT_MARKS=");
-  for (size_t m = 0; m < k; m++) {
-    strcat (e_marks, c->marks[m].name);
-    if (m + 1 < k)
-      strcat (e_marks, " ");
-  }
-  {
-    char *env[] = { e_root, e_point, e_marks, e_last, e_durable, e_file, e_count, e_afile,
-                    e_acount, e_alast, NULL };
-    struct pc_proc_extra xe = { .env = env, .cwd = dir };
-    r = pc_proc_run_extra (argv, &xe, c->cfg->timeout_s, out, PC_EVIDENCE_MAX * 4);
-  }
-  if (r == 0)
-    ar->verdict = PC_V_OK;
-  else if (r == -ETIME)
-    snprintf (ar->evidence, sizeof ar->evidence, "the --verify command did not finish within "
-              "%d s (give a longer --timeout)", c->cfg->timeout_s);
-  else if (r < 0 || r == 126 || r == 127)
-    snprintf (ar->evidence, sizeof ar->evidence, "the --verify command could not be run "
-              "(%s): %.400s", r < 0 ? strerror (-r) : r == 127 ? "not found" : "not executable",
-              out);
-  else {
-    /* The application says its data is not consistent: the first lines. */
-    size_t n = (size_t) (r >= 256 ? snprintf (ar->evidence, sizeof ar->evidence,
-                                              "the --verify command was killed by signal %d:",
-                                              r - 256)
-                                  : snprintf (ar->evidence, sizeof ar->evidence,
-                                              "the --verify command exited with status %d:", r));
-    int lines = 0;
-    for (const char *l = out; *l && lines < 8 && n + 2 < sizeof ar->evidence; lines++) {
-      size_t len = strcspn (l, "\n");
-      n += (size_t) snprintf (ar->evidence + n, sizeof ar->evidence - n, "\n%.*s", (int) len, l);
-      l += len + (l[len] == '\n');
-    }
-    ar->verdict = PC_V_APP_INVALID;
-    /* what had been acknowledged by then, which the state should hold */
-    n = strlen (ar->evidence);
-    if (na > 0) {
-      char *last = pc_display_line (c->acks[na - 1].text);
-      snprintf (ar->evidence + n, sizeof ar->evidence - n, "\nacknowledged by this state's "
-                "moment: %zu line%s, the last \"%.200s\" (at %.3f s)", na, na == 1 ? "" : "s",
-                last ? last : "?", c->ix.recs[c->acks[na - 1].record].time_ns / 1e9);
-      free (last);
-    }
-  }
-  /* Whatever it did to its tree is undone before the next state. */
-  if (pc_export_verify (x) == 1 && ar->verdict != PC_V_NOT_CHECKED) {
-    size_t n = strlen (ar->evidence);
-    snprintf (ar->evidence + n, sizeof ar->evidence - n, "%sthe --verify command changed its "
-              "tree (undone for the next states)", n ? "\n" : "");
-  }
-out:
-  free (out);
-  free (e_root);
-  free (e_point);
-  free (e_marks);
-  free (e_last);
-  free (e_durable);
-  free (e_file);
-  free (e_count);
-  free (e_afile);
-  free (e_acount);
-  free (e_alast);
-}
-
 /* pc_oracle_lost_fn: state *ctx lost the version; keep the last such state. */
 struct lost_ctx {
   struct ctx *c;
@@ -270,14 +132,14 @@ lost_version (void *ctx, size_t version)
 }
 
 /* The program's last acknowledgement at or before moment: a line it
- * printed, or a mark after the first (the tree before the program).
- * Returns false if there is none (*ret untouched). */
+ * printed, or (marks) a mark after the first (the tree before the
+ * program).  Returns false if there is none (*ret untouched). */
 static bool
-last_ack (const struct ctx *c, uint64_t moment, struct pc_oracle_ack *ret)
+last_ack (const struct ctx *c, uint64_t moment, bool marks, struct pc_oracle_ack *ret)
 {
   size_t nm = 0, na = 0;
 
-  while (nm < c->nmarks && c->marks[nm].record <= moment)
+  while (marks && nm < c->nmarks && c->marks[nm].record <= moment)
     nm++;
   while (na < c->nacks && c->acks[na].record <= moment)
     na++;
@@ -372,19 +234,21 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
                   "--verify: %.900s", jm.export_err.msg);
       }
       else if (ar->nmarks != nm || ar->nacks != na)
-        run_verify (c, i, xdir, mfile, nm, na, x, ar);
+        check_run_verify (c, i, xdir, mfile, nm, na, x, ar);
       if (ar->verdict != PC_V_OK) {
         v = ar->verdict;
         ev = ar->evidence;
       }
       /* What the state lost of what the program had by its last
        * acknowledgement, each with its cause: the checker tells it
-       * mattered. */
-      if (v == PC_V_APP_INVALID && judge && jm.have_tree) {
-        struct pc_oracle_ack ack = { NULL, c->moment[i], 0 };
-        last_ack (c, c->moment[i], &ack);
+       * mattered.  Nothing acknowledged: nothing acknowledged lost. */
+      struct pc_oracle_ack ack;
+      if (v == PC_V_APP_INVALID && judge && jm.have_tree &&
+          last_ack (c, c->moment[i], true, &ack)) {
+        size_t n = 0;
         if (pc_oracle_older (c->oracle, c->moment[i], &ack, PC_F_OLDER, &jm.tree, &fl,
-                             NULL) < 0) {
+                             &n) < 0 ||
+            (n > 0 && check_restore (c, i, xdir, mfile, nm, na, x, ack.record, &fl) < 0)) {
           v = PC_V_NOT_CHECKED;
           ev = "powercut ran out of memory naming what this state lost";
         }
@@ -392,10 +256,12 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
     }
     else if (fs_ok && judge && jm.have_tree && v != PC_V_NOT_CHECKED) {
       /* No checker: every file older than the program had when it last
-       * acknowledged is acknowledged data lost. */
+       * printed a line is acknowledged data lost.  (A mark promises what
+       * it declares durable, which the oracle judges: it acknowledges
+       * nothing more here.) */
       struct pc_oracle_ack ack;
       size_t n = 0;
-      if (last_ack (c, c->moment[i], &ack) &&
+      if (last_ack (c, c->moment[i], false, &ack) &&
           pc_oracle_older (c->oracle, c->moment[i], &ack, PC_V_ACK_LOST, &jm.tree, &fl,
                            &n) < 0) {
         pc_findings_clear (&fl);
@@ -710,6 +576,7 @@ worker (struct ctx *c, unsigned id)
   pc_judge_free (jd);
   pc_image_free (im);
   pc_export_free (x);
+  check_restore_free (c);
   unlink (mfile);
   {
     char afile[4200];

@@ -508,6 +508,12 @@ walk_verify (struct pc_export *x, int dfd, const char *prefix, size_t *seen)
   return r;
 }
 
+void
+pc_export_touched (struct pc_export *x)
+{
+  x->whole = true;
+}
+
 int
 pc_export_verify (struct pc_export *x)
 {

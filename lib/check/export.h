@@ -38,6 +38,10 @@ int pc_export_remove (const char *dir);
 int pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
                       const struct pc_mark *tree, struct pc_err *err);
 
+/* Something else will change the directory (check --verify's restore
+ * test): the next update writes it whole. */
+void pc_export_touched (struct pc_export *x);
+
 /* Did anything change the directory since the last update?  Returns 1
  * (the next update writes it whole), 0, or -errno. */
 int pc_export_verify (struct pc_export *x);

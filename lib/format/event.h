@@ -55,6 +55,11 @@
  *              arg_flags the MAP_* flags; at exit addr the mapping.
  *   MSYNC      addr, arg_flags MS_*; path[0], dev/ino, offset/length the
  *              file range the synced memory maps; at exit hashes of it.
+ *              Before the first ACK of a write to standard output, one
+ *              that no call made for each file the program has a
+ *              writable shared mapping of (nr -1, name "ack", MS_ASYNC:
+ *              nothing made durable): the span of its mappings, hashed
+ *              as the program has it then.
  *   MUNMAP     as MSYNC for the part of a tracked mapping unmapped (its
  *              data stays in the file, written back some time later).  A
  *              process that ends or execs with mappings left gets one

@@ -48,6 +48,7 @@ pc_rec_type_name (unsigned type)
   case PC_REC_MARK: return "mark";
   case PC_REC_END: return "end";
   case PC_REC_EVENT: return "event";
+  case PC_REC_DONE: return "done";
   default: return "unknown";
   }
 }
@@ -298,9 +299,9 @@ pc_log_next (struct pc_log *log, struct pc_record *ret_rec)
     return stop (log, PC_END_CORRUPT, "implausible payload length");
   /* The payload length each type must have, before a short file is taken
    * for a torn end: a damaged length in the middle is corruption. */
-  if (r.type < PC_REC_WRITE || (r.type > PC_REC_EVENT && !newer_types (log)))
+  if (r.type < PC_REC_WRITE || (r.type > PC_REC_LAST && !newer_types (log)))
     return stop (log, PC_END_CORRUPT, "unknown record type");
-  if (r.type > PC_REC_EVENT ? false
+  if (r.type > PC_REC_LAST ? false
       : r.type == PC_REC_WRITE ? r.datalen != r.length
       : r.type == PC_REC_MARK || r.type == PC_REC_EVENT ? r.datalen == 0 : r.datalen != 0)
     return stop (log, PC_END_CORRUPT, "payload length does not fit the record type");
@@ -331,6 +332,12 @@ pc_log_next (struct pc_log *log, struct pc_record *ret_rec)
   case PC_REC_END:
     if (r.datalen != 0)
       return stop (log, PC_END_CORRUPT, "unexpected payload");
+    break;
+  case PC_REC_DONE:
+    if (r.datalen != 0)
+      return stop (log, PC_END_CORRUPT, "unexpected payload");
+    if (r.offset >= r.seq)
+      return stop (log, PC_END_CORRUPT, "a request done before it was logged");
     break;
   case PC_REC_MARK:
     if (r.datalen == 0)

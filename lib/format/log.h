@@ -41,7 +41,16 @@
  *
  * Payloads: WRITE carries its data (datalen == length).  MARK carries an
  * encoded mark (see mark.h), EVENT an encoded event of a traced program
- * (event.h).  TRIM, WRITE_ZEROES, FLUSH and END carry none.
+ * (event.h).  TRIM, WRITE_ZEROES, FLUSH, END and DONE carry none.
+ *
+ * DONE (with PC_LOG_COMPAT_DONE): the FLUSH or FUA write whose record
+ * number is its offset was answered, the log durable up to it: until
+ * then the disk could still lose what that request made durable, so
+ * records between the request and its DONE (a traced program's
+ * acknowledgements, say) happened while it could (replay/crash.h, the
+ * moments).  A request the recorder answered with an error, or after
+ * the END was queued, has none; a log without them is read as if each
+ * request were done at its own record.
  *
  * Records a reader does not know: a log whose compat word has a bit the
  * reader does not know may hold record types the reader does not know
@@ -76,7 +85,11 @@
 #define PC_LOG_COMPAT_EVENTS (1u << 1)
 /* The header gives the records' clock: mono and boot. */
 #define PC_LOG_COMPAT_CLOCK  (1u << 2)
-#define PC_LOG_COMPAT_KNOWN  (PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS | PC_LOG_COMPAT_CLOCK)
+/* The log may hold DONE records, which a reader that does not know them
+ * reads over. */
+#define PC_LOG_COMPAT_DONE   (1u << 3)
+#define PC_LOG_COMPAT_KNOWN  (PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS | PC_LOG_COMPAT_CLOCK | \
+                              PC_LOG_COMPAT_DONE)
 
 enum pc_rec_type {
   PC_REC_WRITE = 1,
@@ -86,7 +99,9 @@ enum pc_rec_type {
   PC_REC_MARK = 5,
   PC_REC_END = 6,
   PC_REC_EVENT = 7,         /* what a traced program did: nothing on the disk */
+  PC_REC_DONE = 8,          /* a FLUSH or FUA write answered: nothing on the disk */
 };
+#define PC_REC_LAST PC_REC_DONE     /* the last type this reader knows */
 
 #define PC_REC_F_FUA        (1u << 0)   /* the client asked for forced unit access */
 #define PC_REC_F_NO_HOLE    (1u << 1)   /* WRITE_ZEROES: the client asked not to trim */

@@ -58,7 +58,7 @@ add_record (struct pc_log_summary *s, struct conns *seen, size_t *markcap,
             const struct pc_record *r)
 {
   s->records++;
-  if (r->type > PC_REC_EVENT) {
+  if (r->type > PC_REC_LAST) {
     s->newer++;
     return 0;
   }

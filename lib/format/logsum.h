@@ -44,8 +44,8 @@ int pc_log_mark_read (const struct pc_record *r, struct pc_log_mark *ret, struct
 struct pc_log_summary {
   struct pc_log_header hdr;
   uint64_t records;
-  uint64_t count[PC_REC_EVENT + 1];     /* by type */
-  uint64_t fua[PC_REC_EVENT + 1];       /* by type, with FUA */
+  uint64_t count[PC_REC_LAST + 1];      /* by type */
+  uint64_t fua[PC_REC_LAST + 1];        /* by type, with FUA */
   uint64_t newer;               /* records of types this reader does not know */
   uint64_t bytes;               /* written by WRITE records */
   uint64_t last_ns;             /* the last record's time */

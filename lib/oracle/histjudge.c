@@ -188,6 +188,45 @@ size_ok (const struct node *n, uint64_t size, uint64_t lo, uint64_t point)
   return size == 0;             /* before the file had a size: made empty */
 }
 
+/* The least size n had from its durable point lo on, up to point: the
+ * size at lo and every size set since (UINT64_MAX: none known). */
+static uint64_t
+least_size_since (const struct node *n, uint64_t lo, uint64_t point)
+{
+  uint64_t least = UINT64_MAX, at_lo = UINT64_MAX;
+
+  for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++) {
+    if (n->s[i].seq <= lo)
+      at_lo = n->s[i].size;
+    else if (n->s[i].size < least)
+      least = n->s[i].size;
+  }
+  return at_lo < least ? at_lo : least;
+}
+
+/* Does block b of n, found holding hash (zero: zeros), hold what it held
+ * before its durable point lo (an older version, or zeros where the
+ * durable version is not): the durable version rolled back, whatever
+ * was written over it since? */
+static bool
+rolled_back (const struct node *n, uint64_t b, uint64_t hash, bool zero, uint64_t lo)
+{
+  const struct bver *at_lo = NULL;
+  size_t a, z;
+
+  pc_hist_block_range (n, b, &a, &z);
+  for (size_t i = a; i < z && n->b[i].seq <= lo; i++)
+    at_lo = &n->b[i];
+  if (at_lo == NULL || at_lo->kind != B_HASH || pc_hist_holds (at_lo, hash, zero))
+    return false;
+  if (zero)
+    return true;
+  for (size_t i = a; i < z && &n->b[i] < at_lo; i++)
+    if (n->b[i].kind == B_HASH && n->b[i].hash == hash)
+      return true;
+  return false;
+}
+
 /* When n's size was last set, at or before point (0: never). */
 static uint64_t
 size_set_by (const struct node *n, uint64_t point)
@@ -307,9 +346,12 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
   if (found->size > 0 && found->nblocks != nb)
     return 0;                   /* its blocks were not read: nothing to judge by */
   if (!size_ok (n, found->size, dsize, point)) {
-    /* a promise broken if the size last set was durable by now */
+    /* a promise broken if the size last set was durable by now, or if
+     * the file is shorter than its durable size and every size since:
+     * the durable size lost, whatever changed the size later */
     *ret_block = NONE;
-    promise = dsize != NONE && size_set_by (n, point) <= dsize;
+    promise = dsize != NONE && (size_set_by (n, point) <= dsize ||
+                                found->size < least_size_since (n, dsize, point));
     bad = true;
   }
   if (!from_start) {
@@ -347,7 +389,9 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
     pc_hist_block_range (n, b, &a, &z);
     for (size_t i = a; i < z && n->b[i].seq <= point; i++)
       last = &n->b[i];
-    promise |= lo != NONE && (last == NULL || last->seq <= lo);
+    promise |= lo != NONE &&
+               (last == NULL || last->seq <= lo ||
+                rolled_back (n, b, found->blocks[b], found->blocks[b] == pc_hist_zeros_hash (len), lo));
     bad = true;
   }
   *ret_promise = promise;
@@ -385,14 +429,21 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
   uint64_t seq = 0, dseq;
   bool after;
 
+  uint64_t upto = point;
+
   memset (c, 0, sizeof *c);
   c->known = true;
   c->promise = promise;
   c->durable_ns = -1;
+  if (promise) {
+    /* the version lost is the durable one, whatever came after it */
+    uint64_t d = data_durable (h, n, b, point, NONE, &dcall);
+    upto = d != NONE ? d : point;
+  }
   if (b != NONE) {
     size_t a, z;
     pc_hist_block_range (n, b, &a, &z);
-    for (size_t i = a; i < z && n->b[i].seq <= point; i++)
+    for (size_t i = a; i < z && n->b[i].seq <= upto; i++)
       newest = &n->b[i];
   }
   if (newest) {
@@ -400,7 +451,7 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
     seq = newest->seq;
   }
   else
-    for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
+    for (size_t i = 0; i < n->ns && n->s[i].seq <= upto; i++)
       if (n->s[i].size > 0) {
         call = n->s[i].call;
         seq = n->s[i].seq;
@@ -695,7 +746,9 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     int r;
     ret->kind = PC_V_ZERO_LENGTH;
     r = data_cause (h, n, path, ranged ? rb : NONE, point, PC_V_ZERO_LENGTH,
-                    ranged || (d != NONE && size_set_by (n, point) <= d), &ret->cause, &wcall);
+                    ranged || (d != NONE && (size_set_by (n, point) <= d ||
+                                             least_size_since (n, d, point) > 0)),
+                    &ret->cause, &wcall);
     return r < 0 ? r : program_cause (h, p, path, newest, point, wcall, &ret->cause);
   }
   /* Each node the name may be bound to. */

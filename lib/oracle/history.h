@@ -23,7 +23,8 @@
  *
  * A file with a shared writable mapping: what the mapping wrote is seen
  * only when a call hashes the file (msync, munmap, the end of the process,
- * fsync, fdatasync: snapshots).  A snapshot that shows a block as before
+ * fsync, fdatasync, and the tracer's read at each acknowledgement:
+ * snapshots).  A snapshot that shows a block as before
  * is no version; one that shows it changed means the mapping wrote it
  * after it was last seen: anything from then until the snapshot.
  *
@@ -35,6 +36,12 @@
  * judgement of what does not fit says which rule it rests on (a lost
  * version that had been made durable: a broken promise; else exposure of
  * data never made durable) and names the call behind the lost version.
+ * A version made durable and lost is a broken promise whatever form the
+ * loss takes (older content, zeros, an empty or shorter file) and
+ * whatever changed the file since (an unsynced append, truncate or
+ * rewrite): a file shorter than its durable size and than every size
+ * set since, or a block holding what it held before its durable point
+ * (or zeros) where it holds nothing written since.
  */
 #ifndef POWERCUT_HISTORY_H
 #define POWERCUT_HISTORY_H
@@ -110,6 +117,24 @@ int pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_ma
 int pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor,
                       const char *path, const struct pc_entry *found,
                       struct pc_history_verdict *ret);
+
+/* What path held at record at (a point), for restoring it: absent, or a
+ * file of size bytes whose block b (of PC_EVENT_BLOCK bytes, the last
+ * one as far as the file goes) held data of hashes[b] (XXH3-64, as the
+ * events hash it), or zeros where zero[b].  *ret_known false where some
+ * block's content was never hashed (a file there before the program, a
+ * call not hashed, what a mapping wrote unseen), or the path was a
+ * directory or a link then: it cannot be restored.  The arrays are
+ * malloc'd (NULL for an absent or empty file).  Returns 0 or -ENOMEM. */
+struct pc_history_content {
+  bool known, present;
+  uint64_t size;
+  uint64_t *hashes;
+  bool *zero;
+};
+int pc_history_content_at (const struct pc_history *h, uint64_t at, const char *path,
+                           struct pc_history_content *ret);
+void pc_history_content_free (struct pc_history_content *c);
 
 /* A version of a path: what it held after a call that changed it (a
  * creation, rename, link or unlink of the name; a change of the data or

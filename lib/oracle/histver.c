@@ -367,3 +367,62 @@ pc_hist_lost (const struct pc_history *h, uint64_t point, size_t i,
   for (size_t v = kept; v < z; v++)
     fn (ctx, v);
 }
+
+int
+pc_history_content_at (const struct pc_history *h, uint64_t at, const char *path,
+                       struct pc_history_content *ret)
+{
+  const struct phist *p = pc_hist_find_path (h, path);
+  const struct node *n;
+  int64_t ni = -1;
+  uint64_t nb;
+
+  memset (ret, 0, sizeof *ret);
+  if (p == NULL)
+    return 0;
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= at; i++)
+    ni = p->e[i].node;
+  ret->known = true;
+  if (ni < 0)
+    return 0;                   /* absent then */
+  n = &h->nodes[ni];
+  ret->present = true;
+  if (n->type != N_FILE || n->base || n->lost_from <= at) {
+    ret->known = false;
+    return 0;
+  }
+  ret->size = pc_hist_size_at (n, at);
+  nb = (ret->size + BLOCK - 1) / BLOCK;
+  if (nb == 0)
+    return 0;
+  ret->hashes = calloc (nb, sizeof *ret->hashes);
+  ret->zero = calloc (nb, sizeof *ret->zero);
+  if (ret->hashes == NULL || ret->zero == NULL) {
+    pc_history_content_free (ret);
+    return -ENOMEM;
+  }
+  for (uint64_t b = 0; b < nb && ret->known; b++) {
+    const struct bver *v = NULL;
+    size_t a, z;
+    pc_hist_block_range (n, b, &a, &z);
+    for (size_t i = a; i < z && n->b[i].seq <= at; i++)
+      if (n->b[i].kind != B_MAPPED || !n->b[i].snap)
+        v = &n->b[i];
+    if (v == NULL || v->kind == B_ZERO)
+      ret->zero[b] = true;      /* never written, or made zeros: a hole */
+    else if (v->kind == B_HASH)
+      ret->hashes[b] = v->hash;
+    else
+      ret->known = false;       /* unknown, or a mapping's unseen writes */
+  }
+  return 0;
+}
+
+void
+pc_history_content_free (struct pc_history_content *c)
+{
+  free (c->hashes);
+  free (c->zero);
+  c->hashes = NULL;
+  c->zero = NULL;
+}

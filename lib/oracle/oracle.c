@@ -742,7 +742,7 @@ pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_orac
       hv.cause.program = true;
       free (hv.cause.rule);
       hv.cause.rule = strdup ("the program acknowledged a version it had not made durable (a "
-                              "line it printed, or a mark): a crash may lose it, and this "
+                              "line it printed): a crash may lose it, and this "
                               "state did; only the application knows whether it mattered "
                               "(--verify runs its checker)");
       if (hv.cause.fix && asprintf (&fix, "%s, before the acknowledgement", hv.cause.fix) < 0)
@@ -768,4 +768,15 @@ pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_orac
   if (ret_n)
     *ret_n = added;
   return 0;
+}
+
+int
+pc_oracle_content_at (const struct pc_oracle *o, uint64_t at, const char *path,
+                      struct pc_history_content *ret)
+{
+  if (o->hist == NULL) {
+    memset (ret, 0, sizeof *ret);
+    return 0;
+  }
+  return pc_history_content_at (o->hist, at, path, ret);
 }

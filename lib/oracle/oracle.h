@@ -47,6 +47,7 @@
 #include "result/finding.h"
 #include "result/verdict.h"
 #include "format/mark.h"
+#include "oracle/history.h"
 #include "util/err.h"
 
 struct pc_oracle;
@@ -118,6 +119,12 @@ typedef void pc_oracle_lost_fn (void *ctx, size_t version);
 int pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark *found,
                      struct pc_findings *out, pc_oracle_lost_fn *lost, void *lost_ctx,
                      enum pc_verdict *ret_verdict);
+
+/* What a traced program's path held at record at (history.h,
+ * pc_history_content_at); *ret all false if no program's history
+ * follows it.  Returns 0 or -ENOMEM. */
+int pc_oracle_content_at (const struct pc_oracle *o, uint64_t at, const char *path,
+                          struct pc_history_content *ret);
 
 /* An acknowledgement: a line a traced program printed (an ACK event), or
  * a mark after the first (the first is the tree before the program): what

@@ -96,6 +96,18 @@ log_done (void *opaque, struct pc_logw_rec *lw, int err)
     else
       rec->fatal = -err;
   }
+  if (err == 0 && !rec->stopping &&
+      (lw->rec.type == PC_REC_FLUSH || (lw->rec.type == PC_REC_WRITE && (lw->rec.flags & PC_REC_F_FUA)))) {
+    /* Answered now: logged before the answer goes, so that whatever is
+     * logged after the request and before this happened while the disk
+     * could still lose what it made durable.  Without memory, none: the
+     * request reads as done at its own record. */
+    struct req *d = rec_req_new (NULL, 0, PC_REC_DONE, 0, lw->rec.seq, 0);
+    if (d) {
+      d->lw.rec.conn = lw->rec.conn;
+      rec_req_submit (rec, d);
+    }
+  }
   if (c != NULL) {
     c->pending--;
     if (!c->shut) {
@@ -283,7 +295,7 @@ create_log (struct pc_recorder *rec)
   h.version = PC_LOG_VERSION;
   h.devsize = rec->disk.size;
   h.sector = PC_NBD_MIN_BLOCK;
-  h.compat = PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS;
+  h.compat = PC_LOG_COMPAT_HDRSUM | PC_LOG_COMPAT_EVENTS | PC_LOG_COMPAT_DONE;
   h.start_ns = pc_now_real_ns ();
   h.start_mono = pc_now_mono_ns ();
   if (pc_boot_id (h.boot_id) == 0)

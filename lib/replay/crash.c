@@ -194,12 +194,22 @@ pc_states_moments (const struct pc_index *ix, const struct pc_state *states, siz
    * the first FLUSH or FUA data record at or after it (ix->n: none). */
   uint64_t *next_data = malloc ((ix->n + 1) * sizeof *next_data);
   uint64_t *next_dur = malloc ((ix->n + 1) * sizeof *next_dur);
+  uint64_t *done = malloc ((ix->n + 1) * sizeof *done);
 
-  if (next_data == NULL || next_dur == NULL) {
+  if (next_data == NULL || next_dur == NULL || done == NULL) {
     free (next_data);
     free (next_dur);
+    free (done);
     return -ENOMEM;
   }
+  /* When each FLUSH or FUA write was answered: its DONE record (log.h),
+   * or its own record in a log without them. */
+  for (uint64_t i = 0; i <= ix->n; i++)
+    done[i] = i;
+  for (uint64_t i = 0; i < ix->n; i++)
+    if (ix->recs[i].type == PC_REC_DONE && ix->recs[i].offset < i &&
+        done[ix->recs[i].offset] == ix->recs[i].offset)
+      done[ix->recs[i].offset] = i;
   next_data[ix->n] = next_dur[ix->n] = ix->n;
   for (uint64_t i = ix->n; i-- > 0;) {
     const struct pc_record *r = &ix->recs[i];
@@ -215,10 +225,11 @@ pc_states_moments (const struct pc_index *ix, const struct pc_state *states, siz
       end = next_dur[c + 1];
     else
       end = next_data[c + 1] < ix->n ? next_dur[next_data[c + 1]] : ix->n;
-    ret_moments[k] = end - 1;
+    ret_moments[k] = done[end] - 1;
   }
   free (next_data);
   free (next_dur);
+  free (done);
   return 0;
 }
 
@@ -589,6 +600,31 @@ pc_states_enumerate_range (const struct pc_index *ix, const struct pc_model *mod
                            size_t *ret_n)
 {
   return enumerate (ix, model, from, until, ret_states, ret_n);
+}
+
+int
+pc_states_add_start (const struct pc_index *ix, uint64_t from, struct pc_state **states,
+                     size_t *n)
+{
+  uint64_t f = from < ix->n ? from : ix->n;
+  struct pc_state *v;
+
+  while (f-- > 0 && ix->recs[f].type != PC_REC_FLUSH)
+    ;
+  if (from == 0 || from > ix->n || f >= from || (*n > 0 && (*states)[0].point == f &&
+                                                 (*states)[0].ndrop == 0 &&
+                                                 (*states)[0].nsect == 0))
+    return 0;                   /* no flush before from, or its state is there */
+  v = realloc (*states, (*n + 1) * sizeof *v);
+  if (v == NULL)
+    return -ENOMEM;
+  memmove (v + 1, v, *n * sizeof *v);
+  memset (&v[0], 0, sizeof v[0]);
+  v[0].point = f;
+  v[0].base = f + 1;
+  *states = v;
+  (*n)++;
+  return 0;
 }
 
 int

@@ -141,6 +141,16 @@ int pc_states_enumerate_range (const struct pc_index *ix, const struct pc_model 
                                uint64_t from, uint64_t until, struct pc_state **ret_states,
                                size_t *ret_n);
 
+/* Puts first in the n states (enumerated from from) the state at the
+ * start: the disk at the last FLUSH before from (records 0..F), which is
+ * the disk until the first flush after from's first later write, and
+ * which no model's states from from on hold (the flush model's start at
+ * the first flush after from).  Nothing if from is 0, there is no such
+ * flush, or that state is already first.  Returns 0 or -ENOMEM (*states
+ * then as it was). */
+int pc_states_add_start (const struct pc_index *ix, uint64_t from, struct pc_state **states,
+                         size_t *n);
+
 /* The moment of each of the n states: the last record before the disk
  * can no longer hold it, which is when a record the state lacks becomes
  * durable.  A state lacks every data record after its point, and a state
@@ -148,7 +158,9 @@ int pc_states_enumerate_range (const struct pc_index *ix, const struct pc_model 
  * the first FLUSH or FUA data record after its point (the end of its
  * epoch); a state of records 0..c ends at the first FUA data record after
  * c or the first FLUSH after c's first later data record (a flush with
- * nothing written since c leaves c's state on the disk).  A crash state
+ * nothing written since c leaves c's state on the disk), or rather when
+ * that request was answered: its DONE record, where the log has one
+ * (log.h).  A crash state
  * is on the disk for that whole stretch, so it is judged against what the
  * workload had done, promised and acknowledged by its moment (every
  * record up to it).  A state no later record ends has the last record as

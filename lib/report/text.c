@@ -827,7 +827,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
              res->program_promises, res->exposures);
   if (res->acknowledged_lost > 0)
     fprintf (f, "acknowledged lost: at %zu crash point%s a file held less than the program had "
-             "when it last acknowledged (a line it printed, a mark)%s\n", res->acknowledged_lost,
+             "when it last acknowledged (a line it printed)%s\n", res->acknowledged_lost,
              res->acknowledged_lost == 1 ? "" : "s", res->verify ? ", where its checker failed"
              : "; only a checker (--verify) tells which of those files mattered");
   if (res->recovery_differs > 0)

@@ -52,7 +52,9 @@ pc_point_acked_lost (const struct pc_point *p)
 {
   for (size_t k = 0; k < p->findings.n; k++) {
     const struct pc_finding *f = &p->findings.v[k];
-    if (f->kind == PC_V_ACK_LOST || (f->kind == PC_F_OLDER && p->verdict == PC_V_APP_INVALID))
+    if (f->kind == PC_V_ACK_LOST ||
+        (f->kind == PC_F_OLDER && p->verdict == PC_V_APP_INVALID &&
+         (f->cause.program || f->cause.promise)))
       return true;
   }
   return false;

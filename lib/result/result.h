@@ -191,7 +191,7 @@ enum pc_fault pc_point_fault (const struct pc_point *p);
 
 /* Did point p lose what the program had acknowledged (an ack-lost
  * finding; where the application's checker failed, an older-version
- * note)? */
+ * note that counts: cause.program, its path not restore-tested)? */
 bool pc_point_acked_lost (const struct pc_point *p);
 
 /* Where crash point p is against powercut run's command: before its

@@ -48,7 +48,7 @@
   /* what the program had acknowledged, never made durable, is lost */ \
   X (ACK_LOST, "ack-lost", 6, "#e6550d", true, true, \
      "a file holds less than the program had when it acknowledged (a line it " \
-     "printed, a mark), and that was never made durable") \
+     "printed), and that was never made durable") \
   /* check --verify: the application's checker failed */ \
   X (APP_INVALID, "app-invalid", 8, "#c0c", true, false, \
      "the application's own checker (--verify) failed") \

@@ -102,6 +102,105 @@ START_TEST (test_flush_and_write)
 }
 END_TEST
 
+/* The state at the start: the disk at the last flush before the first
+ * point wanted, first, under every model; not twice, and not before the
+ * first flush. */
+static void
+expect_start (const char *model, uint64_t from, const char *want)
+{
+  struct pc_model m;
+  struct pc_state *s;
+  size_t n;
+  char got[4096] = "", id[PC_ID_MAX];
+
+  ck_assert_int_eq (pc_model_spec_parse (model, &m, NULL), 0);
+  ck_assert_int_eq (pc_states_enumerate (&ix, &m, from, &s, &n), 0);
+  ck_assert_int_eq (pc_states_add_start (&ix, from, &s, &n), 0);
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      strcat (got, " ");
+    strcat (got, pc_state_id (&s[i], &m, id, sizeof id));
+    if (i)
+      ck_assert_uint_le (s[i - 1].base, s[i].base);   /* never goes back */
+  }
+  ck_assert_msg (strcmp (got, want) == 0, "%s: got \"%s\", want \"%s\"", model, got, want);
+  pc_states_free (s, n);
+}
+
+START_TEST (test_start_state)
+{
+  expect_start ("flush", 3, "2 4 7");
+  expect_start ("flush", 5, "2 7");
+  expect_start ("write", 3, "2 3 4 5 6 7");
+  expect_start ("reorder:2", 3, "2 3 4 4/drop:3 5 5/drop:3 6 6/drop:3 6/drop:5 6/drop:3,5 7");
+  expect_start ("flush", 2, "2 4 7");           /* from a flush: there already */
+  expect_start ("flush", 1, "2 4 7");           /* no flush before 1 */
+  expect_start ("flush", 0, "2 4 7");           /* from the start of the log */
+}
+END_TEST
+
+/* A flush ends a state only when it is answered: its DONE record, where
+ * the log has one; without, at its own record. */
+START_TEST (test_moments_done)
+{
+  static const struct { int type; uint64_t off; uint32_t len; } recs[] = {
+    { PC_REC_WRITE, 0, 512 }, { PC_REC_FLUSH, 0, 0 }, { PC_REC_DONE, 1, 0 },
+    { PC_REC_WRITE, 512, 512 }, { PC_REC_FLUSH, 0, 0 }, { PC_REC_EVENT, 0, 0 },
+    { PC_REC_DONE, 4, 0 }, { PC_REC_WRITE, 1024, 512 },
+  };
+  char lpath[64] = "/tmp/check_crash_done.XXXXXX";
+  struct pc_log_header h = { 0 };
+  uint8_t buf[PC_LOG_HEADER_SIZE], data[512];
+  struct pc_index lix;
+  struct pc_model m = { PC_MODEL_FLUSH, 0, 0 };
+  struct pc_state *st;
+  uint64_t mom[4];
+  size_t n;
+  int fd = mkstemp (lpath);
+
+  ck_assert_int_ge (fd, 0);
+  h.version = PC_LOG_VERSION;
+  h.compat = PC_LOG_COMPAT_DONE;
+  h.devsize = 1 << 20;
+  h.sector = 512;
+  pc_log_header_encode (&h, buf);
+  ck_assert_int_eq (pc_write_all (fd, buf, sizeof buf), 0);
+  for (unsigned i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+    struct pc_record r = { 0 };
+    uint8_t rh[PC_REC_HEADER_SIZE];
+    r.type = recs[i].type;
+    r.seq = i;
+    r.offset = recs[i].off;
+    r.length = recs[i].len;
+    r.datalen = r.type == PC_REC_WRITE ? r.length : r.type == PC_REC_EVENT ? 8 : 0;
+    memset (data, 'A' + i, sizeof data);
+    pc_rec_encode (&r, data, rh);
+    ck_assert_int_eq (pc_write_all (fd, rh, sizeof rh), 0);
+    ck_assert_int_eq (pc_write_all (fd, data, r.datalen), 0);
+  }
+  close (fd);
+  ck_assert_int_eq (pc_index_load (lpath, &lix), 0);
+  ck_assert_uint_eq (lix.n, 8);
+  ck_assert_int_eq (pc_states_enumerate (&lix, &m, 0, &st, &n), 0);
+  ck_assert_uint_eq (n, 2);
+  ck_assert_int_eq (pc_states_moments (&lix, st, n, mom), 0);
+  /* 0..1 is on the disk until the flush at 4 is answered (6): the event
+   * at 5 happened while it was */
+  ck_assert_uint_eq (st[0].point, 1);
+  ck_assert_uint_eq (mom[0], 5);
+  ck_assert_uint_eq (mom[1], 7);
+  pc_states_free (st, n);
+  pc_index_free (&lix);
+  unlink (lpath);
+  /* the same moments without DONE records: at the flush itself */
+  ck_assert_int_eq (pc_states_enumerate (&ix, &m, 0, &st, &n), 0);
+  ck_assert_int_eq (pc_states_moments (&ix, st, n, mom), 0);
+  ck_assert_uint_eq (st[0].point, 2);             /* "2 4 7" */
+  ck_assert_uint_eq (mom[0], 3);                  /* until the FUA write at 4 */
+  pc_states_free (st, n);
+}
+END_TEST
+
 START_TEST (test_reorder)
 {
   /* At 6 the in-flight writes are 3 and 5 (4 is FUA: durable). */
@@ -461,6 +560,8 @@ main (void)
 
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, test_flush_and_write);
+  tcase_add_test (tc, test_start_state);
+  tcase_add_test (tc, test_moments_done);
   tcase_add_test (tc, test_reorder);
   tcase_add_test (tc, test_torn);
   tcase_add_test (tc, test_models_parse);

@@ -286,7 +286,7 @@ found (const char *path, const char *content)
 static struct pc_entry *
 found_zeros (const char *path, const char *content, size_t keep)
 {
-  static char buf[8192];
+  static char buf[16384];
   struct pc_entry *e;
   size_t len = strlen (content);
   static uint64_t blocks[4];
@@ -784,6 +784,77 @@ truncate_to (const char *content, uint64_t old, uint64_t size)
   }
   call (&ev, 0);
 }
+
+/* What fsync made durable stays, whatever changes the file later: a state
+ * shorter than its durable size and every size since (a truncate up, an
+ * append after it), or a block found as it was before the fsync or as
+ * zeros under a later rewrite, lost the durable version: a broken promise
+ * that names the fsync, in whatever form the loss takes. */
+START_TEST (test_durable_behind_later)
+{
+  static char x12[12289], a12[12289], a16[16385], b12[12289], a8[8193], z12[12289];
+  struct pc_cause c;
+  uint64_t end;
+  int k;
+
+  memset (x12, 'x', 12288);
+  memset (a12, 'a', 12288);
+  memset (a16, 'a', 16384);
+  memset (a16 + 12288, 'b', 4096);
+  memcpy (b12, a12, 12288);
+  memset (b12, 'b', 4096);
+  memset (a8, 'a', 8192);
+  for (int later = 0; later < 3; later++) {
+    reset ();
+    mkfs_mark ();
+    creat_file ("/t", 90);
+    write_file ("/t", 90, x12, 0, 12288);
+    write_file ("/t", 90, a12, 0, 12288);
+    fsync_file ("/t", 90);
+    if (later == 0)
+      truncate_to (a12, 12288, 16384);          /* a truncate up, unsynced */
+    else if (later == 1)
+      write_file ("/t", 90, a16, 12288, 4096);  /* an append, unsynced */
+    else
+      write_file ("/t", 90, b12, 0, 12288);     /* a rewrite in place, unsynced */
+    end = ix.n - 1;
+    /* 8 KiB of the durable 12: the durable size lost */
+    k = judge (end, "t", found ("t", a8), &c);
+    ck_assert_msg ((k == PC_V_MISMATCH || k == PC_V_DURABLE_LOST) && c.promise, "later %d: %s, promise %d", later,
+                   pc_finding_name (k), c.promise);
+    ck_assert_msg (c.durable_by && strncmp (c.durable_by, "fsync", 5) == 0, "%s", c.durable_by);
+    ck_assert (c.call != NULL);
+    pc_cause_clear (&c);
+    /* empty: the same loss as zero-length */
+    k = judge (end, "t", found ("t", ""), &c);
+    ck_assert_msg (k == PC_V_ZERO_LENGTH && c.promise, "later %d: %s, promise %d", later,
+                   pc_finding_name (k), c.promise);
+    pc_cause_clear (&c);
+    /* the durable size and every block as zeros: zero-filled, a promise */
+    k = judge (end, "t", found_zeros ("t", a12, 0), &c);
+    ck_assert_msg (k == PC_V_ZERO_FILLED && c.promise, "later %d: %s, promise %d", later,
+                   pc_finding_name (k), c.promise);
+    pc_cause_clear (&c);
+    /* what the file held before the fsync: rolled back */
+    k = judge (end, "t", found ("t", x12), &c);
+    ck_assert_msg (c.promise && (k == PC_V_DURABLE_LOST || k == PC_V_MISMATCH),
+                   "later %d: %s, promise %d", later, pc_finding_name (k), c.promise);
+    pc_cause_clear (&c);
+    /* what the program had: nothing lost */
+    ck_assert_int_eq (kind_of (end, "t", found ("t", later == 2 ? b12 : a12)), 0);
+  }
+  /* the first block rewritten, found as zeros, the rest durable */
+  {
+    struct pc_entry *e = found ("t", a12);
+    memset (z12, 0, 4096);
+    e->blocks[0] = XXH3_64bits (z12, 4096);
+    e->zero_blocks = 1;
+    k = judge (end, "t", e, &c);
+  }
+  ck_assert_msg (k == PC_V_MISMATCH && c.promise, "%s, promise %d", pc_finding_name (k), c.promise);
+  pc_cause_clear (&c);
+}
+END_TEST
 
 /* Shrunk, then grown again: what was cut reads as zeros, not as the old
  * data; a file grown past blocks never written holds holes. */
@@ -1384,6 +1455,7 @@ main (void)
   tcase_add_test (tc, test_rename);
   tcase_add_test (tc, test_rename_over_empty);
   tcase_add_test (tc, test_gave_up);
+  tcase_add_test (tc, test_durable_behind_later);
   tcase_add_test (tc, test_untraceable);
   tcase_add_test (tc, test_older);
   tcase_add_test (tc, test_inode_reused);

@@ -30,7 +30,7 @@ point (struct pc_point *p, enum pc_verdict v, int kind, bool promise)
 START_TEST (test_counts)
 {
   struct pc_check_result res = { 0 };
-  struct pc_point pts[9];
+  struct pc_point pts[10];
 
   point (&pts[0], PC_V_OK, 0, false);
   point (&pts[1], PC_V_MISMATCH, PC_V_MISMATCH, true);           /* durable data lost */
@@ -41,11 +41,13 @@ START_TEST (test_counts)
   point (&pts[6], PC_V_NOT_CHECKED, 0, false);
   point (&pts[7], PC_V_APP_INVALID, PC_F_OLDER, true);           /* acknowledged and durable */
   point (&pts[8], PC_V_ACK_LOST, PC_V_ACK_LOST, false);          /* no checker */
+  point (&pts[9], PC_V_APP_INVALID, PC_F_OLDER, false);          /* given back, not needed */
+  pts[5].findings.v[0].cause.program = true;                     /* needed, or untested */
   res.points = pts;
-  res.npoints = 9;
+  res.npoints = 10;
   pc_check_result_recount (&res);
   ck_assert_uint_eq (res.count[PC_V_OK], 1);
-  ck_assert_uint_eq (res.count[PC_V_APP_INVALID], 3);
+  ck_assert_uint_eq (res.count[PC_V_APP_INVALID], 4);
   ck_assert_uint_eq (res.count[PC_V_NOT_CHECKED], 1);
   ck_assert (pc_point_broke_promise (&pts[1]));
   ck_assert (!pc_point_broke_promise (&pts[2]));
@@ -60,8 +62,9 @@ START_TEST (test_counts)
   ck_assert_uint_eq (res.promises, 3);
   ck_assert_uint_eq (res.program_promises, 2);
   ck_assert_uint_eq (res.acknowledged_lost, 3);
-  ck_assert_uint_eq (res.exposures, 2);
-  for (size_t i = 0; i < 9; i++)
+  ck_assert_int_eq (pc_point_fault (&pts[9]), PC_FAULT_NONE);
+  ck_assert_uint_eq (res.exposures, 3);
+  for (size_t i = 0; i < 10; i++)
     pc_findings_clear (&pts[i].findings);
 }
 END_TEST
