@@ -107,6 +107,9 @@ dump_record (const struct pc_record *r, struct bad_mark *bad)
   case PC_REC_WRITE_ZEROES:
     printf (" offset=%" PRIu64 " length=%" PRIu32, r->offset, r->length);
     break;
+  case PC_REC_DONE:
+    printf (" record=%" PRIu64, r->offset);
+    break;
   case PC_REC_MARK: {
     struct pc_log_mark m;
     struct pc_err err;
@@ -306,9 +309,9 @@ summary (const char *path)
   printf ("records:      %" PRIu64 " (%s written, log %s)\n", s.records,
           pc_format_size (s.bytes, sz1, sizeof sz1),
           pc_format_size (s.ending.file_size, sz2, sizeof sz2));
-  for (unsigned t = PC_REC_WRITE; t <= PC_REC_EVENT; t++) {
-    if (t == PC_REC_EVENT && s.count[t] == 0)
-      continue;                 /* a recording of no traced program */
+  for (unsigned t = PC_REC_WRITE; t <= PC_REC_LAST; t++) {
+    if ((t == PC_REC_EVENT || t == PC_REC_DONE) && s.count[t] == 0)
+      continue;                 /* a recording of no traced program, an older log */
     printf ("  %-13s %" PRIu64, pc_rec_type_name (t), s.count[t]);
     if (s.fua[t])
       printf (" (%" PRIu64 " with fua)", s.fua[t]);
