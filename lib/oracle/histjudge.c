@@ -371,6 +371,12 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
     int k = block_ok (n, b, found->blocks[b], len, lo, point, &newest);
     if (k == BLOCK_OK)
       continue;
+    /* Judged against what the program had at floor (an acknowledgement):
+     * a block holding what it held before then is that much older, not
+     * what a mapping may have written since, unseen. */
+    if (k == BLOCK_MAPPED && floor != NONE && lo == floor &&
+        rolled_back (n, b, found->blocks[b], found->blocks[b] == pc_hist_zeros_hash (len), lo))
+      k = BLOCK_BAD;
     if (k == BLOCK_MAPPED) {
       if (unseen == NONE)
         unseen = b;
