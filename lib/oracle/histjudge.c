@@ -843,6 +843,13 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     const struct node *n = &h->nodes[best_node];
     uint64_t blk;
     bool promise;
+    if (floor != NONE) {
+      /* older than what the program had at floor: that version is lost */
+      uint32_t wcall;
+      ret->kind = best;
+      return data_cause (h, n, path, best_block, floor < point ? floor : point, best, false,
+                         &ret->cause, &wcall);
+    }
     /* What it held before its durable point: rolled back. */
     if (best_promise && match_file (h, n, found, point, NONE, true, &blk, &promise) == 0) {
       uint32_t wcall;
