@@ -58,7 +58,9 @@ assert_eq "$dump_rc" 0 "powercut log --dump: exit status"
 first_mark=$(awk '$4 == "mark" { print $1; exit }' <<<"$dump")
 # the first mark is the one after mkfs
 assert_match "$(awk -v r="$first_mark" '$1 == r' <<<"$dump")" 'mark name=mkfs ' "first mark"
-expected_ids=$(awk -v m="$first_mark" '!/^#/ && $1 > m && ($4 == "flush" || / fua( |$)/) { print $1 }' <<<"$dump")
+# start M: the state at the start, the last FLUSH before mark record M
+start () { awk -v m="$1" '!/^#/ && $1 < m && $4 == "flush" { f = $1 } END { if (f != "") print f }' <<<"$dump"; }
+expected_ids=$(start "$first_mark"; awk -v m="$first_mark" '!/^#/ && $1 > m && ($4 == "flush" || / fua( |$)/) { print $1 }' <<<"$dump")
 nexpected=$(grep -c . <<<"$expected_ids")
 # the workload flushed a few times after the mark
 assert_ge "$nexpected" 5 "FLUSH and FUA records after the first mark"
@@ -81,7 +83,8 @@ assert_eq "$rc" 0 "powercut check: exit status (stdout: $out; stderr: $err)"
 assert_match "$out" '^no problem found$' "text report"
 # the text report counts the same points
 assert_match "$out" "^$nexpected crash points, [0-9]+ distinct images checked" "text report points"
-# one point per FLUSH and FUA record after the first mark, in log order
+# the state at the start, then one point per FLUSH and FUA record after the
+# first mark, in log order
 assert_eq "$(points "$tmp/r.json" | tr '\n' ' ')" "$(tr '\n' ' ' <<<"$expected_ids")" "crash point ids"
 # all of them ok
 assert_eq "$(verdicts "$tmp/r.json" | awk '$2 != "ok"' | tr '\n' ';')" "" "points not ok"
@@ -102,8 +105,8 @@ run powercut check "$log" -m write --json "$tmp/w.json"
 echo "check -m write: exit status $rc; $(summary)"
 # the write model runs (0 or 1)
 assert_eq "$(( rc == 0 || rc == 1 ))" 1 "check -m write: exit status $rc (stderr: $err)"
-# one state after every record from the first mark on
-assert_eq "$(total "$tmp/w.json" points)" "$(awk -v m="$first_mark" '!/^#/ && $1 >= m' <<<"$dump" | wc -l)" "write model points"
+# the state at the start, then one after every record from the first mark on
+assert_eq "$(total "$tmp/w.json" points)" "$(( $(awk -v m="$first_mark" '!/^#/ && $1 >= m && $4 != "done"' <<<"$dump" | wc -l) + 1 ))" "write model points"
 # every prefix of a journalled, flushed ext4 running a safe workload survives
 assert_eq "$(verdicts "$tmp/w.json" | awk '$2 != "ok"' | tr '\n' ';')" "" "write model: points not ok"
 
@@ -123,8 +126,8 @@ files_rec=$(awk '$4 == "mark" && $5 == "name=files" { print $1 }' <<<"$dump")
 run powercut check "$log" --from files --json "$tmp/f.json" -q
 # checking from a later mark
 assert_eq "$rc" 0 "check --from files: exit status (stderr: $err)"
-# only the FLUSH and FUA records after that mark are points
-assert_eq "$(points "$tmp/f.json" | tr '\n' ' ')" "$(awk -v m="$files_rec" '!/^#/ && $1 > m && ($4 == "flush" || / fua( |$)/) { printf "%s ", $1 }' <<<"$dump")" "points of --from files"
+# only the state at that mark and the FLUSH and FUA records after it are points
+assert_eq "$(points "$tmp/f.json" | tr '\n' ' ')" "$(start "$files_rec" | tr '\n' ' ')$(awk -v m="$files_rec" '!/^#/ && $1 > m && ($4 == "flush" || / fua( |$)/) { printf "%s ", $1 }' <<<"$dump")" "points of --from files"
 assert_eq "$(top "$tmp/f.json" from) $(top "$tmp/f.json" from_record)" "files $files_rec" "from and from_record of --from files"
 run powercut check "$log" --from nope
 # an unknown mark: exit 2, one line naming it

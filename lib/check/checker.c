@@ -578,7 +578,7 @@ plan_states (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
   int r;
 
   r = pc_states_enumerate (&c->ix, &cfg->model, res->from_record, &c->all, &c->nall);
-  if (r == 0)
+  if (r == 0 && !cfg->no_start_state)
     r = pc_states_add_start (&c->ix, res->from_record, &c->all, &c->nall);
   if (r < 0)
     return r;

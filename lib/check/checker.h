@@ -34,6 +34,9 @@ struct pc_check_config {
   const char *keep_dir;         /* save failing states' images here, or NULL */
   const char *work_dir;         /* scratch directory, or NULL for a default */
   bool keep_trimmed;
+  bool no_start_state;          /* no state at the start (crash.h,
+                                 * pc_states_add_start): a device set's
+                                 * instants begin at the mark */
   bool plain;                   /* the plain method (judge.h), for comparison */
   int timeout_s;                /* per program run on a state */
   const char *verify;           /* the application's checker (sh -c), or NULL */

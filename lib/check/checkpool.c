@@ -241,14 +241,15 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
       }
       /* What the state lost of what the program had by its last
        * acknowledgement, each with its cause: the checker tells it
-       * mattered.  Nothing acknowledged: nothing acknowledged lost. */
-      struct pc_oracle_ack ack;
-      if (v == PC_V_APP_INVALID && judge && jm.have_tree &&
-          last_ack (c, c->moment[i], true, &ack)) {
+       * mattered.  Nothing acknowledged: what it had by the state's
+       * moment, listed, nothing acknowledged lost. */
+      struct pc_oracle_ack ack = { NULL, c->moment[i], 0 };
+      if (v == PC_V_APP_INVALID && judge && jm.have_tree) {
         size_t n = 0;
+        bool acked = last_ack (c, c->moment[i], true, &ack);
         if (pc_oracle_older (c->oracle, c->moment[i], &ack, PC_F_OLDER, &jm.tree, &fl,
                              &n) < 0 ||
-            (n > 0 && check_restore (c, i, xdir, mfile, nm, na, x, ack.record, &fl) < 0)) {
+            (acked && n > 0 && check_restore (c, i, xdir, mfile, nm, na, x, ack.record, &fl) < 0)) {
           v = PC_V_NOT_CHECKED;
           ev = "powercut ran out of memory naming what this state lost";
         }

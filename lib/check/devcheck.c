@@ -461,6 +461,7 @@ pc_devcheck_run (const struct pc_check_config *cfg, const char *dir,
     c.shard = res->shard;
     c.nshards = res->nshards;
     c.verify = NULL;            /* the checker sees every device at once */
+    c.no_start_state = true;    /* its instants begin at the mark */
     r = pc_check_run (&c, &res->dev[j], err);
     if (r == 0 && res->fine) {
       c.model = cfg->model;     /* its open epochs' freedom, at its flushes */

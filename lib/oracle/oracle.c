@@ -750,6 +750,15 @@ pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_orac
       free (hv.cause.fix);
       hv.cause.fix = fix;
     }
+    if (kind == PC_F_OLDER && ack->text == NULL) {
+      /* nothing acknowledged: what it had by the moment, which a crash
+       * may lose */
+      free (hv.cause.rule);
+      hv.cause.rule = strdup ("older than what the program had by this state's moment; it "
+                              "acknowledged nothing by then (no line printed, no mark), so "
+                              "nothing acknowledged was lost: a crash may keep it");
+      hv.cause.program = false;
+    }
     hv.cause.ack = ack->text ? strdup (ack->text) : NULL;
     hv.cause.ack_ns = ack->time_ns;
     if (hv.cause.rule == NULL || (ack->text && hv.cause.ack == NULL)) {

@@ -143,7 +143,8 @@ struct pc_oracle_ack {
  * acknowledgement, the fsync that would have kept it).  kind is
  * PC_V_ACK_LOST (no checker: the program's fault, for it acknowledged
  * what it had not made durable) or PC_F_OLDER (where an application's
- * checker failed: a note).  *ret_n, if not NULL, gets how many were
+ * checker failed: a note; with ack->text NULL, nothing acknowledged, ack
+ * the state's moment: a note that says so).  *ret_n, if not NULL, gets how many were
  * appended.  Returns 0 or -ENOMEM. */
 int pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_oracle_ack *ack,
                      int kind, const struct pc_mark *found, struct pc_findings *out,
