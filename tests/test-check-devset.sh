@@ -82,7 +82,9 @@ for d in dev:
         states = {}
         for j in dev:
             n = c + 1 if j == d else sum(1 for r in recs[j] if r[2] <= t)
-            pts = [p for p in dev[j]["points"] if p["record"] <= n - 1]
+            # (a device alone has a state at the start, before its
+            # mark: a set's instants begin at the mark)
+            pts = [p for p in dev[j]["points"] if dev[j]["from_record"] <= p["record"] <= n - 1]
             states[j] = pts[-1]["id"] if pts else None
         if any(states.values()):
             want.append(("%s:%d" % (d, c), t, states))

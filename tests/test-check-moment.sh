@@ -68,7 +68,7 @@ chmod +x "$tmp/liar.sh"
 run powercut run --settle 0 -q -O "$tmp/liar" -- "$tmp/liar.sh"
 assert_eq "$rc" 0 "fsync, unedited: no problem ($out $err)"
 log=$tmp/liar/powercut.log
-exit_seq () { powercut log --dump "$log" | awk '/ event exit .*fsync\(/ { print $1; exit }'; }
+exit_seq () { powercut log --dump "$log" | awk '/ event exit .*fsync\(/ && x == "" { x = $1 } END { print x }'; }
 moved=0
 for _ in 1 2 3 4 5 6 7 8; do
   x=$(exit_seq)

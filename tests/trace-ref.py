@@ -31,7 +31,10 @@
 # its blocks, and asks for a size that reaches it), an empty file where
 # the program had data only if it was empty when last made durable.
 # What does not fit is a broken promise if what it lost had been made
-# durable and not changed since; else exposure.
+# durable: not changed since, or lost anyway (a file shorter than its
+# durable size and every size since; a block holding what it held before
+# its durable point, or zeros, where the durable version was data); else
+# exposure.
 import hashlib, json, mmap, os, random, re, sys
 
 B = 4096
@@ -334,7 +337,9 @@ def zero_length(ops, trees, dur, globl, K, ident, path, dn):
     ranges = [(k, d) for k, d in dur if d["kind"] == "range" and d["id"] == ident and k <= K]
     last_change = max(i for i in range(0, K + 1) if sizes[i] is not None and
                       (i == 0 or sizes[i - 1] != sizes[i]))
-    promise = need_of(ranges, sizes, K) > 0 or (dw is not None and last_change <= dw)
+    promise = need_of(ranges, sizes, K) > 0 or \
+        (dw is not None and (last_change <= dw or
+                             min(x for x in sizes[dw:K + 1] if x is not None) > 0))
     return "promise" if promise else "exposure"
 
 
@@ -362,7 +367,8 @@ def judge_file(ops, trees, dur, globl, K, ident, f, path, dn):
     bad, promise = False, False
     if f["size"] not in allowed:
         bad = True
-        if dw is not None and all(sizes[i] == sizes[dw] for i in range(dw, K + 1)):
+        if dw is not None and (all(sizes[i] == sizes[dw] for i in range(dw, K + 1)) or
+                               f["size"] < min(x for x in sizes[dw:K + 1] if x is not None)):
             promise = True
     if f["size"] < need_of(ranges, sizes, K):
         bad = promise = True
@@ -380,10 +386,16 @@ def judge_file(ops, trees, dur, globl, K, ident, f, path, dn):
         if h in held or (h == ZERO and not held):
             continue
         bad = True
-        # a promise broken if no call wrote the block after it was made durable
+        # a promise broken if no call wrote the block after it was made
+        # durable, or if it holds what it held before then (or zeros)
         if db is not None and not any(ops[i - 1]["wrote"] and ops[i - 1]["wrote"][0] == ident and
                                       ops[i - 1]["wrote"][1] <= b < ops[i - 1]["wrote"][2]
                                       for i in range(db + 1, K + 1)):
+            promise = True
+        at = content(db) if db is not None else None
+        if at is not None and b < len(at["blocks"]) and at["blocks"][b] != ZERO and \
+                (h == ZERO or any(content(i) is not None and b < len(content(i)["blocks"]) and
+                                  content(i)["blocks"][b] == h for i in range(born, db))):
             promise = True
     if not bad:
         return "ok"
