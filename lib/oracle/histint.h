@@ -236,10 +236,13 @@ int pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, c
                    const struct pc_entry *found, struct pc_history_verdict *ret);
 int pc_hist_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end);
 
-/* histmemo.c: pc_history_judge reusing the judgements kept (made on
- * first use); the kept judgements freed (when the history changes:
+/* histmemo.c: pc_history_judge and pc_history_older reusing the
+ * judgements kept (made on first use); the kept judgements freed (when the history changes:
  * pc_history_set_end, pc_history_set_plain). */
 struct hmemo;
+int pc_hist_memo_older (const struct pc_history *h, uint64_t point, uint64_t floor,
+                        const char *path, const struct pc_entry *found,
+                        struct pc_history_verdict *ret);
 int pc_hist_memo_judge (const struct pc_history *h, uint64_t point, const char *path,
                         const struct pc_entry *found, struct pc_history_verdict *ret);
 void pc_hist_memo_free (struct hmemo *m);

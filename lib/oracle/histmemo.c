@@ -8,7 +8,9 @@
  * points with the same such events and the same file found, the
  * judgement is the same: a path judged fine is fine again without being
  * judged.  Only "fine" is kept (a finding is worked out each time, with
- * its cause).  The events of a path are gathered once, when it is first
+ * its cause).  The same for pc_history_older, whose judgement also rests
+ * on the events at or before its floor: fine again where neither count
+ * moved.  The events of a path are gathered once, when it is first
  * judged; the syncs are counted at each point.
  */
 #include <config.h>
@@ -36,6 +38,9 @@ struct slot {
   uint64_t own, syncs;          /* how many of its events, and of the syncs,
                                  * were at or before that point */
   struct seen seen;
+  bool okept;                   /* not older than at its floor, as found */
+  uint64_t oown[2], osyncs[2];  /* the same counts at that floor and point */
+  struct seen oseen;
 };
 
 struct hmemo {
@@ -188,24 +193,22 @@ memo_new (const struct pc_history *h)
   return m;
 }
 
-int
-pc_hist_memo_judge (const struct pc_history *h, uint64_t point, const char *path,
-                  const struct pc_entry *found, struct pc_history_verdict *ret)
+/* The memo's slot of path, its events gathered; NULL if there is none
+ * (plain, no memory, a path not followed). */
+static struct slot *
+slot_of (const struct pc_history *h, const char *path)
 {
   struct pc_history *mh = (struct pc_history *) h;       /* its memo only */
   const struct phist *p = NULL;
   struct slot *s;
-  struct seen now;
-  uint64_t own, syncs;
   size_t lo = 0, hi = h->npaths;
-  int r;
 
   if (h->plain)
-    return pc_hist_judge (h, point, path, found, ret);
+    return NULL;
   if (h->memo == NULL)
     mh->memo = memo_new (h);
   if (h->memo == NULL)
-    return pc_hist_judge (h, point, path, found, ret);
+    return NULL;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     int c = strcmp (h->paths[mid].path, path);
@@ -219,9 +222,53 @@ pc_hist_memo_judge (const struct pc_history *h, uint64_t point, const char *path
       hi = mid;
   }
   if (p == NULL)
-    return pc_hist_judge (h, point, path, found, ret);
+    return NULL;
   s = &h->memo->s[p - h->paths];
   if (!s->gathered && gather (h, p, s) < 0)
+    return NULL;
+  return s;
+}
+
+int
+pc_hist_memo_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
+                    const struct pc_entry *found, struct pc_history_verdict *ret)
+{
+  struct slot *s = slot_of (h, path);
+  struct seen now;
+  uint64_t own[2], syncs[2];
+  int r;
+
+  if (s == NULL)
+    return pc_hist_older (h, point, floor, path, found, ret);
+  own[0] = pc_hist_count_upto (s->chg, s->nchg, floor);
+  own[1] = pc_hist_count_upto (s->chg, s->nchg, point);
+  syncs[0] = pc_hist_count_upto (h->memo->syncs, h->memo->nsyncs, floor);
+  syncs[1] = pc_hist_count_upto (h->memo->syncs, h->memo->nsyncs, point);
+  seen_of (found, &now);
+  if (s->okept && memcmp (s->oown, own, sizeof own) == 0 &&
+      memcmp (s->osyncs, syncs, sizeof syncs) == 0 && seen_same (&s->oseen, &now)) {
+    memset (ret, 0, sizeof *ret);
+    ret->call = UINT32_MAX;
+    return 0;
+  }
+  r = pc_hist_older (h, point, floor, path, found, ret);
+  s->okept = r == 0 && ret->kind == 0;
+  memcpy (s->oown, own, sizeof own);
+  memcpy (s->osyncs, syncs, sizeof syncs);
+  s->oseen = now;
+  return r;
+}
+
+int
+pc_hist_memo_judge (const struct pc_history *h, uint64_t point, const char *path,
+                  const struct pc_entry *found, struct pc_history_verdict *ret)
+{
+  struct slot *s = slot_of (h, path);
+  struct seen now;
+  uint64_t own, syncs;
+  int r;
+
+  if (s == NULL)
     return pc_hist_judge (h, point, path, found, ret);
   own = pc_hist_count_upto (s->chg, s->nchg, point);
   syncs = pc_hist_count_upto (h->memo->syncs, h->memo->nsyncs, point);

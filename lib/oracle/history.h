@@ -113,7 +113,10 @@ int pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_ma
  * after; else PC_F_OLDER with the cause: the call that made the version
  * lost, when it became durable if it did, and the fsync that would have
  * kept it.  For the points an application's checker fails (--verify), at
- * paths pc_history_judge() accepts.  Returns 0 or -ENOMEM. */
+ * paths pc_history_judge() accepts.  A path found as it was, with no
+ * event of its own nor a sync between, at or before both floor and point,
+ * as when it was last judged not older, is not judged anew (histmemo.c),
+ * unless the history is plain.  Returns 0 or -ENOMEM. */
 int pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor,
                       const char *path, const struct pc_entry *found,
                       struct pc_history_verdict *ret);
