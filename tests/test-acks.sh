@@ -49,6 +49,12 @@ assert_match "$(json "$r" '[f["cause"]["fix"] for p in r["points"] for f in p["f
   "fsync of kv.db" "the sync that would have kept it"
 assert_match "$(cat "$tmp/out/report.txt")" 'acked: +"ok 5"' "the text report quotes the line"
 assert_match "$(head -1 "$tmp/out/report.txt")" "program's fault: it acknowledged" "the headline says whose fault"
+# the judgements kept from state to state give what judging each anew does
+for m in flush write; do
+  powercut check "$tmp/out/powercut.log" -m $m -q --json "$tmp/a.json" || true
+  powercut check "$tmp/out/powercut.log" -m $m -q --plain --json "$tmp/b.json" || true
+  same_findings "$tmp/a.json" "$tmp/b.json" || fail "$m: the kept judgements differ from the plain method"
+done
 run powercut check "$tmp/out/powercut.log" -q --fail-on promises
 assert_eq "$rc" 0 "no promise of the filesystem broken ($err)"
 run powercut check "$tmp/out/powercut.log" -q --fail-on program
