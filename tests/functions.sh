@@ -77,12 +77,27 @@ requires ()
 }
 
 # requires_root: skip the test unless it runs as root (mounts, loop devices).
+#
+# Tests run side by side (make check -jN).  One that needs root holds the
+# suite's lock alone, for the host's loop devices, mounts and writeback
+# knobs are shared; one whose work is all in qemu guests sets
+# test_parallel=yes before sourcing this file and holds the lock with the
+# others like it; tests without root take no lock.
 requires_root ()
 {
   if [ "$(id -u)" != 0 ]; then
     echo "$0: test skipped: needs root"
     exit 77
   fi
+  exec 8>>"$top_builddir/tests/.lock"
+  if [ "${test_parallel:-}" = yes ]; then
+    flock -s 8
+  else
+    flock -x 8
+  fi
+  # what the test found on the host is what it may leave: taken once it
+  # holds the lock
+  _loops_before=$(_loops)
 }
 
 # fail MESSAGE...: report a failed check and end the test.

@@ -5,6 +5,8 @@
 # crash point of default-option ext4 is ok, and noauto_da_alloc shows the
 # zero-length files as through nbdfuse; the writeback knobs of a
 # configuration are set in the guest.
+# all its work is in qemu guests: it may run beside others like it
+test_parallel=yes
 source "$top_srcdir/tests/functions.sh"
 requires qemu-system-x86_64 python3
 ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "$0: test skipped: no kernel in /boot"; exit 77; }
