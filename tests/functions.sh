@@ -82,19 +82,25 @@ requires ()
 # suite's lock alone, for the host's loop devices, mounts and writeback
 # knobs are shared; one whose work is all in qemu guests sets
 # test_parallel=yes before sourcing this file and holds the lock with the
-# others like it; tests without root take no lock.
+# others like it; tests without root take no lock, but for one that takes
+# both CPUs a while (runs_alone).
 requires_root ()
 {
   if [ "$(id -u)" != 0 ]; then
     echo "$0: test skipped: needs root"
     exit 77
   fi
-  exec 8>>"$top_builddir/tests/.lock"
   if [ "${test_parallel:-}" = yes ]; then
-    flock -s 8
+    _suite_lock -s
   else
-    flock -x 8
+    _suite_lock -x
   fi
+}
+runs_alone () { _suite_lock -x; }
+_suite_lock ()
+{
+  exec 8>>"$top_builddir/tests/.lock"
+  flock "$1" 8
   # what the test found on the host is what it may leave: taken once it
   # holds the lock
   _loops_before=$(_loops)

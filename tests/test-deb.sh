@@ -7,6 +7,7 @@
 # page rendered, and a check of a golden log.
 source "$top_srcdir/tests/functions.sh"
 requires dpkg-buildpackage dh lintian fakeroot dpkg-deb man e2fsck
+runs_alone                      # a build on both CPUs
 T=900
 
 version=$(sed -n 's/^powercut (\([^)]*\)).*/\1/p;q' "$top_srcdir/debian/changelog")
