@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "check/checker.h"
+#include "check/devcheck.h"
 #include "oracle/oracle.h"
 #include "replay/devset.h"
 #include "report/outputs.h"
@@ -267,6 +270,46 @@ parse_args (int argc, char **argv, struct args *a)
 }
 
 /* Says what the guest does (a line on standard error). */
+/* powercut check: makes cfg->keep_dir if it is missing, checks
+ * (checker.h) and writes the reports.  Returns as pc_outputs_write, or
+ * -errno with the check's reason in err. */
+static int
+check_report (const struct pc_check_config *cfg, const struct pc_outputs *o, struct pc_err *err)
+{
+  struct pc_check_result *res = NULL;
+  struct stat st;
+  int r;
+
+  if (cfg->keep_dir) {
+    if (mkdir (cfg->keep_dir, 0755) < 0 && errno != EEXIST)
+      return pc_err_set (err, errno, "%s: %s", cfg->keep_dir, strerror (errno));
+    if (stat (cfg->keep_dir, &st) < 0 || !S_ISDIR (st.st_mode))
+      return pc_err_set (err, ENOTDIR, "%s: not a directory", cfg->keep_dir);
+  }
+  r = pc_check_run (cfg, &res, err);
+  if (r < 0)
+    return r;
+  r = pc_outputs_write (o, res, err);
+  pc_check_result_free (res);
+  return r;
+}
+
+/* powercut check DIR: checks the device set in dir with cfg's settings
+ * and writes its text and JSON reports.  Returns as check_report. */
+static int
+devcheck_report (const struct pc_check_config *cfg, const char *dir, const struct pc_outputs *o,
+                 struct pc_err *err)
+{
+  struct pc_devcheck_result *res;
+  int r = pc_devcheck_run (cfg, dir, &res, err);
+
+  if (r < 0)
+    return r;
+  r = pc_devcheck_write (res, o, err);
+  pc_devcheck_free (res);
+  return r;
+}
+
 static void
 guest_status (void *ctx, const char *line)
 {
@@ -275,7 +318,7 @@ guest_status (void *ctx, const char *line)
 }
 
 /* powercut check --judge guest: the check run in a guest (run/gjudge.h),
- * its reports written here.  Returns as pc_check_report. */
+ * its reports written here.  Returns as check_report. */
 static int
 guest_report (struct args *a, struct pc_err *err)
 {
@@ -338,12 +381,12 @@ cmd_check (int argc, char **argv)
   if (pc_devset_is (a.cfg.log_path)) {
     if ((r = devset_args (&a)) >= 0)
       return r;
-    r = pc_devcheck_report (&a.cfg, a.cfg.log_path, &a.out, &err);
+    r = devcheck_report (&a.cfg, a.cfg.log_path, &a.out, &err);
   }
   else if (a.cfg.judge == PC_JUDGE_GUEST)
     r = guest_report (&a, &err);
   else {
-    r = pc_check_report (&a.cfg, &a.out, &err);
+    r = check_report (&a.cfg, &a.out, &err);
     if (r == -ENODEV && a.cfg.judge == PC_JUDGE_AUTO) {
       /* a filesystem this machine's kernel cannot mount: a guest's judges */
       fprintf (stderr, "powercut check: %s; judging it in a guest\n", err.msg);

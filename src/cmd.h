@@ -34,7 +34,7 @@ void cmd_err (const char *sub, const char *fmt, ...)
 int pc_usage_error (const char *sub);
 
 struct pc_err;
-/* Prints the result of pc_check_report or pc_merge_report (their reason
+/* Prints the result of a check's reports or pc_merge_report (their reason
  * when they failed, or when not every point was checked) and returns the
  * exit status. */
 int cmd_report_status (const char *sub, int r, const struct pc_err *err);

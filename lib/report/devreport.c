@@ -286,17 +286,3 @@ pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs
   }
   return r;
 }
-
-int
-pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
-                    const struct pc_outputs *o, struct pc_err *err)
-{
-  struct pc_devcheck_result *res;
-  int r = pc_devcheck_run (cfg, dir, &res, err);
-
-  if (r < 0)
-    return r;
-  r = pc_devcheck_write (res, o, err);
-  pc_devcheck_free (res);
-  return r;
-}

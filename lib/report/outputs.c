@@ -51,36 +51,6 @@ pc_outputs_write (const struct pc_outputs *o, const struct pc_check_result *res,
   return pc_report_failed_on (res, o->fail_on) ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
 }
 
-/* The directory failing states' images are kept in, made if missing. */
-static int
-keep_dir (const char *dir, struct pc_err *err)
-{
-  struct stat st;
-
-  if (mkdir (dir, 0755) < 0 && errno != EEXIST)
-    return pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
-  if (stat (dir, &st) < 0 || !S_ISDIR (st.st_mode))
-    return pc_err_set (err, ENOTDIR, "%s: not a directory", dir);
-  return 0;
-}
-
-int
-pc_check_report (const struct pc_check_config *cfg, const struct pc_outputs *o,
-                 struct pc_err *err)
-{
-  struct pc_check_result *res = NULL;
-  int r;
-
-  if (cfg->keep_dir && (r = keep_dir (cfg->keep_dir, err)) < 0)
-    return r;
-  r = pc_check_run (cfg, &res, err);
-  if (r < 0)
-    return r;
-  r = pc_outputs_write (o, res, err);
-  pc_check_result_free (res);
-  return r;
-}
-
 int
 pc_merge_report (char *const *paths, size_t n, const struct pc_outputs *o, struct pc_err *err)
 {

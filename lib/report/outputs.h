@@ -38,21 +38,9 @@ enum pc_check_status {
 int pc_outputs_write (const struct pc_outputs *o, const struct pc_check_result *res,
                       struct pc_err *err);
 
-/* powercut check: makes cfg->keep_dir if it is missing, checks (checker.h)
- * and writes the reports.  Returns as pc_outputs_write, or -errno with
- * the check's reason in err. */
-int pc_check_report (const struct pc_check_config *cfg, const struct pc_outputs *o,
-                     struct pc_err *err);
-
-/* powercut check DIR: checks the device set in dir (check/devcheck.h)
- * with cfg's settings and writes its text and JSON reports (o->html is
- * not used).  Returns as pc_outputs_write, or -errno with the reason in
- * err. */
-int pc_devcheck_report (const struct pc_check_config *cfg, const char *dir,
-                        const struct pc_outputs *o, struct pc_err *err);
-
-/* The same for a device set checked already: res's reports as o says,
- * and the status its instants come to. */
+/* A device set's check (check/devcheck.h): res's reports as o says
+ * (o->html is not used), and the status its instants come to, as
+ * pc_outputs_write's. */
 struct pc_devcheck_result;
 int pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs *o,
                        struct pc_err *err);
