@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "run/vm.h"
+#include "guest/vm.h"
 #include "util/util.h"
 
 /* A wrong command line exits 2, as every powercut command does (nothing

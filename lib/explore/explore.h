@@ -89,7 +89,7 @@ struct pc_explore_config {
 };
 
 /* powercut explore --attach vm: the whole exploration in a qemu guest
- * (run/vm.h, script mode) booting kernel, each workload recorded through
+ * (guest/vm.h, script mode) booting kernel, each workload recorded through
  * the guest kernel's own NBD driver and judged there (by its kernel, for
  * what libext2fs does not read), so that many workloads run per boot:
  * the guest has loop, the filesystems' modules, mkfs and checks,

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "explore/explore.h"
-#include "run/initramfs.h"
+#include "guest/initramfs.h"
 #include "run/plan.h"
-#include "run/vm.h"
+#include "guest/vm.h"
 #include "util/proc.h"
 #include "util/util.h"
 

@@ -22,8 +22,8 @@
 #include "replay/replay.h"
 #include "report/report.h"
 #include "run/gjudge.h"
-#include "run/initramfs.h"
-#include "run/vm.h"
+#include "guest/initramfs.h"
+#include "guest/vm.h"
 #include "util/util.h"
 
 /* The check in the guest: the options given, judged by its kernel; its

@@ -20,12 +20,12 @@
 #include "record/serve.h"
 #include "util/proc.h"
 #include "fs/fs.h"
-#include "run/initramfs.h"
+#include "guest/initramfs.h"
 #include "run/run.h"
 #include "run/runint.h"
 #include "run/traced.h"
 #include "util/util.h"
-#include "run/vm.h"
+#include "guest/vm.h"
 #include "util/err.h"
 
 #define CMD_TIMEOUT_S 120
@@ -398,10 +398,17 @@ run_vm (struct run *r)
   struct pc_vm_config vc;
   char opts[512];
   const char *console = cfg->console_path ? cfg->console_path : "/dev/null";
+  char knob[16][128], *knobs[16];
   unsigned commit_s;
 
   mount_options (cfg, opts, sizeof opts, &commit_s);
   memset (&vc, 0, sizeof vc);
+  for (size_t i = 0; i < cfg->nsysctls && i < 16; i++) {
+    snprintf (knob[i], sizeof knob[i], "%s=%s", cfg->sysctls[i].name, cfg->sysctls[i].value);
+    knobs[i] = knob[i];
+  }
+  vc.knobs = knobs;
+  vc.nknobs = cfg->nsysctls < 16 ? cfg->nsysctls : 16;
   vc.self = cfg->self;
   vc.kernel = cfg->kernel;
   vc.modules = cfg->modules;
@@ -420,8 +427,6 @@ run_vm (struct run *r)
   vc.commit_s = commit_s;
   vc.settle_ms = settle_ms (cfg, commit_s);
   vc.seconds = cfg->seconds;
-  vc.sysctls = cfg->sysctls;
-  vc.nsysctls = cfg->nsysctls;
   vc.connections = cfg->connections;
   vc.timeout_s = cfg->timeout_s;
   vc.work_dir = r->rt;

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/cache.h"
+#include "guest/cache.h"
 #include "util/err.h"
 
 /* Is st something only the effective user may change? */

@@ -20,9 +20,9 @@
 #include "format/mark.h"
 #include "fs/fs.h"
 #include "util/util.h"
-#include "run/cache.h"
-#include "run/initramfs.h"
-#include "run/vm.h"
+#include "guest/cache.h"
+#include "guest/initramfs.h"
+#include "guest/vm.h"
 #include "util/err.h"
 
 /* The guest's /init.  It reads /powercut.conf (shell assignments). */
@@ -269,8 +269,8 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   bad |= conf (m, "SECONDS", num);
   list = NULL;
   if ((l = open_memstream (&list, &llen)) != NULL) {
-    for (size_t i = 0; i < cfg->nsysctls; i++)
-      fprintf (l, "%s%s=%s", i ? " " : "", cfg->sysctls[i].name, cfg->sysctls[i].value);
+    for (size_t i = 0; i < cfg->nknobs; i++)
+      fprintf (l, "%s%s", i ? " " : "", cfg->knobs[i]);
     fclose (l);
   }
   bad |= conf (m, "SYSCTLS", list ? list : "");

@@ -28,9 +28,8 @@
 #ifndef POWERCUT_VM_H
 #define POWERCUT_VM_H
 
-#include "run/sysctl.h"
-
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/err.h"
@@ -57,8 +56,9 @@ struct pc_vm_config {
   long settle_ms;               /* how long the guest waits between the marks
                                  * after the workload (run.h) */
   unsigned seconds;                     /* a timed workload's length (0: default) */
-  const struct pc_sysctl *sysctls;      /* writeback knobs to set in the guest */
-  size_t nsysctls;
+  char *const *knobs;           /* writeback knobs to set in the guest,
+                                 * "vm.NAME=VALUE" each */
+  size_t nknobs;
   int timeout_s;
   const char *work_dir;         /* for the initramfs of this run */
   const char *console_path;     /* the guest's console goes here */

@@ -16,7 +16,7 @@
 
 #include "util/proc.h"
 #include "util/util.h"
-#include "run/initramfs.h"
+#include "guest/initramfs.h"
 
 static void
 cpio_pad (struct cpio *c, size_t n)
