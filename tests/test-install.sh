@@ -3,6 +3,7 @@
 # man page where the prefix says, and the installed program runs.
 source "$top_srcdir/tests/functions.sh"
 requires man
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES   # not make check's own
 
 make -s -C "$top_builddir" install DESTDIR="$tmp/inst" >"$tmp/install.log" 2>&1 ||
   fail "make install: $(tail -3 "$tmp/install.log")"
