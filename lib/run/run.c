@@ -99,19 +99,19 @@ reap (pid_t pid, int timeout_s, int sig)
   return st;
 }
 
-enum pc_attach
-pc_run_pick_attach (void)
+/* The kernel's nbd driver and its client are here. */
+static bool
+nbd_usable (void)
 {
   struct stat st;
-
   char *client;
 
   if (stat ("/sys/module/nbd", &st) == 0 && stat ("/dev/nbd0", &st) == 0 &&
       (client = pc_which ("nbd-client")) != NULL) {
     free (client);
-    return PC_ATTACH_NBD;
+    return true;
   }
-  return PC_ATTACH_FUSE;
+  return false;
 }
 
 /* The recorder, in a child process of this one (serve.h): the parent
@@ -235,6 +235,83 @@ attach_nbd (struct run *r)
   return pc_run_fail (r, ENODEV, "no free /dev/nbdN (is the nbd module loaded?)");
 }
 
+/* Undoes attach_fuse, as far as it went: the loop device (found again if
+ * losetup was killed once it had attached: the kernel names its file by
+ * the real path), then nbdfuse. */
+static void
+detach_fuse (struct run *r)
+{
+  char *detach_argv[] = { "losetup", "-d", r->dev, NULL };
+  char *fuse_argv[] = { "fusermount3", "-u", r->fusedir, NULL };
+
+  if (!r->loop && r->nbdfuse > 0) {
+    char nbdfile[sizeof r->fusedir + 8], real[PATH_MAX];
+    snprintf (nbdfile, sizeof nbdfile, "%s/nbd", r->fusedir);
+    r->loop = pc_loop_of (realpath (nbdfile, real) ? real : nbdfile, r->dev, sizeof r->dev) == 1;
+  }
+  if (r->loop)
+    pc_proc_run (detach_argv, 30, r->out, sizeof r->out);
+  r->loop = false;
+  if (r->nbdfuse > 0) {
+    /* The loop device may let go of the file a moment after losetup -d. */
+    for (int i = 0; i < 250; i++) {
+      if (pc_proc_run (fuse_argv, 30, r->out, sizeof r->out) == 0)
+        break;
+      pc_run_msleep (i < 50 ? 5 : 50);
+    }
+    reap (r->nbdfuse, 10, SIGTERM);
+    r->nbdfuse = 0;
+  }
+}
+
+static void
+detach_nbd (struct run *r)
+{
+  char *nbd_argv[] = { "nbd-client", "-d", r->dev, NULL };
+
+  if (r->nbd)
+    pc_proc_run (nbd_argv, 30, r->out, sizeof r->out);
+  r->nbd = false;
+}
+
+/* Where the workload runs and how the recorded device appears to the
+ * kernel that mounts it: one entry each (as nbdkit's backends, fio's
+ * ioengines).  Here: attach makes r->dev, detach undoes it whatever part
+ * of it was done.  In a guest, run_vm does it all (guest/vm.h). */
+struct attach {
+  enum pc_attach kind;
+  const char *name;             /* for people */
+  bool here;                    /* the workload runs on this host */
+  bool (*usable) (void);        /* this machine can (for --attach auto), or NULL */
+  int (*attach) (struct run *r);
+  void (*detach) (struct run *r);
+};
+
+static const struct attach attaches[] = {
+  /* auto takes the first here that is usable */
+  { PC_ATTACH_NBD, "nbd", true, nbd_usable, attach_nbd, detach_nbd },
+  { PC_ATTACH_FUSE, "nbdfuse + loop", true, NULL, attach_fuse, detach_fuse },
+  { PC_ATTACH_VM, "a qemu guest's disk", false, NULL, NULL, NULL },
+};
+
+static const struct attach *
+attach_of (enum pc_attach kind)
+{
+  for (size_t i = 0; i < sizeof attaches / sizeof attaches[0]; i++)
+    if (attaches[i].kind == kind)
+      return &attaches[i];
+  return NULL;
+}
+
+enum pc_attach
+pc_run_pick_attach (void)
+{
+  for (size_t i = 0; i < sizeof attaches / sizeof attaches[0]; i++)
+    if (attaches[i].here && (attaches[i].usable == NULL || attaches[i].usable ()))
+      return attaches[i].kind;
+  return PC_ATTACH_FUSE;
+}
+
 /* Splits s on blanks into argv (appending to *argv at *argc). */
 static void
 split (char *s, char **argv, int *argc, int max)
@@ -343,9 +420,6 @@ check_mounted (struct run *r)
 static void
 teardown (struct run *r)
 {
-  char *detach_argv[] = { "losetup", "-d", r->dev, NULL };
-  char *nbd_argv[] = { "nbd-client", "-d", r->dev, NULL };
-  char *fuse_argv[] = { "fusermount3", "-u", r->fusedir, NULL };
   volatile sig_atomic_t *saved;
 
   saved = pc_interrupt_flag (NULL);   /* cleaning up is not interruptible */
@@ -354,26 +428,8 @@ teardown (struct run *r)
   if (r->mnt[0])
     pc_unmount (r->mnt, r->out, sizeof r->out);
   r->mounted = false;
-  if (!r->loop && !r->nbd && r->nbdfuse > 0) {
-    /* losetup killed (interrupted, timed out) once it had attached; the
-     * kernel names its file by the real path */
-    char nbdfile[sizeof r->fusedir + 8], real[PATH_MAX];
-    snprintf (nbdfile, sizeof nbdfile, "%s/nbd", r->fusedir);
-    r->loop = pc_loop_of (realpath (nbdfile, real) ? real : nbdfile, r->dev, sizeof r->dev) == 1;
-  }
-  if (r->loop)
-    pc_proc_run (detach_argv, 30, r->out, sizeof r->out);
-  if (r->nbd)
-    pc_proc_run (nbd_argv, 30, r->out, sizeof r->out);
-  if (r->nbdfuse > 0) {
-    /* The loop device may let go of the file a moment after losetup -d. */
-    for (int i = 0; i < 250; i++) {
-      if (pc_proc_run (fuse_argv, 30, r->out, sizeof r->out) == 0)
-        break;
-      pc_run_msleep (i < 50 ? 5 : 50);
-    }
-    reap (r->nbdfuse, 10, SIGTERM);
-  }
+  if (r->attach && r->attach->detach)
+    r->attach->detach (r);
   if (r->recorder > 0) {
     /* Stopped, it ends its log; killed only if it does not. */
     if (pc_control_call (r->ctl, PC_CTL_STOP, NULL, 0, 30000, NULL) < 0)
@@ -490,11 +546,15 @@ setup_device (struct run *r, enum pc_attach attach, bool started, const char *op
   e = started ? 0 : start_recorder (r);
   if (e < 0)
     return e;
-  e = attach == PC_ATTACH_NBD ? attach_nbd (r) : attach_fuse (r);
+  r->attach = attach_of (attach);
+  if (r->attach == NULL || !r->attach->here)
+    return pc_run_fail (r, EINVAL, "a device attached here, not as %s",
+                        r->attach ? r->attach->name : "that");
+  e = r->attach->attach (r);
   if (e < 0)
     return e;
   status (r, "%s%sattached as %s (%s)", r->name ? r->name : "", r->name ? ": " : "", r->dev,
-          attach == PC_ATTACH_NBD ? "nbd" : "nbdfuse + loop");
+          r->attach->name);
   e = cfg->base_path && !r->name ? 0 : make_fs (r);
   if (e < 0)
     return e;
@@ -629,16 +689,17 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
    * one CPU, where every event's round trip is a context switch, not a
    * wake-up of another CPU (traced.h); they inherit it from this process,
    * which gets its own CPUs back at the end. */
-  pinned = cfg->traced && !cfg->all_cpus && attach != PC_ATTACH_VM &&
+  pinned = cfg->traced && !cfg->all_cpus && attach_of (attach)->here &&
            sched_getaffinity (0, sizeof cpus, &cpus) == 0 && pin_here ();
   e = start_recorder (&r);
   if (e < 0)
     goto out;
-  if (attach == PC_ATTACH_VM && cfg->base_path) {
+  if (!attach_of (attach)->here && cfg->base_path) {
     e = pc_run_fail (&r, EINVAL, "a base image is not taken into a guest");
     goto out;
   }
-  if (attach == PC_ATTACH_VM) {
+  if (!attach_of (attach)->here) {
+    r.attach = attach_of (attach);
     e = run_vm (&r);
     goto out;
   }

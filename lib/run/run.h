@@ -13,7 +13,7 @@
  * tears everything down again, in reverse, whatever happened
  * (failure, time-out, interruption: pc_interrupted, err.h).
  * With PC_ATTACH_VM all of that between starting and stopping the recorder
- * happens in a qemu guest instead (vm.h); PC_ATTACH_AUTO picks it for a
+ * happens in a qemu guest instead (guest/vm.h); PC_ATTACH_AUTO picks it for a
  * filesystem this machine's kernel cannot mount (fs.h, pc_fs_kernel_has),
  * which the other ways refuse.  With devices, each of them is set up so,
  * in order, and torn down in reverse.
@@ -28,6 +28,9 @@
 #include "run/workload.h"
 #include "util/err.h"
 
+/* Where the workload runs and how the recorded device appears: one entry
+ * each in run.c's table (its name, whether here or in a guest, whether
+ * this machine can use it, how it attaches and detaches). */
 enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
 
 #define PC_MAX_DEVICES 8

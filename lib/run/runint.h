@@ -21,7 +21,8 @@ struct run {
   char sock[128], ctl[128], fusedir[128], mnt[128], pidfile[128];
   pid_t recorder, nbdfuse;
   char dev[64];
-  bool loop, nbd, mounted;
+  const struct attach *attach;  /* how the device appeared (run.c), or NULL */
+  bool loop, nbd, mounted;      /* what of it is up, for the teardown */
   struct pc_err why;            /* the first reason (fail) */
   char out[OUT_MAX];
   char *const *command;         /* cfg->command, its program named absolutely
