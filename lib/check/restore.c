@@ -171,7 +171,7 @@ read_orig (const char *dir, struct suspect *s)
 /* Makes path (under dir) hold len bytes of p, or (p NULL) not exist; its
  * directories made, write permission given where it lacks. */
 static int
-put_file (const char *dir, const char *rel, const uint8_t *p, uint64_t len)
+put_path (const char *dir, const char *rel, const uint8_t *p, uint64_t len)
 {
   char path[PATH_MAX];
   int fd, r = 0;
@@ -211,19 +211,19 @@ trial (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k, si
   pc_export_touched (x);
   for (size_t j = 0; j < n && r == 0; j++)
     if (set & (1u << j))
-      r = put_file (dir, s[j].f->path, s[j].present ? s[j].bytes : NULL, s[j].size);
+      r = put_path (dir, s[j].f->path, s[j].present ? s[j].bytes : NULL, s[j].size);
   if (r == 0)
     check_run_verify (c, i, dir, mfile, k, na, x, &ar);
   for (size_t j = 0; j < n; j++)
     if (set & (1u << j))
-      put_file (dir, s[j].f->path, s[j].had ? s[j].orig : NULL, s[j].origsize);
+      put_path (dir, s[j].f->path, s[j].had ? s[j].orig : NULL, s[j].origsize);
   return r < 0 ? PC_V_NOT_CHECKED : ar.verdict;
 }
 
 /* Says why the note of s is what it is (the rule's tail), and whether it
  * counts as what the application lost (cause.program). */
 static int
-settle (struct suspect *s, int kind, bool counts, const char *why)
+conclude (struct suspect *s, int kind, bool counts, const char *why)
 {
   struct pc_cause *cz = &s->f->cause;
   char *rule = NULL;
@@ -294,21 +294,21 @@ check_restore (struct ctx *c, size_t i, const char *dir, const char *mfile, size
   }
   for (size_t j = 0; r == 0 && j < n; j++) {
     if (!s[j].at_hand)
-      r = settle (&s[j], PC_F_OLDER, true,
+      r = conclude (&s[j], PC_F_OLDER, true,
                   "not restore-tested: the bytes of that version are in no write of the "
                   "recording (it never reached the disk)");
     else if (inconclusive)
-      r = settle (&s[j], PC_F_OLDER, true,
+      r = conclude (&s[j], PC_F_OLDER, true,
                   "not restore-tested: the checker could not be run on the restored tree");
     else if (passed && (keep & (1u << j)))
-      r = settle (&s[j], PC_V_ACK_LOST, true,
+      r = conclude (&s[j], PC_V_ACK_LOST, true,
                   "the application's checker passes with this path as the program had it "
                   "then: what the application lost");
     else if (passed)
-      r = settle (&s[j], PC_F_OLDER, false,
+      r = conclude (&s[j], PC_F_OLDER, false,
                   "the checker passes without this path given back: not what it needed");
     else
-      r = settle (&s[j], PC_F_OLDER, tested < n,
+      r = conclude (&s[j], PC_F_OLDER, tested < n,
                   "the checker still fails with every path given back as the program had "
                   "it then");
   }
