@@ -685,21 +685,25 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
                      "it in a qemu guest (--attach vm)", cfg->fs);
     goto out;
   }
+  r.attach = attach_of (attach);
+  if (r.attach == NULL) {
+    e = pc_run_fail (&r, EINVAL, "no way to attach the device");
+    goto out;
+  }
   /* A traced workload here: it, the tracer, the recorder and nbdfuse on
    * one CPU, where every event's round trip is a context switch, not a
    * wake-up of another CPU (traced.h); they inherit it from this process,
    * which gets its own CPUs back at the end. */
-  pinned = cfg->traced && !cfg->all_cpus && attach_of (attach)->here &&
+  pinned = cfg->traced && !cfg->all_cpus && r.attach->here &&
            sched_getaffinity (0, sizeof cpus, &cpus) == 0 && pin_here ();
   e = start_recorder (&r);
   if (e < 0)
     goto out;
-  if (!attach_of (attach)->here && cfg->base_path) {
+  if (!r.attach->here && cfg->base_path) {
     e = pc_run_fail (&r, EINVAL, "a base image is not taken into a guest");
     goto out;
   }
-  if (!attach_of (attach)->here) {
-    r.attach = attach_of (attach);
+  if (!r.attach->here) {
     e = run_vm (&r);
     goto out;
   }
