@@ -299,7 +299,11 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
   case O_RMDIR:
     if (!is (m, "d0/n", 'd') || has_children (m, "d0/n"))
       return false;
-    lookup (m, "d0/n")->type = 0;
+    {
+      struct name *n = lookup (m, "d0/n");    /* there: is() found it */
+      if (n)
+        n->type = 0;
+    }
     snprintf (subject, PATHLEN, "d0");
     CMD ("rmdir d0/n");
     return true;
@@ -379,8 +383,11 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
       return false;
     if (!make (m, to, 'f', e->size, e->xattr))
       return false;
-    if (k->op == O_RENAME)
-      lookup (m, path)->type = 0;
+    if (k->op == O_RENAME) {
+      struct name *n = lookup (m, path);      /* there: the source of the rename */
+      if (n)
+        n->type = 0;
+    }
     snprintf (subject, PATHLEN, "%s", to);
     CMD (k->op == O_LINK ? "ln %s %s" : "mv -T %s %s", path, to);
     return true;
