@@ -504,6 +504,17 @@ for w in r["workloads"]:
         print(w["index"], k, x["outcome"])' "$1" | sort
 }
 
+# explore_errors DIR: why each workload of the exploration in DIR ended
+# in error (its results.jsonl), for a failure's message
+explore_errors () {
+  python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    x = json.loads(line)
+    if x.get("outcome") == "error":
+        print("workload %s on %s: %s" % (x["index"], x["config"], x.get("why")))' "$1/results.jsonl" 2>&1 || true
+}
+
 # writes_over LOG BLOCK: "SEQ OFFSET" for each WRITE record of LOG that
 # covers 4 KiB block BLOCK of the device (OFFSET: where it starts in the
 # record's data), from the log file itself (powercut-log(5)).

@@ -18,7 +18,7 @@ cd "$tmp"
 # 1. appends to f0 (buffered, O_SYNC, O_DIRECT, O_DIRECT|O_SYNC; each
 # call but none) on ext4 and ext3: all judged, ok
 run powercut explore --seq 1 --only 'write.append f0' --config ext4 --config ext3 --out a --quiet
-assert_eq "$rc" 0 "explore of appends ($out $err)"
+assert_eq "$rc" 0 "explore of appends ($out $err $(explore_errors a))"
 assert_match "$out" '^ext4 +20 +20 +0 +0 +0 +0 +0$' "the ext4 row"
 assert_match "$out" '^ext3 +20 +20 ' "the ext3 row"
 assert_eq "$(outcomes a/explore.json | grep -c ' ok$')" 40 "every workload ok"
@@ -26,7 +26,7 @@ assert_match "$(cat a/summary.txt)" 'workload runs in' "summary.txt"
 
 # 2. what ext3 refuses is unsupported, never ok
 run powercut explore --seq 1 --only falloc.plain.inside --config ext3 --out b --quiet
-assert_eq "$rc" 0 "explore of fallocate on ext3 ($out $err)"
+assert_eq "$rc" 0 "explore of fallocate on ext3 ($out $err $(explore_errors b))"
 python3 - b/explore.json <<'PY' || fail "unsupported workloads"
 import json, sys
 ws = json.load(open(sys.argv[1]))["workloads"]
@@ -39,11 +39,11 @@ PY
 # ZERO_RANGE too, where xfs_io says so and exits 0; PUNCH_HOLE ext4's
 # driver does on ext3's files: ok
 run powercut explore --seq 1 --only falloc.zero.inside --config ext3 --out b2 --quiet
-assert_eq "$rc" 0 "explore of zero-range on ext3 ($out $err)"
+assert_eq "$rc" 0 "explore of zero-range on ext3 ($out $err $(explore_errors b2))"
 assert_eq "$(outcomes b2/explore.json | awk '{ print $3 }' | sort | uniq -c | tr -s ' ')" \
     " 11 unsupported" "zero-range on ext3"
 run powercut explore --seq 1 --only falloc.punch.inside --config ext3 --out b3 --quiet
-assert_eq "$rc" 0 "explore of punch-hole on ext3 ($out $err)"
+assert_eq "$rc" 0 "explore of punch-hole on ext3 ($out $err $(explore_errors b3))"
 assert_eq "$(outcomes b3/explore.json | awk '{ print $3 }' | sort | uniq -c | tr -s ' ')" \
     " 11 ok" "punch-hole on ext3"
 
