@@ -209,8 +209,10 @@ pc_resolve (pid_t tid, int dirfd, const char *path, char *out, size_t cap)
   return 0;
 }
 
-pid_t
-pc_tgid_of (pid_t tid)
+/* The number /proc/<tid>/status gives for name (with its colon), or
+ * fallback if it does not say. */
+static pid_t
+status_field (pid_t tid, const char *name, pid_t fallback)
 {
   char p[64], text[1024];
   const char *s;
@@ -220,14 +222,26 @@ pc_tgid_of (pid_t tid)
   snprintf (p, sizeof p, "/proc/%d/status", (int) tid);
   f = open (p, O_RDONLY | O_CLOEXEC);
   if (f < 0)
-    return tid;
+    return fallback;
   n = read (f, text, sizeof text - 1);
   close (f);
   if (n <= 0)
-    return tid;
+    return fallback;
   text[n] = '\0';
-  s = strstr (text, "\nTgid:");
+  s = strstr (text, name);
   if (s == NULL)
-    return tid;
-  return (pid_t) strtol (s + 6, NULL, 10);
+    return fallback;
+  return (pid_t) strtol (s + strlen (name), NULL, 10);
+}
+
+pid_t
+pc_tgid_of (pid_t tid)
+{
+  return status_field (tid, "\nTgid:", tid);
+}
+
+pid_t
+pc_ppid_of (pid_t tid)
+{
+  return status_field (tid, "\nPPid:", 0);
 }

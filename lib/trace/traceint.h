@@ -82,6 +82,12 @@ struct pc_task {
   bool in_call;             /* an entry reported, its exit not yet */
   bool told_badarch;        /* a 32-bit call was reported once */
   struct pc_call *call;     /* malloc'd on first use, kept */
+  /* Seen stopped before the event of the call that made it: held there,
+   * not resumed, until that event is told (so what the parent had is
+   * copied first) or its parent process is gone. */
+  bool held;
+  int held_status;          /* the stop it is held at */
+  pid_t held_parent;        /* the process that made it */
 };
 
 /* A shared writable mapping of a file, as the tracer follows it. */
@@ -116,6 +122,9 @@ struct pc_tracer {
   size_t hashcap;
   uint8_t *blocks;          /* room for reading blocks to hash */
   struct pc_acks *acks;     /* the program's standard output, or NULL */
+  pid_t *early;             /* held tasks that died before their making was */
+  size_t nearly, earlycap;  /* told: that event adds nothing */
+  pid_t release;            /* a held task its making's event let go on */
   int stop;                 /* < 0: stopping: what on_call returned, -EINTR */
 };
 
@@ -201,6 +210,8 @@ int pc_resolve (pid_t tid, int dirfd, const char *path, char *out, size_t cap);
 void pc_normalise (char *p);
 /* The thread group of tid (tid itself if /proc does not say). */
 pid_t pc_tgid_of (pid_t tid);
+/* The parent process of tid (0 if /proc does not say). */
+pid_t pc_ppid_of (pid_t tid);
 
 /* The printable form of a call (text.c), as strace prints it, kept within
  * cap bytes: what does not fit is cut and ends in "...". */

@@ -94,17 +94,73 @@ stop (struct pc_tracer *tr, int r)
 
 /* A thread is gone: its call, if any, ends unknown, and with the last
  * thread of a process its mappings are reported unmapped. */
+static int on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject);
+
+/* A held task goes on from the stop it was held at. */
+static int
+release (struct pc_tracer *tr, struct pc_task *t)
+{
+  int how, inject;
+
+  t->held = false;
+  how = on_stop (tr, t, t->held_status, &inject);
+  if (ptrace ((enum __ptrace_request) how, t->tid, 0, (void *) (long) inject) < 0 &&
+      errno != ESRCH)
+    return -errno;
+  return 0;
+}
+
+/* A held task died before the event that made it was told: that event,
+ * when it comes, adds nothing. */
+static void
+early_note (struct pc_tracer *tr, pid_t tid)
+{
+  if (tr->nearly == tr->earlycap) {
+    size_t ncap = tr->earlycap ? 2 * tr->earlycap : 8;
+    pid_t *n = realloc (tr->early, ncap * sizeof *n);
+    if (n == NULL) {
+      stop (tr, -ENOMEM);
+      return;
+    }
+    tr->early = n;
+    tr->earlycap = ncap;
+  }
+  tr->early[tr->nearly++] = tid;
+}
+
+static bool
+early_take (struct pc_tracer *tr, pid_t tid)
+{
+  for (size_t i = 0; i < tr->nearly; i++)
+    if (tr->early[i] == tid) {
+      tr->early[i] = tr->early[--tr->nearly];
+      return true;
+    }
+  return false;
+}
+
 static void
 task_gone (struct pc_tracer *tr, struct pc_task *t)
 {
   pid_t tgid = t->tgid;
 
+  if (t->held)
+    early_note (tr, t->tid);
   if (t->in_call && tr->stop == 0)
     stop (tr, pc_trace_exit (tr, t, 0, true));
   t->in_call = false;
   task_remove (tr, t);
-  if (!tgid_alive (tr, tgid) && tr->stop == 0)
+  if (tgid_alive (tr, tgid))
+    return;
+  if (tr->stop == 0)
     stop (tr, pc_trace_proc_end (tr, tgid, false));
+  /* what it made and never told of goes on without that event */
+  for (size_t i = 0; i < tr->ntasks; i++)
+    if (tr->tasks[i].held && tr->tasks[i].held_parent == tgid) {
+      int r = release (tr, &tr->tasks[i]);
+      if (r < 0)
+        stop (tr, r);
+    }
 }
 
 /* One stop of a traced thread; returns how to resume it. */
@@ -148,12 +204,18 @@ on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject)
       return resume;
     child = (pid_t) msg;
     n = task_find (tr, child);
+    if (n == NULL && early_take (tr, child))
+      return resume;     /* it has come and gone already */
     if (n == NULL)
       n = task_add (tr, child, event == PTRACE_EVENT_CLONE ? pc_tgid_of (child) : child);
     if (n == NULL)
       stop (tr, -ENOMEM);
-    else if (n->tgid != parent && tr->stop == 0)
-      stop (tr, pc_trace_proc_fork (tr, parent, n->tgid));
+    else {
+      if (n->tgid != parent && tr->stop == 0)
+        stop (tr, pc_trace_proc_fork (tr, parent, n->tgid));
+      if (n->held)
+        tr->release = child;    /* once the parent is on its way */
+    }
     return resume;       /* t may have moved: the caller resumes by pid */
   }
   case PTRACE_EVENT_EXEC:
@@ -254,16 +316,36 @@ trace_loop (struct pc_tracer *tr, int *ret_status, struct pc_err *err)
     }
     if (!WIFSTOPPED (status))
       continue;
-    if (t == NULL && (t = task_add (tr, pid, pc_tgid_of (pid))) == NULL) {
-      stop (tr, -ENOMEM);
-      ptrace (PTRACE_CONT, pid, 0, 0);
-      continue;
+    if (t == NULL) {
+      /* A new thread or process, stopped before its parent's fork, vfork
+       * or clone event was reported: held until it is, so that event (the
+       * parent's mappings copied) comes before anything it does. */
+      pid_t tgid = pc_tgid_of (pid), parent = tgid != pid ? tgid : pc_ppid_of (pid);
+      bool hold = tr->stop == 0 && parent > 0 && tgid_alive (tr, parent);
+      if ((t = task_add (tr, pid, tgid)) == NULL) {
+        stop (tr, -ENOMEM);
+        ptrace (PTRACE_CONT, pid, 0, 0);
+        continue;
+      }
+      if (hold) {
+        t->held = true;
+        t->held_status = status;
+        t->held_parent = parent;
+        continue;
+      }
     }
     how = on_stop (tr, t, status, &inject);
     /* ESRCH: it died meanwhile (killed); its end is reported next. */
     if (ptrace ((enum __ptrace_request) how, pid, 0, (void *) (long) inject) < 0 &&
         errno != ESRCH)
       return pc_err_set (err, errno, "ptrace: resuming %d: %s", (int) pid, strerror (errno));
+    if (tr->release) {
+      struct pc_task *n = task_find (tr, tr->release);
+      int r = n ? release (tr, n) : 0;
+      tr->release = 0;
+      if (r < 0)
+        return pc_err_set (err, -r, "ptrace: resuming %d: %s", (int) n->tid, strerror (-r));
+    }
   }
   return 0;
 }
@@ -324,6 +406,7 @@ tracer_free (struct pc_tracer *tr)
   while (tr->ntasks > 0)
     task_remove (tr, &tr->tasks[0]);
   free (tr->tasks);
+  free (tr->early);
   pc_trace_procs_free (tr);
   free (tr->hashes);
   free (tr->blocks);

@@ -374,6 +374,35 @@ s_fork (void)
   close (make ("parent", 0, 0));
 }
 
+/* Short-lived children, one after another: every other one writes its
+ * byte of a mapping it inherited and syncs it, the others end at once.  A
+ * child's whole life may reach the tracer before its parent's fork event
+ * does. */
+static void
+s_forks (void)
+{
+  int fd = open ("m", O_CREAT | O_RDWR | O_TRUNC, 0644);
+  uint8_t *p;
+
+  ftruncate (fd, 4096);
+  p = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED)
+    exit (92);
+  for (int i = 0; i < TP_FORKS; i++) {
+    pid_t pid = fork ();
+    int st;
+    if (pid == 0) {
+      if (i % 2 == 0) {
+        p[i / 2] = (uint8_t) (i / 2 + 1);
+        msync (p, 4096, MS_SYNC);
+      }
+      _exit (0);
+    }
+    if (pid < 0 || waitpid (pid, &st, 0) != pid)
+      exit (93);
+  }
+}
+
 /* A thread other than the first execs: the process keeps its id. */
 static void *
 execer (void *arg)
@@ -460,6 +489,7 @@ main (int argc, char **argv)
   else if (strcmp (s, "ia32") == 0) s_ia32 ();
   else if (strcmp (s, "threads") == 0) s_threads ();
   else if (strcmp (s, "fork") == 0) s_fork ();
+  else if (strcmp (s, "forks") == 0) s_forks ();
   else if (strcmp (s, "thread-exec") == 0) s_thread_exec ();
   else if (strcmp (s, "signals") == 0) s_signals ();
   else if (strcmp (s, "block") == 0) s_block ();

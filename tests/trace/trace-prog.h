@@ -35,6 +35,9 @@ tp_fill (uint8_t *buf, size_t n, unsigned s)
 #define TP_M_OFF 4096
 #define TP_M_N 100
 
+/* forks: every other child writes its byte of a shared mapping, msync */
+#define TP_FORKS 200
+
 /* copy: the source has TP_C0 bytes, seed 10 */
 #define TP_C0 6000
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -976,6 +977,54 @@ START_TEST (test_fork)
 }
 END_TEST
 
+/* Children that come and go, half of them syncing the mapping they
+ * inherited: each msync is told with the file (the parent's mappings were
+ * the child's before it ran), and no child is taken for one left
+ * running. */
+START_TEST (test_forks)
+{
+  static uint8_t m[4096];
+  struct tlog l = { 0 };
+  struct pc_tracer_opts o = { .on_call = record, .arg = &l };
+  struct pc_err err = { "" };
+  char left[256] = "unset";
+  char *argv[4];
+  const struct pc_event *e, *x;
+  size_t at = 0;
+  int last = 0, cpu = sched_getcpu ();
+  cpu_set_t all, one;
+
+  /* on one CPU, as powercut runs a traced program: a new child may run
+   * before its parent stops at the fork event */
+  ck_assert_int_eq (sched_getaffinity (0, sizeof all, &all), 0);
+  CPU_ZERO (&one);
+  CPU_SET (cpu >= 0 ? cpu : 0, &one);
+  ck_assert_int_eq (sched_setaffinity (0, sizeof one, &one), 0);
+  o.left = left;
+  o.left_len = sizeof left;
+  mkdir_temp (l.dir);
+  argv[0] = (char *) prog ();
+  argv[1] = (char *) "forks";
+  argv[2] = l.dir;
+  argv[3] = NULL;
+  o.cwd = l.dir;
+  quiet ();
+  ck_assert_int_eq (pc_tracer_run (argv, &o, &err), 0);
+  sched_setaffinity (0, sizeof all, &all);
+  ck_assert_str_eq (left, "");
+  for (int i = 0; i < TP_FORKS / 2; i++) {
+    e = next_call (&l, &at, "msync", &x);
+    ck_assert_str_eq (e->path[0], in_dir (&l, "m"));
+    ck_assert_int_ne (e->pid, last);
+    last = e->pid;
+    m[i] = (uint8_t) (i + 1);
+    assert_changed (x, m, sizeof m, 0, 4096);
+  }
+  rm_temp (l.dir);
+  tlog_free (&l);
+}
+END_TEST
+
 /* A thread that is not the first execs: the new program has the
  * process's id, and is followed. */
 START_TEST (test_thread_exec)
@@ -1209,6 +1258,7 @@ main (void)
   tcase_add_test (tc, test_ia32);
   tcase_add_test (tp, test_threads);
   tcase_add_test (tp, test_fork);
+  tcase_add_test (tp, test_forks);
   tcase_add_test (tp, test_thread_exec);
   tcase_add_test (tp, test_signals);
   tcase_add_test (tp, test_block);
