@@ -99,8 +99,11 @@ requires_root ()
 runs_alone () { _suite_lock -x; }
 _suite_lock ()
 {
+  local t0=$SECONDS
   exec 8>>"$top_builddir/tests/.lock"
   flock "$1" 8
+  # the time spent waiting, which tests/timed.sh takes from the test's
+  [ -z "${PC_LOCK_WAITED:-}" ] || echo "$((SECONDS - t0))" >"$PC_LOCK_WAITED"
   # what the test found on the host is what it may leave: taken once it
   # holds the lock
   _loops_before=$(_loops)
