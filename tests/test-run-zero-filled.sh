@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test-run-zero-filled.sh: ext4's zero-filled files through a real mount.
 # The rename-over workload (rounds of write-temp-then-rename without fsync)
-# on ext4 with its default options (dioread_nolock) and a 1 s commit can
-# leave a renamed file at its full size reading as zeros: its extent was
-# committed unwritten.  Every crash point is rebuilt on its own (replay,
+# on ext4 with its default options (dioread_nolock), a 1 s commit and
+# dirty data written back after 2 s (not 30: the workload's idle end waits
+# for it) can leave a renamed file at its full size reading as zeros: its
+# extent was committed unwritten.  Every crash point is rebuilt on its own (replay,
 # e2fsck's journal recovery, debugfs rdump) and each file that reads as
 # zeros there must be reported zero-filled at that point, and no other
 # finding may name a rewritten file: neither mismatch nor zero-filled
@@ -17,7 +18,8 @@ requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck debugfs python3
 # shows it.
 for try in 1 2 3 4 5; do
   out_dir=$tmp/run$try
-  run powercut run --quiet --workload rename-over --seconds 6 --config 'ext4 commit=1' \
+  run powercut run --quiet --workload rename-over --seconds 6 \
+      --config 'ext4 commit=1 vm.dirty_expire_centisecs=200 vm.dirty_writeback_centisecs=100' \
       --out "$out_dir"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "run $try: exit $rc ($err)"
   zf=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["zero-filled"])' \
