@@ -61,8 +61,11 @@ assert_eq "$(json "$tmp/nocheck.json" 'sorted({(f["path"], f["fault"]) for p in 
   "[('store', 'program')]" "ack-lost: the store, the program's fault"
 
 SYNC=1 run powercut run --settle 0 -q -O "$tmp/sync" --verify "$tmp/check.sh" -- "$tmp/store.sh"
-assert_eq "$rc" 0 "an fsync before each ok: no problem ($out $err)"
-assert_eq "$(json "$tmp/sync/report.json" 'r["totals"]["app-invalid"], r["totals"]["not-checked"]')" "(0, 0)" "the checker passes everywhere"
+# nothing acknowledged lost, nobody's promise broken (a loaded machine may
+# write an appended key back before its fsync: that exposure is nobody's)
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "an fsync before each ok: exit status $rc ($err)"
+assert_eq "$(json "$tmp/sync/report.json" 'r["totals"]["app-invalid"], r["totals"]["not-checked"], r["totals"]["promises"], r["totals"]["program_promises"], r["totals"]["acknowledged_lost"]')" \
+  "(0, 0, 0, 0, 0)" "an fsync before each ok: the checker passes everywhere, nothing acknowledged lost ($out)"
 
 # without tracing there are no acknowledgements: the checker is told none
 run powercut run --settle 0 -q --no-trace -O "$tmp/untraced" --verify "$tmp/check.sh" -- "$tmp/store.sh"
