@@ -79,24 +79,24 @@ requires ()
 # requires_root: skip the test unless it runs as root (mounts, loop devices).
 #
 # Tests run side by side (make check -jN).  One that needs root holds the
-# suite's lock alone, for the host's loop devices, mounts and writeback
-# knobs are shared; one whose work is all in qemu guests sets
-# test_parallel=yes before sourcing this file and holds the lock with the
-# others like it; tests without root take no lock, but for one that takes
-# both CPUs a while (runs_alone).
+# suite's lock shared with others like it: each works in its own
+# directory, on loop devices and mounts of its own.  One that sets the
+# writeback knobs, counts every loop device of the host, or measures the
+# kernel's timing holds it alone (runs_alone, after requires_root), as does
+# one that takes both CPUs a while.  One whose work is all in qemu guests
+# (no loop device, mount or knob of this machine) sets test_parallel=yes
+# before sourcing this file and takes no lock; tests without root take
+# none.
 requires_root ()
 {
   if [ "$(id -u)" != 0 ]; then
     echo "$0: test skipped: needs root"
     exit 77
   fi
-  if [ "${test_parallel:-}" = yes ]; then
-    _suite_lock -s
-  else
-    _suite_lock -x
-  fi
+  [ "${test_parallel:-}" = yes ] || _suite_lock -s
 }
-runs_alone () { _suite_lock -x; }
+runs_alone () { _suite_lock -x; _alone=yes; }
+_alone=no
 _suite_lock ()
 {
   local t0=$SECONDS
@@ -207,11 +207,11 @@ wait_until ()
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pc-$test_name.XXXXXX")
 cleanup_fn rm -rf --one-file-system "$tmp"
 # The host is left as found: a filesystem still mounted in $tmp, or a
-# loop device over a file in it or over a file that is gone (an
-# nbdfuse's, once it exited) attached since the test began, once the
-# test's own hooks have run, fails the test (and is undone, so that the
-# next test starts clean).  A loop device may let go of its file a
-# moment after its last user.
+# loop device over a file in it or (in a test that runs alone) over a file
+# that is gone (an nbdfuse's, once it exited) attached since the test
+# began, once the test's own hooks have run, fails the test (and is undone,
+# so that the next test starts clean).  A loop device may let go of its
+# file a moment after its last user.
 _loops () { losetup -n -O NAME,BACK-FILE 2>/dev/null | sort || true; }
 _left_loops ()
 {
@@ -219,7 +219,8 @@ _left_loops ()
   comm -13 <(echo "$_loops_before") <(_loops) | while read -r dev back; do
     case $back in
       "$tmp"/*) echo "$dev" ;;
-      *) [ -e "${back% (deleted)}" ] || echo "$dev" ;;
+      # one whose file is gone is ours only if no other test runs
+      *) [ "$_alone" = no ] || [ -e "${back% (deleted)}" ] || echo "$dev" ;;
     esac
   done
 }

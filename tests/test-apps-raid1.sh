@@ -8,7 +8,7 @@
 # instant is ok, and some instants had legs that differ.  Without fsync
 # (the marks claiming durability the workload never asked for) the same
 # check finds files lost: the checker can fail.
-# all its work is in qemu guests: it may run beside others like it
+# all its work is in qemu guests: it takes no lock, and runs beside others
 test_parallel=yes
 source "$top_srcdir/tests/functions.sh"
 requires_root

@@ -7,7 +7,7 @@
 # leaves it), --resume carries the directory into a guest again and runs
 # only what is missing, keeping the rest as it was; nothing is left
 # running, and no scratch folder.
-# all its work is in qemu guests: it may run beside others like it
+# all its work is in qemu guests: it takes no lock, and runs beside others
 test_parallel=yes
 source "$top_srcdir/tests/functions.sh"
 requires qemu-system-x86_64 python3 xfs_io setfattr

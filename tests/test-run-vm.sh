@@ -5,7 +5,7 @@
 # crash point of default-option ext4 is ok, and noauto_da_alloc shows the
 # zero-length files as through nbdfuse; the writeback knobs of a
 # configuration are set in the guest.
-# all its work is in qemu guests: it may run beside others like it
+# all its work is in qemu guests: it takes no lock, and runs beside others
 test_parallel=yes
 source "$top_srcdir/tests/functions.sh"
 requires qemu-system-x86_64 python3

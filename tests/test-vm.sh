@@ -5,7 +5,7 @@
 # $POWERCUT_OUT reaches --output exactly; a guest stopped by its
 # timeout exits 125 naming its console, which is kept, and what the script
 # printed until then still comes back; a wrong command line exits 2.
-# all its work is in qemu guests: it may run beside others like it
+# all its work is in qemu guests: it takes no lock, and runs beside others
 test_parallel=yes
 source "$top_srcdir/tests/functions.sh"
 requires qemu-system-x86_64
