@@ -13,11 +13,11 @@ ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "$0: test skipped: no kernel in /bo
 [ -x /usr/sbin/nbd-client ] || [ -x /sbin/nbd-client ] || { echo "$0: test skipped: no nbd-client"; exit 77; }
 [ -x /bin/busybox ] || [ -x /usr/bin/busybox ] || { echo "$0: test skipped: no busybox"; exit 77; }
 grep -qw f2fs /proc/filesystems && { echo "$0: test skipped: this kernel has f2fs"; exit 77; }
-T=$(( T * 5 ))     # a guest under TCG is slow, and replace-rename waits f2fs's 60 s checkpoint
+T=$(( T * 5 ))     # a guest under TCG is slow
 export TMPDIR=$tmp
 json () { python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
-run powercut run --quiet --fs f2fs --attach vm --workload replace-rename --files 2 --out "$tmp/r"
+run powercut run --quiet --fs f2fs --attach vm --workload replace-rename-fsync --files 2 --out "$tmp/r"
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "run --fs f2fs: exit status $rc ($err; console: $(tail -5 "$tmp/r/console.txt" 2>/dev/null))"
 r=$tmp/r/report.json
 assert_eq "$(json "$r" 'r["fs"]')" f2fs "the report names it"
