@@ -79,21 +79,20 @@ requires ()
 # requires_root: skip the test unless it runs as root (mounts, loop devices).
 #
 # Tests run side by side (make check -jN).  One that needs root holds the
-# suite's lock shared with others like it: each works in its own
-# directory, on loop devices and mounts of its own.  One that sets the
-# writeback knobs, counts every loop device of the host, or measures the
-# kernel's timing holds it alone (runs_alone, after requires_root), as does
-# one that takes both CPUs a while.  One whose work is all in qemu guests
-# (no loop device, mount or knob of this machine) sets test_parallel=yes
-# before sourcing this file and takes no lock; tests without root take
-# none.
+# suite's lock alone: besides the host's loop devices and writeback knobs,
+# a sync(2) of one (a bare `sync` in a scenario, os.sync()) writes back
+# what another leaves dirty on purpose, and the loss it looks for is gone.
+# One whose work is all in qemu guests (no loop device, mount, knob or
+# sync of this machine) sets test_parallel=yes before sourcing this file
+# and takes no lock, as tests without root take none, but for one that
+# takes both CPUs a while (runs_alone).
 requires_root ()
 {
   if [ "$(id -u)" != 0 ]; then
     echo "$0: test skipped: needs root"
     exit 77
   fi
-  [ "${test_parallel:-}" = yes ] || _suite_lock -s
+  [ "${test_parallel:-}" = yes ] || runs_alone
 }
 runs_alone () { _suite_lock -x; _alone=yes; }
 _alone=no
@@ -219,7 +218,7 @@ _left_loops ()
   comm -13 <(echo "$_loops_before") <(_loops) | while read -r dev back; do
     case $back in
       "$tmp"/*) echo "$dev" ;;
-      # one whose file is gone is ours only if no other test runs
+      # one whose file is gone is ours only if no other root test runs
       *) [ "$_alone" = no ] || [ -e "${back% (deleted)}" ] || echo "$dev" ;;
     esac
   done

@@ -4,7 +4,6 @@
 # workload hangs past --timeout, or run is interrupted.
 source "$top_srcdir/tests/functions.sh"
 requires_root
-runs_alone                      # every loop device of the host counted: alone
 requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck
 
 # run keeps its sockets and mount points under $TMPDIR: a private one, so

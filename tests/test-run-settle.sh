@@ -20,7 +20,6 @@
 #    (commit=1: 2 s); after a built-in workload none.
 source "$top_srcdir/tests/functions.sh"
 requires_root
-runs_alone                      # the kernel's commit timing measured: alone
 requires python3 nbdfuse losetup mkfs.ext4 fusermount3
 json () { python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 lt () { python3 -c 'import sys; print(float(sys.argv[1]) < float(sys.argv[2]))' "$1" "$2"; }

@@ -11,7 +11,6 @@
 # as the original, and put that back last.)
 source "$top_srcdir/tests/functions.sh"
 requires_root
-runs_alone                      # the writeback knobs: alone
 requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck findmnt
 
 vm=/proc/sys/vm

@@ -7,7 +7,6 @@
 # still held in the record of knobs the next run puts back.
 source "$top_srcdir/tests/functions.sh"
 requires_root
-runs_alone                      # the writeback knobs: alone
 requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck python3
 
 export TMPDIR=$tmp/rt

@@ -11,7 +11,6 @@
 # where the data is there.
 source "$top_srcdir/tests/functions.sh"
 requires_root
-runs_alone                      # the writeback knobs: alone
 requires nbdfuse losetup mkfs.ext4 fusermount3 e2fsck debugfs python3
 
 # A crash between the rename's commit and the extent's conversion is a
