@@ -6,7 +6,9 @@
 # other folder's internal header (*int.h), and the headers include each
 # other without a cycle.  Within a folder, no two files call each other,
 # however far round (read from the built objects' symbols), and no file
-# of lib/ writes to stderr.  Anything that breaks a rule is listed.
+# of lib/ writes to stderr.  The suite lists each test once in the order
+# make check starts them and once in one of its sets.  Anything that breaks
+# a rule is listed.
 source "$top_srcdir/tests/functions.sh"
 requires python3 nm
 builddir=$(cd "$top_builddir" && pwd)
@@ -129,3 +131,29 @@ assert_eq "$circles" "" "files of a folder that call each other"
 # Library code never prints: no stderr or perror in lib/ but in comments.
 printing=$(grep -nwE 'stderr|perror' lib/*/*.c lib/*/*.h | grep -vE '^[^:]*:[0-9]+: *(/?\*)' || true)
 assert_eq "$printing" "" "lib/ writing to stderr"
+
+# The suite: SHELL_TESTS (the order make check starts them in) holds each
+# test of the three sets once, and every tests/test-*.sh is in a set.
+lists=$(python3 - <<'PY'
+import glob, re
+s = open("Makefile.am").read()
+def names(var):
+    m = re.search(r'^%s = \\\n((?:\t.*\n)+)' % var, s, re.M)
+    return [l.strip().rstrip("\\").strip() for l in m.group(1).splitlines()] if m else []
+sets = names("QUICK_SHELL_TESTS") + names("ROOT_SHELL_TESTS") + names("SLOW_SHELL_TESTS")
+order = names("SHELL_TESTS")
+out = []
+for t in sorted(set(sets) | set(order)):
+    if sets.count(t) != 1:
+        out.append("%s: in %d of the sets" % (t, sets.count(t)))
+    if order.count(t) != 1:
+        out.append("%s: %d times in SHELL_TESTS" % (t, order.count(t)))
+for t in sorted(glob.glob("tests/test-*.sh")):
+    if t not in sets:
+        out.append("%s: in no set" % t)
+if len(order) < 50:
+    out.append("SHELL_TESTS lists only %d tests" % len(order))
+print("\n".join(out))
+PY
+)
+assert_eq "$lists" "" "the suite's lists"
