@@ -174,12 +174,14 @@ pc_x_summary (const struct ctx *c, FILE *f, double secs)
   for (size_t k = 0; k < c->cfg->nconfigs; k++)
     if (strlen (c->label[k]) > (size_t) w)
       w = (int) strlen (c->label[k]);
-  fprintf (f, "%-*s %9s %6s %11s %8s %9s %11s %6s", w, "configuration", "workloads", "ok",
-           "unsupported", "exposure", "promises", "not-checked", "error");
+  fprintf (f, "%-*s %9s %6s %11s %8s %9s %11s %6s", w, "configuration", "workloads",
+           pc_explore_outcome_name (PC_V_OK), pc_explore_outcome_name (PC_XV_UNSUPPORTED),
+           "exposure", "promises", pc_explore_outcome_name (PC_V_NOT_CHECKED),
+           pc_explore_outcome_name (PC_XV_ERROR));
   /* --judge both: the workloads where the kernel's recovery and e2fsck's
    * disagree */
   if (both)
-    fprintf (f, " %16s", "recovery-differs");
+    fprintf (f, " %16s", pc_verdict_name (PC_V_RECOVERY_DIFFERS));
   fputc ('\n', f);
   for (size_t k = 0; k < c->cfg->nconfigs; k++) {
     size_t n = 0, ok = 0, uns = 0, exp = 0, prom = 0, nc = 0, er = 0, rec = 0;

@@ -143,7 +143,7 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
       if (k || pc_json_str (e, "verdict") == NULL) {
         json_object_object_add (e, "verdict", json_object_new_string (k && pc_json_str (k, "verdict")
                                                                       ? pc_json_str (k, "verdict")
-                                                                      : "not-checked"));
+                                                                      : pc_verdict_name (PC_V_NOT_CHECKED)));
         json_object_object_add (e, "promise", json_object_new_boolean (
                                   k && json_object_get_boolean (pc_json_member (k, "promise"))));
         json_object_object_add (e, "fault", json_object_new_string (
@@ -151,13 +151,13 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
       }
     }
     else if (pc_json_str (e, "verdict") == NULL)
-      json_object_object_add (e, "verdict", json_object_new_string ("not-checked"));
+      json_object_object_add (e, "verdict", json_object_new_string (pc_verdict_name (PC_V_NOT_CHECKED)));
     ev = pc_json_str (e, "verdict");
     v = pc_verdict_worse (v, pc_verdict_parse (ev));
     fs_bad |= bad_fs (ev);
     prog |= pc_json_str (e, "fault") && strcmp (pc_json_str (e, "fault"), "program") == 0;
     promise |= json_object_get_boolean (pc_json_member (e, "promise")) ||
-               (pc_json_str (e, "journal_on") && bad_fs (ev) && strcmp (ev, "not-checked") != 0);
+               (pc_json_str (e, "journal_on") && bad_fs (ev) && pc_verdict_parse (ev) != PC_V_NOT_CHECKED);
   }
   /* the application's checker, as unsharded, only on sound filesystems */
   if (pc_json_str (x, "app") && fs_bad) {
@@ -166,7 +166,7 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
   }
   if (pc_json_str (x, "app")) {
     v = pc_verdict_worse (v, pc_verdict_parse (pc_json_str (x, "app")));
-    promise |= strcmp (pc_json_str (x, "app"), "app-invalid") == 0;
+    promise |= pc_verdict_parse (pc_json_str (x, "app")) == PC_V_APP_INVALID;
   }
   promise &= v != PC_V_OK && v != PC_V_NOT_CHECKED;
   prog &= !promise && v != PC_V_OK && v != PC_V_NOT_CHECKED;
@@ -244,7 +244,7 @@ join (json_object **sh, size_t n, size_t *unchecked)
       for (size_t k = 0; pts && k < json_object_array_length (pts); k++) {
         json_object *p = json_object_array_get_idx (pts, k);
         json_object_object_add (m, pc_json_str (p, "state"), json_object_get (p));
-        *unchecked += strcmp (pc_json_str (p, "verdict") ? pc_json_str (p, "verdict") : "", "not-checked") == 0;
+        *unchecked += pc_verdict_parse (pc_json_str (p, "verdict") ?: "") == PC_V_NOT_CHECKED;
       }
       if (i > 0) {                /* the sizes are all shards' */
         json_object *o = json_object_array_get_idx (devs, j);
@@ -288,12 +288,12 @@ join (json_object **sh, size_t n, size_t *unchecked)
     json_object *x = json_object_array_get_idx (insts, k);
     const char *id = pc_json_str (x, "id"), *colon = strchr (id, ':');
     judge (x, known, count, &promises, &program, &exposures);
-    *unchecked += pc_json_str (x, "app") && strcmp (pc_json_str (x, "app"), "not-checked") == 0;
+    *unchecked += pc_json_str (x, "app") && pc_verdict_parse (pc_json_str (x, "app")) == PC_V_NOT_CHECKED;
     if (colon && strchr (colon, '/')) {   /* a finer state, checked where it was made */
       char name[256];
       snprintf (name, sizeof name, "%.*s", (int) (colon - id), id);
-      *unchecked += strcmp (pc_json_str (pc_json_member (pc_json_member (x, "devices"), name), "verdict") ?: "",
-                            "not-checked") == 0;
+      *unchecked += pc_verdict_parse (pc_json_str (pc_json_member (pc_json_member (x, "devices"), name),
+                                                   "verdict") ?: "") == PC_V_NOT_CHECKED;
     }
   }
   json_object_object_add (out, "powercut", json_object_new_string (PACKAGE_VERSION));

@@ -86,7 +86,7 @@ pc_devset_text (FILE *f, json_object *o)
     json_object *x = json_object_array_get_idx (insts, i), *st = pc_json_member (x, "devices");
     const char *v = pc_json_str (x, "verdict");
     bool recovered;
-    if (v == NULL || strcmp (v, "ok") == 0 || strcmp (v, "not-checked") == 0)
+    if (v == NULL || pc_verdict_parse (v) == PC_V_OK || pc_verdict_parse (v) == PC_V_NOT_CHECKED)
       continue;
     if (listed == 0)
       fprintf (f, "\nfailing instants:\n");

@@ -725,7 +725,8 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
       fputs ("lost: ", b);
     if (fsbad)
       fprintf (b, "the filesystem itself (%s at %zu)%s",
-               res->count[PC_V_FS_CORRUPT] ? "fs-corrupt" : "unmountable", fsbad, n ? "; " : "");
+               pc_verdict_name (res->count[PC_V_FS_CORRUPT] ? PC_V_FS_CORRUPT : PC_V_UNMOUNTABLE),
+               fsbad, n ? "; " : "");
     for (size_t j = 0; j < n && j < 3; j++) {
       static const char *const whose[] = { "never made durable", "the program's",
                                            "the filesystem's", "the recovery's" };
