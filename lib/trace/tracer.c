@@ -92,8 +92,6 @@ stop (struct pc_tracer *tr, int r)
   }
 }
 
-/* A thread is gone: its call, if any, ends unknown, and with the last
- * thread of a process its mappings are reported unmapped. */
 static int on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject);
 
 /* A held task goes on from the stop it was held at. */
@@ -139,6 +137,9 @@ early_take (struct pc_tracer *tr, pid_t tid)
   return false;
 }
 
+/* A thread is gone: its call, if any, ends unknown, and with the last
+ * thread of a process its mappings are reported unmapped, and what it
+ * made and held goes on. */
 static void
 task_gone (struct pc_tracer *tr, struct pc_task *t)
 {
