@@ -101,7 +101,7 @@ _suite_lock ()
   local t0=$SECONDS
   exec 8>>"$top_builddir/tests/.lock"
   flock "$1" 8
-  # the time spent waiting, which tests/timed.sh takes from the test's
+  # the time spent waiting, which tests/timed.sh takes from the test's time
   [ -z "${PC_LOCK_WAITED:-}" ] || echo "$((SECONDS - t0))" >"$PC_LOCK_WAITED"
   # what the test found on the host is what it may leave: taken once it
   # holds the lock
