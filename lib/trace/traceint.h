@@ -124,7 +124,6 @@ struct pc_tracer {
   struct pc_acks *acks;     /* the program's standard output, or NULL */
   pid_t *early;             /* held tasks that died before their making was */
   size_t nearly, earlycap;  /* told: that event adds nothing */
-  pid_t release;            /* a held task its making's event let go on */
   int stop;                 /* < 0: stopping: what on_call returned, -EINTR */
 };
 

@@ -201,6 +201,7 @@ on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject)
   case PTRACE_EVENT_CLONE: {
     pid_t parent = t->tgid, child;
     struct pc_task *n;
+    int r;
     if (ptrace (PTRACE_GETEVENTMSG, pid, 0, &msg) < 0)
       return resume;
     child = (pid_t) msg;
@@ -214,8 +215,8 @@ on_stop (struct pc_tracer *tr, struct pc_task *t, int status, int *inject)
     else {
       if (n->tgid != parent && tr->stop == 0)
         stop (tr, pc_trace_proc_fork (tr, parent, n->tgid));
-      if (n->held)
-        tr->release = child;    /* once the parent is on its way */
+      if (n->held && (r = release (tr, n)) < 0)
+        stop (tr, r);
     }
     return resume;       /* t may have moved: the caller resumes by pid */
   }
@@ -340,13 +341,6 @@ trace_loop (struct pc_tracer *tr, int *ret_status, struct pc_err *err)
     if (ptrace ((enum __ptrace_request) how, pid, 0, (void *) (long) inject) < 0 &&
         errno != ESRCH)
       return pc_err_set (err, errno, "ptrace: resuming %d: %s", (int) pid, strerror (errno));
-    if (tr->release) {
-      struct pc_task *n = task_find (tr, tr->release);
-      int r = n ? release (tr, n) : 0;
-      tr->release = 0;
-      if (r < 0)
-        return pc_err_set (err, -r, "ptrace: resuming %d: %s", (int) n->tid, strerror (-r));
-    }
   }
   return 0;
 }
