@@ -4,7 +4,10 @@
 # status is vm's; --copy keeps a tree's modes; what it writes to
 # $POWERCUT_OUT reaches --output exactly; a guest stopped by its
 # timeout exits 125 naming its console, which is kept, and what the script
-# printed until then still comes back; a wrong command line exits 2.
+# printed until then still comes back; a kernel that stops before the
+# guest's init ran is booted once more (a qemu in PATH that, for a boot's
+# first try, prints a panic and exits), and one that stops so every time
+# exits 125 quoting the panic; a wrong command line exits 2.
 # all its work is in qemu guests: it takes no lock, and runs beside others
 test_parallel=yes
 source "$top_srcdir/tests/functions.sh"
@@ -51,6 +54,34 @@ console=$(sed -n 's/.*its console: \([^)]*\)).*/\1/p' <<<"$err")
 [ -s "$console" ] || fail "the console $console was not kept"
 rm -rf "$(dirname "$console")"
 assert_match "$out" "^before the wait$" "what the script printed before"
+
+# A boot whose kernel panics before the guest's init: booted once more.
+real=$(command -v qemu-system-x86_64)
+mkdir "$tmp/bin"
+cat >"$tmp/bin/qemu-system-x86_64" <<SH
+#!/bin/sh
+case "\$*" in *loglevel=3*) ;; *) exec "$real" "\$@" ;; esac   # the KVM probe
+[ -e "$tmp/panics" ] && [ "\$(cat "$tmp/panics")" -gt 0 ] || exec "$real" "\$@"
+echo \$((\$(cat "$tmp/panics") - 1)) >"$tmp/panics"
+echo "[    1.286029] Kernel panic - not syncing: injected by the test"
+echo "[    1.286100] Kernel Offset: 0x34c00000 from 0xffffffff81000000"
+SH
+chmod +x "$tmp/bin/qemu-system-x86_64"
+printf '#!/bin/sh\necho up\n' >"$tmp/up.sh"
+echo 1 >"$tmp/panics"
+PATH="$tmp/bin:$PATH" run powercut vm --console "$tmp/c1.txt" "$tmp/up.sh"
+assert_eq "$rc" 0 "booted again after a panic before init ($err)"
+assert_eq "$out" "up" "the script ran once"
+assert_eq "$(cat "$tmp/panics")" 0 "the panicking boot was tried"
+grep -q '^\[powercut: an earlier boot stopped before its init ran' "$tmp/c1.txt" ||
+  fail "the first boot's console is not kept"
+grep -q 'injected by the test' "$tmp/c1.txt" || fail "the first boot's panic is not in the console"
+echo 2 >"$tmp/panics"
+PATH="$tmp/bin:$PATH" run powercut vm --console "$tmp/c2.txt" "$tmp/up.sh"
+assert_eq "$rc" 125 "a kernel that panics at every boot"
+assert_match "$err" "the guest did not finish: 'Kernel panic - not syncing: injected by the test' \(its console: $tmp/c2.txt\)" \
+  "quotes the panic, not the console's last line"
+assert_eq "$(cat "$tmp/panics")" 0 "booted twice, no more"
 
 run powercut vm --disk 'bad name:/nonexistent' "$tmp/s.sh"
 assert_eq "$rc" 2 "a bad --disk"

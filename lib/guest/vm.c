@@ -32,6 +32,7 @@ static const char guest_init[] =
 "export PATH=/bin:/sbin:/usr/bin:/usr/sbin\n"
 "mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev\n"
 "echo 1 > /proc/sys/kernel/printk\n"
+"echo POWERCUT-INIT\n"
 "if grep -q powercut.probe /proc/cmdline; then echo POWERCUT-PROBE-OK; poweroff -f; fi\n"
 ". /powercut.conf\n"
 "say () { echo \"powercut-guest: $*\"; }\n"
@@ -711,18 +712,64 @@ kvm_works (const struct pc_vm_config *cfg, const char *kernel, const char *initr
   return known;
 }
 
-/* One boot of the guest that runs the workload. */
+/* The line of console (length len) that says why the guest stopped: the
+ * kernel's panic if it has one, else its last line, at most 160 bytes. */
+static void
+last_words (const char *console, char *out, size_t len)
+{
+  const char *p = strstr (console, "Kernel panic - not syncing");
+  const char *end = console + strlen (console);
+  size_t n;
+
+  if (p == NULL) {
+    while (end > console && (end[-1] == '\n' || end[-1] == '\r'))
+      end--;
+    p = end;
+    while (p > console && p[-1] != '\n')
+      p--;
+  }
+  n = strcspn (p, "\r\n");
+  if (n > (size_t) (end - p))
+    n = (size_t) (end - p);
+  snprintf (out, len, "%.*s", (int) (n < 160 ? n : 160), p);
+}
+
+/* One boot of the guest that runs the workload.  A kernel that stops
+ * before our init has run (a panic while it unpacks the initramfs under
+ * TCG, seen in a test run) has run nothing of the workload and touched no
+ * disk: it is booted once more, and the first boot's console is added at
+ * the end of the second's. */
 static int
 boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, const char *fwd,
       bool kvm, struct pc_err *why)
 {
-  char *console = NULL;
-  size_t clen;
+  char *console = NULL, *first = NULL, words[176];
+  size_t clen, flen = 0;
   int status, r = 0;
 
-  status = qemu (kernel, initrd, kvm, "console=ttyS0 panic=-1 quiet loglevel=3", fwd, cfg->memory_mb,
-                 cfg->console_path, cfg->script_mode ? cfg->out_path : NULL, cfg->timeout_s,
-                 NULL);
+  for (int attempt = 0;; attempt++) {
+    status = qemu (kernel, initrd, kvm, "console=ttyS0 panic=-1 quiet loglevel=3", fwd,
+                   cfg->memory_mb, cfg->console_path, cfg->script_mode ? cfg->out_path : NULL,
+                   cfg->timeout_s, NULL);
+    if (status >= 0 && pc_read_file (cfg->console_path, &console, &clen) < 0)
+      console = NULL;
+    if (first) {
+      FILE *f = fopen (cfg->console_path, "ae");
+      if (f) {
+        fprintf (f, "\n[powercut: an earlier boot stopped before its init ran; its console:]\n");
+        fwrite (first, 1, flen, f);
+        fclose (f);
+      }
+      free (first);
+      first = NULL;
+    }
+    if (attempt > 0 || status < 0 || console == NULL || strstr (console, "POWERCUT-INIT")
+        || (WIFEXITED (status) && WEXITSTATUS (status) == 127))
+      break;
+    first = console;
+    flen = clen;
+    console = NULL;
+  }
   if (status == -ETIME || status == -EINTR) {
     pc_err_msg (why, status == -ETIME
                 ? "the guest did not finish within %d s (its console: %s)" : "interrupted",
@@ -732,10 +779,11 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
   if (status < 0)
     return status;
   if (WIFEXITED (status) && WEXITSTATUS (status) == 127) {
+    free (console);
     pc_err_msg (why, "qemu-system-x86_64: not found (package qemu-system-x86)");
     return -ENOENT;
   }
-  if (pc_read_file (cfg->console_path, &console, &clen) < 0) {
+  if (console == NULL) {
     pc_err_msg (why, "%s: the guest left no console output", cfg->console_path);
     return -EIO;
   }
@@ -758,13 +806,8 @@ boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, co
       r = 0;
     }
     else if (gst < 0) {
-      /* Its last words say why, mostly. */
-      char *end = console + strlen (console), *last;
-      while (end > console && (end[-1] == '\n' || end[-1] == '\r'))
-        *--end = '\0';
-      last = strrchr (console, '\n');
-      last = last ? last + 1 : console;
-      pc_err_msg (why, "the guest did not finish: '%.160s' (its console: %s)", last,
+      last_words (console, words, sizeof words);
+      pc_err_msg (why, "the guest did not finish: '%s' (its console: %s)", words,
                   cfg->console_path);
       r = -ECHILD;
     }

@@ -14,6 +14,9 @@
  * and "end" after a script,
  * unmounts, detaches, prints its status
  * on the console and powers off.  KVM is used when it works, else TCG.
+ * A kernel that stops before the guest's init has run (nothing of the
+ * workload ran, no disk was attached) is booted once more; the first
+ * boot's console is added at the end of the second's.
  *
  * In script mode (powercut vm) no filesystem is made: each of the disks
  * is attached as /dev/nbdI, in order, over 10.0.2.100:10811+2I (its

@@ -442,6 +442,11 @@ teardown (struct run *r)
   unlink (r->pidfile);
   unlink (r->sock);
   unlink (r->ctl);
+  if (r->rt[0]) {
+    char scratch[sizeof r->rt + 16];
+    snprintf (scratch, sizeof scratch, "%s/console.txt", r->rt);
+    unlink (scratch);
+  }
   rmdir (r->rt);
   pc_interrupt_flag (saved);
 }
@@ -453,9 +458,13 @@ run_vm (struct run *r)
   const struct pc_run_config *cfg = r->cfg;
   struct pc_vm_config vc;
   char opts[512];
-  const char *console = cfg->console_path ? cfg->console_path : "/dev/null";
-  char knob[16][128], *knobs[16];
+  char scratch[sizeof r->rt + 16], knob[16][128], *knobs[16];
   unsigned commit_s;
+
+  /* the guest's status is read from its console: a scratch file if the
+   * caller keeps none (removed with the run's folder) */
+  snprintf (scratch, sizeof scratch, "%s/console.txt", r->rt);
+  const char *console = cfg->console_path ? cfg->console_path : scratch;
 
   mount_options (cfg, opts, sizeof opts, &commit_s);
   memset (&vc, 0, sizeof vc);
