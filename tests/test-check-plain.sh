@@ -62,6 +62,9 @@ done
 # a synced mark every 50 rewrites: states differ in file data more than in
 # metadata, which is where reuse is taken.
 if [ "$(id -u)" = 0 ] && command -v nbdfuse >/dev/null; then
+  # a mount and a loop device of this machine: from here on the test holds
+  # the suite's lock, as the tests that need root do (functions.sh)
+  runs_alone
   cat >"$tmp/work.sh" <<'SH'
 #!/bin/sh
 set -e

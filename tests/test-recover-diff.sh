@@ -34,6 +34,9 @@ done
 # ext3 (no journal checksums, a journal mapped by indirect blocks) and ext4
 # data=journal (file data in the journal), recorded through the kernel.
 if [ "$(id -u)" = 0 ] && command -v nbdfuse >/dev/null; then
+  # a mount and a loop device of this machine: from here on the test holds
+  # the suite's lock, as the tests that need root do (functions.sh)
+  runs_alone
   run powercut run --fs ext3 --fs ext4 -o data=journal --size 32M -q --out "$tmp/run"
   # both recorded and checked
   assert_eq "$(( rc == 0 || rc == 1 ))" 1 "powercut run ext3/ext4 data=journal: exit status $rc (stderr: $err)"
