@@ -97,18 +97,28 @@ assert_match "$out" "^the command ended at [0-9.]+ s \(record $ce\); the run set
 labels "$tmp/m.json" "$out" sync "powercut's own sync and unmount"
 
 # --- --settle 3: the kernel's own commit comes first ------------------------
-run powercut run --quiet --settle 3 "${configs[@]}" --out "$tmp/s3" -- "$tmp/replace.sh"
-assert_match "$rc" '^[01]$' "--settle 3: recorded and checked ($err)"
-r=$tmp/s3/1-ext4-commit-1/report.json
-n=$tmp/s3/2-ext4-noauto_da_alloc-commit-1/report.json
+# The rename's transaction commits 1 s after it began (commit=1): after the
+# command's end if the command ended within that second.  On a loaded
+# machine the traced mv may take longer, and the commit come before the
+# end (in either configuration's recording): then the run is tried again
+# (up to three times).
+for try in 1 2 3; do
+  run powercut run --quiet --settle 3 "${configs[@]}" --out "$tmp/s3-$try" -- "$tmp/replace.sh"
+  assert_match "$rc" '^[01]$' "--settle 3: recorded and checked ($err)"
+  r=$tmp/s3-$try/1-ext4-commit-1/report.json
+  n=$tmp/s3-$try/2-ext4-noauto_da_alloc-commit-1/report.json
+  # a crash point during the settle, before powercut's sync, already holds
+  # f's new version: the time from which every later one does
+  d=$(json "$r" 'min(w["durable"] for w in r["windows"]["list"] if w["path"] == "f" and w["mark"].startswith("rename"))')
+  [ "$(lt "$(json "$r" 'r["command_end"]')" "$d")" = True ] &&
+    [ "$(json "$n" 'all(p["after_command"] for p in r["points"] if p["verdict"] != "ok")')" = True ] && break
+  echo "try $try: a commit before the command ended (f durable at $d s): again"
+done
 for x in "$r" "$n"; do
-  assert_eq "$(json "$x" '3 <= r["settled"] < 4')" True "--settle 3: how long it settled ($x)"
-  assert_match "$(cat "${x%.json}.txt")" "; the run settled 3\.[0-9] s \(to record [0-9]+\) before powercut's own sync and unmount$" "--settle 3: the text report says so ($x)"
+  assert_eq "$(json "$x" '3 <= r["settled"] < 4.5')" True "--settle 3: how long it settled ($x)"
+  assert_match "$(cat "${x%.json}.txt")" "; the run settled [34]\.[0-9] s \(to record [0-9]+\) before powercut's own sync and unmount$" "--settle 3: the text report says so ($x)"
   after_command "$x"
 done
-# a crash point during the settle, before powercut's sync, already holds
-# f's new version: the time from which every later one does
-d=$(json "$r" 'min(w["durable"] for w in r["windows"]["list"] if w["path"] == "f" and w["mark"].startswith("rename"))')
 assert_eq "$(lt "$(json "$r" 'r["command_end"]')" "$d")" True "--settle 3: f's new version durable after the command ended ($d s)"
 assert_eq "$(lt "$d" "$(json "$r" 'r["settle_end"]')")" True "--settle 3: f's new version durable in the settle ($d s)"
 assert_eq "$(json "$r" 'any(p["after_command"] == "settle" for p in r["points"])')" True "--settle 3: crash points in the settle"
@@ -123,7 +133,7 @@ labels "$n" "$txt" sync "powercut's own sync and unmount"
 # after a command: the commit interval plus one second
 run powercut run --quiet --config 'ext4 commit=1' --out "$tmp/d" -- sh -c 'echo data >f'
 assert_match "$rc" '^[01]$' "default settle ($err)"
-assert_eq "$(json "$tmp/d/report.json" '2 <= r["settled"] < 2.9')" True "commit=1: settled 2 s ($(json "$tmp/d/report.json" 'r["settled"]'))"
+assert_eq "$(json "$tmp/d/report.json" '2 <= r["settled"] < 3.5')" True "commit=1: settled 2 s ($(json "$tmp/d/report.json" 'r["settled"]'))"
 # after a built-in workload (which syncs at its own end mark): none
 run powercut run --quiet --workload append --files 2 --out "$tmp/w"
 assert_match "$rc" '^[01]$' "built-in workload ($err)"
