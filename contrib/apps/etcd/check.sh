@@ -25,7 +25,8 @@ esac
 # a time-out kills this before its trap runs)
 work=$(mktemp -d -p "$PWD" 2>/dev/null || mktemp -d) || exit 125
 pids=
-trap 'kill -9 $pids 2>/dev/null; rm -rf "$work"' EXIT
+# the nodes gone (and their ports free) before the next instant's start
+trap 'kill -9 $pids 2>/dev/null; wait $pids 2>/dev/null; rm -rf "$work"' EXIT
 for i in 1 2 3; do
   eval "root=\$POWERCUT_ROOT_n$i"
   mkdir "$work/n$i"
@@ -38,11 +39,13 @@ for i in 1 2 3; do
   pids="$pids $!"
 done
 ep=http://127.0.0.1:$((p + 1)),http://127.0.0.1:$((p + 3)),http://127.0.0.1:$((p + 5))
-deadline=$(( $(date +%s) + 15 ))
+# (a leader is elected within a second or two; the bound is for a loaded
+# machine, where etcd's 1 s election timeout may pass a few times)
+deadline=$(( $(date +%s) + 30 ))
 until ETCDCTL_API=3 etcdctl --endpoints "$ep" --dial-timeout=1s --command-timeout=2s \
         get none >/dev/null 2>&1; do
   if [ "$(date +%s)" -ge "$deadline" ]; then
-    echo "corrupt: the cluster has no leader after 15 s: $(tail -n 2 "$work"/n*/log | tr '\n' ' ' | cut -c1-300)"
+    echo "corrupt: the cluster has no leader after 30 s: $(tail -n 2 "$work"/n*/log | tr '\n' ' ' | cut -c1-300)"
     exit 2
   fi
   sleep 0.1

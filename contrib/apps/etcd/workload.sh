@@ -27,7 +27,7 @@ ep=http://127.0.0.1:$((p + 1)),http://127.0.0.1:$((p + 3)),http://127.0.0.1:$((p
 i=0
 until ETCDCTL_API=3 etcdctl --endpoints "$ep" endpoint health >/dev/null 2>&1; do
   i=$((i + 1))
-  [ "$i" -lt 100 ] || { echo "etcd: no healthy cluster" >&2; exit 1; }
+  [ "$i" -lt 300 ] || { echo "etcd: no healthy cluster after 30 s" >&2; exit 1; }
   sleep 0.1
 done
 "$POWERCUT" mark --control "$POWERCUT_CONTROL_n1" started
