@@ -235,20 +235,30 @@ attach_nbd (struct run *r)
   return pc_run_fail (r, ENODEV, "no free /dev/nbdN (is the nbd module loaded?)");
 }
 
+/* The loop device over r's nbdfuse file, if one is attached, into r->dev
+ * (the kernel names its file by the real path). */
+static bool
+loop_over_fuse (struct run *r)
+{
+  char nbdfile[sizeof r->fusedir + 8], real[PATH_MAX];
+
+  snprintf (nbdfile, sizeof nbdfile, "%s/nbd", r->fusedir);
+  return pc_loop_of (realpath (nbdfile, real) ? real : nbdfile, r->dev, sizeof r->dev) == 1;
+}
+
 /* Undoes attach_fuse, as far as it went: the loop device (found again if
- * losetup was killed once it had attached: the kernel names its file by
- * the real path), then nbdfuse. */
+ * losetup was killed once it had attached), then nbdfuse.  While the
+ * FUSE file stays busy, a loop device over it is looked for again: an
+ * attach that ended after the first look (a losetup killed with its
+ * process group, its ioctl still running) is undone too. */
 static void
 detach_fuse (struct run *r)
 {
   char *detach_argv[] = { "losetup", "-d", r->dev, NULL };
   char *fuse_argv[] = { "fusermount3", "-u", r->fusedir, NULL };
 
-  if (!r->loop && r->nbdfuse > 0) {
-    char nbdfile[sizeof r->fusedir + 8], real[PATH_MAX];
-    snprintf (nbdfile, sizeof nbdfile, "%s/nbd", r->fusedir);
-    r->loop = pc_loop_of (realpath (nbdfile, real) ? real : nbdfile, r->dev, sizeof r->dev) == 1;
-  }
+  if (!r->loop && r->nbdfuse > 0)
+    r->loop = loop_over_fuse (r);
   if (r->loop)
     pc_proc_run (detach_argv, 30, r->out, sizeof r->out);
   r->loop = false;
@@ -257,6 +267,8 @@ detach_fuse (struct run *r)
     for (int i = 0; i < 250; i++) {
       if (pc_proc_run (fuse_argv, 30, r->out, sizeof r->out) == 0)
         break;
+      if (i % 20 == 19 && loop_over_fuse (r))
+        pc_proc_run (detach_argv, 30, r->out, sizeof r->out);
       pc_run_msleep (i < 50 ? 5 : 50);
     }
     reap (r->nbdfuse, 10, SIGTERM);
