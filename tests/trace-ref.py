@@ -33,8 +33,9 @@
 # What does not fit is a broken promise if what it lost had been made
 # durable: not changed since, or lost anyway (a file shorter than its
 # durable size and every size since; a block holding what it held before
-# its durable point, or zeros, where the durable version was data); else
-# exposure.
+# its durable point, or zeros, where the durable version was data),
+# unless the program gave it up since (a size set since at or below the
+# block's start: a truncate, O_TRUNC); else exposure.
 import hashlib, json, mmap, os, random, re, sys
 
 B = 4096
@@ -386,6 +387,11 @@ def judge_file(ops, trees, dur, globl, K, ident, f, path, dn):
         if h in held or (h == ZERO and not held):
             continue
         bad = True
+        # the program gave the block's durable content up: a size set
+        # since cut the file to the block's start or below
+        if db is not None and any(sizes[i] is not None and sizes[i] <= b * B
+                                  for i in range(db + 1, K + 1)):
+            continue
         # a promise broken if no call wrote the block after it was made
         # durable, or if it holds what it held before then (or zeros)
         if db is not None and not any(ops[i - 1]["wrote"] and ops[i - 1]["wrote"][0] == ident and

@@ -287,6 +287,20 @@ grown_over (const struct node *n, uint64_t b, uint64_t size, uint64_t lo, uint64
   return false;
 }
 
+/* Did the program give up block b's durable content (its version at lo)
+ * by point: a size set since that cut the file to the block's start or
+ * below (a truncate, O_TRUNC)?  What the block shows then is the data
+ * written since, never made durable, or what the cut left: no durable
+ * byte of it is kept by any version the program had. */
+static bool
+cut_since (const struct node *n, uint64_t b, uint64_t lo, uint64_t point)
+{
+  for (size_t i = 0; i < n->ns && n->s[i].seq <= point; i++)
+    if (n->s[i].seq > lo && n->s[i].size <= b * BLOCK)
+      return true;
+  return false;
+}
+
 /* Was n (at path) empty at the last point its size was durable before
  * point: by a sync of it, or, for a file made empty, by a sync of the
  * name that made its inode durable as it was (a new file whose directory
@@ -391,11 +405,13 @@ match_file (const struct pc_history *h, const struct node *n, const struct pc_en
     if (*ret_block == NONE)
       *ret_block = b;
     all_zero &= found->blocks[b] == pc_hist_zeros_hash (len);
-    /* A promise broken if what the block last held was durable by now. */
+    /* A promise broken if what the block last held was durable by now,
+     * or it holds what it held before its durable point (or zeros),
+     * unless the program gave the durable content up since. */
     pc_hist_block_range (n, b, &a, &z);
     for (size_t i = a; i < z && n->b[i].seq <= point; i++)
       last = &n->b[i];
-    promise |= lo != NONE &&
+    promise |= lo != NONE && !cut_since (n, b, lo, point) &&
                (last == NULL || last->seq <= lo ||
                 rolled_back (n, b, found->blocks[b], found->blocks[b] == pc_hist_zeros_hash (len), lo));
     bad = true;
@@ -555,13 +571,17 @@ gave_up (const struct pc_history *h, const struct phist *p, const char *path, in
     uint32_t dc;
     if (y < 0 || h->nodes[y].type != N_FILE)
       continue;
-    /* the name durable while bound to y, and y's data */
-    named = pc_hist_entry_made_durable (h, path, p->e[i].seq, &dc);
-    if (named == NONE || named > end)
-      continue;
+    /* y's data durable, and, for a version replaced by another file, the
+     * name while bound to y (a file found at the name, cut since, had a
+     * name that held: the state shows it) */
     d = data_durable (h, &h->nodes[y], NONE, end, NONE, &dc);
     if (d == NONE)
       continue;
+    named = pc_hist_entry_made_durable (h, path, p->e[i].seq, &dc);
+    if (bound_after && y != n && (named == NONE || named > end))
+      continue;
+    if (named == NONE || named > end)
+      named = 0;
     if (bound_after && y != n) {
       if (bound_elsewhere (h, p, y, p->e[i + 1].seq))
         continue;               /* moved away (what becomes of it there is
@@ -616,8 +636,17 @@ program_cause (const struct pc_history *h, const struct phist *p, const char *pa
   c->fix = NULL;
   if (asprintf (&c->rule, "%s %s", by < h->ncalls ? h->calls[by].text : "a call", what[how]) < 0)
     return -ENOMEM;
-  if (how == GAVE_RENAME && by < h->ncalls)
-    r = asprintf (&c->fix, "an fsync of %s before %s", wpath[0] ? wpath : "/", h->calls[by].text);
+  if (how == GAVE_RENAME && by < h->ncalls) {
+    /* before the rename that put the file found there (it may come
+     * after the one that gave the durable version up: sed -i twice) */
+    uint32_t put = by;
+    for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++)
+      if (p->e[i].node == n && p->e[i].call < h->ncalls &&
+          strncmp (h->calls[p->e[i].call].text, "rename", 6) == 0)
+        put = p->e[i].call;
+    r = asprintf (&c->fix, "an fsync of %s before %s", wpath[0] ? wpath : "/",
+                  h->calls[put].text);
+  }
   else
     r = asprintf (&c->fix, "write the new version to another file, fsync it, then rename it "
                   "over %s", path);

@@ -1386,6 +1386,101 @@ END_TEST
 
 /* Every verdict the table gives a path comes out of the traced oracle
  * too: a new path verdict needs its case here and in histjudge.c. */
+/* A durable file rewritten with O_TRUNC (shell >, cp over it), bigger,
+ * never synced: the truncate gave its durable version up, so the new data
+ * lost, whatever the form (zeros at the new size, an empty file, a block
+ * still zeros), is the program's, never a broken promise; the durable
+ * version found is no loss.  Rewritten in place instead (no truncate),
+ * the durable bytes found as zeros stay the filesystem's. */
+START_TEST (test_otrunc_given_up)
+{
+  static char a6[6001], b12[12001];
+  struct pc_entry *e;
+  struct pc_cause c;
+  uint64_t end;
+  int k;
+
+  memset (a6, 'a', 6000);
+  memset (b12, 'b', 12000);
+  for (int trunc = 0; trunc < 2; trunc++) {
+    reset ();
+    mkfs_mark ();
+    creat_file ("/t", 90);
+    write_file ("/t", 90, a6, 0, 6000);
+    fsync_file ("/t", 90);
+    if (trunc)
+      creat_file ("/t", 90);                    /* open O_TRUNC: size 0 */
+    write_file ("/t", 90, b12, 0, 12000);
+    end = ix.n - 1;
+    /* the new size, every block zeros */
+    k = judge (end, "t", found_zeros ("t", b12, 0), &c);
+    ck_assert_msg (k == PC_V_ZERO_FILLED && c.promise == !trunc && c.program == trunc,
+                   "trunc %d: %s, promise %d, program %d", trunc, pc_finding_name (k), c.promise,
+                   c.program);
+    ck_assert (pc_cause_fault (&c) == (trunc ? PC_FAULT_PROGRAM : PC_FAULT_FILESYSTEM));
+    if (trunc)
+      ck_assert_ptr_nonnull (strstr (c.rule, "cut it before the new data was durable"));
+    pc_cause_clear (&c);
+    /* the new size, its first block written, the others still zeros */
+    e = found_zeros ("t", b12, 4096);
+    k = judge (end, "t", e, &c);
+    ck_assert_msg (k == PC_V_MISMATCH && c.promise == !trunc && c.program == trunc,
+                   "trunc %d, a block written: %s, promise %d", trunc, pc_finding_name (k),
+                   c.promise);
+    pc_cause_clear (&c);
+    if (!trunc)
+      continue;
+    /* empty: the program's too */
+    k = judge (end, "t", found ("t", ""), &c);
+    ck_assert (k == PC_V_ZERO_LENGTH && !c.promise && c.program);
+    pc_cause_clear (&c);
+    /* the durable version, or the new one: nothing lost */
+    ck_assert_int_eq (kind_of (end, "t", found ("t", a6)), 0);
+    ck_assert_int_eq (kind_of (end, "t", found ("t", b12)), 0);
+  }
+}
+END_TEST
+
+/* sed -i twice on a synced file, never syncing: the second temporary file
+ * renamed over the first, found empty at the name.  The program's fault,
+ * and the fix names the file found and the rename that put it there, not
+ * the first rename. */
+START_TEST (test_replaced_twice)
+{
+  struct pc_event ev;
+  struct pc_cause c;
+  uint64_t end;
+
+  reset ();
+  mkfs_mark ();
+  creat_file ("/app.conf", 20);
+  write_file ("/app.conf", 20, "one\n", 0, 4);
+  ev_init (&ev, PC_OP_SYNC, "sync", "");
+  call (&ev, 0);
+  creat_file ("/sedAAAA", 21);
+  write_file ("/sedAAAA", 21, "two\n", 0, 4);
+  ev_init (&ev, PC_OP_RENAME, "rename", "/sedAAAA");
+  snprintf (ev.path[1], sizeof ev.path[1], "/app.conf");
+  snprintf (ev.text, sizeof ev.text, "rename(\"sedAAAA\", \"app.conf\") = 0");
+  call (&ev, 0);
+  creat_file ("/sedBBBB", 22);
+  write_file ("/sedBBBB", 22, "three\n", 0, 6);
+  ev_init (&ev, PC_OP_RENAME, "rename", "/sedBBBB");
+  snprintf (ev.path[1], sizeof ev.path[1], "/app.conf");
+  snprintf (ev.text, sizeof ev.text, "rename(\"sedBBBB\", \"app.conf\") = 0");
+  call (&ev, 0);
+  end = ix.n - 1;
+  {
+    struct pc_entry *e = found ("app.conf", "");
+    e->ino = 22;
+    ck_assert_int_eq (judge (end, "app.conf", e, &c), PC_V_ZERO_LENGTH);
+  }
+  ck_assert (!c.promise && c.program);
+  ck_assert_msg (strstr (c.fix, "sedBBBB before rename(\"sedBBBB\"") != NULL, "%s", c.fix);
+  pc_cause_clear (&c);
+}
+END_TEST
+
 START_TEST (test_every_path_verdict)
 {
   struct pc_event ev;
@@ -1456,6 +1551,8 @@ main (void)
   tcase_add_test (tc, test_rename_over_empty);
   tcase_add_test (tc, test_gave_up);
   tcase_add_test (tc, test_durable_behind_later);
+  tcase_add_test (tc, test_otrunc_given_up);
+  tcase_add_test (tc, test_replaced_twice);
   tcase_add_test (tc, test_untraceable);
   tcase_add_test (tc, test_older);
   tcase_add_test (tc, test_inode_reused);
