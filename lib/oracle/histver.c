@@ -289,6 +289,25 @@ holds_version (const struct pc_history *h, const struct hver *v, const struct pc
   return true;
 }
 
+/* Does found hold version v of path p, or a later one, as of point: v
+ * itself, or a file bound to the name after v and before the next
+ * version followed (upto): a binding no sync asked to last is not
+ * followed as a version of its own, yet a state holding it holds
+ * something newer than v? */
+static bool
+holds_from (const struct pc_history *h, const struct phist *p, const struct hver *v,
+            uint64_t upto, const struct pc_entry *found, uint64_t point)
+{
+  if (holds_version (h, v, found, point))
+    return true;
+  for (size_t i = 0; i < p->ne && p->e[i].seq < upto && p->e[i].seq <= point; i++) {
+    struct hver b = { p->e[i].node, p->e[i].seq, p->e[i].call, NONE, UINT32_MAX };
+    if (p->e[i].seq > v->seq && p->e[i].node != v->node && holds_version (h, &b, found, point))
+      return true;
+  }
+  return false;
+}
+
 /* Did any file of the versions [a, z) change (a block, or what the tracer
  * lost of it) between points x and y? */
 static bool
@@ -359,7 +378,9 @@ pc_hist_lost (const struct pc_history *h, uint64_t point, size_t i,
     kept = vc->kept;
   else {
     /* the newest version it keeps: the ones before are kept with it */
-    for (kept = z; kept > a && !holds_version (h, &h->ver[kept - 1], found, point); kept--)
+    for (kept = z; kept > a &&
+                   !holds_from (h, &h->paths[i], &h->ver[kept - 1],
+                                kept < z ? h->ver[kept].seq : NONE, found, point); kept--)
       ;
     if (vc)
       *vc = (struct vcache) { true, z, kept, point, key };

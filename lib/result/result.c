@@ -151,17 +151,25 @@ cmp_u64 (const void *a, const void *b)
 }
 
 /* Whose fault the last state that lost w's version was: its finding at
- * w's path (the filesystem's if it has none there). */
+ * w's path; without one, the whole state's (a filesystem corrupt or
+ * unmountable, two recoveries that disagree) where it failed so, else
+ * nobody's: the state holds what was allowed there, and the version it
+ * lost was one a crash may lose. */
 static enum pc_fault
 lost_fault (const struct pc_check_result *res, const struct pc_window *w)
 {
   const struct pc_point *p = w->lost_until >= 0 ? &res->points[w->lost_until] : NULL;
+  const struct pc_verdict_info *vi;
 
   for (size_t k = 0; p && k < p->findings.n; k++)
     if (strcmp (p->findings.v[k].path, w->path) == 0 &&
         pc_finding_verdict (p->findings.v[k].kind) != PC_V_OK)
       return pc_cause_fault (&p->findings.v[k].cause);
-  return PC_FAULT_FILESYSTEM;
+  vi = p ? pc_verdict_info (p->verdict) : NULL;
+  if (vi && !vi->path && p->verdict != PC_V_OK && p->verdict != PC_V_NOT_CHECKED &&
+      p->verdict != PC_V_APP_INVALID)
+    return pc_point_fault (p);
+  return PC_FAULT_NONE;
 }
 
 void
