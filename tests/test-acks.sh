@@ -51,7 +51,7 @@ acked=$(json "$r" 'sorted({f["cause"]["acknowledged"] for p in r["points"] for f
 assert_match "$acked" "'ok 5'\]$" "the last line it printed ($acked)"
 assert_match "$acked" "^\[('ok [1-5]', )*'ok 5'\]$" "only lines it printed ($acked)"
 assert_match "$(json "$r" '[f["cause"]["fix"] for p in r["points"] for f in p["findings"] if f["verdict"] == "ack-lost"][0]')" \
-  "fsync of kv.db" "the sync that would have kept it"
+  "msync.MS_SYNC. of the mapping of kv.db" "the sync that would have kept it: the mapping's"
 assert_match "$(cat "$tmp/out/report.txt")" 'acked: +"ok 5"' "the text report quotes the line"
 assert_match "$(head -1 "$tmp/out/report.txt")" "program's fault: it acknowledged" "the headline says whose fault"
 # the judgements kept from state to state give what judging each anew does
@@ -95,3 +95,52 @@ run powercut run --settle 0 -q -O "$tmp/sync" -- python3 "$tmp/kv.py" sync
 assert_eq "$rc" 0 "each store msync'd before its ok: nothing lost ($out $err)"
 assert_eq "$(json "$tmp/sync/report.json" 'r["totals"]["acknowledged_lost"], r["totals"]["not-checked"]')" "(0, 0)" \
   "nothing acknowledged lost"
+
+# The fault follows the version lost, not its form.  A store created
+# empty and fsync'd once, then appended to with an "ok" after each record,
+# its writeback started (sync_file_range without a wait) and never synced:
+# a crash state holding it empty, or older (fewer records), or at its size
+# with a record's block still zeros (the log edited so that record's data
+# reads as zeros where it reached the disk) lost what the program
+# acknowledged: ack-lost, the program's fault, in all three forms.  A
+# scratch file fsync'd and deleted between two lines, and an index never
+# synced beside the store (as SQLite's -shm), lose nothing acknowledged.
+cat >"$tmp/store.py" <<'PY'
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+s = os.open("scratch", os.O_CREAT | os.O_WRONLY, 0o644)
+os.write(s, b"scratch\n")
+os.fsync(s)
+os.close(s)
+os.unlink("scratch")
+print("ready", flush=True)
+fd = os.open("kv.db", os.O_CREAT | os.O_WRONLY, 0o644)
+os.fsync(fd)
+for i in range(1, 6):
+    os.write(fd, (b"REC%03d " % i) * 585 + b"\n")
+    # start writeback, wait for nothing (SYNC_FILE_RANGE_WRITE)
+    libc.sync_file_range(fd, ctypes.c_int64(0), ctypes.c_int64(0), 2)
+    with open("kv.idx", "w") as f:      # rebuilt from kv.db, never synced
+        f.write("%d\n" % i)
+    print("ok %d" % i, flush=True)
+    time.sleep(0.7)                     # a journal commit (commit=1) or more
+time.sleep(2)
+os.close(fd)
+PY
+run powercut run --settle 0 -q -O "$tmp/forms" --config 'ext4 commit=1' -- python3 "$tmp/store.py"
+assert_eq "$rc" 1 "appends acknowledged, never synced: problems found ($err)"
+cp "$tmp/forms/powercut.log" "$tmp/zeroed.log"
+"$top_builddir/tests/log-edit" "$tmp/zeroed.log" zero-block "REC003 " >/dev/null
+powercut check "$tmp/zeroed.log" -q --json "$tmp/zeroed.json" || true
+forms='sorted({("empty" if f["found"].startswith("empty") else "zeros" if "blocks all zeros" in f["found"] else "older", f["fault"]) for p in r["points"] for f in p["findings"] if f["path"] == "kv.db" and f["verdict"] == "ack-lost"})'
+assert_eq "$(json "$tmp/zeroed.json" "$forms")" \
+  "[('empty', 'program'), ('older', 'program'), ('zeros', 'program')]" \
+  "ack-lost, the program's fault, found empty, older and with zeros"
+assert_eq "$(json "$tmp/forms/report.json" 'sorted({(f["path"], f["verdict"]) for p in r["points"] for f in p["findings"] if f["path"] != "kv.db" or f["fault"] != "program"})')" \
+  "[]" "nothing but kv.db's acknowledged loss (the scratch file and the index: no finding)"
+# (in the edited log, states after powercut's own sync lost durable data:
+# the filesystem's, as the edit made them)
+assert_eq "$(json "$tmp/zeroed.json" 'sorted({(f["path"], f["verdict"]) for p in r["points"] for f in p["findings"] if f["path"] != "kv.db"})')" \
+  "[]" "the scratch file and the index: no finding in the edited log"
+
+

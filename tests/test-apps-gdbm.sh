@@ -19,8 +19,8 @@ r=$tmp/plain/report.json
 assert_eq "$(json "$r" 'r["totals"]["promises"], r["totals"]["ack-lost"] > 0')" "(0, True)" "ack-lost, no broken promise"
 assert_eq "$(json "$r" 'sorted({(f["path"], f["fault"]) for p in r["points"] for f in p["findings"] if f["verdict"] == "ack-lost"})')" \
   "[('kv.gdbm', 'program')]" "the database, the program's fault"
-assert_eq "$(json "$r" 'all(f["cause"]["acknowledged"].startswith("ok ") and "fsync of kv.gdbm" in f["cause"]["fix"] for p in r["points"] for f in p["findings"] if f["verdict"] == "ack-lost")')" \
-  True "each quotes the line and names the sync"
+assert_eq "$(json "$r" 'all(f["cause"]["acknowledged"].startswith("ok ") and "msync(MS_SYNC) of the mapping of kv.gdbm" in f["cause"]["fix"] for p in r["points"] for f in p["findings"] if f["verdict"] == "ack-lost")')" \
+  True "each quotes the line and names the sync: its mapping's msync"
 plain=$(json "$r" 'sorted(p["id"] for p in r["points"] if p["verdict"] == "ack-lost")')
 
 run powercut check "$tmp/plain/powercut.log" -q --verify "$apps/check.sh" --json "$tmp/verify.json" --fail-on promises

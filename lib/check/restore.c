@@ -237,6 +237,34 @@ conclude (struct suspect *s, int kind, bool counts, const char *why)
   return 0;
 }
 
+/* A path the restore test found the application lost (ack-lost) may
+ * also have the judge's finding of data never made durable (zeros, an
+ * empty file): the same loss, now weighed as acknowledged; that finding
+ * goes. */
+static void
+drop_weighed (struct pc_findings *fl)
+{
+  size_t kept = 0;
+
+  for (size_t j = 0; j < fl->n; j++) {
+    struct pc_finding *f = &fl->v[j];
+    bool gone = false;
+    if (f->kind != PC_V_ACK_LOST && pc_finding_verdict (f->kind) != PC_V_OK &&
+        pc_cause_fault (&f->cause) == PC_FAULT_NONE)
+      for (size_t k = 0; k < fl->n && !gone; k++)
+        gone = fl->v[k].kind == PC_V_ACK_LOST && strcmp (fl->v[k].path, f->path) == 0;
+    if (gone) {
+      free (f->path);
+      free (f->found);
+      free (f->allowed);
+      pc_cause_clear (&f->cause);
+      continue;
+    }
+    fl->v[kept++] = *f;
+  }
+  fl->n = kept;
+}
+
 int
 check_restore (struct ctx *c, size_t i, const char *dir, const char *mfile, size_t k,
                size_t na, struct pc_export *x, uint64_t ack, struct pc_findings *fl)
@@ -316,5 +344,7 @@ check_restore (struct ctx *c, size_t i, const char *dir, const char *mfile, size
     free (s[j].bytes);
     free (s[j].orig);
   }
+  if (r == 0)
+    drop_weighed (fl);
   return r;
 }

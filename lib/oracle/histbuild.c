@@ -114,6 +114,7 @@ add_durable (struct node *n, uint64_t seq, uint64_t first, uint64_t last, uint32
   if (pc_grow (&n->d, &n->capd, n->nd + 1, sizeof *n->d, 8) < 0)
     return -ENOMEM;
   n->d[n->nd++] = (struct dpoint) { seq, first, last, UINT64_MAX, call, meta };
+  n->synced = true;
   return 0;
 }
 
@@ -425,6 +426,13 @@ apply (struct pc_history *h, const struct pc_event *ev, uint64_t seq, uint64_t x
     }
     return add_durable (&h->nodes[n], xseq, 0, UINT64_MAX, call, ev->op == PC_OP_FSYNC);
   }
+  case PC_OP_SYNC_RANGE:
+    /* durable by nothing (no metadata, no cache flush), but a program
+     * that waits for a file's writes counts on them */
+    n = event_node (h, ev, ev->path[0]);
+    if (n >= 0 && (ev->arg_flags & SYNC_FILE_RANGE_WAIT_AFTER))
+      h->nodes[n].synced = true;
+    return 0;
   case PC_OP_SYNC:
   case PC_OP_SYNCFS:
     if (pc_grow (&h->global, &h->capglobal, h->nglobal + 1, sizeof *h->global, 8) < 0)
@@ -628,6 +636,12 @@ pc_hist_build (struct pc_history *h, const struct pc_index *ix, bool marks, stru
       break;
     }
     h->events++;
+    if (ev.op == PC_OP_ACK) {
+      /* a line printed: no call of its own to pair (its thread may be
+       * inside one, as an edited log has it) */
+      pc_event_free (&ev);
+      continue;
+    }
     if (ev.kind == PC_EVENT_ENTRY) {
       uint32_t call;
       r = add_call (h, i, &ev, &call);

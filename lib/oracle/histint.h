@@ -92,6 +92,9 @@ struct node {
   uint64_t mapped_from;         /* mapped shared and writable, not msync'd or
                                  * unmapped since (NONE: not so) */
   uint32_t mapped_call;
+  bool synced;                  /* the program synced it at least once (a call or
+                                 * a mark made some of it durable, or
+                                 * sync_file_range waited for its writes) */
   uint64_t *bseq;               /* the records of its block versions, ascending,
                                  * each once (histver.c) */
   size_t nbseq;

@@ -441,10 +441,12 @@ declared (const struct pc_history *h, uint32_t call)
 }
 
 /* The cause of a finding on block b (NONE: the size) of n at path; the
- * call behind the version lost in *ret_call (UINT32_MAX: none known). */
+ * call behind the version lost in *ret_call (UINT32_MAX: none known), and
+ * in *ret_mapped whether a shared mapping stored it (msync keeps it). */
 static int
 data_cause (const struct pc_history *h, const struct node *n, const char *path, uint64_t b,
-            uint64_t point, int kind, bool promise, struct pc_cause *c, uint32_t *ret_call)
+            uint64_t point, int kind, bool promise, struct pc_cause *c, uint32_t *ret_call,
+            bool *ret_mapped)
 {
   const struct bver *newest = NULL;
   uint32_t call = UINT32_MAX, dcall;
@@ -468,6 +470,7 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
     for (size_t i = a; i < z && n->b[i].seq <= upto; i++)
       newest = &n->b[i];
   }
+  *ret_mapped = newest && (newest->kind == B_MAPPED || newest->snap);
   if (newest) {
     call = newest->call;
     seq = newest->seq;
@@ -511,6 +514,9 @@ data_cause (const struct pc_history *h, const struct node *n, const char *path, 
     if (dseq != NONE && !after)
       r = asprintf (&c->fix, "none of the program's order: it synced it %.0f ms later; "
                     "a crash in between may lose it", (double) (c->durable_ns - (int64_t) c->time_ns) / 1e6);
+    else if (*ret_mapped)
+      r = asprintf (&c->fix, "an msync(MS_SYNC) of the mapping of %s after that store",
+                    wpath[0] ? wpath : "/");
     else
       r = asprintf (&c->fix, "an fsync of %s after that call", wpath[0] ? wpath : "/");
     if (r < 0)
@@ -783,7 +789,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     r = data_cause (h, n, path, ranged ? rb : NONE, point, PC_V_ZERO_LENGTH,
                     ranged || (d != NONE && (size_set_by (n, point) <= d ||
                                              least_size_since (n, d, point) > 0)),
-                    &ret->cause, &wcall);
+                    &ret->cause, &wcall, &ret->mapped);
     return r < 0 ? r : program_cause (h, p, path, newest, point, wcall, &ret->cause);
   }
   /* Each node the name may be bound to. */
@@ -877,19 +883,20 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
       uint32_t wcall;
       ret->kind = best;
       return data_cause (h, n, path, best_block, floor < point ? floor : point, best, false,
-                         &ret->cause, &wcall);
+                         &ret->cause, &wcall, &ret->mapped);
     }
     /* What it held before its durable point: rolled back. */
     if (best_promise && match_file (h, n, found, point, NONE, true, &blk, &promise) == 0) {
       uint32_t wcall;
       ret->kind = PC_V_DURABLE_LOST;
       return data_cause (h, n, path, best_block, point, PC_V_DURABLE_LOST, true, &ret->cause,
-                         &wcall);
+                         &wcall, &ret->mapped);
     }
     uint32_t wcall;
     int r;
     ret->kind = best;
-    r = data_cause (h, n, path, best_block, point, best, best_promise, &ret->cause, &wcall);
+    r = data_cause (h, n, path, best_block, point, best, best_promise, &ret->cause, &wcall,
+                    &ret->mapped);
     return r < 0 ? r : program_cause (h, p, path, best_node, point, wcall, &ret->cause);
   }
 }
@@ -968,8 +975,21 @@ pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, const
                   const struct pc_entry *found, struct pc_history_verdict *ret)
 {
   struct pc_cause *c = &ret->cause;
-  int r = judge (h, point, floor, path, found, ret);
+  const struct phist *p = pc_hist_find_path (h, path);
+  int64_t at_floor = -1;
+  int r;
 
+  /* Absent from the name at floor (deleted, renamed away, not made yet):
+   * whatever the state holds there is more than the program had, no
+   * loss. */
+  for (size_t i = 0; p && i < p->ne && p->e[i].seq <= floor && p->e[i].seq <= point; i++)
+    at_floor = p->e[i].node;
+  if (p && at_floor < 0) {
+    memset (ret, 0, sizeof *ret);
+    ret->call = UINT32_MAX;
+    return 0;
+  }
+  r = judge (h, point, floor, path, found, ret);
   if (r < 0 || ret->kind == 0)
     return r;
   if (ret->kind == PC_F_NOT_JUDGED) {
@@ -1003,7 +1023,10 @@ pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, const
     if (n < 0)
       c->fix = NULL;
   }
-  else if (asprintf (&c->fix, "an fsync of %s after that call", path) < 0)
+  else if (ret->mapped
+           ? asprintf (&c->fix, "an msync(MS_SYNC) of the mapping of %s after that store",
+                       path) < 0
+           : asprintf (&c->fix, "an fsync of %s after that call", path) < 0)
     c->fix = NULL;
   return c->rule ? 0 : -ENOMEM;
 }

@@ -144,3 +144,27 @@ pc_history_lost (const struct pc_history *h, uint64_t point, size_t index,
 {
   pc_hist_lost (h, point, index, found, fn, ctx);
 }
+
+bool
+pc_history_synced (const struct pc_history *h, const char *path)
+{
+  const struct phist *p = pc_hist_find_path (h, path);
+
+  if (p == NULL)
+    return false;
+  for (size_t i = 0; i < p->ne; i++) {
+    int64_t n = p->e[i].node;
+    uint64_t to = i + 1 < p->ne ? p->e[i + 1].seq : NONE;
+    if (n < 0 || h->nodes[n].type != N_FILE)
+      continue;
+    if (h->nodes[n].synced)
+      return true;
+    /* everything synced (by the program: not powercut run's own sync
+     * after its command) while this file was bound here */
+    for (size_t g = 0; g < h->nglobal; g++)
+      if (h->global[g].seq > p->e[i].seq && h->global[g].seq < to &&
+          (h->command_end == NONE || h->global[g].seq < h->command_end))
+        return true;
+  }
+  return false;
+}

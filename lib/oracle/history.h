@@ -38,10 +38,14 @@
  * data never made durable) and names the call behind the lost version.
  * A version made durable and lost is a broken promise whatever form the
  * loss takes (older content, zeros, an empty or shorter file) and
- * whatever changed the file since (an unsynced append, truncate or
- * rewrite): a file shorter than its durable size and than every size
- * set since, or a block holding what it held before its durable point
- * (or zeros) where it holds nothing written since.
+ * whatever changed the file since (an unsynced append or rewrite in
+ * place): a file shorter than its durable size and than every size set
+ * since, or a block holding what it held before its durable point (or
+ * zeros) where it holds nothing written since; unless the program gave
+ * it up since (a rename over it, an unlink and a new file, a truncate
+ * to the block's start or below): the data lost then is the
+ * replacement's, never made durable, and the program's fault
+ * (doc/fault.md has the model).
  */
 #ifndef POWERCUT_HISTORY_H
 #define POWERCUT_HISTORY_H
@@ -84,6 +88,9 @@ struct pc_history_verdict {
                                  * rename, link, unlink or creation), not data */
   uint32_t call;                /* for a name: the call that bound it as lost
                                  * (UINT32_MAX: none known) */
+  bool mapped;                  /* for data: a shared writable mapping stored the
+                                 * version lost (msync keeps it, and the fix
+                                 * says so) */
   struct pc_cause cause;        /* why (finding.h); the caller frees its strings */
 };
 
@@ -120,6 +127,15 @@ int pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_ma
 int pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor,
                       const char *path, const struct pc_entry *found,
                       struct pc_history_verdict *ret);
+
+/* Does the program treat path as durable data: did it sync a file bound
+ * to it at least once (fsync, fdatasync, a synchronous write,
+ * msync(MS_SYNC), sync_file_range waiting for the writes, a mark naming
+ * it durable), or everything (sync, syncfs, a synced mark, before its
+ * command ended) while a file was bound to it?  A file it never syncs
+ * (an index it rebuilds, a lock, a log, a pid file) is not what its
+ * acknowledgements promise. */
+bool pc_history_synced (const struct pc_history *h, const char *path);
 
 /* What path held at record at (a point), for restoring it: absent, or a
  * file of size bytes whose block b (of PC_EVENT_BLOCK bytes, the last

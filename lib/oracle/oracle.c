@@ -704,7 +704,17 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
   return 0;
 }
 
-/* Is path in out already? */
+/* The index in out of path's failing finding, or -1: none. */
+static ssize_t
+find_finding (const struct pc_findings *out, const char *path)
+{
+  for (size_t i = 0; i < out->n; i++)
+    if (strcmp (out->v[i].path, path) == 0 && pc_finding_verdict (out->v[i].kind) != PC_V_OK)
+      return (ssize_t) i;
+  return -1;
+}
+
+/* Is path in out already, as anything? */
 static bool
 has_finding (const struct pc_findings *out, const char *path)
 {
@@ -718,18 +728,30 @@ int
 pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_oracle_ack *ack,
                  int kind, const struct pc_mark *found, struct pc_findings *out, size_t *ret_n)
 {
-  size_t nh = 0, j = 0, added = 0;
+  size_t nh = 0, j = 0, added = 0, n0 = out->n;
   const char *const *hp = o->hist ? pc_history_paths (o->hist, &nh) : NULL;
 
   for (size_t k = 0; k < nh; k++) {
     const struct pc_entry *f = NULL;
     struct pc_history_verdict hv;
+    ssize_t had = -1;
     int r;
     while (j < found->nentries && strcmp (found->entries[j].path, hp[k]) < 0)
       j++;
     if (j < found->nentries && strcmp (found->entries[j].path, hp[k]) == 0)
       f = &found->entries[j];
-    if (has_finding (out, hp[k]))
+    /* A path judged already: where what it lost was only data never
+     * made durable (nobody's, in the judge's eyes), the same loss of an
+     * acknowledged version is weighed here, whatever its form (zeros, an
+     * empty file, an older version); else it is told once. */
+    had = find_finding (out, hp[k]);
+    if (had >= (ssize_t) n0 ||
+        (had >= 0 && pc_cause_fault (&out->v[had].cause) != PC_FAULT_NONE) ||
+        (had < 0 && has_finding (out, hp[k])))
+      continue;
+    /* Without a checker, only what the program treats as durable data:
+     * a file it syncs (history.h) */
+    if (kind == PC_V_ACK_LOST && !pc_history_synced (o->hist, hp[k]))
       continue;
     r = pc_history_older (o->hist, point, ack->record, hp[k], f, &hv);
     if (r < 0)
@@ -764,6 +786,23 @@ pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_orac
     if (hv.cause.rule == NULL || (ack->text && hv.cause.ack == NULL)) {
       pc_cause_clear (&hv.cause);
       return -ENOMEM;
+    }
+    if (had >= 0 && kind == PC_V_ACK_LOST) {
+      /* the judge's finding becomes this one: the same state, weighed as
+       * the acknowledged loss it is */
+      struct pc_finding *x = &out->v[had];
+      char *allowed = strdup ("what the program had by its last acknowledgement, or after");
+      if (allowed == NULL) {
+        pc_cause_clear (&hv.cause);
+        return -ENOMEM;
+      }
+      free (x->allowed);
+      x->allowed = allowed;
+      x->kind = kind;
+      pc_cause_clear (&x->cause);
+      x->cause = hv.cause;
+      added++;
+      continue;
     }
     r = finding (out, kind, hp[k], f, "what the program had by its last acknowledgement, "
                  "or after");

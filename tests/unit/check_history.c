@@ -685,11 +685,11 @@ START_TEST (test_older)
                  "%s", v.cause.fix);
   ck_assert_int_eq (v.cause.durable_ns, -1);
   pc_cause_clear (&v.cause);
-  /* the lock file, gone by then, still there */
+  /* the lock file, renamed away by then, still there: more than the
+   * program had, no loss */
   ck_assert_int_eq (pc_history_older (h, end, end, "refs/master.lock",
                                       found ("refs/master.lock", "c2\n"), &v), 0);
-  ck_assert_int_eq (v.kind, PC_F_OLDER);
-  pc_cause_clear (&v.cause);
+  ck_assert_int_eq (v.kind, 0);
   /* what the program had: nothing lost */
   ck_assert_int_eq (pc_history_older (h, end, end, "refs/master", found ("refs/master", "c2\n"),
                                       &v), 0);
