@@ -70,6 +70,9 @@ usage (FILE *f)
 "                        journal and checks every distinct image, every file is read\n"
 "      --verify CMD      run CMD (sh -c) in the tree of every state whose filesystem\n"
 "                        passes; failing, it makes the point app-invalid\n"
+"      --acks WHICH      which lines a traced program printed acknowledge:\n"
+"                        stdout (every one, the default), none, or those an\n"
+"                        extended regular expression matches\n"
 "      --ignore-events   judge files by the marks alone, not by a traced\n"
 "                        program's calls\n"
 "      --ignore-marks    judge files by a traced program's calls alone: of the\n"
@@ -113,11 +116,12 @@ struct args {
   struct pc_outputs out;
   bool shard_given;
   char verify[8192];            /* --verify, its program named from here */
+  struct pc_acksel acks;        /* --acks */
 };
 
 enum { OPT_SEED = 256, OPT_JSON, OPT_HTML, OPT_SHARD, OPT_KEEP_TRIMMED, OPT_TIMEOUT,
        OPT_WORKDIR, OPT_PLAIN, OPT_VERIFY, OPT_FAIL_ON, OPT_IGNORE_EVENTS, OPT_IGNORE_MARKS,
-       OPT_JUDGE, OPT_RECOVERY_CRASHES, OPT_KERNEL, OPT_MODULES };
+       OPT_JUDGE, OPT_RECOVERY_CRASHES, OPT_KERNEL, OPT_MODULES, OPT_ACKS };
 
 /* The options with a number or a model: -1 to go on, or an exit status. */
 static int
@@ -187,6 +191,16 @@ option (int c, const char *arg, struct args *a)
     cfg->verify = pc_command_here (arg, a->verify, sizeof a->verify);
     break;
   case 'b': cfg->base_path = arg; break;
+  case OPT_ACKS: {
+    struct pc_err err;
+    pc_acksel_free (&a->acks);
+    if (pc_acksel_parse (arg, &a->acks, &err) < 0) {
+      cmd_err ("check", "%s", err.msg);
+      return pc_usage_error ("check");
+    }
+    cfg->acks = &a->acks;
+    break;
+  }
   case OPT_IGNORE_EVENTS: cfg->oracle_flags |= PC_ORACLE_NO_EVENTS; break;
   case OPT_IGNORE_MARKS: cfg->oracle_flags |= PC_ORACLE_NO_MARKS; break;
   case OPT_FAIL_ON:
@@ -238,6 +252,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "plain", no_argument, NULL, OPT_PLAIN },
     { "verify", required_argument, NULL, OPT_VERIFY },
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+    { "acks", required_argument, NULL, OPT_ACKS },
     { "ignore-events", no_argument, NULL, OPT_IGNORE_EVENTS },
     { "ignore-marks", no_argument, NULL, OPT_IGNORE_MARKS },
     { "judge", required_argument, NULL, OPT_JUDGE },

@@ -82,6 +82,9 @@ usage (FILE *f)
 "      --trace, --no-trace  run the workload under powercut trace, so that its\n"
 "                        calls are in the log (default: a COMMAND is traced, a\n"
 "                        built-in workload, which places its own marks, is not)\n"
+"      --acks WHICH      which lines a traced COMMAND prints acknowledge:\n"
+"                        stdout (every one, the default), none, or those an\n"
+"                        extended regular expression matches\n"
 "      --all-cpus        a traced workload may run on every CPU (default: the\n"
 "                        tracer's, where each traced call costs least)\n"
 "      --judge WHO       who recovers and reads each crash state: auto (default),\n"
@@ -142,7 +145,7 @@ problem_line (void *ctx, const char *line)
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
        OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
        OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE, OPT_JUDGE,
-       OPT_RECOVERY_CRASHES };
+       OPT_RECOVERY_CRASHES, OPT_ACKS };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -171,6 +174,7 @@ static const struct option opts[] = {
   { "trace", no_argument, NULL, OPT_TRACE },
   { "no-trace", no_argument, NULL, OPT_NO_TRACE },
   { "all-cpus", no_argument, NULL, OPT_ALL_CPUS },
+  { "acks", required_argument, NULL, OPT_ACKS },
   { "fail-on", required_argument, NULL, OPT_FAIL_ON },
   { "quiet", no_argument, NULL, 'q' },
   { "help", no_argument, NULL, 'h' },
@@ -185,6 +189,7 @@ struct args {
   int trace;                    /* --trace 1, --no-trace 0, neither -1 */
   bool quiet;
   char verify[8192];            /* --verify, its program named from here */
+  struct pc_acksel acks;        /* --acks */
   struct pc_run_device devices[PC_MAX_DEVICES];        /* --device */
   char devspec[PC_MAX_DEVICES][512];
   bool sized;                   /* --size given */
@@ -421,6 +426,16 @@ option (int c, const char *arg, struct args *a)
   }
   case OPT_RECOVERY_CRASHES: cc->recovery_crashes = true; break;
   case OPT_ALL_CPUS: a->job.each.run.all_cpus = true; break;
+  case OPT_ACKS: {
+    struct pc_err err;
+    pc_acksel_free (&a->acks);
+    if (pc_acksel_parse (arg, &a->acks, &err) < 0) {
+      cmd_err ("run", "%s", err.msg);
+      return pc_usage_error ("run");
+    }
+    a->job.each.run.acks = cc->acks = &a->acks;
+    break;
+  }
   case 'q': a->quiet = true; break;
   case 'h': usage (stdout); return EXIT_OK;
   case '?': return pc_usage_error ("run");

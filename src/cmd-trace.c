@@ -13,8 +13,8 @@
 static void
 usage (void)
 {
-  printf ("usage: powercut trace [--control PATH] [--root DIR] [--all-cpus] [--no-acks]\n"
-          "                      [--quiet] [--] COMMAND [ARG]...\n"
+  printf ("usage: powercut trace [--control PATH] [--root DIR] [--all-cpus]\n"
+          "                      [--acks stdout|none|REGEX] [--quiet] [--] COMMAND [ARG]...\n"
           "\n"
           "Run COMMAND, and every process it starts, under a tracer that logs each\n"
           "call that can change a file or make it durable (open for writing,\n"
@@ -28,15 +28,18 @@ usage (void)
           "be traced.\n"
           "\n"
           "COMMAND's standard output is read through a pipe and copied on to\n"
-          "ours; each line it writes there is logged as an acknowledgement, before\n"
-          "it goes on: powercut check --verify tells a checker what had been\n"
-          "acknowledged by each crash state's moment.\n"
+          "ours; each line it writes there (or each one --acks selects) is logged\n"
+          "as an acknowledgement, before it goes on: powercut check judges what the\n"
+          "program had acknowledged by each crash state's moment.\n"
           "\n"
           "  -c, --control PATH  the recorder's control socket\n"
           "  -r, --root DIR      the recorded filesystem's mount point\n"
           "      --all-cpus      let COMMAND run on every CPU (default: the CPU the\n"
           "                      tracer is on, where each traced call costs least)\n"
-          "      --no-acks       leave standard output alone: no acknowledgements\n"
+          "      --acks WHICH    which lines acknowledge: stdout (every line, the\n"
+          "                      default), none (standard output left alone), or\n"
+          "                      those an extended regular expression matches\n"
+          "      --no-acks       the same as --acks none\n"
           "  -q, --quiet         no summary on standard error\n"
           "  -h, --help          show this help\n",
           DEFAULT_CONTROL);
@@ -51,12 +54,14 @@ cmd_trace (int argc, char **argv)
     { "quiet", no_argument, NULL, 'q' },
     { "all-cpus", no_argument, NULL, 'A' },
     { "no-acks", no_argument, NULL, 'N' },
+    { "acks", required_argument, NULL, 'K' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   struct pc_traced t = { .acks = true };
+  struct pc_acksel sel;
   struct pc_err err;
-  const char *control = NULL;
+  const char *control = NULL, *acks = NULL;
   bool quiet = false;
   int c, r;
 
@@ -69,7 +74,8 @@ cmd_trace (int argc, char **argv)
     case 'r': t.root = optarg; break;
     case 'q': quiet = true; break;
     case 'A': t.all_cpus = true; break;
-    case 'N': t.acks = false; break;
+    case 'N': acks = "none"; break;
+    case 'K': acks = optarg; break;
     case 'h': usage (); return EXIT_OK;
     default: return pc_usage_error ("trace");
     }
@@ -78,8 +84,17 @@ cmd_trace (int argc, char **argv)
     cmd_err ("trace", "a COMMAND to run is required");
     return pc_usage_error ("trace");
   }
+  if (acks == NULL && getenv ("POWERCUT_ACKS") && *getenv ("POWERCUT_ACKS"))
+    acks = getenv ("POWERCUT_ACKS");
+  if (pc_acksel_parse (acks, &sel, &err) < 0) {
+    cmd_err ("trace", "%s", err.msg);
+    return pc_usage_error ("trace");
+  }
+  t.acks = sel.how != PC_ACKS_NONE;
+  t.acksel = &sel;
   t.control = pc_control_path (control);
   r = pc_traced_run (argv + optind, &t, &err);
+  pc_acksel_free (&sel);
   if (r < 0) {
     cmd_err ("trace", "%s", err.msg);
     return EXIT_ERROR;

@@ -144,3 +144,31 @@ assert_eq "$(json "$tmp/zeroed.json" 'sorted({(f["path"], f["verdict"]) for p in
   "[]" "the scratch file and the index: no finding in the edited log"
 
 
+# --acks: which lines acknowledge.  On the same log, none: nothing
+# acknowledged, nothing lost; a regular expression: only the lines it
+# matches are quoted.  A bad one is a one-line usage error.
+run powercut check "$tmp/forms/powercut.log" -q --acks none --json "$tmp/none.json"
+assert_eq "$rc" 0 "--acks none: nothing acknowledged, nothing lost ($err)"
+assert_eq "$(json "$tmp/none.json" 'r["totals"]["acknowledged_lost"]')" 0 "--acks none: no ack-lost"
+powercut check "$tmp/forms/powercut.log" -q --acks 'ok [12]$' --json "$tmp/two.json" || true
+assert_match "$(json "$tmp/two.json" 'sorted({f["cause"]["acknowledged"] for p in r["points"] for f in p["findings"] if f["verdict"] == "ack-lost"})')" \
+  "^\[('ok [12]'(, )?)+\]$" "--acks REGEX: only the lines it matches are acknowledgements"
+run powercut check "$tmp/forms/powercut.log" -q --acks '('
+assert_eq "$rc" 2 "--acks with a bad regular expression"
+assert_match "$err" "^powercut check: --acks \(: not a regular expression" "one line says why"
+# run --acks: only the matching lines are logged, and the checker's file
+# holds only them
+cat >"$tmp/progress.sh" <<'SH'
+#!/bin/sh
+echo "Unpacking thing"; echo data >f; echo "ok 1"; echo "Setting up thing"
+SH
+cat >"$tmp/okonly.sh" <<'SH'
+#!/bin/sh
+! grep -qv '^ok ' "$POWERCUT_ACKS_FILE"
+SH
+chmod +x "$tmp/progress.sh" "$tmp/okonly.sh"
+run powercut run --settle 0 -q -O "$tmp/sel" --acks '^ok ' --verify "$tmp/okonly.sh" -- "$tmp/progress.sh"
+assert_eq "$rc" 0 "run --acks: the checker sees only the ok lines ($err)"
+assert_eq "$(powercut log --dump "$tmp/sel/powercut.log" | awk '$5 == "ack" { print $8, $9 }' | tr '\n' ' ')" \
+  "ok 1 " "only the matching line is logged"
+assert_match "$(cat "$tmp/sel/workload.txt")" "Setting up thing" "every line still reaches the output"

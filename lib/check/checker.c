@@ -21,6 +21,7 @@
 #include "util/disk.h"
 #include "check/export.h"
 #include "check/judge.h"
+#include "format/acksel.h"
 #include "format/event.h"
 #include "format/mark.h"
 #include "fs/fs.h"
@@ -378,7 +379,7 @@ load_inputs (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
         pc_err_msg (why, "%s: record %" PRIu64 ": %s", cfg->log_path, i, e.msg);
         return -EBADMSG;
       }
-      if (ev.op == PC_OP_ACK) {
+      if (ev.op == PC_OP_ACK && pc_acksel_match (cfg->acks, ev.text)) {
         if (pc_grow (&c->acks, &c->capacks, c->nacks + 1, sizeof *c->acks, 64) < 0)
           return -ENOMEM;
         c->acks[c->nacks] = (struct vack) { strdup (ev.text), i };

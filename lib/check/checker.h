@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "format/acksel.h"
 #include "replay/crash.h"
 #include "result/finding.h"
 #include "check/fsck.h"
@@ -40,6 +41,9 @@ struct pc_check_config {
   bool plain;                   /* the plain method (judge.h), for comparison */
   int timeout_s;                /* per program run on a state */
   const char *verify;           /* the application's checker (sh -c), or NULL */
+  const struct pc_acksel *acks; /* which ACK events of a traced program are its
+                                 * acknowledgements (format/acksel.h; NULL:
+                                 * every one) */
   unsigned oracle_flags;        /* PC_ORACLE_NO_EVENTS, _NO_MARKS (oracle.h) */
   enum pc_judge_mode judge;     /* who recovers and reads the states (judge.h):
                                  * the kernel needs root; not PC_JUDGE_GUEST

@@ -65,7 +65,7 @@ static const char guest_init[] =
 "mkdir -p /mnt\n"
 "if [ -n \"$MOUNT_OPTS\" ]; then mount -t $FS -o \"$MOUNT_OPTS\" /dev/nbd0 /mnt || finish 212\n"
 "else mount -t $FS /dev/nbd0 /mnt || finish 212; fi\n"
-"export POWERCUT_CONTROL=tcp:10.0.2.100:10810 POWERCUT_MNT=/mnt POWERCUT=/bin/powercut\n"
+"export POWERCUT_CONTROL=tcp:10.0.2.100:10810 POWERCUT_MNT=/mnt POWERCUT=/bin/powercut POWERCUT_ACKS\n"
 "powercut mark mkfs --manifest /mnt --sync || finish 213\n"
 "say running the workload\n"
 "if [ -n \"$TRACED\" ]; then T='powercut trace --quiet --'; else T=; fi\n"
@@ -226,6 +226,7 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   bad |= conf (m, "MOUNT_OPTS", cfg->mount_opts);
   bad |= conf (m, "WORKLOAD", cfg->workload);
   bad |= conf (m, "TRACED", cfg->traced ? "1" : "");
+  bad |= conf (m, "POWERCUT_ACKS", cfg->acks ? cfg->acks : "stdout");
   bad |= conf (m, "SCRIPT_MODE", cfg->script_mode ? "1" : "");
   bad |= conf (m, "OUTPUT", cfg->script_mode && cfg->out_path ? "1" : "");
   /* The script's arguments, each single-quoted, for eval in the guest. */

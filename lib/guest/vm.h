@@ -54,6 +54,8 @@ struct pc_vm_config {
   const char *script;           /* ... a script to run in the mount point */
   char *const *script_args;     /* its arguments (NULL-terminated), or NULL */
   bool traced;                  /* run it under powercut trace in the guest */
+  const char *acks;             /* traced: which lines acknowledge (trace's
+                                 * --acks; NULL: every line) */
   uint64_t seed;
   unsigned files, commit_s, connections;
   long settle_ms;               /* how long the guest waits between the marks

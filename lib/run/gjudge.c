@@ -157,6 +157,10 @@ guest_args (const struct pc_check_config *cfg, struct gj *g)
   }
   if (cfg->keep_trimmed)
     add_arg (g, "--keep-trimmed");
+  if (cfg->acks && cfg->acks->how != PC_ACKS_STDOUT) {
+    add_arg (g, "--acks");
+    add_arg (g, cfg->acks->spec);
+  }
   if (cfg->oracle_flags & PC_ORACLE_NO_EVENTS)
     add_arg (g, "--ignore-events");
   if (cfg->oracle_flags & PC_ORACLE_NO_MARKS)

@@ -499,6 +499,7 @@ run_vm (struct run *r)
   vc.script = cfg->workload ? NULL : cfg->command[0];
   vc.script_args = cfg->workload ? NULL : cfg->command + 1;
   vc.traced = cfg->traced;
+  vc.acks = cfg->workload ? "none" : cfg->acks ? cfg->acks->spec : NULL;
   vc.seed = cfg->seed;
   vc.files = cfg->files;
   vc.commit_s = commit_s;

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/acksel.h"
 #include "run/sysctl.h"
 #include "run/workload.h"
 #include "util/err.h"
@@ -70,6 +71,8 @@ struct pc_run_config {
   bool traced;                  /* run it under the tracer (traced.h): its calls
                                  * about the filesystem go into the log */
   bool all_cpus;                /* traced: it may run on every CPU (traced.h) */
+  const struct pc_acksel *acks; /* traced: which lines it prints acknowledge
+                                 * (format/acksel.h; NULL: every one) */
   uint64_t seed;
   unsigned files;
   unsigned seconds;             /* how long a timed workload writes (0: its default) */

@@ -83,7 +83,9 @@ run_traced (struct run *r, unsigned commit_s, FILE *trace, int word_fd)
   /* A built-in workload's lines tell what it does, and its marks what it
    * had: no acknowledgements. */
   struct pc_traced t = { .control = r->ctl, .root = r->mnt, .all_cpus = cfg->all_cpus,
-                         .acks = cfg->workload == NULL };
+                         .acks = cfg->workload == NULL &&
+                                 (cfg->acks == NULL || cfg->acks->how != PC_ACKS_NONE),
+                         .acksel = cfg->acks };
   char seed[24], files[16], commit[16], seconds[16];
   char *argv[] = { (char *) cfg->self, "workload",
                    (char *) (cfg->workload ? cfg->workload->name : ""), "--control",

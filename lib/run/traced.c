@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "format/acksel.h"
 #include "format/control.h"
 #include "format/event.h"
 #include "run/traced.h"
@@ -121,6 +122,8 @@ send_event (const struct pc_event *orig, void *arg)
   size_t len;
   int r;
 
+  if (orig->op == PC_OP_ACK && !pc_acksel_match (s->t->acksel, orig->text))
+    return 0;                   /* a line that acknowledges nothing (--acks) */
   if (!decide (s, orig)) {
     s->t->elsewhere++;
     return 0;

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/acksel.h"
 #include "util/err.h"
 
 struct pc_traced {
@@ -40,6 +41,8 @@ struct pc_traced {
                                  * output is logged as an acknowledgement (an ACK
                                  * event, before the program goes on), and copied
                                  * on to ours (tracer.h) */
+  const struct pc_acksel *acksel;       /* with acks, which lines are logged
+                                         * (format/acksel.h; NULL: every one) */
   uint64_t events;              /* pc_traced_run: how many events were logged */
   uint64_t elsewhere;           /* ... and how many were about other files */
   uint64_t nacks;               /* ... and how many of them were acknowledgements */
