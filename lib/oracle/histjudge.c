@@ -979,11 +979,24 @@ pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, const
   int64_t at_floor = -1;
   int r;
 
+  size_t after = 0;
+
   /* Absent from the name at floor (deleted, renamed away, not made yet):
    * whatever the state holds there is more than the program had, no
-   * loss. */
-  for (size_t i = 0; p && i < p->ne && p->e[i].seq <= floor && p->e[i].seq <= point; i++)
+   * loss.  Nor is what a temporary name held: a file the program moves
+   * from the name later (to the name it keeps it under: that name's
+   * story), or deletes by point (not replaced: an unlink and a new file
+   * by its next call). */
+  for (size_t i = 0; p && i < p->ne && p->e[i].seq <= floor && p->e[i].seq <= point; i++) {
     at_floor = p->e[i].node;
+    after = i + 1;
+  }
+  if (p && at_floor >= 0 && after < p->ne && p->e[after].node < 0 &&
+      (bound_elsewhere (h, p, at_floor, p->e[after].seq) ||
+       (p->e[after].seq <= point &&
+        !(after + 1 < p->ne && p->e[after + 1].node >= 0 &&
+          next_call (h, p->e[after].call, p->e[after + 1].call)))))
+    at_floor = -1;
   if (p && at_floor < 0) {
     memset (ret, 0, sizeof *ret);
     ret->call = UINT32_MAX;
