@@ -4,7 +4,7 @@
 import glob, json, os, re, sys
 
 # What each configuration documents (sqlite.org/pragma.html#pragma_synchronous,
-# wal.html; git-config(1), core.fsync; the gdbm manual, GDBM_SYNC) and what would be worse than that:
+# wal.html; git-config(1), core.fsync; the gdbm manual, GDBM_SYNC; lmdb.h, mdb_env_open) and what would be worse than that:
 # "corrupt" (any corruption), "lost" (any acknowledged loss), "lost>1".
 DOC = {
     "sqlite:delete:off": ("may corrupt on power loss", set()),
@@ -19,6 +19,8 @@ DOC = {
             set()),
     "git:all": ("core.fsync=all: what a command wrote is durable", {"corrupt", "lost"}),
     "gdbm": ("GDBM_SYNC: every operation synchronized to disk before it returns",
+             {"corrupt", "lost"}),
+    "lmdb": ("mdb_env_open default (no MDB_NOSYNC): a committed transaction is durable",
              {"corrupt", "lost"}),
     "postgres": ("fsync and synchronous_commit on (defaults): a committed transaction is "
                  "durable", {"corrupt", "lost"}),

@@ -24,7 +24,7 @@ out=${1:-matrix-out}
 [ "${1:-}" = -- ] && shift
 powercut=${POWERCUT:-powercut}
 apps=${MATRIX_APPS:-"sqlite:delete:off sqlite:delete:normal sqlite:delete:full sqlite:delete:extra
-  sqlite:wal:off sqlite:wal:normal sqlite:wal:full git git:all gdbm postgres raid1"}
+  sqlite:wal:off sqlite:wal:normal sqlite:wal:full git git:all gdbm lmdb postgres raid1"}
 mkdir -p "$out"
 for app in $apps; do
   dir=$out/$(echo "$app" | tr ':' '-')
@@ -41,10 +41,10 @@ for app in $apps; do
     GIT_FSYNC=$(echo "$app" | cut -s -d: -f2) \
     "$powercut" run -q --out "$dir" -o '' -o noauto_da_alloc -o data=writeback \
       --verify "$here/git/check.sh" "$@" -- "$here/git/workload.sh" >/dev/null || true ;;
-  gdbm)
+  gdbm | lmdb)
     echo "matrix: $app" >&2
     "$powercut" run -q --out "$dir" -o '' -o noauto_da_alloc -o data=writeback \
-      --verify "$here/gdbm/check.sh" "$@" -- "$here/gdbm/workload.sh" >/dev/null || true ;;
+      --verify "$here/$app/check.sh" "$@" -- "$here/$app/workload.sh" >/dev/null || true ;;
   postgres)
     # two devices, one power cut: the data and pg_wal on disks of their own
     echo "matrix: $app" >&2
@@ -69,7 +69,7 @@ for app in $apps; do
         "$here/raid1/run.sh" "$dir/$i-ext4${opts:+-$opts}" >/dev/null || true
     done ;;
   *)
-    echo "matrix: $app: not sqlite:MODE:SYNC, git, git:FSYNC, gdbm, postgres or raid1" >&2
+    echo "matrix: $app: not sqlite:MODE:SYNC, git, git:FSYNC, gdbm, lmdb, postgres or raid1" >&2
     exit 2 ;;
   esac
 done

@@ -2,12 +2,15 @@
 # contrib/apps/git/check.sh: powercut check --verify for the git workload.
 # Does git fsck pass, does every ref name a readable commit, and does HEAD
 # hold every commit acknowledged before the crash point (the commit-N
-# marks in POWERCUT_MARKS)?  Exit 0 and "consistent: ..." if so; 1 and
+# marks in POWERCUT_MARKS, or the lines the workload printed, in
+# POWERCUT_ACKS_FILE, where it places no marks)?  Exit 0 and "consistent: ..." if so; 1 and
 # "lost: ..." if acknowledged commits are gone; 2 and "corrupt: ..." if
 # the repository is damaged.  It works on a copy (git may write).
 set -u
 acked=0 created=no
-for m in $POWERCUT_MARKS; do
+acks=
+[ -r "${POWERCUT_ACKS_FILE:-}" ] && acks=$(cat "$POWERCUT_ACKS_FILE")
+for m in $POWERCUT_MARKS $acks; do
   case $m in
   commit-*) acked=${m#commit-} ;;
   created) created=yes ;;

@@ -2,7 +2,9 @@
 # contrib/apps/sqlite/check.sh: powercut check --verify for the SQLite
 # workload.  Is the database consistent (PRAGMA integrity_check), are its
 # transactions a prefix 1..K, and did it keep every transaction
-# acknowledged before the crash point (the txn-N marks in POWERCUT_MARKS)?
+# acknowledged before the crash point (the txn-N marks in POWERCUT_MARKS,
+# or the txn-N lines the workload printed, in POWERCUT_ACKS_FILE, where it
+# places no marks)?
 # Exit 0 and "consistent: ..." if so; exit 1 and "lost: ..." if
 # acknowledged transactions are gone; exit 2 and "corrupt: ..." if the
 # database is damaged.  It works on a copy: opening the database recovers
@@ -10,7 +12,9 @@
 # reboot.
 set -u
 acked=0 created=no
-for m in $POWERCUT_MARKS; do
+acks=
+[ -r "${POWERCUT_ACKS_FILE:-}" ] && acks=$(cat "$POWERCUT_ACKS_FILE")
+for m in $POWERCUT_MARKS $acks; do
   case $m in
   txn-*) acked=${m#txn-} ;;
   created) created=yes ;;

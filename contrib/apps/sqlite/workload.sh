@@ -8,12 +8,14 @@
 # and SQLITE_TRANSACTIONS (default 30) choose what it does; the sqlite3
 # program does it, one process per transaction, as an application would.
 # With SQLITE_MARKS=no it places no mark at all, as a program that knows
-# nothing of powercut: run traced, its history is its calls.
+# nothing of powercut: run traced, its history is its calls, and it
+# prints each mark's name instead ("created", "txn-N"): its
+# acknowledgements.
 set -eu
 mode=${SQLITE_JOURNAL_MODE:-delete}
 sync=${SQLITE_SYNCHRONOUS:-full}
 n=${SQLITE_TRANSACTIONS:-30}
-mark() { [ "${SQLITE_MARKS:-yes}" = no ] || "$POWERCUT" mark "$@"; }
+mark() { if [ "${SQLITE_MARKS:-yes}" = no ]; then echo "$1"; else "$POWERCUT" mark "$@"; fi; }
 
 cd "$POWERCUT_MNT"
 sqlite3 app.db "PRAGMA journal_mode=$mode;" \
