@@ -10,7 +10,10 @@
 # fsync'd swap file, deleted at exit, is no finding); logrotate (its
 # dropped rotation is no finding); rm through the runner (no finding at
 # all, and the runner's row says so); a file renamed over an empty one,
-# synced or not (no finding).
+# synced or not (no finding); the shell's > over a synced file on ext4,
+# noauto_da_alloc and data=writeback (anything lost is the program's);
+# sed -i twice with another file fsync'd between (nothing the
+# filesystem's, no promise said broken, in the windows neither).
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires python3 sed vim logrotate
@@ -72,6 +75,26 @@ assert_eq "$(json "$r" 'sorted({(p["id"], f["path"]) for p in r["points"] for f 
 assert_eq "$rc" 0 "logrotate on ext4, --fail-on promises ($err)"
 assert_eq "$(json "$r" 'r["totals"]["promises"]')" 0 "logrotate on ext4: the filesystem's faults"
 assert_no_match "$(found "$r")" '^log/app\.log\.3$' "logrotate on ext4: a finding at the dropped rotation"
+
+# the shell's > over a synced file (O_TRUNC, bigger, never synced), on
+# ext4, noauto_da_alloc and data=writeback: what a crash loses of it
+# (found empty, or at its new size with zeros) is the program's, never
+# the filesystem's: the truncate gave the synced version up
+for config in ext4 'ext4 noauto_da_alloc' 'ext4 data=writeback'; do
+  everyday shell-redirect "$config" --fail-on promises
+  assert_eq "$rc" 0 "> on $config, --fail-on promises ($err)"
+  assert_eq "$(json "$r" 'sorted({(f["path"], f["verdict"], f["fault"]) for p in r["points"] for f in p["findings"] if f["fault"] != "program"})')" \
+    "[]" "> on $config: findings that are not the program's"
+done
+
+# sed -i twice, another file fsync'd in between: nothing is the
+# filesystem's, nowhere does the report say a promise was broken, and the
+# durability windows' acknowledged loss (if any) is not the filesystem's
+everyday sed-i-twice ext4
+assert_eq "$(json "$r" 'sorted({(f["path"], f["verdict"]) for p in r["points"] for f in p["findings"] if f["fault"] == "filesystem"})')" \
+  "[]" "sed -i twice: findings that are the filesystem's"
+assert_no_match "$(cat "${r%.json}.txt")" "[Bb]roke its promise|BROKE ITS PROMISE" "sed -i twice: a promise said broken"
+assert_ne "$(json "$r" 'r["windows"]["acknowledged_fault"]')" filesystem "sed -i twice: the windows' acknowledged fault"
 
 # rm, through the runner: no finding at all, and its row says so
 run env EVERYDAY_CONFIGS=ext4 "$ev/run.sh" "$tmp/runner" rm
