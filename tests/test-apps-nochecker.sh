@@ -12,7 +12,9 @@
 #  - no finding is the program's where the program's checker passes at
 #    that point (SQLite's -shm index, LMDB's lock file, a WAL deleted but
 #    still there, dpkg's scratch files: not acknowledged data);
-#  - SQLite, LMDB and dpkg: no finding is the program's at all;
+#  - SQLite, LMDB, git (which syncs none of its files by default) and
+#    dpkg: no finding is the program's at all; with git's checker, every
+#    point where it fails is the program's;
 #  - GDBM, which acknowledges stores it has not synced: ack-lost named.
 source "$top_srcdir/tests/functions.sh"
 requires_root
@@ -96,14 +98,19 @@ for app in sqlite-wal sqlite-delete lmdb gdbm git dpkg; do
       verified=("$dir/verified.json")
     fi
     read -r fs prog prog_passed < <(faults "$dir/report.json" "${verified[@]}")
-    echo "$app $cfg: filesystem $fs, program $prog, the program's where its checker passes $prog_passed"
+    echo "$app $cfg: filesystem $fs, program $prog, the program's where its checker passes $prog_passed${verified:+, the checker fails at $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["app-invalid"])' "$dir/verified.json")}"
     assert_eq "$fs" 0 "$app $cfg: findings that are the filesystem's"
     assert_eq "$prog_passed" 0 "$app $cfg: the program's findings where its checker passes"
     case $app in
     gdbm) gdbm_acked=$(( gdbm_acked + $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["acknowledged_lost"])' "$dir/report.json") )) ;;
-    git) ;;
     *) assert_eq "$prog" 0 "$app $cfg: findings that are the program's" ;;
     esac
+    # git, with its checker: every point where it finds an acknowledged
+    # commit lost or the repository damaged is the program's, its objects
+    # found absent or empty alike (git syncs none of them by default)
+    [ "$app" != git ] ||
+      assert_eq "$(python3 -c 'import json,sys; print(sorted({p["fault"] for p in json.load(open(sys.argv[1]))["points"] if p["verdict"] == "app-invalid"} - {"program"}))' "$dir/verified.json")" \
+        "[]" "git $cfg: app-invalid points that are not the program's"
   done
 done
 # dpkg printed its progress, and every line was an acknowledgement
