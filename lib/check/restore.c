@@ -251,7 +251,7 @@ drop_weighed (struct pc_findings *fl)
     struct pc_finding *f = &fl->v[j];
     bool gone = false;
     if (f->kind != PC_V_ACK_LOST && pc_finding_verdict (f->kind) != PC_V_OK &&
-        pc_cause_fault (&f->cause) == PC_FAULT_NONE)
+        pc_finding_fault (f) == PC_FAULT_NONE)
       for (size_t k = 0; k < fl->n && !gone; k++)
         gone = fl->v[k].kind == PC_V_ACK_LOST && strcmp (fl->v[k].path, f->path) == 0;
     if (gone) {

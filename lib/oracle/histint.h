@@ -235,7 +235,8 @@ int pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const
  * wrote (the memo dropped by the caller). */
 int pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
                    const struct pc_entry *found, struct pc_history_verdict *ret);
-int pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
+int pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, bool kept,
+                   const char *path,
                    const struct pc_entry *found, struct pc_history_verdict *ret);
 int pc_hist_set_end (struct pc_history *h, uint64_t point, const struct pc_mark *end);
 
@@ -243,7 +244,7 @@ int pc_hist_set_end (struct pc_history *h, uint64_t point, const struct pc_mark 
  * judgements kept (made on first use); the kept judgements freed (when the history changes:
  * pc_history_set_end, pc_history_set_plain). */
 struct hmemo;
-int pc_hist_memo_older (const struct pc_history *h, uint64_t point, uint64_t floor,
+int pc_hist_memo_older (const struct pc_history *h, uint64_t point, uint64_t floor, bool kept,
                         const char *path, const struct pc_entry *found,
                         struct pc_history_verdict *ret);
 int pc_hist_memo_judge (const struct pc_history *h, uint64_t point, const char *path,

@@ -970,34 +970,45 @@ foreign_data (const struct pc_history *h, const struct phist *p, const struct pc
   return false;
 }
 
-int
-pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
-                  const struct pc_entry *found, struct pc_history_verdict *ret)
+/* Did the program keep at path, from floor to point, what it had there at
+ * floor?  Not if the name was absent then (deleted, renamed away, not
+ * made yet: whatever a state holds there is more than the program had),
+ * nor if the file bound to it then is one the program moves from the
+ * name later (to the name it keeps it under: that name's story) or
+ * deletes by point (not replaced: an unlink and a new file by its next
+ * call): a temporary name's. */
+static bool
+kept_at (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path)
 {
-  struct pc_cause *c = &ret->cause;
   const struct phist *p = pc_hist_find_path (h, path);
-  int64_t at_floor = -1;
-  int r;
-
+  int64_t at = -1;
   size_t after = 0;
 
-  /* Absent from the name at floor (deleted, renamed away, not made yet):
-   * whatever the state holds there is more than the program had, no
-   * loss.  Nor is what a temporary name held: a file the program moves
-   * from the name later (to the name it keeps it under: that name's
-   * story), or deletes by point (not replaced: an unlink and a new file
-   * by its next call). */
-  for (size_t i = 0; p && i < p->ne && p->e[i].seq <= floor && p->e[i].seq <= point; i++) {
-    at_floor = p->e[i].node;
+  if (p == NULL)
+    return true;
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= floor && p->e[i].seq <= point; i++) {
+    at = p->e[i].node;
     after = i + 1;
   }
-  if (p && at_floor >= 0 && after < p->ne && p->e[after].node < 0 &&
-      (bound_elsewhere (h, p, at_floor, p->e[after].seq) ||
+  if (at < 0)
+    return false;
+  if (after < p->ne && p->e[after].node < 0 &&
+      (bound_elsewhere (h, p, at, p->e[after].seq) ||
        (p->e[after].seq <= point &&
         !(after + 1 < p->ne && p->e[after + 1].node >= 0 &&
           next_call (h, p->e[after].call, p->e[after + 1].call)))))
-    at_floor = -1;
-  if (p && at_floor < 0) {
+    return false;
+  return true;
+}
+
+int
+pc_hist_older (const struct pc_history *h, uint64_t point, uint64_t floor, bool kept,
+               const char *path, const struct pc_entry *found, struct pc_history_verdict *ret)
+{
+  struct pc_cause *c = &ret->cause;
+  int r;
+
+  if (kept && !kept_at (h, point, floor, path)) {
     memset (ret, 0, sizeof *ret);
     ret->call = UINT32_MAX;
     return 0;

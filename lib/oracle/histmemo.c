@@ -39,6 +39,7 @@ struct slot {
                                  * were at or before that point */
   struct seen seen;
   bool okept;                   /* not older than at its floor, as found */
+  bool okept_kept;              /* ... judged with kept (history.h) */
   uint64_t oown[2], osyncs[2];  /* the same counts at that floor and point */
   struct seen oseen;
 };
@@ -230,7 +231,8 @@ slot_of (const struct pc_history *h, const char *path)
 }
 
 int
-pc_hist_memo_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
+pc_hist_memo_older (const struct pc_history *h, uint64_t point, uint64_t floor, bool kept,
+                    const char *path,
                     const struct pc_entry *found, struct pc_history_verdict *ret)
 {
   struct slot *s = slot_of (h, path);
@@ -239,20 +241,21 @@ pc_hist_memo_older (const struct pc_history *h, uint64_t point, uint64_t floor, 
   int r;
 
   if (s == NULL)
-    return pc_hist_older (h, point, floor, path, found, ret);
+    return pc_hist_older (h, point, floor, kept, path, found, ret);
   own[0] = pc_hist_count_upto (s->chg, s->nchg, floor);
   own[1] = pc_hist_count_upto (s->chg, s->nchg, point);
   syncs[0] = pc_hist_count_upto (h->memo->syncs, h->memo->nsyncs, floor);
   syncs[1] = pc_hist_count_upto (h->memo->syncs, h->memo->nsyncs, point);
   seen_of (found, &now);
-  if (s->okept && memcmp (s->oown, own, sizeof own) == 0 &&
+  if (s->okept && s->okept_kept == kept && memcmp (s->oown, own, sizeof own) == 0 &&
       memcmp (s->osyncs, syncs, sizeof syncs) == 0 && seen_same (&s->oseen, &now)) {
     memset (ret, 0, sizeof *ret);
     ret->call = UINT32_MAX;
     return 0;
   }
-  r = pc_hist_older (h, point, floor, path, found, ret);
+  r = pc_hist_older (h, point, floor, kept, path, found, ret);
   s->okept = r == 0 && ret->kind == 0;
+  s->okept_kept = kept;
   memcpy (s->oown, own, sizeof own);
   memcpy (s->osyncs, syncs, sizeof syncs);
   s->oseen = now;

@@ -124,10 +124,10 @@ pc_history_judge (const struct pc_history *h, uint64_t point, const char *path,
 }
 
 int
-pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, const char *path,
-                  const struct pc_entry *found, struct pc_history_verdict *ret)
+pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, bool kept,
+                  const char *path, const struct pc_entry *found, struct pc_history_verdict *ret)
 {
-  return pc_hist_memo_older (h, point, floor, path, found, ret);
+  return pc_hist_memo_older (h, point, floor, kept, path, found, ret);
 }
 
 int

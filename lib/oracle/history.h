@@ -119,12 +119,19 @@ int pc_history_set_end (struct pc_history *h, uint64_t point, const struct pc_ma
  * is what the program had at floor or since, or a version made durable
  * after; else PC_F_OLDER with the cause: the call that made the version
  * lost, when it became durable if it did, and the fsync that would have
- * kept it.  For the points an application's checker fails (--verify), at
- * paths pc_history_judge() accepts.  A path found as it was, with no
- * event of its own nor a sync between, at or before both floor and point,
- * as when it was last judged not older, is not judged anew (histmemo.c),
- * unless the history is plain.  Returns 0 or -ENOMEM. */
-int pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor,
+ * kept it.  For the points an application's checker fails (--verify),
+ * and for the acknowledged data a state lost (without one).  With kept,
+ * only what the program kept at the name counts: a path absent at floor
+ * (whatever the state holds there is more than the program had), or
+ * bound to a file the program moves from the name later or deletes by
+ * point (a temporary name), loses nothing; without, every path older
+ * than at floor is named (a checker's restore test tells which
+ * mattered: a journal a state still holds may be what it lost).  A
+ * path found as it was, with no event of its own nor a sync between, at
+ * or before both floor and point, as when it was last judged not older,
+ * is not judged anew (histmemo.c), unless the history is plain.  Returns
+ * 0 or -ENOMEM. */
+int pc_history_older (const struct pc_history *h, uint64_t point, uint64_t floor, bool kept,
                       const char *path, const struct pc_entry *found,
                       struct pc_history_verdict *ret);
 

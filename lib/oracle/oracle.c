@@ -746,14 +746,14 @@ pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_orac
      * empty file, an older version); else it is told once. */
     had = find_finding (out, hp[k]);
     if (had >= (ssize_t) n0 ||
-        (had >= 0 && pc_cause_fault (&out->v[had].cause) != PC_FAULT_NONE) ||
+        (had >= 0 && pc_finding_fault (&out->v[had]) != PC_FAULT_NONE) ||
         (had < 0 && has_finding (out, hp[k])))
       continue;
     /* Without a checker, only what the program treats as durable data:
      * a file it syncs (history.h) */
     if (kind == PC_V_ACK_LOST && !pc_history_synced (o->hist, hp[k]))
       continue;
-    r = pc_history_older (o->hist, point, ack->record, hp[k], f, &hv);
+    r = pc_history_older (o->hist, point, ack->record, kind == PC_V_ACK_LOST, hp[k], f, &hv);
     if (r < 0)
       return r;
     if (hv.kind == 0)

@@ -80,11 +80,8 @@ pc_json_finding (const struct pc_finding *fd, enum pc_json_form form)
   pc_json_add_text (x, "allowed", fd->allowed, false, form);
   if (fd->cause.known) {
     json_object_object_add (x, "promise", json_object_new_boolean (fd->cause.promise));
-    json_object_object_add (x, "fault", json_object_new_string (
-                              pc_fault_name (fd->kind == PC_F_OLDER && fd->cause.program
-                                             ? PC_FAULT_PROGRAM
-                                             : pc_finding_verdict (fd->kind) == PC_V_OK
-                                             ? PC_FAULT_NONE : pc_cause_fault (&fd->cause))));
+    json_object_object_add (x, "fault",
+                            json_object_new_string (pc_fault_name (pc_finding_fault (fd))));
     json_object *c = pc_json_cause (&fd->cause, form);
     json_object_object_add (c, "class", json_object_new_string (pc_cause_class (fd->kind,
                                                                                &fd->cause)));

@@ -60,6 +60,18 @@ pc_cause_fault (const struct pc_cause *c)
   return c->program ? PC_FAULT_PROGRAM : PC_FAULT_NONE;
 }
 
+enum pc_fault
+pc_finding_fault (const struct pc_finding *f)
+{
+  if (f->kind == PC_F_OLDER)
+    return !f->cause.known ? PC_FAULT_NONE
+           : f->cause.promise ? PC_FAULT_FILESYSTEM
+           : f->cause.program ? PC_FAULT_PROGRAM : PC_FAULT_NONE;
+  if (pc_finding_verdict (f->kind) == PC_V_OK)
+    return PC_FAULT_NONE;
+  return pc_cause_fault (&f->cause);
+}
+
 const char *
 pc_cause_class (int kind, const struct pc_cause *c)
 {

@@ -108,8 +108,19 @@ int pc_fault_parse (const char *name);
 
 /* The fault of a failing finding of cause c: the recovery's where c says
  * so, the filesystem's for a promise (or a cause not known), the
- * program's where c says so, else none. */
+ * program's where c says so, else none.  This is the model of
+ * doc/fault.md, and every fault a report gives goes through it (or
+ * through pc_finding_fault, which asks it); the judges only find the
+ * facts (promise: the version lost was durable and not given up since;
+ * program: a durable version given up, or an acknowledged one lost). */
 enum pc_fault pc_cause_fault (const struct pc_cause *c);
+
+/* The fault of finding f: pc_cause_fault for a failing one; for an
+ * older-version note (what the application lost where its checker
+ * failed) the filesystem's where the version was durable, the program's
+ * where it counts as acknowledged data lost, else none; none for the
+ * other notes. */
+enum pc_fault pc_finding_fault (const struct pc_finding *f);
 
 /* What a finding of kind with cause c is, for people: "a broken promise",
  * "a durable version the program gave up", "exposure", (PC_V_ACK_LOST)

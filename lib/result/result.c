@@ -164,7 +164,7 @@ lost_fault (const struct pc_check_result *res, const struct pc_window *w)
   for (size_t k = 0; p && k < p->findings.n; k++)
     if (strcmp (p->findings.v[k].path, w->path) == 0 &&
         pc_finding_verdict (p->findings.v[k].kind) != PC_V_OK)
-      return pc_cause_fault (&p->findings.v[k].cause);
+      return pc_finding_fault (&p->findings.v[k]);
   vi = p ? pc_verdict_info (p->verdict) : NULL;
   if (vi && !vi->path && p->verdict != PC_V_OK && p->verdict != PC_V_NOT_CHECKED &&
       p->verdict != PC_V_APP_INVALID)

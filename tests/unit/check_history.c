@@ -676,7 +676,7 @@ START_TEST (test_older)
   ck_assert_int_eq (pc_history_judge (h, end, "refs/master", found ("refs/master", "c1\n"), &v), 0);
   /* but older than what the program had at end: the rename lost, and
    * what would have kept it */
-  ck_assert_int_eq (pc_history_older (h, end, end, "refs/master", found ("refs/master", "c1\n"),
+  ck_assert_int_eq (pc_history_older (h, end, end, true, "refs/master", found ("refs/master", "c1\n"),
                                       &v), 0);
   ck_assert_int_eq (v.kind, PC_F_OLDER);
   ck_assert (v.name && v.cause.known && !v.cause.promise);
@@ -686,16 +686,21 @@ START_TEST (test_older)
   ck_assert_int_eq (v.cause.durable_ns, -1);
   pc_cause_clear (&v.cause);
   /* the lock file, renamed away by then, still there: more than the
-   * program had, no loss */
-  ck_assert_int_eq (pc_history_older (h, end, end, "refs/master.lock",
+   * program had, no acknowledged loss; for a checker's restore test, a
+   * path older than at the acknowledgement all the same */
+  ck_assert_int_eq (pc_history_older (h, end, end, true, "refs/master.lock",
                                       found ("refs/master.lock", "c2\n"), &v), 0);
   ck_assert_int_eq (v.kind, 0);
+  ck_assert_int_eq (pc_history_older (h, end, end, false, "refs/master.lock",
+                                      found ("refs/master.lock", "c2\n"), &v), 0);
+  ck_assert_int_eq (v.kind, PC_F_OLDER);
+  pc_cause_clear (&v.cause);
   /* what the program had: nothing lost */
-  ck_assert_int_eq (pc_history_older (h, end, end, "refs/master", found ("refs/master", "c2\n"),
+  ck_assert_int_eq (pc_history_older (h, end, end, true, "refs/master", found ("refs/master", "c2\n"),
                                       &v), 0);
   ck_assert_int_eq (v.kind, 0);
   /* with the acknowledgement before the rename, the old ref is no loss */
-  ck_assert_int_eq (pc_history_older (h, end, end - 2, "refs/master",
+  ck_assert_int_eq (pc_history_older (h, end, end - 2, true, "refs/master",
                                       found ("refs/master", "c1\n"), &v), 0);
   ck_assert_int_eq (v.kind, 0);
   pc_history_free (h);
@@ -1518,7 +1523,7 @@ START_TEST (test_every_path_verdict)
       struct pc_history *h;
       struct pc_err err;
       ck_assert_msg (pc_history_new (&ix, true, &h, &err) == 0, "%s", err.msg);
-      ck_assert_int_eq (pc_history_older (h, end - 1, end - 1, "g", found ("g", "old\n"), &hv),
+      ck_assert_int_eq (pc_history_older (h, end - 1, end - 1, true, "g", found ("g", "old\n"), &hv),
                         0);
       ck_assert_msg (hv.kind == PC_F_OLDER && !hv.cause.promise, "%s: got %s", vi->name,
                      pc_finding_name (hv.kind));
