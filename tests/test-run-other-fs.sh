@@ -3,7 +3,9 @@
 # recorded and judged by the kernel (fs.h, kjudge.h): powercut run --fs xfs
 # and --fs btrfs on a traced command that syncs a file and writes another
 # finds no broken promise, every state judged by the kernel and checked by
-# the filesystem's own check; the synced data zeroed in the log (the
+# the filesystem's own check; an application's checker (--verify) runs on
+# the kernel's recovery of every state and fails exactly where the tree
+# holds what it fails on; the synced data zeroed in the log (the
 # filesystem's bug, made by hand) is a broken promise; explore runs on
 # both; a log of them checked with --judge ext2fs is refused.
 source "$top_srcdir/tests/functions.sh"
@@ -35,6 +37,24 @@ for fs in xfs btrfs; do
   run powercut check "$tmp/$fs.edited.log" --fail-on promises --json "$tmp/$fs.edited.json"
   assert_eq "$rc" 1 "$fs, its synced data zeroed: a broken promise ($err)"
   assert_ge "$(json "$tmp/$fs.edited.json" 'r["totals"]["promises"]')" 1 "$fs, zeroed: points that broke a promise"
+  # the application's checker runs on the kernel's recovery of every
+  # state: one that fails where "other" holds its line is app-invalid
+  # there and only there, and sees the synced data whole everywhere
+  cat >"$tmp/checker.sh" <<SH
+#!/bin/sh
+echo "\$POWERCUT_POINT \$(cat other 2>/dev/null)" >>"$tmp/$fs.seen"
+[ ! -e data ] || [ "\$(tr -d Q <data | wc -c) \$(wc -c <data)" = "0 20000" ] || exit 3
+! grep -q more other 2>/dev/null
+SH
+  chmod +x "$tmp/checker.sh"
+  : >"$tmp/$fs.seen"
+  run powercut check "$tmp/$fs/powercut.log" -q --verify "$tmp/checker.sh" --json "$tmp/$fs.verify.json"
+  assert_eq "$rc" 1 "$fs, --verify: the checker fails somewhere ($err)"
+  assert_eq "$(json "$tmp/$fs.verify.json" 'r["totals"]["not-checked"], r["totals"]["app-invalid"] > 0, r["totals"]["ok"] > 0')" \
+    "(0, True, True)" "$fs, --verify: every point checked, app-invalid and ok ones"
+  assert_eq "$(json "$tmp/$fs.verify.json" 'sorted(p["id"] for p in r["points"] if p["verdict"] == "app-invalid" and not p["same_as"])')" \
+    "$(python3 -c 'import sys; print(sorted(l.split()[0] for l in open(sys.argv[1]) if l.split()[1:] == ["more"]))' "$tmp/$fs.seen")" \
+    "$fs, --verify: app-invalid exactly where other holds its line"
   # libext2fs does not read it
   run powercut check "$tmp/$fs/powercut.log" --judge ext2fs
   assert_eq "$rc" 2 "$fs, --judge ext2fs: refused ($out)"

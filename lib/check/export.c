@@ -212,17 +212,64 @@ same (const struct rec *r, const struct pc_entry *e)
   }
 }
 
-/* Writes regular file e, its content read from fs. */
+/* Where the files' contents are read from: an ext2/3/4 image through
+ * libext2fs, or a mounted tree (the directory dirfd). */
+struct source {
+  ext2_filsys fs;
+  int dirfd;
+};
+
+/* Writes regular file e, its content read from the mounted tree. */
 static int
-write_file (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8_t *buf,
-            struct pc_err *why)
+write_file_dir (struct pc_export *x, int dirfd, const struct pc_entry *e, uint8_t *buf,
+                struct pc_err *why)
 {
+  int in = openat (dirfd, e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), fd, r = 0;
+  uint64_t done = 0;
+
+  if (in < 0)
+    return pc_err_set (why, errno, "%s: %s", e->path, strerror (errno));
+  fd = openat (x->fd, e->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    r = pc_err_set (why, errno, "%s: %s", e->path, strerror (errno));
+    close (in);
+    return r;
+  }
+  while (r == 0 && done < e->size) {
+    ssize_t got = read (in, buf, 1 << 16);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      r = pc_err_set (why, EIO, "%s: %s", e->path, got < 0 ? strerror (errno)
+                                                          : "shorter than its size");
+      break;
+    }
+    r = pc_write_all (fd, buf, (size_t) got);
+    if (r < 0)
+      pc_err_set (why, EIO, "%s: %s", e->path, strerror (-r));
+    done += (uint64_t) got;
+  }
+  close (in);
+  if (r == 0 && fchmod (fd, final_mode (e->type, e->mode)) < 0)
+    r = pc_err_set (why, errno, "%s: %s", e->path, strerror (errno));
+  close (fd);
+  return r;
+}
+
+/* Writes regular file e, its content read from the source. */
+static int
+write_file (struct pc_export *x, const struct source *src, const struct pc_entry *e,
+            uint8_t *buf, struct pc_err *why)
+{
+  ext2_filsys fs = src->fs;
   ext2_ino_t ino;
   ext2_file_t file;
   errcode_t err;
   uint64_t done = 0;
   int fd, r = 0;
 
+  if (fs == NULL)
+    return write_file_dir (x, src->dirfd, e, buf, why);
   err = ext2fs_namei (fs, EXT2_ROOT_INO, EXT2_ROOT_INO, e->path, &ino);
   if (err == 0)
     err = ext2fs_file_open (fs, ino, 0, &file);
@@ -262,7 +309,7 @@ write_file (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8
 
 /* Makes e in the directory. */
 static int
-create (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8_t *buf,
+create (struct pc_export *x, const struct source *src, const struct pc_entry *e, uint8_t *buf,
         struct pc_err *why)
 {
   int r = open_parent (x, e->path);
@@ -271,7 +318,7 @@ create (struct pc_export *x, ext2_filsys fs, const struct pc_entry *e, uint8_t *
     return r;
   switch (e->type) {
   case PC_ENTRY_FILE:
-    return write_file (x, fs, e, buf, why);
+    return write_file (x, src, e, buf, why);
   case PC_ENTRY_DIR:
     /* Writable while it is filled; read-only at the end (touched). */
     r = mkdirat (x->fd, e->path, 0700) < 0 ? -errno : touch (x, strdup (e->path));
@@ -320,13 +367,13 @@ rec_of (struct pc_export *x, const struct pc_entry *e, struct rec *r)
   return 0;
 }
 
-int
-pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
-                  const struct pc_mark *tree, struct pc_err *err)
+/* Brings the directory to hold tree, the files' contents read from src. */
+static int
+update (struct pc_export *x, const struct source *src, const struct pc_mark *tree,
+        struct pc_err *err)
 {
   struct rec *nv = calloc (tree->nentries ? tree->nentries : 1, sizeof *nv);
   uint8_t *buf = malloc (1 << 16);
-  ext2_filsys fs = NULL;
   size_t i = 0, j = 0, nn = 0;
   bool *changed = calloc (tree->nentries ? tree->nentries : 1, sizeof *changed);
   struct pc_err local, *why = &local;
@@ -337,9 +384,6 @@ pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
     r = -ENOMEM;
     goto out;
   }
-  r = pc_memio_open (mem, size, EXT2_FLAG_64BITS, &fs, why);
-  if (r < 0)
-    goto out;
   if (x->whole) {
     /* Everything goes, then everything is written. */
     DIR *d;
@@ -396,7 +440,7 @@ pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
   /* Creations, parents before children (they sort first). */
   for (j = 0; j < tree->nentries && r == 0; j++)
     if (changed[j])
-      r = create (x, fs, &tree->entries[j], buf, &local);
+      r = create (x, src, &tree->entries[j], buf, &local);
   if (r < 0)
     goto out;
   /* Directories read-only again, in the tree's modes. */
@@ -447,10 +491,40 @@ out:
     x->whole = true;
     pc_err_set (err, -r, "%s", local.msg[0] ? local.msg : strerror (-r));
   }
-  if (fs)
-    ext2fs_close_free (&fs);
   free (buf);
   free (changed);
+  return r;
+}
+
+int
+pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
+                  const struct pc_mark *tree, struct pc_err *err)
+{
+  struct source src = { NULL, -1 };
+  int r = pc_memio_open (mem, size, EXT2_FLAG_64BITS, &src.fs, err);
+
+  if (r < 0) {
+    x->whole = true;
+    return r;
+  }
+  r = update (x, &src, tree, err);
+  ext2fs_close_free (&src.fs);
+  return r;
+}
+
+int
+pc_export_update_dir (struct pc_export *x, const char *dir, const struct pc_mark *tree,
+                      struct pc_err *err)
+{
+  struct source src = { NULL, open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
+  int r;
+
+  if (src.dirfd < 0) {
+    x->whole = true;
+    return pc_err_set (err, errno, "%s: %s", dir, strerror (errno));
+  }
+  r = update (x, &src, tree, err);
+  close (src.dirfd);
   return r;
 }
 

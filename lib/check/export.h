@@ -38,6 +38,12 @@ int pc_export_remove (const char *dir);
 int pc_export_update (struct pc_export *x, const void *mem, uint64_t size,
                       const struct pc_mark *tree, struct pc_err *err);
 
+/* The same, the files' contents read from the mounted tree at dir (a
+ * state the kernel recovered, kjudge.h: any filesystem), tree as
+ * mnttree.h reads it there. */
+int pc_export_update_dir (struct pc_export *x, const char *dir, const struct pc_mark *tree,
+                          struct pc_err *err);
+
 /* Something else will change the directory (check --verify's restore
  * test): the next update writes it whole. */
 void pc_export_touched (struct pc_export *x);

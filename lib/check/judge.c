@@ -558,7 +558,7 @@ kernel_state (struct pc_judge *j, struct pc_judgement *jm)
   struct pc_kjudge_config kc = {
     .copy_path = j->kcopy, .mnt_dir = j->kmnt, .fs = j->fs,
     .timeout_s = j->cfg.timeout_s, .hash_limit = j->cfg.hash_limit,
-    .read_tree = j->cfg.read_tree,
+    .read_tree = j->cfg.read_tree, .export = j->cfg.export,
   };
   struct pc_err why;
   int r;
@@ -578,9 +578,6 @@ kernel_state (struct pc_judge *j, struct pc_judgement *jm)
   if (jm->verdict != PC_V_OK)
     pc_judgement_clear (jm);
   note_first (jm);
-  if (jm->have_tree && j->cfg.export)
-    jm->export_error = pc_err_set (&jm->export_err, ENOTSUP, "the application's checker does "
-                                   "not run on a state the kernel judges");
   return 0;
 }
 
@@ -602,12 +599,17 @@ both_states (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
     return -ENOMEM;
   }
   e->fsck_as = -1;
+  /* the application's checker sees the tree of the judgement given */
+  struct pc_export *x = j->cfg.export;
+  j->cfg.export = kernel_first ? NULL : x;
   r = ext2fs_state (j, tag, e);
   if (r == 0) {
+    j->cfg.export = kernel_first ? x : NULL;
     r = kernel_state (j, k);
     if (r < 0)
       pc_judgement_clear (e);
   }
+  j->cfg.export = x;
   if (r == 0) {
     p = kernel_first ? k : e;
     o = kernel_first ? e : k;

@@ -150,6 +150,12 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
     jm->tree_error = pc_mnttree_read (cfg->mnt_dir, cfg->hash_limit, &jm->tree, jm->problems,
                                       sizeof jm->problems);
     jm->have_tree = jm->tree_error == 0;
+    /* the tree for the application's checker, copied while the kernel's
+     * recovery of it is mounted (whether the state passes is known
+     * after: the export of one that does not is not used) */
+    if (jm->have_tree && cfg->export)
+      jm->export_error = pc_export_update_dir (cfg->export, cfg->mnt_dir, &jm->tree,
+                                               &jm->export_err);
   }
   t2 = pc_now_mono_ns ();
   jm->kernel_ns[2] = t2 - t;

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "check/export.h"
 #include "check/judge.h"
 #include "fs/fs.h"
 #include "replay/image.h"
@@ -35,6 +36,10 @@ struct pc_kjudge_config {
   int timeout_s;              /* the check's time limit */
   uint64_t hash_limit;        /* mnttree.h */
   bool read_tree;             /* read the tree of a state the check passes */
+  struct pc_export *export;   /* if not NULL (read_tree must be set), the tree
+                               * read is written there while it is mounted
+                               * (export.h), for the application's checker:
+                               * jm->export_error and export_err say how */
 };
 
 /* Judges the state im holds, filling jm as pc_judge_state does: PC_V_OK
