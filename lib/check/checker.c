@@ -916,10 +916,25 @@ ctx_free (struct ctx *c)
 {
   if (c->work) {
     char p[4200];
-    /* Workers remove their files; a dead one's are removed here. */
+    /* Workers remove their files; a dead one's (one killed when the
+     * check was interrupted) are removed here: its image, the kernel
+     * judge's copy and mount point (judge.c; the mount went with the
+     * worker's namespace), its recovery recording's (checkpool.c). */
     for (unsigned i = 0; i < c->spawned; i++) {
       snprintf (p, sizeof p, "%s/state-%u.img", c->work, i);
       unlink (p);
+      snprintf (p, sizeof p, "%s/state-%u.img.kernel", c->work, i);
+      unlink (p);
+      snprintf (p, sizeof p, "%s/state-%u.img.mnt", c->work, i);
+      rmdir (p);
+      snprintf (p, sizeof p, "%s/rbase-%u.img", c->work, i);
+      unlink (p);
+      snprintf (p, sizeof p, "%s/rstate-%u.img", c->work, i);
+      unlink (p);
+      snprintf (p, sizeof p, "%s/rmnt-%u", c->work, i);
+      rmdir (p);
+      snprintf (p, sizeof p, "%s/rdir-%u", c->work, i);
+      pc_export_remove (p);
       snprintf (p, sizeof p, "%s/results-%u", c->work, i);
       unlink (p);
       snprintf (p, sizeof p, "%s/marks-%u", c->work, i);
