@@ -17,20 +17,6 @@
 #include "util/proc.h"
 #include "util/util.h"
 
-/* Unmounts dir, waiting a little while it is busy, lazily at last.  The
- * tree walk has closed everything, so busy means only the kernel's own
- * work settling. */
-static void
-unmount (const char *dir)
-{
-  for (int i = 0; i < 200; i++) {
-    if (umount2 (dir, 0) == 0 || errno != EBUSY)
-      return;
-    usleep (10000);
-  }
-  umount2 (dir, MNT_DETACH);
-}
-
 /* Writes the copy of the state; returns 0 or -errno with err. */
 static int
 write_copy (const struct pc_kjudge_config *cfg, const struct pc_image *im, struct pc_err *err)
@@ -161,7 +147,7 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
   jm->kernel_ns[2] = t2 - t;
   t = t2;
   if (mounted)
-    unmount (cfg->mnt_dir);
+    pc_unmount (cfg->mnt_dir, NULL, 0);
   t2 = pc_now_mono_ns ();
   jm->kernel_ns[3] = t2 - t;
   t = t2;

@@ -121,7 +121,7 @@ kernel_recover (struct pc_image *im, const char *path, const char *who, struct p
     close (lfd);
     if (m < 0)
       _exit (2);
-    _exit (umount (dir) < 0 ? 3 : 0);
+    _exit (pc_unmount (dir, NULL, 0) < 0 ? 3 : 0);
   }
   r = pid < 0 ? -errno : 0;
   while (pid > 0 && waitpid (pid, &status, 0) < 0 && errno == EINTR)

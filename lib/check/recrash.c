@@ -31,20 +31,6 @@ reap (pid_t pid, int sig)
     ;
 }
 
-/* Unmounts dir, waiting a little while it is busy, lazily at last. */
-static void
-unmount_dir (const char *dir)
-{
-  for (int i = 0; i < 300; i++) {
-    if (umount2 (dir, 0) == 0 || errno == EINVAL || errno == ENOENT)
-      return;
-    if (errno != EBUSY)
-      break;
-    usleep (10000);
-  }
-  umount2 (dir, MNT_DETACH);
-}
-
 /* nbdfuse serving the recorder's socket sock as the file fusedir/nbd: its
  * process (ended with this one), or -errno. */
 static pid_t
@@ -128,12 +114,12 @@ pc_recrash_record (const char *base, const struct pc_fs *fs, const char *dir,
     e = errno;
   close (lfd);
   if (mounted)
-    unmount_dir (mnt);
+    pc_unmount (mnt, NULL, 0);
   else
     r = pc_err_set (err, EIO, "the kernel cannot mount it: %s", strerror (e));
 out:
   if (fpid > 0) {
-    unmount_dir (fusedir);      /* once the loop device let go of it */
+    pc_unmount (fusedir, NULL, 0);     /* once the loop device let go of it */
     reap (fpid, SIGTERM);
   }
   if (rpid > 0)

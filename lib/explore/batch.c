@@ -16,6 +16,7 @@
 #include "format/log.h"
 #include "format/mark.h"
 #include "run/run.h"
+#include "util/kmount.h"
 #include "util/proc.h"
 #include "util/util.h"
 

@@ -18,6 +18,7 @@
 #include "format/control.h"
 #include "format/mark.h"
 #include "record/serve.h"
+#include "util/kmount.h"
 #include "util/proc.h"
 #include "fs/fs.h"
 #include "guest/initramfs.h"

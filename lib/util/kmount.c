@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/kmount.h"
@@ -146,4 +147,23 @@ pc_kmsg_read (int fd, const char *dev, char *buf, size_t len)
                                (int) (end - msg), msg);
   }
   close (fd);
+}
+
+int
+pc_unmount (const char *dir, char *out, size_t outlen)
+{
+  struct timespec pause = { 0, 10 * 1000000L };
+
+  for (int i = 0; i < 150; i++) {
+    if (umount2 (dir, UMOUNT_NOFOLLOW) == 0 || errno == EINVAL || errno == ENOENT)
+      return 0;               /* unmounted, or nothing mounted there */
+    if (out && outlen)
+      snprintf (out, outlen, "umount %s: %s", dir, strerror (errno));
+    if (errno != EBUSY)
+      break;
+    if (i == 100)
+      pause.tv_nsec = 100 * 1000000L;   /* 1 s at 10 ms, then 4 s at 100 ms */
+    nanosleep (&pause, NULL);
+  }
+  return umount2 (dir, MNT_DETACH | UMOUNT_NOFOLLOW) == 0 || errno == EINVAL ? 0 : -EBUSY;
 }

@@ -21,6 +21,17 @@
 int pc_loop_attach (const char *path, bool read_only, char *name, size_t len,
                     struct pc_err *err);
 
+/* Unmounts whatever is mounted on dir, if anything: tried again for
+ * about 5 s while the filesystem is busy (the kernel's own work settling:
+ * a walk of the tree has closed everything), then lazily (it leaves the
+ * namespace at once and goes when its last user does; a loop device
+ * under it, autoclear, with it).  Not interruptible: it is how a failed
+ * or interrupted part cleans up, so that nothing is left mounted.  out
+ * (outlen bytes; NULL: not wanted) gets why the plain unmount failed.
+ * Returns 0 if nothing is mounted on dir now (detached lazily, too), or
+ * -EBUSY. */
+int pc_unmount (const char *dir, char *out, size_t outlen);
+
 /* Moves this process into a mount namespace of its own, its mounts
  * private: what it mounts is seen by no other process and is unmounted
  * by the kernel when the process (and its children) end, however they

@@ -285,36 +285,6 @@ pc_mount_point (const char *dir)
   return m.st_dev != up.st_dev;
 }
 
-/* Might something be mounted on dir?  Yes also where it cannot be told
- * (a filesystem whose device went away may fail stat). */
-static bool
-maybe_mounted (const char *dir)
-{
-  int m = pc_mount_point (dir);
-
-  return m == 1 || (m < 0 && m != -ENOENT && m != -ENOTDIR);
-}
-
-int
-pc_unmount (const char *dir, char *out, size_t outlen)
-{
-  char *umount_argv[] = { "umount", (char *) dir, NULL };
-  char *lazy_argv[] = { "umount", "-l", (char *) dir, NULL };
-  const struct timespec pause = { 0, 200 * 1000000L };
-  volatile sig_atomic_t *saved = pc_interrupt_flag (NULL);
-  int r = 0;
-
-  for (int i = 0; i < 25 && maybe_mounted (dir); i++) {
-    if (pc_proc_run (umount_argv, 30, out, outlen) == 0)
-      break;
-    nanosleep (&pause, NULL);
-  }
-  if (maybe_mounted (dir) && pc_proc_run (lazy_argv, 30, out, outlen) != 0)
-    r = -EBUSY;
-  pc_interrupt_flag (saved);
-  return r;
-}
-
 int
 pc_loop_of (const char *path, char *dev, size_t len)
 {

@@ -40,14 +40,6 @@ int pc_proc_run_extra (char *const argv[], struct pc_proc_extra *extra, int time
  * Returns 1, 0, or -errno if it cannot be told. */
 int pc_mount_point (const char *dir);
 
-/* Unmounts whatever is mounted on dir, if anything: umount(8), tried
- * again for about 5 s while the filesystem is busy, then lazily (it
- * leaves the namespace at once and goes when its last user does).  Not
- * interruptible: it is how a failed or interrupted part cleans up, so
- * that nothing is left mounted.  out (outlen bytes) receives umount's
- * last output.  Returns 0 if nothing is mounted on dir now, or -EBUSY. */
-int pc_unmount (const char *dir, char *out, size_t outlen);
-
 /* The loop device (/dev/loopN, into dev, len bytes) whose backing file is
  * path (absolute, as the kernel names it), for one that losetup or
  * mount -o loop attached but was killed before saying which.  Returns 1
