@@ -109,7 +109,7 @@ main (int argc, char **argv)
       return 2;
     }
     pc_state_id (&st[i], &model, id, sizeof id);
-    if (!pc_fs_needs_recovery (pc_image_data (im) + 1024)) {
+    if (!pc_ext_needs_recovery (pc_image_data (im) + 1024)) {
       clean++;
       goto next;
     }

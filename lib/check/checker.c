@@ -251,7 +251,7 @@ probe_end (struct ctx *c, struct pc_err *why)
     r = pc_image_sync (im);
   if (r < 0)
     pc_err_msg (why, "%s: rebuilding its end: %s", c->cfg->log_path, strerror (-r));
-  else if ((r = pc_fs_probe (img, type, sizeof type)) < 0)
+  else if ((r = pc_ext_probe (img, type, sizeof type)) < 0)
     pc_err_msg (why, "%s: blkid cannot probe its end: %s", c->cfg->log_path,
                 strerror (-r));
   else if ((c->fs = pc_fs_find (type)) != NULL && !c->fs->libext2fs && !pc_fs_kernel_has (c->fs)) {

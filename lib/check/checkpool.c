@@ -361,7 +361,7 @@ recovery_crashes (struct ctx *c, size_t u, unsigned id, const struct pc_image *i
 
   /* ext2/3/4 replay at mount only what their superblock says needs it;
    * another filesystem's log cannot be told from here: recorded anyway */
-  if (c->fs == NULL || (c->fs->libext2fs && (sb == NULL || !pc_fs_needs_recovery (sb))))
+  if (c->fs == NULL || (c->fs->libext2fs && (sb == NULL || !pc_ext_needs_recovery (sb))))
     return 0;
   pc_state_id (&c->states[i], &c->cfg->model, sid, sizeof sid);
   snprintf (base, sizeof base, "%s/rbase-%u.img", c->work, id);

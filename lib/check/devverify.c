@@ -111,7 +111,7 @@ export_state (const struct pc_devset_dev *d, struct pc_image *im, uint64_t *curs
     r = pc_image_overlay_begin (im);
     overlay = r == 0;
   }
-  if (r >= 0 && pc_image_size (im) >= 2048 && pc_fs_needs_recovery (pc_image_data (im) + 1024))
+  if (r >= 0 && pc_image_size (im) >= 2048 && pc_ext_needs_recovery (pc_image_data (im) + 1024))
     r = pc_recover (im, (int64_t) (pc_now_real_ns () / 1000000000u), NULL, err);
   if (r == -ENOTSUP)
     r = recover_by_e2fsck (im, scratch, timeout_s, err);

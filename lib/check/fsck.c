@@ -61,28 +61,28 @@ evidence (char *dst, size_t len, const char *prefix, const char *out)
 }
 
 bool
-pc_fs_needs_recovery (const uint8_t *sb)
+pc_ext_needs_recovery (const uint8_t *sb)
 {
   /* s_feature_compat & HAS_JOURNAL, s_feature_incompat & RECOVER */
   return (pc_get_le32 (sb + 0x5c) & 0x4) && (pc_get_le32 (sb + 0x60) & 0x4);
 }
 
 bool
-pc_fs_has_journal (const uint8_t *sb)
+pc_ext_has_journal (const uint8_t *sb)
 {
   /* s_feature_compat & HAS_JOURNAL */
   return (pc_get_le32 (sb + 0x5c) & 0x4) != 0;
 }
 
 bool
-pc_fs_fast_commit (const uint8_t *sb)
+pc_ext_fast_commit (const uint8_t *sb)
 {
   /* s_feature_compat & FAST_COMMIT */
   return (pc_get_le32 (sb + 0x5c) & 0x400) != 0;
 }
 
 int
-pc_fs_probe (const char *path, char *type, size_t len)
+pc_ext_probe (const char *path, char *type, size_t len)
 {
   blkid_probe pr = blkid_new_probe_from_filename (path);
   const char *t = NULL;

@@ -58,19 +58,19 @@ void pc_fsck_io_free (struct pc_fsck_io *io);
 /* The type of filesystem blkid finds at path ("ext4", ...) into type, ""
  * if none.  Returns 1 if it is ext2, ext3 or ext4, 0 if not, -errno if
  * path cannot be probed. */
-int pc_fs_probe (const char *path, char *type, size_t len);
+int pc_ext_probe (const char *path, char *type, size_t len);
 
 /* Does the ext2/3/4 superblock in sb (the 1024 bytes at offset 1024) say
  * its journal needs recovery? */
-bool pc_fs_needs_recovery (const uint8_t *sb);
+bool pc_ext_needs_recovery (const uint8_t *sb);
 
 /* Does it have the fast_commit feature (a journal that may hold fast
  * commits, which only the kernel replays as a reboot would)? */
-bool pc_fs_fast_commit (const uint8_t *sb);
+bool pc_ext_fast_commit (const uint8_t *sb);
 
 /* Does it have a journal (has_journal)?  One without is checked at boot
  * by `e2fsck -p`, which repairs what a crash leaves. */
-bool pc_fs_has_journal (const uint8_t *sb);
+bool pc_ext_has_journal (const uint8_t *sb);
 
 /* Replays the journal of the image at path with `e2fsck -y -E
  * journal_only`, the time being now.  res->verdict is PC_V_OK, or

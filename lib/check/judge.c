@@ -244,9 +244,9 @@ recover (struct pc_judge *j, struct pc_judgement *jm)
   struct pc_err why;
   int r;
 
-  if (pc_image_size (j->im) < 2048 || !pc_fs_needs_recovery (pc_image_data (j->im) + 1024))
+  if (pc_image_size (j->im) < 2048 || !pc_ext_needs_recovery (pc_image_data (j->im) + 1024))
     return 0;
-  if (pc_fs_fast_commit (pc_image_data (j->im) + 1024) && j->cfg.mode != PC_JUDGE_BOTH) {
+  if (pc_ext_fast_commit (pc_image_data (j->im) + 1024) && j->cfg.mode != PC_JUDGE_BOTH) {
     /* e2fsck's replay of fast commits is not the kernel's: it has left
      * corrupt (an inode freed under its name, a bad superblock checksum)
      * states that the kernel recovers cleanly, with every file whole.
@@ -366,7 +366,7 @@ preen (struct pc_judge *j, struct pc_judgement *jm)
  * overlay (if any): its journal replayed (recover), then e2fsck -fn's
  * answer (check_fs), and for a filesystem without a journal, e2fsck -p's
  * repairs (preen).  jm->verdict says what was found.  The filesystem is
- * ext2/3/4 (pc_fs_probe). */
+ * ext2/3/4 (pc_ext_probe). */
 static int
 reboot (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
 {
@@ -375,7 +375,7 @@ reboot (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   if (r == 0 && jm->verdict == PC_V_OK)
     r = check_fs (j, tag, jm);
   if (r == 0 && jm->verdict == PC_V_FS_CORRUPT &&
-      !pc_fs_has_journal (pc_image_data (j->im) + 1024))
+      !pc_ext_has_journal (pc_image_data (j->im) + 1024))
     r = preen (j, jm);
   return r;
 }
@@ -392,7 +392,7 @@ probe (struct pc_judge *j, struct pc_judgement *jm)
 
   if (r < 0)
     return r;
-  r = pc_fs_probe (j->cfg.image_path, type, sizeof type);
+  r = pc_ext_probe (j->cfg.image_path, type, sizeof type);
   if (r < 0)
     return r;
   j->fs = pc_fs_find (type);
@@ -440,7 +440,7 @@ by_kernel (const struct pc_judge *j)
   if (!j->cfg.kernel_ok || j->cfg.mode == PC_JUDGE_EXT2FS)
     return false;
   return j->cfg.mode == PC_JUDGE_KERNEL ||
-         (pc_image_size (j->im) >= 2048 && pc_fs_needs_recovery (sb) && pc_fs_fast_commit (sb));
+         (pc_image_size (j->im) >= 2048 && pc_ext_needs_recovery (sb) && pc_ext_fast_commit (sb));
 }
 
 /* One judgement in a line, for a recovery-differs finding: its verdict,
@@ -589,7 +589,7 @@ static int
 both_states (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
 {
   const uint8_t *sb = pc_image_data (j->im) + 1024;
-  bool kernel_first = pc_fs_needs_recovery (sb) && pc_fs_fast_commit (sb);
+  bool kernel_first = pc_ext_needs_recovery (sb) && pc_ext_fast_commit (sb);
   struct pc_judgement *k = calloc (1, sizeof *k), *e = calloc (1, sizeof *e), *p, *o;
   int r;
 

@@ -102,7 +102,7 @@ kernel_recover (struct pc_image *im, const char *path, const char *who, struct p
     return pc_err_set (err, EPERM, "%s: only the kernel recovers it as a mount would (a "
                        "journal that may hold fast commits, or a filesystem libext2fs does not "
                        "read): run as root", who);
-  r = pc_fs_probe (path, type, sizeof type);
+  r = pc_ext_probe (path, type, sizeof type);
   if (r < 0)
     return pc_err_set (err, -r, "%s: %s", who, strerror (-r));
   snprintf (dir, sizeof dir, "%s/powercut-recover.XXXXXX",
@@ -163,7 +163,7 @@ finish (struct pc_image *im, const char *path, const char *device, int64_t when,
   /* a filesystem libext2fs does not read: the kernel's mount recovers it */
   {
     char type[16];
-    const struct pc_fs *fs = pc_fs_probe (path, type, sizeof type) >= 0 ? pc_fs_find (type) : NULL;
+    const struct pc_fs *fs = pc_ext_probe (path, type, sizeof type) >= 0 ? pc_fs_find (type) : NULL;
     if (fs && !fs->libext2fs)
       return kernel_recover (im, path, who, err);
   }
@@ -173,10 +173,10 @@ finish (struct pc_image *im, const char *path, const char *device, int64_t when,
     if (pc_get_le32 (sb + 0x60) & 0x8)
       return pc_err_set (err, ENOTSUP, "%s: it is the journal of a filesystem on another "
                          "device, which --recovered does not replay %s", who, raw);
-    if (pc_fs_has_journal (sb) && pc_get_le32 (sb + 0xE0) == 0)
+    if (pc_ext_has_journal (sb) && pc_get_le32 (sb + 0xE0) == 0)
       return pc_err_set (err, ENOTSUP, "%s: its journal is on another device, which "
                          "--recovered does not replay %s", who, raw);
-    if (pc_fs_needs_recovery (sb) && pc_fs_fast_commit (sb)) {
+    if (pc_ext_needs_recovery (sb) && pc_ext_fast_commit (sb)) {
       /* fast commits: only the kernel replays them as a reboot would */
       r = kernel_recover (im, path, who, err);
       if (r < 0)

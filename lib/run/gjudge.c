@@ -72,7 +72,7 @@ log_fs (const struct pc_check_config *cfg, struct gj *g, const struct pc_fs **re
 
   if (r < 0)
     return r;
-  r = pc_fs_probe (g->end, type, sizeof type);
+  r = pc_ext_probe (g->end, type, sizeof type);
   unlink (g->end);
   if (r < 0)
     return pc_err_set (why, -r, "%s: blkid cannot probe its end: %s", cfg->log_path,

@@ -77,7 +77,7 @@ setup (void)
   for (size_t i = 0; i < n; i++) {
     if (pc_state_build (&ix, &st[i], im, &cursor) < 0)
       abort ();
-    if (pc_fs_needs_recovery (pc_image_data (im) + 1024)) {
+    if (pc_ext_needs_recovery (pc_image_data (im) + 1024)) {
       free (T.img);
       T.img = malloc (T.size);
       if (T.img == NULL)
