@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "fs/fs.h"
 #include "run/plan.h"
 #include "util/args.h"
 #include "util/proc.h"
@@ -33,7 +34,7 @@ usage (FILE *f)
 "\n"
 "  -w, --workload NAME   a built-in workload (see --list-workloads)\n"
 "      --list-workloads  list the built-in workloads\n"
-"  -t, --fs FS           ext2, ext3, ext4, xfs, btrfs or f2fs (default ext4;\n"
+"  -t, --fs FS           %s (default ext4;\n"
 "                        repeatable)\n"
 "      --mkfs-opts S     mkfs options (default: -b 4096, eager inode tables)\n"
 "  -o, --mount-opts S    mount options ('' for defaults; repeatable); unless\n"
@@ -105,7 +106,8 @@ usage (FILE *f)
 "in its environment, and may call 'powercut mark' itself.  Needs root.\n"
 "Output: DIR/powercut.log, report.txt, report.json, report.html, workload.txt (one\n"
 "directory per configuration when there are several, and the comparison\n"
-"in DIR/report.txt).  Exit status: 0 no problem, 1 problems found, 2 error.\n");
+"in DIR/report.txt).  Exit status: 0 no problem, 1 problems found, 2 error.\n",
+           pc_fs_names (false));
 }
 
 static void
@@ -270,9 +272,9 @@ device_option (const char *arg, struct args *a)
       strspn (s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen (s) ||
       pc_parse_size (size, &d->size) < 0 || d->size < (UINT64_C(16) << 20) ||
       d->size > (UINT64_C(1) << 40) || d->size % 4096 ||
-      (fs && *fs && strcmp (fs, "ext2") && strcmp (fs, "ext3") && strcmp (fs, "ext4"))) {
+      (fs && *fs && !(pc_fs_find (fs) && pc_fs_find (fs)->libext2fs))) {
     cmd_err ("run", "--device %s: not NAME:SIZE[:FS[:MKFS-OPTS]] (NAME letters, digits and _; "
-             "SIZE from 16M to 1T in whole 4K blocks; FS ext2, ext3 or ext4)", arg);
+             "SIZE from 16M to 1T in whole 4K blocks; FS %s)", arg, pc_fs_names (true));
     return EXIT_ERROR;
   }
   for (size_t i = 0; i < n; i++)

@@ -290,7 +290,7 @@ probe_end (struct ctx *c, struct pc_err *why)
   }
   else if (r == 0) {
     pc_err_msg (why, "%s: no %s filesystem on the device at the end of the recording "
-                "(blkid finds %s)", c->cfg->log_path, pc_fs_names (), type[0] ? type : "none");
+                "(blkid finds %s)", c->cfg->log_path, pc_fs_names (false), type[0] ? type : "none");
     r = -EMEDIUMTYPE;
   }
   else

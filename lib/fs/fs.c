@@ -102,10 +102,36 @@ pc_fs_find (const char *name)
   return NULL;
 }
 
-const char *
-pc_fs_names (void)
+/* The names of the table's entries (those libext2fs reads, if ext) into
+ * buf: "a, b or c". */
+static void
+names (bool ext, char *buf, size_t len)
 {
-  return "ext2, ext3, ext4, xfs, btrfs or f2fs";
+  size_t n = 0, k = 0, o = 0;
+
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+    n += !ext || table[i].libext2fs;
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizeof table / sizeof *table && o < len; i++) {
+    if (ext && !table[i].libext2fs)
+      continue;
+    o += (size_t) snprintf (buf + o, len - o, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ",
+                            table[i].name);
+    k++;
+  }
+}
+
+const char *
+pc_fs_names (bool ext)
+{
+  /* made once; the table does not change */
+  static char all[256], exts[128];
+
+  if (all[0] == '\0') {
+    names (false, all, sizeof all);
+    names (true, exts, sizeof exts);
+  }
+  return ext ? exts : all;
 }
 
 bool

@@ -49,8 +49,10 @@ struct pc_fs {
 /* The entry named name (as --fs or blkid names it), or NULL. */
 const struct pc_fs *pc_fs_find (const char *name);
 
-/* "ext2, ext3, ext4, xfs, btrfs or f2fs", for messages. */
-const char *pc_fs_names (void);
+/* The table's names as a list for messages ("ext2, ext3, ext4, xfs,
+ * btrfs or f2fs"), or those libext2fs reads (ext: "ext2, ext3 or ext4").
+ * The string is the library's (made on first use). */
+const char *pc_fs_names (bool ext);
 
 /* Can this machine's kernel mount fs: is it in /proc/filesystems, or a
  * module of the running kernel that a mount loads? */

@@ -46,7 +46,7 @@ pc_config_parse (const char *spec, struct pc_config *c, struct pc_err *err)
       const struct pc_fs *fs = pc_fs_find (w);
       if (fs == NULL)
         return pc_err_set (err, EINVAL, "--config '%s': starts with %s, not %s", spec, w,
-                           pc_fs_names ());
+                           pc_fs_names (false));
       c->fs = fs->name;
     }
     else if (strchr (w, '.') && (!strchr (w, '=') || strchr (w, '.') < strchr (w, '='))) {

@@ -80,7 +80,7 @@ log_fs (const struct pc_check_config *cfg, struct gj *g, const struct pc_fs **re
   *ret = pc_fs_find (type);
   if (*ret == NULL)
     return pc_err_set (why, EMEDIUMTYPE, "%s: no %s filesystem on the device at the end of "
-                       "the recording (blkid finds %s)", cfg->log_path, pc_fs_names (),
+                       "the recording (blkid finds %s)", cfg->log_path, pc_fs_names (false),
                        type[0] ? type : "none");
   return 0;
 }

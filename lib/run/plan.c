@@ -49,7 +49,7 @@ int
 pc_run_opt_fs (struct pc_run_options *o, const char *fs, struct pc_err *err)
 {
   if (pc_fs_find (fs) == NULL)
-    return pc_err_set (err, EINVAL, "--fs %s: not %s", fs, pc_fs_names ());
+    return pc_err_set (err, EINVAL, "--fs %s: not %s", fs, pc_fs_names (false));
   if (o->nfs == PC_MAX_CONFIGS)
     return too_many (err);
   o->fs[o->nfs++] = fs;

@@ -38,7 +38,7 @@ struct pc_run_options {
   const char *out;              /* the output directory */
 };
 
-/* Add a --fs (ext2, ext3 or ext4), a --mount-opts (commas, no blanks) or a
+/* Add a --fs (a name of fs.h's table), a --mount-opts (commas, no blanks) or a
  * --config (configs.h) to o.  Return 0, or -EINVAL with a reason in err:
  * "--fs FS: not ext2, ext3, ext4, xfs, btrfs or f2fs", "at most 32 configurations", ... */
 int pc_run_opt_fs (struct pc_run_options *o, const char *fs, struct pc_err *err);
