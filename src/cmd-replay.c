@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "check/recovered.h"
+#include "judge/recovered.h"
 #include "cmd.h"
 #include "replay/devset.h"
 #include "replay/image.h"

@@ -26,7 +26,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "replay/crash.h"
-#include "check/fsck.h"
+#include "judge/fsck.h"
 #include "replay/recover.h"
 #include "util/util.h"
 

@@ -20,8 +20,8 @@
 #include "format/acksel.h"
 #include "replay/crash.h"
 #include "result/finding.h"
-#include "check/fsck.h"
-#include "check/judge.h"
+#include "judge/fsck.h"
+#include "judge/judge.h"
 #include "result/result.h"
 #include "util/err.h"
 

@@ -15,7 +15,7 @@
 
 #include "check/checker.h"
 #include "replay/image.h"
-#include "check/judge.h"
+#include "judge/judge.h"
 #include "fs/fs.h"
 #include "oracle/oracle.h"
 #include "util/err.h"

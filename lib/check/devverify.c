@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "check/devcheck.h"
-#include "check/export.h"
-#include "check/fsck.h"
-#include "check/fstree.h"
+#include "judge/export.h"
+#include "judge/fsck.h"
+#include "judge/fstree.h"
 #include "format/mark.h"
 #include "replay/image.h"
 #include "replay/recover.h"

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "check/checkint.h"
-#include "check/export.h"
+#include "judge/export.h"
 #include "format/event.h"
 #include "util/util.h"
 #include "util/xxh.h"

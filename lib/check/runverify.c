@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check/checkint.h"
-#include "check/export.h"
+#include "judge/export.h"
 #include "util/proc.h"
 #include "util/util.h"
 

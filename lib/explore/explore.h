@@ -69,7 +69,7 @@ struct pc_explore_config {
   struct pc_config configs[PC_MAX_CONFIGS];
   size_t nconfigs;
   struct pc_model model;
-  enum pc_judge_mode judge;     /* who judges the states (check/judge.h) */
+  enum pc_judge_mode judge;     /* who judges the states (judge/judge.h) */
   unsigned jobs;                /* batches at once (>= 1) */
   unsigned shard, nshards;      /* this exploration's share of the workloads */
   unsigned batch;               /* workloads per batch (0: 25) */

@@ -4,9 +4,9 @@
  * judge its states.  Adding a filesystem is one entry here and its
  * paragraph in powercut-run(1).
  *
- * ext2, ext3 and ext4 are judged by libext2fs and e2fsck (check/judge.h)
+ * ext2, ext3 and ext4 are judged by libext2fs and e2fsck (judge/judge.h)
  * or by the kernel; every other filesystem by the kernel alone
- * (check/kjudge.h), which mounts a copy of the state, replaying its log as
+ * (judge/kjudge.h), which mounts a copy of the state, replaying its log as
  * a boot would, then runs the filesystem's own check on what it left.
  */
 #ifndef POWERCUT_FS_H

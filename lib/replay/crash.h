@@ -181,7 +181,7 @@ char *pc_state_id (const struct pc_state *s, const struct pc_model *model, char 
 int pc_state_parse (const struct pc_index *ix, const char *id,
                     struct pc_state *ret_state, struct pc_err *why);
 
-/* A state of the kernel's recovery of state PARENT (check/recrash.h):
+/* A state of the kernel's recovery of state PARENT (judge/recrash.h):
  * "PARENT/recovery:K", K a record of that recovery's log.  Returns true
  * for such an id, with PARENT in parent (len bytes) and K in *ret_k. */
 bool pc_state_id_recovery (const char *id, char *parent, size_t len, uint64_t *ret_k);

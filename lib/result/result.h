@@ -61,11 +61,11 @@ struct pc_point {
                                  * after the moment (of the last, if none) */
   uint32_t ndrop;               /* reorder: in-flight records lost */
   bool torn;
-  bool kernel;                  /* judged by a kernel (check/kjudge.h): this
+  bool kernel;                  /* judged by a kernel (judge/kjudge.h): this
                                  * machine's, or a guest's (the result's
                                  * kernel_guest), not libext2fs and e2fsck's replay */
   bool recovery;                /* a power cut during the kernel's recovery of the
-                                 * point before it (check/recrash.h), after
+                                 * point before it (judge/recrash.h), after
                                  * record recovery_record of that recovery's log;
                                  * record and moment are its parent's */
   uint64_t recovery_record;

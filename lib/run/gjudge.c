@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check/fsck.h"
+#include "judge/fsck.h"
 #include "format/log.h"
 #include "fs/fs.h"
 #include "oracle/oracle.h"

@@ -8,7 +8,7 @@
  * filesystem's are loaded, the filesystem's own check (fs.h) is copied
  * into its /bin, and there `powercut check LOG --judge kernel` runs with
  * the check's model, seed, shard and options: each state a sparse copy
- * on a loop device of the guest, mounted by its kernel (check/kjudge.h).
+ * on a loop device of the guest, mounted by its kernel (judge/kjudge.h).
  * Its JSON report comes back through the guest's output port and is the
  * result, each point judged "guest" and the guest's kernel named
  * (result.h: kernel, kernel_guest); the result's log and base are the

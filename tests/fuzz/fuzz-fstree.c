@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check/fstree.h"
+#include "judge/fstree.h"
 #include "fuzz.h"
 
 /* Aborts unless a and b list the same entries. */

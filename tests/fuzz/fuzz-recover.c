@@ -21,7 +21,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "replay/crash.h"
-#include "check/fsck.h"
+#include "judge/fsck.h"
 #include "fuzz.h"
 #include "replay/memio.h"
 #include "replay/recover.h"

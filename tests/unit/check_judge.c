@@ -17,8 +17,8 @@
 #include <ext2fs/ext2fs.h>
 
 #include "util/disk.h"
-#include "check/fstree.h"
-#include "check/judge.h"
+#include "judge/fstree.h"
+#include "judge/judge.h"
 #include "replay/memio.h"
 #include "util/util.h"
 #include "unit.h"

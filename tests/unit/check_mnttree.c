@@ -1,4 +1,4 @@
-/* check_mnttree.c: unit tests of lib/check/mnttree: the tree of a mounted
+/* check_mnttree.c: unit tests of lib/judge/mnttree: the tree of a mounted
  * filesystem is the tree libext2fs reads of the same image (fstree.h),
  * entry for entry: paths, types, modes, link counts, inode numbers,
  * sizes, content hashes and their blocks, symlink targets, extended
@@ -19,8 +19,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "check/fstree.h"
-#include "check/mnttree.h"
+#include "judge/fstree.h"
+#include "judge/mnttree.h"
 #include "unit.h"
 
 static char dir[] = "/tmp/check_mnttree.XXXXXX";

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check/fsck.h"
-#include "check/judge.h"
-#include "check/recovered.h"
+#include "judge/fsck.h"
+#include "judge/judge.h"
+#include "judge/recovered.h"
 #include "fs/fs.h"
 #include "replay/devset.h"
 #include "util/kmount.h"

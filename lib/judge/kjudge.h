@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "check/export.h"
-#include "check/judge.h"
+#include "judge/export.h"
+#include "judge/judge.h"
 #include "fs/fs.h"
 #include "replay/image.h"
 #include "util/err.h"

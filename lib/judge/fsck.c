@@ -12,7 +12,7 @@
 
 #include <blkid/blkid.h>
 
-#include "check/fsck.h"
+#include "judge/fsck.h"
 #include "replay/image.h"
 #include "util/proc.h"
 #include "util/util.h"

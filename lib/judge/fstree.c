@@ -12,7 +12,7 @@
 #include <ext2fs/ext2_fs.h>
 #include <ext2fs/ext2fs.h>
 
-#include "check/fstree.h"
+#include "judge/fstree.h"
 #include "format/acl.h"
 #include "replay/memio.h"
 #include "util/util.h"

@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check/fsck.h"
-#include "check/kjudge.h"
-#include "check/mnttree.h"
+#include "judge/fsck.h"
+#include "judge/kjudge.h"
+#include "judge/mnttree.h"
 #include "util/kmount.h"
 #include "util/proc.h"
 #include "util/util.h"

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check/recrash.h"
+#include "judge/recrash.h"
 #include "record/serve.h"
 #include "replay/crash.h"
 #include "util/kmount.h"

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check/fstree.h"
-#include "check/judge.h"
-#include "check/kjudge.h"
+#include "judge/fstree.h"
+#include "judge/judge.h"
+#include "judge/kjudge.h"
 #include "replay/recover.h"
 #include "util/util.h"
 

@@ -15,7 +15,7 @@
 #include <ext2fs/ext2_fs.h>
 #include <ext2fs/ext2fs.h>
 
-#include "check/export.h"
+#include "judge/export.h"
 #include "replay/memio.h"
 #include "util/util.h"
 

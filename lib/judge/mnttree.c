@@ -12,8 +12,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "check/fstree.h"
-#include "check/mnttree.h"
+#include "judge/fstree.h"
+#include "judge/mnttree.h"
 #include "format/acl.h"
 #include "util/util.h"
 #include "util/xxh.h"

@@ -26,8 +26,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "check/export.h"
-#include "check/fsck.h"
+#include "judge/export.h"
+#include "judge/fsck.h"
 #include "replay/image.h"
 #include "format/mark.h"
 #include "util/err.h"
