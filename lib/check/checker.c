@@ -259,7 +259,7 @@ probe_end (struct ctx *c, struct pc_err *why)
                 "guest's can: --judge guest)", c->cfg->log_path, type);
     r = -ENODEV;
   }
-  else if (c->fs && !c->fs->libext2fs && geteuid () != 0) {
+  else if (c->fs && pc_judge_pick (c->fs, NULL, c->cfg->judge, geteuid () == 0) == PC_WHO_NOBODY) {
     pc_err_msg (why, "%s: a %s filesystem: only the kernel judges its states here, as root",
                 c->cfg->log_path, type);
     r = -EPERM;

@@ -380,6 +380,37 @@ reboot (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   return r;
 }
 
+bool
+pc_judge_kernel_replays (const uint8_t *sb)
+{
+  return sb && pc_ext_needs_recovery (sb) && pc_ext_fast_commit (sb);
+}
+
+enum pc_judge_who
+pc_judge_pick (const struct pc_fs *fs, const uint8_t *sb, enum pc_judge_mode mode,
+               bool kernel_ok)
+{
+  if (fs == NULL)
+    return PC_WHO_NOBODY;
+  if (!fs->libext2fs)
+    return kernel_ok ? PC_WHO_KERNEL : PC_WHO_NOBODY;  /* only the kernel reads it */
+  if (!kernel_ok || mode == PC_JUDGE_EXT2FS)
+    return PC_WHO_EXT2FS;
+  if (mode == PC_JUDGE_BOTH)
+    return PC_WHO_BOTH;
+  return mode == PC_JUDGE_KERNEL || pc_judge_kernel_replays (sb) ? PC_WHO_KERNEL
+                                                                 : PC_WHO_EXT2FS;
+}
+
+/* Who judges the state j's image holds (probed). */
+static enum pc_judge_who
+who (const struct pc_judge *j)
+{
+  const uint8_t *sb = pc_image_size (j->im) >= 2048 ? pc_image_data (j->im) + 1024 : NULL;
+
+  return pc_judge_pick (j->fs, sb, j->cfg.mode, j->cfg.kernel_ok);
+}
+
 /* Identifies the filesystem of the state the image holds (synced) into
  * j->fs: returns 1 if it is one powercut judges (fs.h; ext2/3/4 but by
  * the kernel if it is another), 0 with jm telling what it is if not, or
@@ -396,7 +427,7 @@ probe (struct pc_judge *j, struct pc_judgement *jm)
   if (r < 0)
     return r;
   j->fs = pc_fs_find (type);
-  if (j->fs == NULL || (!j->fs->libext2fs && !j->cfg.kernel_ok)) {
+  if (who (j) == PC_WHO_NOBODY) {
     jm->verdict = PC_V_UNMOUNTABLE;
     snprintf (jm->evidence, sizeof jm->evidence,
               !type[0] ? "blkid: no filesystem found"
@@ -426,21 +457,6 @@ note_first (struct pc_judgement *jm)
   else
     jm->evidence[nl] = '\0';
   memcpy (jm->evidence, jm->note, nl);
-}
-
-/* Does the kernel judge this state (the mode; in auto, a journal that
- * may hold fast commits needs replay)? */
-static bool
-by_kernel (const struct pc_judge *j)
-{
-  const uint8_t *sb = pc_image_data (j->im) + 1024;
-
-  if (!j->fs->libext2fs)
-    return true;                /* only the kernel reads it */
-  if (!j->cfg.kernel_ok || j->cfg.mode == PC_JUDGE_EXT2FS)
-    return false;
-  return j->cfg.mode == PC_JUDGE_KERNEL ||
-         (pc_image_size (j->im) >= 2048 && pc_ext_needs_recovery (sb) && pc_ext_fast_commit (sb));
 }
 
 /* One judgement in a line, for a recovery-differs finding: its verdict,
@@ -588,8 +604,7 @@ static int ext2fs_state (struct pc_judge *j, int64_t tag, struct pc_judgement *j
 static int
 both_states (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
 {
-  const uint8_t *sb = pc_image_data (j->im) + 1024;
-  bool kernel_first = pc_ext_needs_recovery (sb) && pc_ext_fast_commit (sb);
+  bool kernel_first = pc_judge_kernel_replays (pc_image_data (j->im) + 1024);
   struct pc_judgement *k = calloc (1, sizeof *k), *e = calloc (1, sizeof *e), *p, *o;
   int r;
 
@@ -633,11 +648,11 @@ pc_judge_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   r = probe (j, jm);
   if (r <= 0)
     return r;
-  if (j->cfg.mode == PC_JUDGE_BOTH && j->cfg.kernel_ok && j->fs->libext2fs)
-    return both_states (j, tag, jm);
-  if (by_kernel (j))
-    return kernel_state (j, jm);
-  return ext2fs_state (j, tag, jm);
+  switch (who (j)) {
+  case PC_WHO_BOTH: return both_states (j, tag, jm);
+  case PC_WHO_KERNEL: return kernel_state (j, jm);
+  default: return ext2fs_state (j, tag, jm);
+  }
 }
 
 /* libext2fs and e2fsck's judgement of the state (probed). */

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fs/fs.h"
 #include "judge/export.h"
 #include "judge/fsck.h"
 #include "replay/image.h"
@@ -41,6 +42,32 @@
  * there (run/gjudge.h); a judge here never takes it. */
 enum pc_judge_mode { PC_JUDGE_AUTO, PC_JUDGE_EXT2FS, PC_JUDGE_KERNEL, PC_JUDGE_BOTH,
                      PC_JUDGE_GUEST };
+
+/* Who judges one state. */
+enum pc_judge_who {
+  PC_WHO_EXT2FS,                /* libext2fs and e2fsck */
+  PC_WHO_KERNEL,                /* this machine's kernel (kjudge.h) */
+  PC_WHO_BOTH,                  /* each, and whether they disagree */
+  PC_WHO_NOBODY,                /* not one powercut judges here: a filesystem it
+                                 * does not know, or one only the kernel reads
+                                 * where it may not mount */
+};
+
+/* The one choice of who judges a state of filesystem fs (fs.h; NULL:
+ * not one powercut knows) in mode, kernel_ok (the caller may let the
+ * kernel mount: root, a mount namespace of its own); sb: the state's
+ * bytes at offset 1024 (an ext superblock) if size >= 2048, else NULL.
+ * A filesystem libext2fs does not read, the kernel's; an ext2/3/4 state
+ * whose journal needs recovery and may hold fast commits (which only the
+ * kernel replays as a reboot would), the kernel's in auto (both in
+ * both); else as mode says, libext2fs where the kernel may not. */
+enum pc_judge_who pc_judge_pick (const struct pc_fs *fs, const uint8_t *sb,
+                                 enum pc_judge_mode mode, bool kernel_ok);
+
+/* Does a reboot's recovery of an ext2/3/4 state that sb (as above) is
+ * the superblock of need the kernel: a journal needing recovery that may
+ * hold fast commits? */
+bool pc_judge_kernel_replays (const uint8_t *sb);
 
 /* "auto", "ext2fs", "kernel", "both", "guest" and back (-1: unknown). */
 const char *pc_judge_mode_name (enum pc_judge_mode m);

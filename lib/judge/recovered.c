@@ -164,7 +164,7 @@ finish (struct pc_image *im, const char *path, const char *device, int64_t when,
   {
     char type[16];
     const struct pc_fs *fs = pc_ext_probe (path, type, sizeof type) >= 0 ? pc_fs_find (type) : NULL;
-    if (fs && !fs->libext2fs)
+    if (fs && pc_judge_pick (fs, NULL, PC_JUDGE_AUTO, true) == PC_WHO_KERNEL)
       return kernel_recover (im, path, who, err);
   }
   if (sb && pc_get_le16 (sb + 0x38) == 0xEF53) {
@@ -176,7 +176,7 @@ finish (struct pc_image *im, const char *path, const char *device, int64_t when,
     if (pc_ext_has_journal (sb) && pc_get_le32 (sb + 0xE0) == 0)
       return pc_err_set (err, ENOTSUP, "%s: its journal is on another device, which "
                          "--recovered does not replay %s", who, raw);
-    if (pc_ext_needs_recovery (sb) && pc_ext_fast_commit (sb)) {
+    if (pc_judge_kernel_replays (sb)) {
       /* fast commits: only the kernel replays them as a reboot would */
       r = kernel_recover (im, path, who, err);
       if (r < 0)

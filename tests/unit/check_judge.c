@@ -358,6 +358,39 @@ START_TEST (no_journal_by_hand_is_corrupt)
 }
 END_TEST
 
+/* Who judges a state: one choice, by the filesystem, the state's journal
+ * and the mode. */
+START_TEST (one_choice_of_judge)
+{
+  uint8_t plain[1024], fc[1024];
+  const struct pc_fs *ext4 = pc_fs_find ("ext4"), *xfs = pc_fs_find ("xfs");
+
+  memset (plain, 0, sizeof plain);
+  memset (fc, 0, sizeof fc);
+  /* s_feature_compat: HAS_JOURNAL 0x4, FAST_COMMIT 0x400; s_feature_incompat:
+   * RECOVER 0x4 (only fc's journal needs recovery) */
+  pc_put_le16 (fc + 0x38, 0xEF53);
+  pc_put_le32 (fc + 0x5C, 0x4 | 0x400);
+  pc_put_le32 (fc + 0x60, 0x4);
+  pc_put_le16 (plain + 0x38, 0xEF53);
+  pc_put_le32 (plain + 0x5C, 0x4);
+  ck_assert (pc_judge_kernel_replays (fc));
+  ck_assert (!pc_judge_kernel_replays (plain));
+  ck_assert (!pc_judge_kernel_replays (NULL));
+  ck_assert_int_eq (pc_judge_pick (NULL, plain, PC_JUDGE_AUTO, true), PC_WHO_NOBODY);
+  ck_assert_int_eq (pc_judge_pick (xfs, NULL, PC_JUDGE_AUTO, true), PC_WHO_KERNEL);
+  ck_assert_int_eq (pc_judge_pick (xfs, NULL, PC_JUDGE_EXT2FS, true), PC_WHO_KERNEL);
+  ck_assert_int_eq (pc_judge_pick (xfs, NULL, PC_JUDGE_AUTO, false), PC_WHO_NOBODY);
+  ck_assert_int_eq (pc_judge_pick (ext4, plain, PC_JUDGE_AUTO, true), PC_WHO_EXT2FS);
+  ck_assert_int_eq (pc_judge_pick (ext4, fc, PC_JUDGE_AUTO, true), PC_WHO_KERNEL);
+  ck_assert_int_eq (pc_judge_pick (ext4, fc, PC_JUDGE_AUTO, false), PC_WHO_EXT2FS);
+  ck_assert_int_eq (pc_judge_pick (ext4, fc, PC_JUDGE_EXT2FS, true), PC_WHO_EXT2FS);
+  ck_assert_int_eq (pc_judge_pick (ext4, plain, PC_JUDGE_KERNEL, true), PC_WHO_KERNEL);
+  ck_assert_int_eq (pc_judge_pick (ext4, plain, PC_JUDGE_BOTH, true), PC_WHO_BOTH);
+  ck_assert_int_eq (pc_judge_pick (ext4, plain, PC_JUDGE_BOTH, false), PC_WHO_EXT2FS);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -367,6 +400,7 @@ main (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, same_bytes_same_answer);
+  tcase_add_test (tc, one_choice_of_judge);
   tcase_add_test (tc, unread_change_keeps_answer);
   tcase_add_test (tc, damaged_metadata_is_checked);
   tcase_add_test (tc, damaged_inode_table_is_checked);
