@@ -230,6 +230,60 @@ int pc_hist_xattr_cause (const struct pc_history *h, const struct node *n, const
                          const struct pc_entry *found, const struct xver *v, bool promise,
                          struct pc_cause *c);
 
+/* histmatch.c, what a file may hold at a point: the last point at or
+ * before point from which path's name was durable (a sync, its
+ * directory's fsync, a mark; NONE: none; floor, if not NONE, counts as
+ * one), *ret_call what made it durable (UINT32_MAX: a mark); the same for
+ * block b of n (NONE: its size, which only a sync of the whole file makes
+ * durable); the first point at or after seq from which block b of n was
+ * durable (anywhere in the recording); the least size n had from its
+ * durable point lo on, up to point; when n's size was last set by point;
+ * the least size a state at point must show for n's range promises
+ * (*ret_block the block that asks most); was n empty at the last point
+ * its size (or, for a file made empty, its name) was durable; and how
+ * found differs from n at point: 0 if it is what n had, else a finding
+ * kind, *ret_block the first block at fault (NONE: the size),
+ * *ret_promise whether what was lost had been made durable and not given
+ * up since (from_start: judged from the file's first version on). */
+uint64_t pc_hist_entry_durable (const struct pc_history *h, const char *path, uint64_t point,
+                                uint64_t floor, uint32_t *ret_call);
+uint64_t pc_hist_data_durable (const struct pc_history *h, const struct node *n, uint64_t b,
+                               uint64_t point, uint64_t floor, uint32_t *ret_call);
+uint64_t pc_hist_made_durable (const struct pc_history *h, const struct node *n, uint64_t b,
+                               uint64_t seq, uint32_t *ret_call);
+uint64_t pc_hist_least_size_since (const struct node *n, uint64_t lo, uint64_t point);
+uint64_t pc_hist_size_set_by (const struct node *n, uint64_t point);
+uint64_t pc_hist_size_needed (const struct node *n, uint64_t point, uint64_t *ret_block);
+bool pc_hist_durably_empty (const struct pc_history *h, const struct node *n, const char *path,
+                            uint64_t point, uint64_t floor);
+int pc_hist_match_file (const struct pc_history *h, const struct node *n,
+                        const struct pc_entry *found, uint64_t point, uint64_t floor,
+                        bool from_start, uint64_t *ret_block, bool *ret_promise);
+
+/* histfault.c, the cause of a finding and whose fault it is
+ * (doc/fault.md): the cause of a finding on block b (NONE: the size) of n
+ * at path, the version lost being the newest by point (or, for a
+ * promise, the durable one), *ret_call the call behind it, *ret_mapped
+ * whether a shared mapping stored it; is call b its process's next after
+ * a (an unlink, then the file made anew: a replacement); is node y bound
+ * to a name other than p's at point (moved there); c made the program's
+ * fault where it gave a durable version of path up before the new data
+ * of n was durable (a rename over it, an unlink and a new file by its
+ * next call, a truncate), wcall the call that wrote what was lost; the
+ * cause of a name found missing, or found though it was durably gone
+ * (de: when it was, dcall: what made it so).  Those that fill a cause
+ * return 0 or -ENOMEM. */
+int pc_hist_data_cause (const struct pc_history *h, const struct node *n, const char *path,
+                        uint64_t b, uint64_t point, int kind, bool promise, struct pc_cause *c,
+                        uint32_t *ret_call, bool *ret_mapped);
+bool pc_hist_next_call (const struct pc_history *h, uint32_t a, uint32_t b);
+bool pc_hist_bound_elsewhere (const struct pc_history *h, const struct phist *p, int64_t y,
+                              uint64_t point);
+int pc_hist_program_cause (const struct pc_history *h, const struct phist *p, const char *path,
+                           int64_t n, uint64_t point, uint32_t wcall, struct pc_cause *c);
+int pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
+                        uint64_t de, uint32_t dcall, struct pc_history_verdict *ret);
+
 /* histjudge.c: the judgement itself (pc_history_judge without reuse),
  * pc_history_older, and pc_history_set_end's marking of the paths others
  * wrote (the memo dropped by the caller). */

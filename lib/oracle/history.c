@@ -2,7 +2,9 @@
  * the interface, on the parts below it, each calling only those below
  * it:
  *   histmemo.c   judgements kept from one crash state to the next;
- *   histjudge.c  the judgement of a file found, and its cause;
+ *   histjudge.c  the judgement of a file found;
+ *   histfault.c  ... its cause, and whose fault it is;
+ *   histmatch.c  ... what it may hold, and whether it does;
  *   histxattr.c  ... of its extended attributes;
  *   histver.c    the versions every path had, and which a state lost;
  *   histbuild.c  the history built from a log's events and marks;
