@@ -141,4 +141,9 @@ check_new_image (struct ctx *c, int fd, struct pc_image **im)
  * interrupted). */
 int check_states (struct ctx *c, struct pc_err *why);
 
+/* collect.c: the workers' results (their files in c->work, and c->sh)
+ * into res's points, each recovery point after its parent's, counted, and
+ * the durability windows.  Returns 0, or -errno with why. */
+int check_collect (struct ctx *c, struct pc_check_result *res, struct pc_err *why);
+
 #endif
