@@ -25,61 +25,9 @@
 #include "guest/vm.h"
 #include "util/err.h"
 
-/* The guest's /init.  It reads /powercut.conf (shell assignments). */
-static const char guest_init[] =
-"#!/bin/busybox sh\n"
-"/bin/busybox --install -s /bin\n"
-"export PATH=/bin:/sbin:/usr/bin:/usr/sbin\n"
-"mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev\n"
-"echo 1 > /proc/sys/kernel/printk\n"
-"echo POWERCUT-INIT\n"
-"if grep -q powercut.probe /proc/cmdline; then echo POWERCUT-PROBE-OK; poweroff -f; fi\n"
-". /powercut.conf\n"
-"say () { echo \"powercut-guest: $*\"; }\n"
-"finish () { echo \"POWERCUT-STATUS $1\"; sync; poweroff -f; }\n"
-"for m in $MODULES; do\n"
-"  case $m in nbd) insmod /lib/modules/nbd.ko nbds_max=$NBDS ;; *) insmod /lib/modules/$m.ko ;; esac\n"
-"done\n"
-"ip link set lo up; ip link set eth0 up; ip addr add 10.0.2.15/24 dev eth0\n"
-"if [ -n \"$SCRIPT_MODE\" ]; then\n"
-"  for d in $DISKS; do\n"
-"    set -- $(echo \"$d\" | tr : ' ')\n"
-"    say attaching /dev/nbd$1 as $2\n"
-"    nbd-client 10.0.2.100 $3 /dev/nbd$1 -b 4096 -N '' -C \"$CONNECTIONS\" || finish 210\n"
-"    export POWERCUT_DEV_$2=/dev/nbd$1\n"
-"    [ \"$4\" = 0 ] || export POWERCUT_CONTROL_$2=tcp:10.0.2.100:$4\n"
-"  done\n"
-"  export POWERCUT=/bin/powercut; mkdir -p /host /run /var/tmp\n"
-"  if [ -n \"$OUTPUT\" ]; then stty -F /dev/ttyS1 raw -echo || finish 218; export POWERCUT_OUT=/dev/ttyS1; fi\n"
-"  set -o pipefail\n"
-"  (cd /host && eval \"/workload.sh $ARGS\") 2>&1 |\n"
-"    while IFS= read -r l || [ -n \"$l\" ]; do echo \"POWERCUT-OUT $l\"; done; st=$?\n"
-"  set +o pipefail; sync\n"
-"  for d in $DISKS; do nbd-client -d /dev/nbd${d%%:*} >/dev/null 2>&1; done\n"
-"  echo \"POWERCUT-SCRIPT $st\"; finish 0\n"
-"fi\n"
-"say attaching /dev/nbd0 over $CONNECTIONS connection\\(s\\)\n"
-"nbd-client 10.0.2.100 10809 /dev/nbd0 -b 4096 -N '' -C \"$CONNECTIONS\" || finish 210\n"
-"mkfs.$FS -q $MKFS_FORCE $MKFS_OPTS /dev/nbd0 || finish 211\n"
-"for s in $SYSCTLS; do echo \"${s#*=}\" > /proc/sys/$(echo \"${s%%=*}\" | tr . /) || finish 216; done\n"
-"mkdir -p /mnt\n"
-"if [ -n \"$MOUNT_OPTS\" ]; then mount -t $FS -o \"$MOUNT_OPTS\" /dev/nbd0 /mnt || finish 212\n"
-"else mount -t $FS /dev/nbd0 /mnt || finish 212; fi\n"
-"export POWERCUT_CONTROL=tcp:10.0.2.100:10810 POWERCUT_MNT=/mnt POWERCUT=/bin/powercut POWERCUT_ACKS\n"
-"powercut mark mkfs --manifest /mnt --sync || finish 213\n"
-"say running the workload\n"
-"if [ -n \"$TRACED\" ]; then T='powercut trace --quiet --'; else T=; fi\n"
-"if [ -x /workload.sh ]; then\n"
-"  (cd /mnt && eval \"$T /workload.sh $ARGS\"); st=$?\n"
-"else\n"
-"  (cd /mnt && $T powercut workload \"$WORKLOAD\" --dir /mnt --seed \"$SEED\" --files \"$FILES\" --commit \"$COMMIT\" --seconds \"$SECONDS\"); st=$?\n"
-"fi\n"
-"[ $st = 0 ] && { powercut mark " PC_MARK_COMMAND_END " && sleep \"$SETTLE\" &&\n"
-"  powercut mark " PC_MARK_SETTLE_END " || st=217; }\n"
-"[ $st = 0 ] && [ -x /workload.sh ] && { powercut mark end --manifest /mnt --sync || st=214; }\n"
-"cd /; umount /mnt || { [ $st = 0 ] && st=215; }\n"
-"nbd-client -d /dev/nbd0\n"
-"finish $st\n";
+/* The guest's /init (init.sh, made a C string by the build).  It reads
+ * /powercut.conf (shell assignments). */
+#include "guest/init-gen.h"
 
 
 char *
@@ -226,6 +174,8 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   bad |= conf (m, "MOUNT_OPTS", cfg->mount_opts);
   bad |= conf (m, "WORKLOAD", cfg->workload);
   bad |= conf (m, "TRACED", cfg->traced ? "1" : "");
+  bad |= conf (m, "MARK_COMMAND_END", PC_MARK_COMMAND_END);
+  bad |= conf (m, "MARK_SETTLE_END", PC_MARK_SETTLE_END);
   bad |= conf (m, "POWERCUT_ACKS", cfg->acks ? cfg->acks : "stdout");
   bad |= conf (m, "SCRIPT_MODE", cfg->script_mode ? "1" : "");
   bad |= conf (m, "OUTPUT", cfg->script_mode && cfg->out_path ? "1" : "");
