@@ -9,6 +9,7 @@
 
 #include "oracle/history.h"
 #include "oracle/oracle.h"
+#include "oracle/oracleint.h"
 #include "util/xxh.h"
 
 struct omark {
@@ -346,72 +347,6 @@ same_version (const struct pc_entry *a, const struct pc_entry *b)
   }
 }
 
-/* Does a file entry (found in a state, or in a manifest) hold only zeros?
- * A state's tree counts its zero blocks; a manifest keeps the first bytes
- * and the hash, so its hash is compared with that of as many zeros. */
-static bool
-file_all_zeros (const struct pc_entry *e, bool found)
-{
-  static const uint8_t zeros[1 << 16];
-  uint8_t h[16];
-  XXH3_state_t st;
-
-  if (e->type != PC_ENTRY_FILE || e->size == 0)
-    return false;
-  if (found)
-    return e->zero_blocks == (e->size + PC_ENTRY_ZERO_BLOCK - 1) / PC_ENTRY_ZERO_BLOCK;
-  if (memcmp (e->head, zeros, e->headlen) != 0)
-    return false;
-  XXH3_128bits_reset (&st);
-  for (uint64_t left = e->size; left > 0;) {
-    size_t k = left < sizeof zeros ? (size_t) left : sizeof zeros;
-    XXH3_128bits_update (&st, zeros, k);
-    left -= k;
-  }
-  XXH128_canonicalFromHash ((XXH128_canonical_t *) h, XXH3_128bits_digest (&st));
-  return memcmp (h, e->hash, 16) == 0;
-}
-
-/* Writes what e is (NULL: absent) for people; a file found in a crash
- * state also says how many of its blocks are all zeros. */
-static void
-describe (FILE *f, const struct pc_entry *e, bool found)
-{
-  uint64_t nblocks = e ? (e->size + PC_ENTRY_ZERO_BLOCK - 1) / PC_ENTRY_ZERO_BLOCK : 0;
-
-  if (e == NULL)
-    fputs ("absent", f);
-  else if (e->type == PC_ENTRY_FILE && e->size == 0)
-    fputs ("empty file", f);
-  else if (found && file_all_zeros (e, true))
-    fprintf (f, "file %" PRIu64 " B all zeros (%" PRIu64 " of %" PRIu64 " blocks)",
-             e->size, nblocks, nblocks);
-  else if (e->type == PC_ENTRY_FILE) {
-    /* Size, first bytes (escaped) and hash. */
-    fprintf (f, "file %" PRIu64 " B \"", e->size);
-    for (unsigned i = 0; i < e->headlen; i++) {
-      uint8_t ch = e->head[i];
-      if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\')
-        fputc (ch, f);
-      else
-        fprintf (f, "\\x%02x", ch);
-    }
-    fprintf (f, "\"%s xxh128:", e->size > e->headlen ? "..." : "");
-    for (int i = 0; i < 8; i++)
-      fprintf (f, "%02x", e->hash[i]);
-  }
-  else if (e->type == PC_ENTRY_DIR)
-    fputs ("directory", f);
-  else if (e->type == PC_ENTRY_SYMLINK)
-    fprintf (f, "symlink to %s", e->target ? e->target : "");
-  else
-    fputs ("special file", f);
-  if (e && (e->mode & 07777) != 0 && e->type != PC_ENTRY_SYMLINK)
-    fprintf (f, " mode %04o", e->mode & 07777);
-  if (found && e && e->type == PC_ENTRY_FILE && e->zero_blocks > 0 && e->zero_blocks < nblocks)
-    fprintf (f, ", %" PRIu64 " of %" PRIu64 " blocks all zeros", e->zero_blocks, nblocks);
-}
-
 static bool
 durable_at (const struct omark *m, const char *path)
 {
@@ -421,29 +356,6 @@ durable_at (const struct omark *m, const char *path)
     if (strcmp (m->m.durable[i], path) == 0)
       return true;
   return false;
-}
-
-/* Appends one finding: found is f described, allowed what describe_allowed
- * wrote (or "-").  Returns 0 or -ENOMEM. */
-static int
-finding (struct pc_findings *out, int kind, const char *path, const struct pc_entry *f,
-         const char *allowed)
-{
-  char *found = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream (&found, &len);
-  int r;
-
-  if (m == NULL)
-    return -ENOMEM;
-  describe (m, f, true);
-  if (fclose (m) == EOF) {
-    free (found);
-    return -ENOMEM;
-  }
-  r = pc_findings_add (out, kind, path, found, allowed);
-  free (found);
-  return r;
 }
 
 /* Each distinct allowed version of path once, with the marks that had it:
@@ -471,7 +383,7 @@ describe_allowed (const struct pc_oracle *o, size_t start, size_t last, bool abs
       continue;
     if (n++)
       fputs ("; ", f);
-    describe (f, e, false);
+    pc_oracle_describe (f, e, false);
     fprintf (f, " at %s", o->marks[i].m.name);
     for (j = i + 1; j <= last && j < o->n; j++)
       if (same_version (e, pc_mark_find (&o->marks[j].m, path)))
@@ -519,10 +431,10 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
   }
   /* Only then worth asking: did every allowed file version have a byte
    * that is not zero? */
-  if (f && all_data && nfiles > 0 && file_all_zeros (f, true))
+  if (f && all_data && nfiles > 0 && pc_oracle_all_zeros (f, true))
     for (size_t i = start; i <= last && i < o->n && all_nonzero; i++) {
       const struct pc_entry *e = pc_mark_find (&o->marks[i].m, path);
-      all_nonzero = e == NULL || !file_all_zeros (e, false);
+      all_nonzero = e == NULL || !pc_oracle_all_zeros (e, false);
     }
 
   /* Not allowed: say what was found and what would have been. */
@@ -532,7 +444,7 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
     kind = PC_V_MISSING;
   else if (f && f->type == PC_ENTRY_FILE && f->size == 0 && all_data && nfiles > 0)
     kind = PC_V_ZERO_LENGTH;    /* every allowed file version has data */
-  else if (f && all_data && nfiles > 0 && all_nonzero && file_all_zeros (f, true))
+  else if (f && all_data && nfiles > 0 && all_nonzero && pc_oracle_all_zeros (f, true))
     kind = PC_V_ZERO_FILLED;    /* and it was not zeros */
   else {
     kind = PC_V_MISMATCH;
@@ -546,7 +458,7 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
   allowed = describe_allowed (o, start, last, absent_ok, path);
   if (allowed == NULL)
     return -ENOMEM;
-  r = finding (out, kind, path, f, allowed);
+  r = pc_oracle_finding (out, kind, path, f, allowed);
   free (allowed);
   if (r == 0 && kind != PC_F_NOT_JUDGED) {
     /* A promise broken if the version lost is one a mark had made
@@ -624,7 +536,7 @@ judge_traced (const struct pc_oracle *o, uint64_t point, const char *path,
   allowed = strdup (hv.kind == PC_F_NOT_JUDGED ? "-"
                     : "what the program had: a version since it was last made durable, "
                       "or a mix of their blocks");
-  r = allowed ? finding (out, hv.kind, path, f, allowed) : -ENOMEM;
+  r = allowed ? pc_oracle_finding (out, hv.kind, path, f, allowed) : -ENOMEM;
   free (allowed);
   if (r < 0) {
     pc_cause_clear (&hv.cause);
@@ -682,7 +594,7 @@ pc_oracle_judge (const struct pc_oracle *o, uint64_t point, const struct pc_mark
     }
     if (pk == NULL || strcmp (pk, cur) != 0) {
       /* No manifest names it, and the history does not follow it. */
-      if (f && finding (out, PC_F_UNMENTIONED, f->path, f, "-") < 0)
+      if (f && pc_oracle_finding (out, PC_F_UNMENTIONED, f->path, f, "-") < 0)
         return -ENOMEM;
       j++;
       continue;
@@ -804,7 +716,7 @@ pc_oracle_older (const struct pc_oracle *o, uint64_t point, const struct pc_orac
       added++;
       continue;
     }
-    r = finding (out, kind, hp[k], f, "what the program had by its last acknowledgement, "
+    r = pc_oracle_finding (out, kind, hp[k], f, "what the program had by its last acknowledgement, "
                  "or after");
     if (r < 0) {
       pc_cause_clear (&hv.cause);
