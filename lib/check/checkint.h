@@ -141,6 +141,31 @@ check_new_image (struct ctx *c, int fd, struct pc_image **im)
  * interrupted). */
 int check_states (struct ctx *c, struct pc_err *why);
 
+/* A worker's results file, where each point's evidence and findings go. */
+struct check_out {
+  int fd;
+  int64_t id;                   /* the worker's id */
+  uint64_t size;                /* bytes written so far */
+  uint8_t *buf;                 /* one record being built */
+  size_t len, cap;
+};
+
+/* checkone.c, what a worker does with one distinct image u (its states in
+ * c->gpoints[c->gstart[u] ...]): check_image judges the state im holds
+ * (the image's file img, judge jd; with --verify, its tree exported to x
+ * at xdir, the marks in mfile) for each of its points and stores their
+ * results in o; check_recovery_crashes records and checks the kernel's
+ * recovery of it; check_put_result stores point i's result (verdict,
+ * fsck_as, whether the kernel judged it, evidence, findings).  Each
+ * returns 0, or -errno if the results cannot be stored. */
+int check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
+                 struct pc_judge *jd, struct check_out *o, struct pc_export *x, const char *xdir,
+                 const char *mfile);
+int check_recovery_crashes (struct ctx *c, size_t u, unsigned id, const struct pc_image *im,
+                            struct check_out *o);
+int check_put_result (struct ctx *c, struct check_out *o, size_t i, int verdict, int64_t fsck_as,
+                      bool kernel, const char *evidence, const struct pc_findings *fl);
+
 /* collect.c: the workers' results (their files in c->work, and c->sh)
  * into res's points, each recovery point after its parent's, counted, and
  * the durability windows.  Returns 0, or -errno with why. */
