@@ -57,6 +57,31 @@ pc_run_msleep (long ms)
   nanosleep (&ts, NULL);
 }
 
+/* Where the workload runs and how the recorded device appears to the
+ * kernel that mounts it: one entry each (as nbdkit's backends, fio's
+ * ioengines).  Here: attach makes r->dev, detach undoes it whatever part
+ * of it was done.  In a guest, run_vm does it all (guest/vm.h). */
+struct attach {
+  enum pc_attach kind;
+  const char *name;             /* for people */
+  bool here;                    /* the workload runs on this host */
+  bool (*usable) (void);        /* this machine can (for --attach auto), or NULL */
+  int (*attach) (struct run *r);
+  void (*detach) (struct run *r);
+};
+
+/* attach.c: the entry of the table for kind (NULL: none); the first
+ * line of a program's output, for messages; what a command's status (as
+ * pc_proc_run gives it) comes to: 0, or -errno with r's reason set; a
+ * command run within PC_RUN_CMD_TIMEOUT_S, its output in r->out; a child
+ * waited for, sig sent it after timeout_s (then SIGKILL): its status. */
+#define PC_RUN_CMD_TIMEOUT_S 120
+const struct attach *pc_run_attach_of (enum pc_attach kind);
+const char *pc_run_first_line (char *out);
+int pc_run_cmd_status (struct run *r, char *const argv[], int s);
+int pc_run_cmd (struct run *r, char *const argv[]);
+int pc_run_reap (pid_t pid, int timeout_s, int sig);
+
 /* Runs the workload (a built-in one, or the command, traced or not) in a
  * child process in r's mount point, within the time limit.  Returns 0,
  * or -errno with r's reason set. */
