@@ -116,230 +116,6 @@ pc_report_failed_on (const struct pc_check_result *res, enum pc_fail_on on)
                               res->recovery_differs);
 }
 
-/* Prints s through show (pc_display_name or _text); "?" without memory;
- * a path "" (a finding of the whole state) as such. */
-static void
-put_shown (FILE *f, char *(*show) (const char *), const char *s)
-{
-  char *d;
-
-  if (show == pc_display_name && s[0] == '\0') {
-    fputs ("(the whole state)", f);
-    return;
-  }
-  d = show (s);
-
-  fputs (d ? d : "?", f);
-  free (d);
-}
-
-struct pc_path_sum *
-pc_report_paths (const struct pc_check_result *res, int kind, size_t *ret_n)
-{
-  struct pc_path_sum *v = NULL;
-  size_t n = 0, cap = 0;
-
-  for (size_t i = 0; i < res->npoints; i++) {
-    const struct pc_point *p = &res->points[i];
-    for (size_t k = 0; k < p->findings.n; k++) {
-      const struct pc_finding *fd = &p->findings.v[k];
-      size_t lo = 0, hi = n;
-      if (kind >= 0 ? fd->kind != kind : pc_finding_verdict (fd->kind) == PC_V_OK)
-        continue;
-      /* v is kept sorted by path: find it, or where it goes. */
-      while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp (v[mid].first->path, fd->path);
-        if (c == 0)
-          lo = hi = mid;
-        else if (c < 0)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      if (lo == n || strcmp (v[lo].first->path, fd->path) != 0) {
-        if (pc_grow (&v, &cap, n + 1, sizeof *v, 16) < 0) {
-          free (v);
-          *ret_n = 0;
-          return NULL;
-        }
-        memmove (v + lo + 1, v + lo, (n - lo) * sizeof *v);
-        v[lo] = (struct pc_path_sum) { fd, 0, p->id, p->id, fd, p->id, { 0 }, { 0 } };
-        n++;
-      }
-      v[lo].npoints++;
-      v[lo].last_id = p->id;
-      if (pc_finding_verdict (fd->kind) != PC_V_OK) {
-        enum pc_fault ft = pc_cause_fault (&fd->cause);
-        v[lo].count[fd->kind]++;
-        v[lo].faults[ft]++;
-        if (ft > pc_cause_fault (&v[lo].worst->cause)) {
-          v[lo].worst = fd;
-          v[lo].worst_id = p->id;
-        }
-      }
-    }
-  }
-  *ret_n = n;
-  return v;
-}
-
-/* How a finding's lost version came to be durable, for people: never,
- * or when and by what, counted from the call that wrote it. */
-static void
-durable_text (FILE *f, const struct pc_cause *c)
-{
-  if (c->durable_ns < 0) {
-    fputs ("never synced", f);
-    return;
-  }
-  if (c->durable_by && strncmp (c->durable_by, PC_CAUSE_AFTER_COMMAND,
-                                strlen (PC_CAUSE_AFTER_COMMAND)) == 0) {
-    fprintf (f, "never synced by the program, durable at %.3f s by ", c->durable_ns / 1e9);
-    put_shown (f, pc_display_line, c->durable_by);
-    return;
-  }
-  if (c->call && (uint64_t) c->durable_ns >= c->time_ns)
-    fprintf (f, "synced %.0f ms later by ", ((uint64_t) c->durable_ns - c->time_ns) / 1e6);
-  else
-    fprintf (f, "at %.3f s by ", c->durable_ns / 1e9);
-  put_shown (f, pc_display_line, c->durable_by ? c->durable_by : "?");
-}
-
-char *
-pc_report_why (int kind, const struct pc_cause *c)
-{
-  char *s = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&s, &len);
-
-  if (f == NULL)
-    return NULL;
-  if (!c->known)
-    fputs ("no cause known: counted as the filesystem's fault", f);
-  else {
-    fprintf (f, "%s: ", pc_cause_class (kind, c));
-    put_shown (f, pc_display_line, c->rule ? c->rule : "?");
-    if (c->call) {
-      fputs ("; written by ", f);
-      put_shown (f, pc_display_line, c->call);
-      fprintf (f, " at %.3f s, ", c->time_ns / 1e9);
-      durable_text (f, c);
-    }
-    else if (c->durable_by && c->durable_ns >= 0) {
-      fputs ("; durable ", f);
-      durable_text (f, c);
-    }
-    if (c->ack) {
-      fputs ("; acknowledged by \"", f);
-      put_shown (f, pc_display_line, c->ack);
-      fprintf (f, "\" at %.3f s", c->ack_ns / 1e9);
-    }
-    if (c->fix) {
-      fputs ("; fix: ", f);
-      put_shown (f, pc_display_line, c->fix);
-    }
-  }
-  if (fclose (f) == EOF) {
-    free (s);
-    return NULL;
-  }
-  return s;
-}
-
-/* A finding's cause: the rule it rests on and, for a traced program's
- * file, the call behind the version lost, when it was made durable and
- * what would have kept it. */
-static void
-cause_text (FILE *f, int kind, const struct pc_cause *c)
-{
-  if (!c->known)
-    return;
-  fprintf (f, "      rule:    %s: ", pc_cause_class (kind, c));
-  put_shown (f, pc_display_line, c->rule ? c->rule : "?");
-  fputc ('\n', f);
-  if (c->call) {
-    fputs ("      cause:   ", f);
-    put_shown (f, pc_display_line, c->call);
-    fprintf (f, " (pid %" PRId32 ", at %.3f s)", c->pid, c->time_ns / 1e9);
-    fputc ('\n', f);
-  }
-  if (c->call || c->durable_by) {
-    fputs ("      durable: ", f);
-    durable_text (f, c);
-    fputc ('\n', f);
-  }
-  if (c->ack) {
-    fputs ("      acked:   \"", f);
-    put_shown (f, pc_display_line, c->ack);
-    fprintf (f, "\" at %.3f s\n", c->ack_ns / 1e9);
-  }
-  if (c->fix) {
-    fputs ("      fix:     ", f);
-    put_shown (f, pc_display_line, c->fix);
-    fputc ('\n', f);
-  }
-}
-
-/* "zero-length at 2, zero-filled at 2" from a path's counts. */
-static void
-counts_text (FILE *f, const struct pc_path_sum *v)
-{
-  const char *sep = "";
-
-  for (int k = 0; k < PC_V_COUNT; k++)
-    if (v->count[k]) {
-      fprintf (f, "%s%s at %zu", sep, pc_finding_name (k), v->count[k]);
-      sep = ", ";
-    }
-}
-
-/* "the program's at 4, nobody's at 2" from a path's faults. */
-static void
-faults_text (FILE *f, const struct pc_path_sum *v)
-{
-  static const char *const whose[] = { "nobody's (never made durable)", "the program's",
-                                       "the filesystem's", "the recovery's (kernel or e2fsck)" };
-  const char *sep = "";
-
-  for (int k = PC_FAULT_COUNT - 1; k >= PC_FAULT_NONE; k--)
-    if (v->faults[k]) {
-      fprintf (f, "%s%s at %zu", sep, whose[k], v->faults[k]);
-      sep = ", ";
-    }
-}
-
-static void
-paths_text (FILE *f, const struct pc_check_result *res)
-{
-  size_t n, shown = 0;
-  struct pc_path_sum *v = pc_report_paths (res, -1, &n);
-
-  if (n == 0)
-    goto out;
-  fprintf (f, "\nfiles affected: %zu\n", n);
-  for (size_t j = 0; j < n && shown < MAX_LISTED; j++, shown++) {
-    const struct pc_finding *fd = v[j].worst;
-    fputs ("  ", f);
-    put_shown (f, pc_display_name, v[j].first->path);
-    fprintf (f, ": %zu point%s (%s .. %s): ", v[j].npoints, v[j].npoints == 1 ? "" : "s",
-             v[j].first_id, v[j].last_id);
-    counts_text (f, &v[j]);
-    fputs ("; fault: ", f);
-    faults_text (f, &v[j]);
-    fprintf (f, "\n      at %s: %s, found ", v[j].worst_id, pc_finding_name (fd->kind));
-    put_shown (f, pc_display_line, fd->found);
-    fputs ("\n      allowed: ", f);
-    put_shown (f, pc_display_line, fd->allowed);
-    fputc ('\n', f);
-    cause_text (f, fd->kind, &fd->cause);
-  }
-  if (n > shown)
-    fprintf (f, "  ... and %zu more files (see the JSON report)\n", n - shown);
-out:
-  free (v);
-}
-
 /* Where an application's checker failed: the paths that held older
  * versions than the program had by its last acknowledgement, and why. */
 static void
@@ -354,10 +130,10 @@ older_text (FILE *f, const struct pc_check_result *res)
              n, n == 1 ? "" : "s");
     for (size_t j = 0; j < n && j < MAX_LISTED; j++) {
       fputs ("  ", f);
-      put_shown (f, pc_display_name, v[j].first->path);
+      pc_put_shown (f, pc_display_name, v[j].first->path);
       fprintf (f, ": at %zu point%s (%s .. %s)\n", v[j].npoints, v[j].npoints == 1 ? "" : "s",
                v[j].first_id, v[j].last_id);
-      cause_text (f, PC_F_OLDER, &v[j].first->cause);
+      pc_report_cause_text (f, PC_F_OLDER, &v[j].first->cause);
     }
     if (n > MAX_LISTED)
       fprintf (f, "  ... and %zu more (see the JSON report)\n", n - MAX_LISTED);
@@ -385,11 +161,11 @@ not_judged_text (FILE *f, const struct pc_check_result *res)
       if (!fd->cause.known)
         continue;
       fputs ("  ", f);
-      put_shown (f, pc_display_name, fd->path);
+      pc_put_shown (f, pc_display_name, fd->path);
       fprintf (f, " (at %zu point%s)", v[j].npoints, v[j].npoints == 1 ? "" : "s");
       if (fd->cause.call) {
         fputs (": ", f);
-        put_shown (f, pc_display_line, fd->cause.call);
+        pc_put_shown (f, pc_display_line, fd->cause.call);
       }
       fputc ('\n', f);
       listed++;
@@ -406,7 +182,7 @@ not_judged_text (FILE *f, const struct pc_check_result *res)
       if (v[j].first->cause.known)
         continue;
       fputs ("  ", f);
-      put_shown (f, pc_display_name, v[j].first->path);
+      pc_put_shown (f, pc_display_name, v[j].first->path);
       fprintf (f, " (at %zu point%s)\n", v[j].npoints, v[j].npoints == 1 ? "" : "s");
       listed++;
     }
@@ -587,16 +363,16 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
       pending = NULL;
     }
     fprintf (f, "    %s ", pc_finding_name (fd->kind));
-    put_shown (f, pc_display_name, fd->path);
+    pc_put_shown (f, pc_display_name, fd->path);
     fputs (": found ", f);
-    put_shown (f, pc_display_line, fd->found);
+    pc_put_shown (f, pc_display_line, fd->found);
     fputc ('\n', f);
     if (fd->cause.known && fd->cause.promise && fd->cause.durable_ns >= 0 &&
         (uint64_t) fd->cause.durable_ns > p->time_ns) {
       /* a promise made after the crash point, while the disk could
        * still hold this state */
       fputs ("      after ", f);
-      put_shown (f, pc_display_line, fd->cause.durable_by ? fd->cause.durable_by : "?");
+      pc_put_shown (f, pc_display_line, fd->cause.durable_by ? fd->cause.durable_by : "?");
       fprintf (f, " at %.3f s, the disk could still hold this state (until %.3f s)\n",
                fd->cause.durable_ns / 1e9, p->moment_ns / 1e9);
     }
@@ -714,9 +490,9 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
      * what each found */
     if (n > 0 && v[0].first->path[0] == '\0' && v[0].first->cause.recovery) {
       fprintf (b, "at %s, ", v[0].first_id);
-      put_shown (b, pc_display_line, v[0].first->found);
+      pc_put_shown (b, pc_display_line, v[0].first->found);
       fputs (", but ", b);
-      put_shown (b, pc_display_line, v[0].first->allowed);
+      pc_put_shown (b, pc_display_line, v[0].first->allowed);
       fputs (n > 1 || fsbad ? "; " : "", b);
       memmove (v, v + 1, (n - 1) * sizeof *v);
       n--;
@@ -731,9 +507,9 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
       static const char *const whose[] = { "never made durable", "the program's",
                                            "the filesystem's", "the recovery's" };
       fputs (j ? "; " : "", b);
-      put_shown (b, pc_display_name, v[j].first->path);
+      pc_put_shown (b, pc_display_name, v[j].first->path);
       fputs (" (", b);
-      counts_text (b, &v[j]);
+      pc_path_counts_text (b, &v[j]);
       fprintf (b, ": %s)", whose[pc_cause_fault (&v[j].worst->cause)]);
     }
     if (n > 3)
@@ -763,7 +539,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   free (l1);
   free (l2);
   fputs ("powercut check: ", f);
-  put_shown (f, pc_display_line, res->log_path);
+  pc_put_shown (f, pc_display_line, res->log_path);
   fprintf (f, "\nmodel %s", pc_model_name (res->model.kind));
   if (pc_model_takes_k (res->model.kind))
     fprintf (f, ":%u (seed %" PRIu64 ")", res->model.k, res->model.seed);
@@ -842,7 +618,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
   if (res->verify) {
     fputs ("application checked by: ", f);
-    put_shown (f, pc_display_line, res->verify);
+    pc_put_shown (f, pc_display_line, res->verify);
     fputc ('\n', f);
   }
   not_judged_text (f, res);
@@ -852,7 +628,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     pc_windows_text (f, res);
   }
   else {
-    paths_text (f, res);
+    pc_report_files_text (f, res);
     older_text (f, res);
     pc_windows_text (f, res);
     fprintf (f, "\nfailing crash points, the most telling first:\n");
