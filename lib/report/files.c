@@ -54,7 +54,7 @@ pc_report_files_text (FILE *f, const struct pc_check_result *res)
     pc_report_cause_text (f, fd->kind, &fd->cause);
   }
   if (n > shown)
-    fprintf (f, "  ... and %zu more files (see the JSON report)\n", n - shown);
+    fprintf (f, "  ... and %zu more file%s (see the JSON report)\n", n - shown, pc_s (n - shown));
 out:
   free (v);
 }

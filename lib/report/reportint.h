@@ -55,6 +55,13 @@ void pc_json_add_text (json_object *o, const char *key, const char *s, bool path
 void pc_devset_text (FILE *f, json_object *o);
 int pc_devset_json_write (const char *path, json_object *o);
 
+/* "s" after a count other than 1: "%zu point%s", n, pc_s (n). */
+static inline const char *
+pc_s (uint64_t n)
+{
+  return n == 1 ? "" : "s";
+}
+
 /* Puts s through show (pc_display_name, _text or _line); "?" without
  * memory; a path "" (a finding of the whole state) as "(the whole state)". */
 void pc_put_shown (FILE *f, char *(*show) (const char *), const char *s);

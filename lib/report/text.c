@@ -447,29 +447,32 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
   fsbad = res->count[PC_V_FS_CORRUPT] + res->count[PC_V_UNMOUNTABLE];
   if (nfail == 0) {
     if (nnot)
-      fprintf (a, "nothing lost at the %zu crash points checked; %zu could not be checked "
-               "(no verdict)", res->npoints - nnot, nnot);
+      fprintf (a, "nothing lost at the %zu crash point%s checked; %zu could not be checked "
+               "(no verdict)", res->npoints - nnot, pc_s (res->npoints - nnot), nnot);
     else if (res->manifests == 0 && res->events == 0 && res->verify == NULL)
-      fprintf (a, "nothing lost: the filesystem is sound at all %zu crash points (no mark or "
-               "traced program says what its files should hold)", res->npoints);
+      fprintf (a, "nothing lost: the filesystem is sound at %s %zu crash point%s (no mark or "
+               "traced program says what its files should hold)", res->npoints == 1 ? "its" : "all",
+               res->npoints, pc_s (res->npoints));
     else
-      fprintf (a, "nothing lost: all %zu crash points hold what the program had, or may keep",
-               res->npoints);
-    fprintf (b, "the filesystem kept every promise; model %s, %zu distinct images checked",
-             pc_model_name (res->model.kind), res->unique);
+      fprintf (a, "nothing lost: %s %zu crash point%s hold%s what the program had, or may keep",
+               res->npoints == 1 ? "its" : "all", res->npoints, pc_s (res->npoints),
+               res->npoints == 1 ? "s" : "");
+    fprintf (b, "the filesystem kept every promise; model %s, %zu distinct image%s checked",
+             pc_model_name (res->model.kind), res->unique, pc_s (res->unique));
   }
   else {
     if (res->recovery_differs)
-      fprintf (a, "THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE at %zu of %zu crash points: "
-               "one of them is wrong%s", res->recovery_differs, res->npoints,
+      fprintf (a, "THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE at %zu of %zu crash point%s: "
+               "one of them is wrong%s", res->recovery_differs, res->npoints, pc_s (res->npoints),
                res->promises || res->program_promises || res->exposures ? "; " : "");
     if (res->promises)
-      fprintf (a, "THE FILESYSTEM BROKE ITS PROMISE at %zu of %zu crash points", res->promises,
-               res->npoints);
+      fprintf (a, "THE FILESYSTEM BROKE ITS PROMISE at %zu of %zu crash point%s", res->promises,
+               res->npoints, pc_s (res->npoints));
     else if (res->recovery_differs && !res->program_promises && !res->exposures)
       ;
     else
-      fprintf (a, "LOST at %zu of %zu crash points, %s", nfail - res->recovery_differs, res->npoints,
+      fprintf (a, "LOST at %zu of %zu crash point%s, %s", nfail - res->recovery_differs,
+               res->npoints, pc_s (res->npoints),
                !res->program_promises ? "only data never made durable: no promise was broken"
                : res->acknowledged_lost >= res->program_promises
                ? "by the program's fault: it acknowledged what it had not made durable"
@@ -513,9 +516,10 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
       fprintf (b, ": %s)", whose[pc_cause_fault (&v[j].worst->cause)]);
     }
     if (n > 3)
-      fprintf (b, "; and %zu more files", n - 3);
+      fprintf (b, "; and %zu more file%s", n - 3, pc_s (n - 3));
     if (n == 0 && !fsbad && res->count[PC_V_APP_INVALID])
-      fprintf (b, "what the application's checker found (%zu points)", res->count[PC_V_APP_INVALID]);
+      fprintf (b, "what the application's checker found (%zu point%s)",
+               res->count[PC_V_APP_INVALID], pc_s (res->count[PC_V_APP_INVALID]));
     free (v);
   }
   if (fclose (a) == EOF || fclose (b) == EOF) {
@@ -543,8 +547,9 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
   fprintf (f, "\nmodel %s", pc_model_name (res->model.kind));
   if (pc_model_takes_k (res->model.kind))
     fprintf (f, ":%u (seed %" PRIu64 ")", res->model.k, res->model.seed);
-  fprintf (f, ", from %s (record %" PRIu64 ") of %" PRIu64 " records",
-           res->from[0] ? res->from : "the start", res->from_record, res->records);
+  fprintf (f, ", from %s (record %" PRIu64 ") of %" PRIu64 " record%s",
+           res->from[0] ? res->from : "the start", res->from_record, res->records,
+           pc_s (res->records));
   if (res->nshards > 1)
     fprintf (f, ", shard %u/%u", res->shard, res->nshards);
   fprintf (f, "%s\n", res->log_torn ? " (the log was cut: no end record)" : "");
@@ -558,8 +563,8 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
                res->settle_end_record);
     fputc ('\n', f);
   }
-  fprintf (f, "%zu crash points, %zu distinct images checked in %.1f s\n",
-           res->npoints, res->unique, res->seconds);
+  fprintf (f, "%zu crash point%s, %zu distinct image%s checked in %.1f s\n",
+           res->npoints, pc_s (res->npoints), res->unique, pc_s (res->unique), res->seconds);
   {
     size_t nr = 0, of = 0;
     for (size_t i = 0; i < res->npoints; i++)
@@ -568,13 +573,14 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
         of += i == 0 || !res->points[i - 1].recovery;
       }
     if (nr > 0)
-      fprintf (f, "%zu of them a second power cut during the kernel's recovery of %zu states "
-               "(ID/recovery:K), each judged by the kernel\n", nr, of);
+      fprintf (f, "%zu of them a second power cut during the kernel's recovery of %zu state%s "
+               "(ID/recovery:K), each judged by the kernel\n", nr, of, pc_s (of));
   }
   if (res->work.fsck_reused > 0)
-    fprintf (f, "e2fsck -fn run on %" PRIu64 " images; %" PRIu64 " others hold the same bytes "
-             "where it read and share its answer\n",
-             res->work.fsck_runs, res->work.fsck_reused);
+    fprintf (f, "e2fsck -fn run on %" PRIu64 " image%s; %" PRIu64 " other%s the same bytes "
+             "where it read and share%s its answer\n", res->work.fsck_runs,
+             pc_s (res->work.fsck_runs), res->work.fsck_reused,
+             res->work.fsck_reused == 1 ? " holds" : "s hold", res->work.fsck_reused == 1 ? "s" : "");
   if (res->work.preened > 0)
     fprintf (f, "no journal: e2fsck -p repaired %" PRIu64 " state%s as a boot does; "
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
@@ -612,8 +618,9 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
              "e2fsck's disagree (--judge both): the fault of one of them, not the workload's\n",
              res->recovery_differs, res->recovery_differs == 1 ? "" : "s");
   if (res->events > 0)
-    fprintf (f, "judged by a traced program's %" PRIu64 " calls: each file may hold any version "
-             "the program had since it last made it durable\n", res->events);
+    fprintf (f, "judged by a traced program's %" PRIu64 " call%s: each file may hold any version "
+             "the program had since it last made it durable\n", res->events,
+             pc_s (res->events));
   else if (res->manifests == 0 && res->verify == NULL)
     fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
   if (res->verify) {

@@ -4,12 +4,14 @@
  * HTML reports show them without a raw control byte or a byte that is not
  * UTF-8, and without markup; and where powercut run's command and settle
  * ended is kept by JSON and merging, and labels the points after it; a
- * guest's kernel as judge is named, and kept by JSON and merging. */
+ * guest's kernel as judge is named, and kept by JSON and merging; a count
+ * of one says its noun in the singular. */
 #include <config.h>
 
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,6 +430,73 @@ START_TEST (test_guest_kernel)
 }
 END_TEST
 
+/* A result of one point that lost one file, with one version followed,
+ * one record and one call. */
+static struct pc_check_result *
+single_result (void)
+{
+  struct pc_check_result *res = settled_result ();
+  struct pc_cause c = { .known = true, .program = true, .durable_ns = -1 };
+
+  res->command_end_record = res->settle_end_record = 0;
+  res->npoints = 1;
+  res->records = 1;
+  res->unique = 1;
+  res->events = 1;
+  res->manifests = 1;
+  ck_assert_int_eq (pc_findings_add (&res->points[0].findings, PC_V_ZERO_LENGTH, "f",
+                                     "empty file", "file 3 B"), 0);
+  c.rule = strdup ("a rule");
+  pc_findings_set_cause (&res->points[0].findings, &c);
+  res->windows = calloc (1, sizeof *res->windows);
+  ck_assert_ptr_nonnull (res->windows);
+  res->nwindows = 1;
+  res->windows[0].path = strdup ("f");
+  snprintf (res->windows[0].mark, sizeof res->windows[0].mark, "v1");
+  res->windows[0].lost_until = 0;
+  pc_windows_compute (res);
+  pc_check_result_recount (res);
+  return res;
+}
+
+/* No count of one in text is followed by a plural noun. */
+static void
+assert_singular (const char *text)
+{
+  regex_t re;
+  regmatch_t m;
+
+  ck_assert_int_eq (regcomp (&re, "(^|[^0-9.])1 (crash points|points|versions|files|records|"
+                             "distinct images|images|states|calls|paths|others)([^a-z-]|$)",
+                             REG_EXTENDED | REG_NEWLINE), 0);
+  ck_assert_msg (regexec (&re, text, 1, &m, 0) != 0, "a plural after 1: '%.*s' in: %s",
+                 (int) (m.rm_eo - m.rm_so), text + m.rm_so, text);
+  regfree (&re);
+}
+
+START_TEST (test_counts_singular)
+{
+  struct pc_check_result *res = single_result ();
+  char *text = text_of (res);
+
+  assert_singular (text);
+  ck_assert_msg (strstr (text, "\n1 crash point, 1 distinct image checked in ") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "\n  1 version: ") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, " of 1 record\n") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "1 call: ") != NULL, "%s", text);
+  free (text);
+  /* nothing lost at its one point */
+  res->points[0].verdict = PC_V_OK;
+  pc_findings_clear (&res->points[0].findings);
+  pc_check_result_recount (res);
+  text = text_of (res);
+  assert_singular (text);
+  ck_assert_msg (strstr (text, "its 1 crash point holds ") != NULL, "%s", text);
+  free (text);
+  pc_check_result_free (res);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -445,6 +514,7 @@ main (void)
   tcase_add_test (tc, test_text_and_html_show_names_safely);
   tcase_add_test (tc, test_after_command);
   tcase_add_test (tc, test_guest_kernel);
+  tcase_add_test (tc, test_counts_singular);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
