@@ -91,36 +91,90 @@ pc_report_why (int kind, const struct pc_cause *c)
   return s;
 }
 
+void
+pc_put_wrapped (FILE *f, const char *head, const char *text, size_t width)
+{
+  size_t indent = strlen (head), col = indent, gap = 0;
+
+  fputs (head, f);
+  for (const char *p = text;;) {
+    size_t len = strcspn (p, " "), cols = 0;
+    for (size_t i = 0; i < len; i++)
+      cols += ((unsigned char) p[i] & 0xc0) != 0x80;       /* a character a column */
+    if (col > indent && col + gap + cols > width) {
+      fprintf (f, "\n%*s", (int) indent, "");
+      col = indent;
+    }
+    else {
+      fprintf (f, "%*s", (int) gap, "");
+      col += gap;
+    }
+    fwrite (p, 1, len, f);
+    col += cols;
+    p += len;
+    if (*p == '\0')
+      break;
+    gap = strspn (p, " ");
+    p += gap;
+  }
+  fputc ('\n', f);
+}
+
+/* A line of the text: a memory stream, then folded under its head. */
+struct line {
+  char *buf;
+  size_t len;
+  FILE *f;
+};
+
+static FILE *
+line_open (struct line *l)
+{
+  l->buf = NULL;
+  l->f = open_memstream (&l->buf, &l->len);
+  return l->f;
+}
+
+static void
+line_put (FILE *f, struct line *l, const char *head)
+{
+  if (fclose (l->f) == 0)
+    pc_put_wrapped (f, head, l->buf, PC_TEXT_WIDTH);
+  free (l->buf);
+}
+
 /* A finding's cause: the rule it rests on and, for a traced program's
  * file, the call behind the version lost, when it was made durable and
- * what would have kept it. */
+ * what would have kept it; each line folded under its text. */
 void
 pc_report_cause_text (FILE *f, int kind, const struct pc_cause *c)
 {
+  struct line l;
+
   if (!c->known)
     return;
-  fprintf (f, "      rule:    %s: ", pc_cause_class (kind, c));
-  pc_put_shown (f, pc_display_line, c->rule ? c->rule : "?");
-  fputc ('\n', f);
-  if (c->call) {
-    fputs ("      cause:   ", f);
-    pc_put_shown (f, pc_display_line, c->call);
-    fprintf (f, " (pid %" PRId32 ", at %.3f s)", c->pid, c->time_ns / 1e9);
-    fputc ('\n', f);
+  if (line_open (&l)) {
+    fprintf (l.f, "%s: ", pc_cause_class (kind, c));
+    pc_put_shown (l.f, pc_display_line, c->rule ? c->rule : "?");
+    line_put (f, &l, "      rule:    ");
   }
-  if (c->call || c->durable_by) {
-    fputs ("      durable: ", f);
-    durable_text (f, c);
-    fputc ('\n', f);
+  if (c->call && line_open (&l)) {
+    pc_put_shown (l.f, pc_display_line, c->call);
+    fprintf (l.f, " (pid %" PRId32 ", at %.3f s)", c->pid, c->time_ns / 1e9);
+    line_put (f, &l, "      cause:   ");
   }
-  if (c->ack) {
-    fputs ("      acked:   \"", f);
-    pc_put_shown (f, pc_display_line, c->ack);
-    fprintf (f, "\" at %.3f s\n", c->ack_ns / 1e9);
+  if ((c->call || c->durable_by) && line_open (&l)) {
+    durable_text (l.f, c);
+    line_put (f, &l, "      durable: ");
   }
-  if (c->fix) {
-    fputs ("      fix:     ", f);
-    pc_put_shown (f, pc_display_line, c->fix);
-    fputc ('\n', f);
+  if (c->ack && line_open (&l)) {
+    fputc ('"', l.f);
+    pc_put_shown (l.f, pc_display_line, c->ack);
+    fprintf (l.f, "\" at %.3f s", c->ack_ns / 1e9);
+    line_put (f, &l, "      acked:   ");
+  }
+  if (c->fix && line_open (&l)) {
+    pc_put_shown (l.f, pc_display_line, c->fix);
+    line_put (f, &l, "      fix:     ");
   }
 }

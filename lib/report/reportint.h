@@ -66,9 +66,20 @@ pc_s (uint64_t n)
  * memory; a path "" (a finding of the whole state) as "(the whole state)". */
 void pc_put_shown (FILE *f, char *(*show) (const char *), const char *s);
 
+/* How wide the text report's lines of prose are folded: a why, a rule,
+ * a cause. */
+#define PC_TEXT_WIDTH 100
+
+/* Puts head, then text (one line, shown) folded at its blanks into lines
+ * of at most width columns (a UTF-8 character one column), each after the
+ * first indented as far as head is long; a word longer than a line is
+ * not cut, and the blanks between words are kept but where a line ends
+ * (cause.c). */
+void pc_put_wrapped (FILE *f, const char *head, const char *text, size_t width);
+
 /* A finding's cause, in the lines under its file in the text report:
- * rule, cause (the call and its process), durable, acked, fix; nothing
- * for a cause not known (cause.c). */
+ * rule, cause (the call and its process), durable, acked, fix, each
+ * folded (PC_TEXT_WIDTH); nothing for a cause not known (cause.c). */
 void pc_report_cause_text (FILE *f, int kind, const struct pc_cause *c);
 
 /* "zero-length at 2, zero-filled at 2" from a path's counts (paths.c). */

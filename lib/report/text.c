@@ -358,7 +358,7 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
     /* findings in a row that share their why: it follows the last */
     why = pc_report_why (fd->kind, &fd->cause);
     if (pending && (why == NULL || strcmp (why, pending) != 0)) {
-      fprintf (f, "    why: %s\n", pending);
+      pc_put_wrapped (f, "    why: ", pending, PC_TEXT_WIDTH);
       free (pending);
       pending = NULL;
     }
@@ -382,11 +382,11 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
       free (why);
   }
   if (pending) {
-    fprintf (f, "    why: %s\n", pending);
+    pc_put_wrapped (f, "    why: ", pending, PC_TEXT_WIDTH);
     free (pending);
   }
   if (shown == 0 && pw)
-    fprintf (f, "    why: %s\n", pw);
+    pc_put_wrapped (f, "    why: ", pw, PC_TEXT_WIDTH);
   pc_report_replay_cmd (res, p, cmd, sizeof cmd);
   fprintf (f, "    rebuild: %s\n", cmd);
 }

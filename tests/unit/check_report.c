@@ -5,7 +5,8 @@
  * UTF-8, and without markup; and where powercut run's command and settle
  * ended is kept by JSON and merging, and labels the points after it; a
  * guest's kernel as judge is named, and kept by JSON and merging; a count
- * of one says its noun in the singular. */
+ * of one says its noun in the singular; a why, rule or fix longer than
+ * a line is folded under its text, and reads the same unfolded. */
 #include <config.h>
 
 #include <check.h>
@@ -20,6 +21,7 @@
 #include "result/finding.h"
 #include "report/html.h"
 #include "report/report.h"
+#include "report/reportint.h"
 #include "unit.h"
 #include "util/util.h"
 
@@ -497,6 +499,76 @@ START_TEST (test_counts_singular)
 }
 END_TEST
 
+/* The lines of text from the one starting with head ("\nHEAD"), with
+ * those under it (indented as far as HEAD is long) joined by blanks; each
+ * at most 100 columns, unless it is one word. */
+static char *
+unfolded (const char *text, const char *head)
+{
+  const char *at = strstr (text, head);
+  size_t indent = strlen (head) - 1;
+  char *out = calloc (1, strlen (text) + 1);
+  bool first = true;
+
+  ck_assert_msg (at != NULL, "no line '%s' in: %s", head, text);
+  ck_assert_ptr_nonnull (out);
+  for (const char *l = at + 1; *l; first = false) {
+    const char *nl = strchr (l, '\n');
+    size_t len = nl ? (size_t) (nl - l) : strlen (l);
+    if (!first && (len <= indent || strspn (l, " ") != indent))
+      break;
+    ck_assert_msg (len <= 100 || memchr (l + indent, ' ', len - indent) == NULL,
+                   "a line of %zu columns: %.*s", len, (int) len, l);
+    if (!first)
+      strcat (out, " ");
+    strncat (out, l + indent, len - indent);
+    l += len + (nl != NULL);
+  }
+  return out;
+}
+
+START_TEST (test_why_folded)
+{
+  struct pc_check_result *res = single_result ();
+  struct pc_finding *fd = &res->points[0].findings.v[0];
+  char *text, *why, *got, *buf = NULL;
+  size_t len = 0;
+  FILE *f;
+
+  free (fd->cause.rule);
+  fd->cause.rule = strdup ("a durable version the program gave up: a later version replaced it "
+                           "before it was durable, and a crash may keep neither, said at length "
+                           "so that the rule alone is longer than a line of the report");
+  fd->cause.fix = strdup ("an fsync of etc/sedToCVru before rename(\"etc/sedToCVru\", "
+                          "\"etc/app.conf\") = 0, and more words to fold it");
+  text = text_of (res);
+  why = pc_report_why (fd->kind, &fd->cause);
+  ck_assert_uint_gt (strlen (why), 200);
+  got = unfolded (text, "\n    why: ");
+  ck_assert_str_eq (got, why);
+  ck_assert_msg (strstr (text, "\n         ") != NULL, "no line under the why: %s", text);
+  free (got);
+  got = unfolded (text, "\n      rule:    ");
+  ck_assert_msg (strstr (got, fd->cause.rule) != NULL, "rule: %s", got);
+  free (got);
+  got = unfolded (text, "\n      fix:     ");
+  ck_assert_str_eq (got, fd->cause.fix);
+  free (got);
+  free (why);
+  free (text);
+
+  /* a word longer than a line stays whole, on a line of its own; blanks
+   * are kept but at the end of a line */
+  f = open_memstream (&buf, &len);
+  ck_assert_ptr_nonnull (f);
+  pc_put_wrapped (f, "  x: ", "a b cccccccccccccccccccc d  e   f", 10);
+  ck_assert_int_eq (fclose (f), 0);
+  ck_assert_str_eq (buf, "  x: a b\n     cccccccccccccccccccc\n     d  e\n     f\n");
+  free (buf);
+  pc_check_result_free (res);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -515,6 +587,7 @@ main (void)
   tcase_add_test (tc, test_after_command);
   tcase_add_test (tc, test_guest_kernel);
   tcase_add_test (tc, test_counts_singular);
+  tcase_add_test (tc, test_why_folded);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
