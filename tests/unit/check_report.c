@@ -6,7 +6,8 @@
  * ended is kept by JSON and merging, and labels the points after it; a
  * guest's kernel as judge is named, and kept by JSON and merging; a count
  * of one says its noun in the singular; a why, rule or fix longer than
- * a line is folded under its text, and reads the same unfolded. */
+ * a line is folded under its text, and reads the same unfolded; files
+ * with the same findings are listed as one. */
 #include <config.h>
 
 #include <check.h>
@@ -569,6 +570,64 @@ START_TEST (test_why_folded)
 }
 END_TEST
 
+/* Adds a finding of kind at path to p, with a cause of the program's
+ * (program) or nobody's. */
+static void
+add_finding (struct pc_point *p, int kind, const char *path, bool program)
+{
+  struct pc_cause c = { .known = true, .program = program, .durable_ns = -1 };
+
+  ck_assert_int_eq (pc_findings_add (&p->findings, kind, path, "empty file", "file 3 B"), 0);
+  c.rule = strdup (program ? "a durable version the program gave up" : "never durable");
+  pc_findings_set_cause (&p->findings, &c);
+  p->verdict = pc_verdict_worse (p->verdict, (enum pc_verdict) kind);
+}
+
+START_TEST (test_files_grouped)
+{
+  static const char *const greek[] = { "alpha", "beta", "delta", "gamma" };
+  struct pc_check_result *res = settled_result ();
+  char name[16], *text, *at;
+
+  res->command_end_record = res->settle_end_record = 0;
+  for (size_t i = 0; i < res->npoints; i++)
+    res->points[i].verdict = PC_V_OK;
+  /* f00 .. f19 zero-length at the first two points and zero-filled at
+   * the others, the program's; the Greek letters mismatched at the third,
+   * nobody's; "other" zero-length at the first only */
+  for (size_t i = 0; i < res->npoints; i++) {
+    if (i == 2)
+      for (size_t k = 0; k < 4; k++)
+        add_finding (&res->points[i], PC_V_MISMATCH, greek[k], false);
+    for (int k = 0; k < 20; k++) {
+      snprintf (name, sizeof name, "f%02d", k);
+      add_finding (&res->points[i], i < 2 ? PC_V_ZERO_LENGTH : PC_V_ZERO_FILLED, name, true);
+    }
+    if (i == 0)
+      add_finding (&res->points[i], PC_V_ZERO_LENGTH, "other", true);
+  }
+  pc_check_result_recount (res);
+  text = text_of (res);
+  ck_assert_msg (strstr (text, "\nfiles affected: 25\n") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "\n  f00 .. f19 (20 files, each the same): 4 points (15 .. 30): "
+                         "zero-length at 2, zero-filled at 2; fault: the program's at 4\n"
+                         "      the first, f00, at 15: zero-length, found empty file\n")
+                 != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "\n  alpha, beta, delta and 1 more (4 files, each the same): "
+                         "1 point (25 .. 25): mismatch at 1; fault: nobody's") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "\n  other: 1 point (15 .. 15): zero-length at 1") != NULL, "%s",
+                 text);
+  /* one block each: no file of a group listed again */
+  ck_assert_msg (strstr (text, "\n  f01") == NULL && strstr (text, "\n  gamma") == NULL, "%s",
+                 text);
+  at = strstr (text, "\nfiles affected");
+  ck_assert_ptr_nonnull (at);
+  ck_assert_msg (strstr (at, "more file") == NULL, "%s", text);
+  free (text);
+  pc_check_result_free (res);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -588,6 +647,7 @@ main (void)
   tcase_add_test (tc, test_guest_kernel);
   tcase_add_test (tc, test_counts_singular);
   tcase_add_test (tc, test_why_folded);
+  tcase_add_test (tc, test_files_grouped);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
