@@ -531,15 +531,24 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
   *ret_line2 = s2;
 }
 
-void
-pc_report_text (FILE *f, const struct pc_check_result *res)
+/* The text report; its second line says that it is run k of n (n > 1),
+ * or, of a single run that lost data never made durable, that one run
+ * is one sample of the kernel's timing. */
+static void
+report_text (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
 {
   size_t nnot = res->count[PC_V_NOT_CHECKED];
   size_t nfail = res->npoints - res->count[PC_V_OK] - nnot;
   char *l1, *l2;
 
   pc_report_headline (res, &l1, &l2);
-  fprintf (f, "%s\n%s\n\n", l1 ? l1 : "?", l2 ? l2 : "?");
+  fprintf (f, "%s\n", l1 ? l1 : "?");
+  if (n > 1)
+    fprintf (f, "run %zu of %zu (powercut run --repeat %zu): one sample of the kernel's timing; "
+             "the %zu together in ../report.txt\n", k, n, n, n);
+  else if (nfail > 0 && (res->program_promises > 0 || res->exposures > 0))
+    fprintf (f, "%s\n", PC_REPORT_SAMPLE);
+  fprintf (f, "%s\n\n", l2 ? l2 : "?");
   free (l1);
   free (l2);
   fputs ("powercut check: ", f);
@@ -645,4 +654,16 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "\ncrash points not checked:\n");
     points_text (f, res, true, nnot);
   }
+}
+
+void
+pc_report_text (FILE *f, const struct pc_check_result *res)
+{
+  report_text (f, res, 1, 1);
+}
+
+void
+pc_report_text_run (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
+{
+  report_text (f, res, k, n);
 }

@@ -7,7 +7,8 @@
  * guest's kernel as judge is named, and kept by JSON and merging; a count
  * of one says its noun in the singular; a why, rule or fix longer than
  * a line is folded under its text, and reads the same unfolded; files
- * with the same findings are listed as one. */
+ * with the same findings are listed as one; the second line of a report
+ * that lost data never made durable says one run is one sample. */
 #include <config.h>
 
 #include <check.h>
@@ -628,6 +629,71 @@ START_TEST (test_files_grouped)
 }
 END_TEST
 
+/* The second line of text, malloc'd. */
+static char *
+line2 (const char *text)
+{
+  const char *a = strchr (text, '\n'), *b;
+
+  ck_assert_ptr_nonnull (a);
+  b = strchr (a + 1, '\n');
+  ck_assert_ptr_nonnull (b);
+  return strndup (a + 1, (size_t) (b - a - 1));
+}
+
+START_TEST (test_one_sample)
+{
+  struct pc_check_result *res = single_result ();
+  struct pc_finding *fd = &res->points[0].findings.v[0];
+  char *text, *l, *buf = NULL;
+  size_t len = 0;
+  FILE *f;
+
+  /* the program's fault, then nobody's: one sample */
+  for (int program = 1; program >= 0; program--) {
+    fd->cause.program = program;
+    pc_check_result_recount (res);
+    ck_assert_uint_eq (program ? res->program_promises : res->exposures, 1);
+    text = text_of (res);
+    l = line2 (text);
+    ck_assert_str_eq (l, "one run is one sample of the kernel's timing: powercut run --repeat N "
+                         "records it N times");
+    ck_assert_msg (strstr (text, "\nlost: f (zero-length at 1: ") != NULL, "%s", text);
+    free (l);
+    free (text);
+  }
+  /* only the filesystem's broken promise: no sample line */
+  fd->cause.promise = true;
+  pc_check_result_recount (res);
+  ck_assert_uint_eq (res->promises, 1);
+  text = text_of (res);
+  l = line2 (text);
+  ck_assert_str_eq (l, "lost: f (zero-length at 1: the filesystem's)");
+  free (l);
+  free (text);
+  /* run 2 of 5 says so, whatever it lost */
+  f = open_memstream (&buf, &len);
+  ck_assert_ptr_nonnull (f);
+  pc_report_text_run (f, res, 2, 5);
+  ck_assert_int_eq (fclose (f), 0);
+  l = line2 (buf);
+  ck_assert_str_eq (l, "run 2 of 5 (powercut run --repeat 5): one sample of the kernel's timing; "
+                       "the 5 together in ../report.txt");
+  free (l);
+  free (buf);
+  /* nothing lost: none */
+  res->points[0].verdict = PC_V_OK;
+  pc_findings_clear (&res->points[0].findings);
+  pc_check_result_recount (res);
+  text = text_of (res);
+  l = line2 (text);
+  ck_assert_msg (strncmp (l, "the filesystem kept every promise", 33) == 0, "%s", text);
+  free (l);
+  free (text);
+  pc_check_result_free (res);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -648,6 +714,7 @@ main (void)
   tcase_add_test (tc, test_counts_singular);
   tcase_add_test (tc, test_why_folded);
   tcase_add_test (tc, test_files_grouped);
+  tcase_add_test (tc, test_one_sample);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
