@@ -70,29 +70,50 @@ window_cols (FILE *f, const struct pc_window_summary *s)
   fprintf (f, "  | %14s  %6s  %10s", a, secs (b, sizeof b, s->longest != SIZE_MAX, s->median_ns), c);
 }
 
-/* The comparison; with app (--verify given), a column for app-invalid. */
+/* The verdicts the first table gives a column: ok; app-invalid with
+ * app (--verify); any other that some configuration has.  The others
+ * that have a column when they occur go in *absent.  Returns how many. */
+static size_t
+verdict_cols (const struct pc_outcome *cf, size_t n, bool app, int *cols, int *absent,
+              size_t *ret_nabsent)
+{
+  size_t ncols = 0, nabsent = 0;
+
+  for (int v = 0; v < PC_V_COUNT; v++) {
+    bool some = false;
+    if (!pc_verdict_info (v)->column || (v == PC_V_APP_INVALID && !app))
+      continue;
+    for (size_t i = 0; i < n; i++)
+      some |= cf[i].ok && cf[i].count[v] > 0;
+    if (some || v == PC_V_OK || v == PC_V_APP_INVALID)
+      cols[ncols++] = v;
+    else if (v != PC_V_ACK_LOST)        /* most workloads acknowledge nothing */
+      absent[nabsent++] = v;
+  }
+  *ret_nabsent = nabsent;
+  return ncols;
+}
+
+/* The comparison, in two tables that fit 100 columns: the crash points
+ * by verdict and the files; then whose fault and the windows. */
 void
 pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
 {
-  int cols[PC_V_COUNT];
-  size_t ncols = 0;
+  int cols[PC_V_COUNT], absent[PC_V_COUNT], cw[PC_V_COUNT];
+  size_t nabsent, ncols = verdict_cols (cf, n, app, cols, absent, &nabsent);
   size_t w = strlen ("configuration");
-  bool unchecked = false, windows = false, recovery = false;
+  bool unchecked = false, windows = false, recovery = false, any = false;
 
-  /* ack-lost only where some configuration has it: most workloads
-   * acknowledge nothing */
-  bool acks = false;
-  for (size_t i = 0; i < n; i++)
-    acks |= cf[i].ok && cf[i].count[PC_V_ACK_LOST] > 0;
-  for (int v = 0; v < PC_V_COUNT; v++)
-    if (pc_verdict_info (v)->column && (app || v != PC_V_APP_INVALID) &&
-        (acks || v != PC_V_ACK_LOST))
-      cols[ncols++] = v;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     if (strlen (cf[i].label) > w)
       w = strlen (cf[i].label);
+    /* States powercut could not check are no verdict: a column apart,
+     * there only when some configuration has them. */
+    unchecked |= cf[i].ok && cf[i].count[PC_V_NOT_CHECKED] > 0;
+    windows |= cf[i].ok && cf[i].win.n > 0;
+    recovery |= cf[i].ok && cf[i].recovery > 0;
+  }
   /* Each column as wide as its name or its widest number. */
-  int cw[PC_V_COUNT];
   for (size_t k = 0; k < ncols; k++) {
     cw[k] = (int) strlen (pc_verdict_name (cols[k]));
     for (size_t i = 0; i < n; i++) {
@@ -102,19 +123,10 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
         cw[k] = len;
     }
   }
-  /* States powercut could not check are no verdict: a column apart, there
-   * only when some configuration has them. */
-  for (size_t i = 0; i < n; i++)
-    unchecked |= cf[i].ok && cf[i].count[PC_V_NOT_CHECKED] > 0;
   fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
   for (size_t k = 0; k < ncols; k++)
     fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
-  for (size_t i = 0; i < n; i++) {
-    windows |= cf[i].ok && cf[i].win.n > 0;
-    recovery |= cf[i].ok && cf[i].recovery > 0;
-  }
-  fprintf (f, "  files  | fault: filesystem  program  none%s%s%s\n", recovery ? "  recovery" : "",
-           unchecked ? "  | not checked" : "", windows ? "  | longest window  median  acked lost" : "");
+  fprintf (f, "%s  files\n", unchecked ? "  not checked" : "");
   for (size_t i = 0; i < n; i++) {
     fprintf (f, "%-*s  ", (int) w, cf[i].label);
     if (!cf[i].ok) {
@@ -124,12 +136,36 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
     fprintf (f, "%6zu", cf[i].points);
     for (size_t k = 0; k < ncols; k++)
       fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
-    fprintf (f, "  %5zu  | %17zu  %7zu  %4zu", cf[i].files, cf[i].promises, cf[i].program,
+    if (unchecked)
+      fprintf (f, "  %11zu", cf[i].count[PC_V_NOT_CHECKED]);
+    fprintf (f, "  %5zu\n", cf[i].files);
+  }
+  if (nabsent > 0) {
+    char none[512];
+    size_t l = (size_t) snprintf (none, sizeof none, "no configuration has ");
+    for (size_t k = 0; k < nabsent && l < sizeof none; k++)
+      l += (size_t) snprintf (none + l, sizeof none - l, "%s%s",
+                              k == 0 ? "" : k + 1 < nabsent ? ", " : " or ",
+                              pc_verdict_name (absent[k]));
+    if (l + 1 < sizeof none)
+      strcat (none, ")");
+    pc_put_wrapped (f, "(", none, PC_TEXT_WIDTH);
+  }
+
+  /* whose fault the failing points are, and the windows */
+  for (size_t i = 0; i < n && !any; i++)
+    any = cf[i].ok;
+  if (!any)
+    return;
+  fprintf (f, "\n%-*s  fault: filesystem  program  none%s%s\n", (int) w, "configuration",
+           recovery ? "  recovery" : "", windows ? "  | longest window  median  acked lost" : "");
+  for (size_t i = 0; i < n; i++) {
+    if (!cf[i].ok)
+      continue;
+    fprintf (f, "%-*s  %17zu  %7zu  %4zu", (int) w, cf[i].label, cf[i].promises, cf[i].program,
              cf[i].exposures);
     if (recovery)
       fprintf (f, "  %8zu", cf[i].recovery);
-    if (unchecked)
-      fprintf (f, "  | %11zu", cf[i].count[PC_V_NOT_CHECKED]);
     if (windows)
       window_cols (f, &cf[i].win);
     fputc ('\n', f);
