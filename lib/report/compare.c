@@ -103,6 +103,7 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
   size_t nabsent, ncols = verdict_cols (cf, n, app, cols, absent, &nabsent);
   size_t w = strlen ("configuration");
   bool unchecked = false, windows = false, recovery = false, any = false;
+  size_t repeated = 0;
 
   for (size_t i = 0; i < n; i++) {
     if (strlen (cf[i].label) > w)
@@ -112,6 +113,8 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
     unchecked |= cf[i].ok && cf[i].count[PC_V_NOT_CHECKED] > 0;
     windows |= cf[i].ok && cf[i].win.n > 0;
     recovery |= cf[i].ok && cf[i].recovery > 0;
+    if (cf[i].repeated > repeated)
+      repeated = cf[i].repeated;
   }
   /* Each column as wide as its name or its widest number. */
   for (size_t k = 0; k < ncols; k++) {
@@ -126,7 +129,7 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
   fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
   for (size_t k = 0; k < ncols; k++)
     fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
-  fprintf (f, "%s  files\n", unchecked ? "  not checked" : "");
+  fprintf (f, "%s  files%s\n", unchecked ? "  not checked" : "", repeated > 1 ? "     runs" : "");
   for (size_t i = 0; i < n; i++) {
     fprintf (f, "%-*s  ", (int) w, cf[i].label);
     if (!cf[i].ok) {
@@ -138,8 +141,18 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
       fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
     if (unchecked)
       fprintf (f, "  %11zu", cf[i].count[PC_V_NOT_CHECKED]);
-    fprintf (f, "  %5zu\n", cf[i].files);
+    fprintf (f, "  %5zu", cf[i].files);
+    if (repeated > 1) {
+      char runs[48];
+      snprintf (runs, sizeof runs, "%zu/%zu", cf[i].runs_failed, cf[i].repeated);
+      fprintf (f, "  %7s", runs);
+    }
+    fputc ('\n', f);
   }
+  if (repeated > 1)
+    pc_put_wrapped (f, "(", "each configuration run several times (--repeat): its numbers are "
+                    "its runs' together, runs how many of them had a failing crash point, "
+                    "the windows those of its run with the longest)", PC_TEXT_WIDTH);
   if (nabsent > 0) {
     char none[512];
     size_t l = (size_t) snprintf (none, sizeof none, "no configuration has ");
@@ -198,6 +211,11 @@ pc_compare_json (const char *path, const char *workload, const struct pc_outcome
       json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) cf[i].exposures));
       json_object_object_add (t, "recovery_differs", json_object_new_int64 ((int64_t) cf[i].recovery));
       json_object_object_add (o, "windows", pc_windows_summary_json (&cf[i].win));
+      if (cf[i].repeated > 1) {
+        json_object_object_add (o, "repeated", json_object_new_int64 ((int64_t) cf[i].repeated));
+        json_object_object_add (o, "runs_failed",
+                                json_object_new_int64 ((int64_t) cf[i].runs_failed));
+      }
     }
     json_object_array_add (arr, o);
   }

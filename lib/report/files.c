@@ -209,8 +209,24 @@ is_range (const char *const *name, size_t m)
   return true;
 }
 
-/* The names of a group of m paths (v's, at the indices g, in path order):
- * a range, or up to three and how many more. */
+void
+pc_put_names (FILE *f, const char *const *name, size_t m)
+{
+  if (is_range (name, m)) {
+    pc_put_shown (f, pc_display_name, name[0]);
+    fputs (" .. ", f);
+    pc_put_shown (f, pc_display_name, name[m - 1]);
+    return;
+  }
+  for (size_t k = 0; k < m && k < 3; k++) {
+    fputs (k == 0 ? "" : m <= 3 && k == m - 1 ? " and " : ", ", f);
+    pc_put_shown (f, pc_display_name, name[k]);
+  }
+  if (m > 3)
+    fprintf (f, " and %zu more", m - 3);
+}
+
+/* The names of a group of m paths (v's, at the indices g, in path order). */
 static void
 names_text (FILE *f, const struct pc_path_sum *v, const size_t *g, size_t m)
 {
@@ -218,18 +234,10 @@ names_text (FILE *f, const struct pc_path_sum *v, const size_t *g, size_t m)
 
   for (size_t k = 0; name && k < m; k++)
     name[k] = v[g[k]].first->path;
-  if (name && is_range (name, m)) {
-    pc_put_shown (f, pc_display_name, name[0]);
-    fputs (" .. ", f);
-    pc_put_shown (f, pc_display_name, name[m - 1]);
-  }
+  if (name)
+    pc_put_names (f, name, m);
   else
-    for (size_t k = 0; k < m && k < 3; k++) {
-      fputs (k == 0 ? "" : m <= 3 && k == m - 1 ? " and " : ", ", f);
-      pc_put_shown (f, pc_display_name, v[g[k]].first->path);
-    }
-  if (m > 3 && !(name && is_range (name, m)))
-    fprintf (f, " and %zu more", m - 3);
+    pc_put_shown (f, pc_display_name, v[g[0]].first->path);
   fprintf (f, " (%zu files, each the same)", m);
   free (name);
 }

@@ -85,6 +85,11 @@ void pc_report_cause_text (FILE *f, int kind, const struct pc_cause *c);
 /* "zero-length at 2, zero-filled at 2" from a path's counts (paths.c). */
 void pc_path_counts_text (FILE *f, const struct pc_path_sum *v);
 
+/* Puts m names (m >= 1, in path order) for people: "f00 .. f19" where
+ * they are one prefix, numbers of one width that count up by one and one
+ * suffix (three or more), else "a, b, c and 5 more" (files.c). */
+void pc_put_names (FILE *f, const char *const *name, size_t m);
+
 /* The text report's "files affected" section (nothing if no path
  * fails; files.c). */
 void pc_report_files_text (FILE *f, const struct pc_check_result *res);

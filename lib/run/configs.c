@@ -129,7 +129,10 @@ write_reports (const struct pc_config_job *job, const struct pc_outcome *o, cons
   snprintf (path, sizeof path, "%s/report.txt", o->dir);
   f = fopen (path, "we");
   if (f) {
-    pc_report_text (f, o->res);
+    if (job->run_n > 1)
+      pc_report_text_run (f, o->res, job->run_k, job->run_n);
+    else
+      pc_report_text (f, o->res);
     bad |= fclose (f) != 0;
   }
   else
