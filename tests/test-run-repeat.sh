@@ -11,7 +11,8 @@
 #    report.json says the same in fields; the exit status is 2.
 #  - The built-in workload (none named) with --repeat 2 on two
 #    configurations: the comparison has a runs column (K/2), each
-#    configuration its runs in DIR/run-K and its report over them; exit 1.
+#    configuration its runs in DIR/run-K and its report over them; the
+#    page shows one run of each, its log's marks with it; exit 1.
 #  - --repeat 0 and 101 are refused.
 source "$top_srcdir/tests/functions.sh"
 requires_root
@@ -97,6 +98,10 @@ for c in 1-ext4 2-ext4-noauto_da_alloc; do
 done
 assert_eq "$(json "$tmp/two/report.json" '[(c["repeated"], c["runs_failed"]) for c in r["configurations"]][1]')" \
   "(2, 2)" "the comparison's JSON"
+# the comparison's page shows a run of each, with its log's marks
+grep -q '"ext4 noauto_da_alloc (run [12] of 2)"' "$tmp/two/report.html" ||
+  fail "the comparison's page does not name the run it shows"
+grep -q '"name":"v2"' "$tmp/two/report.html" || fail "the comparison's page: no mark v2"
 
 # --repeat 0 and 101: refused
 for n in 0 101; do

@@ -233,19 +233,29 @@ pc_compare_html (const char *out, const char *workload, const struct pc_outcome 
   struct pc_html_config *hc = calloc (n ? n : 1, sizeof *hc);
   struct pc_index *ix = calloc (n ? n : 1, sizeof *ix);
   bool *have = calloc (n ? n : 1, sizeof *have);
+  char (*label)[192] = calloc (n ? n : 1, sizeof *label);
   char path[PATH_MAX + 32], title[256];
   size_t k = 0;
   int r = -ENOMEM;
 
-  if (hc == NULL || ix == NULL || have == NULL)
+  if (hc == NULL || ix == NULL || have == NULL || label == NULL)
     goto out;
   for (size_t i = 0; i < n; i++) {
     char logp[PATH_MAX + 32];
     if (!cf[i].ok || cf[i].res == NULL)
       continue;                 /* failed, or a device set (no timeline) */
-    snprintf (logp, sizeof logp, "%s/powercut.log", cf[i].dir);
+    if (cf[i].repeated > 1 && cf[i].res_run > 0) {
+      /* a run of several: its log, and which it is */
+      snprintf (logp, sizeof logp, "%s/run-%zu/powercut.log", cf[i].dir, cf[i].res_run);
+      snprintf (label[k], sizeof label[k], "%s (run %zu of %zu)", cf[i].label, cf[i].res_run,
+                cf[i].repeated);
+    }
+    else {
+      snprintf (logp, sizeof logp, "%s/powercut.log", cf[i].dir);
+      snprintf (label[k], sizeof label[k], "%s", cf[i].label);
+    }
     have[k] = pc_index_load (logp, &ix[k]) == 0;
-    hc[k].label = cf[i].label;
+    hc[k].label = label[k];
     hc[k].res = cf[i].res;
     hc[k].ix = have[k] ? &ix[k] : NULL;
     k++;
@@ -260,5 +270,6 @@ out:
   free (hc);
   free (ix);
   free (have);
+  free (label);
   return r;
 }

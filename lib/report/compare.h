@@ -35,6 +35,8 @@ struct pc_outcome {
                                  * numbers above are theirs together), or 0
                                  * for one run */
   size_t runs_failed;           /* ... of them with a failing point */
+  size_t res_run;               /* ... and the run whose result res is (its
+                                 * log in dir/run-K), from 1 */
 };
 
 /* o was recorded and checked, with the result res: takes its numbers and

@@ -84,6 +84,7 @@ pc_config_run_repeated (const struct pc_config_job *job, struct pc_config *k,
   st |= write_reports (job, o, runs, done);
   if (show < done) {
     o->res = runs[show].res;
+    o->res_run = show + 1;
     runs[show].res = NULL;
   }
   for (size_t i = 0; i < done; i++)
