@@ -328,8 +328,9 @@ summary (const char *path)
       printf ("  record %" PRIu64 " at %.3f s: (undecodable mark payload)\n", m->seq,
               m->time_ns / 1e9);
     else
-      printf ("  record %" PRIu64 " at %.3f s: %s (%zu paths, %zu durable%s)\n", m->seq,
-              m->time_ns / 1e9, m->name, m->nentries, m->ndurable, m->sync ? ", synced" : "");
+      printf ("  record %" PRIu64 " at %.3f s: %s (%zu path%s, %zu durable%s)\n", m->seq,
+              m->time_ns / 1e9, m->name, m->nentries, m->nentries == 1 ? "" : "s", m->ndurable,
+              m->sync ? ", synced" : "");
   }
   printf ("end:          ");
   print_end (stdout, &s.ending);

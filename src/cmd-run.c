@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "fs/fs.h"
 #include "run/plan.h"
+#include "run/repeated.h"
 #include "util/args.h"
 #include "util/proc.h"
 #include "util/util.h"
@@ -72,6 +73,10 @@ usage (FILE *f)
 "                        rename-over: 20)\n"
 "  -j, --jobs N          checking processes (default: the number of CPUs)\n"
 "  -O, --out DIR         output directory (default powercut-out)\n"
+"      --repeat N        record and check each configuration N times (1 to\n"
+"                        100, default 1): one run is one sample of the\n"
+"                        kernel's timing; each run in DIR/run-K, and a report\n"
+"                        over them (each finding 'seen in K of N runs')\n"
 "      --timeout S       the workload's time limit in seconds (default 300)\n"
 "      --settle S        how long the filesystem stays mounted after the\n"
 "                        workload, before powercut's own sync and unmount, so\n"
@@ -106,7 +111,8 @@ usage (FILE *f)
 "in its environment, and may call 'powercut mark' itself.  Needs root.\n"
 "Output: DIR/powercut.log, report.txt, report.json, report.html, workload.txt (one\n"
 "directory per configuration when there are several, and the comparison\n"
-"in DIR/report.txt).  Exit status: 0 no problem, 1 problems found, 2 error.\n",
+"in DIR/report.txt).  Exit status: 0 no problem, 1 problems found (in any\n"
+"run), 2 error (in any run).\n",
            pc_fs_names (false));
 }
 
@@ -147,7 +153,7 @@ problem_line (void *ctx, const char *line)
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
        OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
        OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE, OPT_JUDGE,
-       OPT_RECOVERY_CRASHES, OPT_ACKS };
+       OPT_RECOVERY_CRASHES, OPT_ACKS, OPT_REPEAT };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
   { "list-workloads", no_argument, NULL, OPT_LIST },
@@ -168,6 +174,7 @@ static const struct option opts[] = {
   { "files", required_argument, NULL, OPT_FILES },
   { "jobs", required_argument, NULL, 'j' },
   { "out", required_argument, NULL, 'O' },
+  { "repeat", required_argument, NULL, OPT_REPEAT },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
   { "settle", required_argument, NULL, OPT_SETTLE },
   { "judge", required_argument, NULL, OPT_JUDGE },
@@ -200,7 +207,7 @@ struct args {
 };
 
 /* A number option: --seed (any), --files, --timeout, --seconds, --jobs
- * (1 to 100000). */
+ * (1 to 100000), --repeat (1 to PC_MAX_REPEAT). */
 static int
 number_option (int c, const char *arg, struct args *a)
 {
@@ -215,6 +222,10 @@ number_option (int c, const char *arg, struct args *a)
     cmd_err ("run", "%s: not a %snumber", arg, c == OPT_SEED ? "" : "positive ");
     return EXIT_ERROR;
   }
+  if (c == OPT_REPEAT && v > PC_MAX_REPEAT) {
+    cmd_err ("run", "--repeat %s: not a number from 1 to %d", arg, PC_MAX_REPEAT);
+    return EXIT_ERROR;
+  }
   if (c == OPT_SEED)
     rc->seed = a->job.each.check.model.seed = v;
   else if (c == OPT_FILES)
@@ -223,6 +234,8 @@ number_option (int c, const char *arg, struct args *a)
     rc->timeout_s = (int) v;
   else if (c == OPT_SECONDS)
     rc->seconds = (unsigned) v;
+  else if (c == OPT_REPEAT)
+    a->o.repeat = (unsigned) v;
   else
     a->job.each.check.jobs = (unsigned) v;
   return -1;

@@ -29,7 +29,7 @@ assert_eq "$(printf '%s\n' "${missing[@]}")" "" "documented"
 # powercut-report(5), and the page is installed.
 page=$top_srcdir/man/powercut-report.5
 grep -q 'powercut-report.5' "$top_srcdir/Makefile.am" || fail "powercut-report.5 is not installed"
-keys=$(cat "$top_srcdir"/lib/report/{json,window,devreport,compare}.c |
+keys=$(cat "$top_srcdir"/lib/report/{json,window,devreport,compare,repeat}.c |
   grep -oE '(object_add|pc_json_add_bytes|pc_json_add_text) \([a-z_]+, "[a-z_]+"' |
   sed 's/.*"\(.*\)"/\1/' | sort -u)
 assert_ge "$(wc -w <<<"$keys")" 60 "keys found in lib/report"

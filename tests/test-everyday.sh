@@ -9,11 +9,12 @@
 # of its temporary file before the rename); vim with its defaults (its
 # fsync'd swap file, deleted at exit, is no finding); logrotate (its
 # dropped rotation is no finding); rm through the runner (no finding at
-# all, and the runner's row says so); a file renamed over an empty one,
-# synced or not (no finding); the shell's > over a synced file on ext4,
-# noauto_da_alloc and data=writeback (anything lost is the program's);
-# sed -i twice with another file fsync'd between (nothing the
-# filesystem's, no promise said broken, in the windows neither).
+# all, and the runner's row says so, with --repeat 2 in how many runs it
+# lost something); a file renamed over an empty one, synced or not (no
+# finding); the shell's > over a synced file on ext4, noauto_da_alloc and
+# data=writeback (anything lost is the program's); sed -i twice with
+# another file fsync'd between (nothing the filesystem's, no promise said
+# broken, in the windows neither).
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires python3 sed vim logrotate
@@ -103,6 +104,13 @@ assert_match "$out" '^\| rm \| ext4 \| [1-9][0-9]* \| 0 \| 0 \| 0 \| 0 \|  \|$' 
 r=$tmp/runner/rm/ext4/report.json
 assert_eq "$(json "$r" 'r["totals"]["ok"] == r["totals"]["points"]')" True "rm: every point ok"
 assert_eq "$(found "$r")" "" "rm: findings"
+# ... and with --repeat 2: in how many runs it lost something, a column
+run env EVERYDAY_CONFIGS=ext4 "$ev/run.sh" "$tmp/runner2" rm -- --repeat 2
+assert_eq "$rc" 0 "run.sh rm -- --repeat 2 ($out $err)"
+assert_match "$out" '^\| scenario \| configuration \| lost in \| points \|' "run.sh --repeat: the header"
+assert_match "$out" '^\| rm \| ext4 \| 0 of 2 runs \| [1-9][0-9]* \| 0 \| 0 \| 0 \| 0 \|  \|$' \
+  "run.sh --repeat: the row of rm"
+[ -f "$tmp/runner2/rm/ext4/run-2/powercut.log" ] || fail "run.sh --repeat 2: no second run"
 
 # the two minimal workloads of the false alarms: a file renamed over an
 # empty one, synced or never synced, its folder not synced: the old empty

@@ -95,7 +95,7 @@ dump_log
 # requests really came over several connections
 assert_ge "$(awk '!/^#/ && $3 > 0 { c[$3] = 1 } END { print length(c) }' <<<"$dump")" 2 "connections that sent requests"
 # the marks, in order, with their names and paths
-assert_eq "$(sed -n 's/^  record [0-9]* at [0-9.]* s: //p' <<<"$summary" | tr '\n' ';')" "after-mkfs (1 paths, 0 durable, synced);files-written ($npaths paths, 0 durable, synced);" "marks"
+assert_eq "$(sed -n 's/^  record [0-9]* at [0-9.]* s: //p' <<<"$summary" | tr '\n' ';')" "after-mkfs (1 path, 0 durable, synced);files-written ($npaths paths, 0 durable, synced);" "marks"
 # between the marks: the workload's writes, flushes and trims
 assert_eq "$(awk '/ mark name=after-mkfs/ { on = 1; next } / mark name=files-written/ { on = 0 } on { t[$4] = 1 } END { print t["write"] + 0, t["flush"] + 0, t["trim"] + 0 }' <<<"$dump")" "1 1 1" "writes, flushes and trims between the marks"
 # the log ends clean

@@ -6,7 +6,11 @@
 # whose fault (the filesystem's: a broken promise; the program's: a
 # durable version it gave up; nobody's: only data never made durable
 # lost), the files lost, and the fix named by the first finding that is
-# the program's (else nobody's).  The table is Markdown, on stdout.
+# the program's (else nobody's).  The table is Markdown, on stdout.  With
+# --repeat N among the RUN-OPTIONs each configuration is run N times (one
+# run is one sample of the kernel's timing): the counts are the N runs'
+# together, and a column says in how many of them something was lost
+# ("3 of 5 runs").
 # usage: run.sh [OUT] [SCENARIO...] [-- RUN-OPTION...]   (as root)
 # OUT defaults to everyday-out; a SCENARIO is a name (sed-i) or a script;
 # RUN-OPTIONs go to every `powercut run`.  POWERCUT names the program
@@ -28,6 +32,16 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 done
 [ $# -eq 0 ] || shift
 [ ${#scripts[@]} -gt 0 ] || scripts=("$here"/*.sh)
+# --repeat N among the run options: the runs' column
+repeat=1
+prev=
+for o in "$@"; do
+  case $prev,$o in
+    --repeat,*) repeat=$o ;;
+    *,--repeat=*) repeat=${o#--repeat=} ;;
+  esac
+  prev=$o
+done
 powercut=${POWERCUT:-powercut}
 configs=${EVERYDAY_CONFIGS:-'ext4
 ext4 noauto_da_alloc
@@ -38,8 +52,17 @@ mkdir -p "$out"
 worst=0
 echo "everyday programs on kernel $(uname -r), $(date -u +%Y-%m-%d), idle ${EVERYDAY_IDLE:-7} s"
 echo
-echo "| scenario | configuration | points | filesystem | program | nobody | files lost | fix |"
-echo "|---|---|---:|---:|---:|---:|---:|---|"
+if [ "$repeat" -gt 1 ]; then
+  echo "each configuration run $repeat times: the counts are the $repeat runs' together"
+  echo
+  echo "| scenario | configuration | lost in | points | filesystem | program | nobody | files lost | fix |"
+  echo "|---|---|---|---:|---:|---:|---:|---:|---|"
+  empty="| | | | | | |"
+else
+  echo "| scenario | configuration | points | filesystem | program | nobody | files lost | fix |"
+  echo "|---|---|---:|---:|---:|---:|---:|---|"
+  empty="| | | | | |"
+fi
 for s in "${scripts[@]}"; do
   case $s in */run.sh) continue ;; esac
   [ -x "$s" ] || { echo "$0: $s: no such scenario" >&2; exit 2; }
@@ -53,7 +76,7 @@ for s in "${scripts[@]}"; do
     "$powercut" run --quiet --config "$config" --out "$dir" --settle 0 \
       "$@" -- "$s" >"$dir.out" 2>&1 || st=$?
     if [ $st -gt 1 ] || [ ! -f "$dir/report.json" ]; then
-      echo "| $name | $config | error ($st): see $dir.out | | | | | |"
+      echo "| $name | $config | error ($st): see $dir.out $empty"
       worst=2
       continue
     fi
@@ -64,16 +87,18 @@ r = json.load(open(sys.argv[1]))
 t = r["totals"]
 notes = {"unmentioned", "not-judged", "older-version"}
 lost, fix = set(), {}
-for p in r["points"]:
-    for f in p.get("findings", []):
-        if f["verdict"] in notes or "fault" not in f:
-            continue
-        lost.add(f["path"])
-        fx = f.get("cause", {}).get("fix")
-        if fx and f["fault"] not in fix:
-            fix[f["fault"]] = fx
+# a run's findings at each point, or (--repeat) the findings across runs
+findings = r["findings"] if "repeated" in r else [f for p in r["points"] for f in p.get("findings", [])]
+for f in findings:
+    if f["verdict"] in notes or "fault" not in f:
+        continue
+    lost.add(f["path"])
+    fx = f.get("cause", {}).get("fix")
+    if fx and f["fault"] not in fix:
+        fix[f["fault"]] = fx
 fx = fix.get("program") or fix.get("none") or ""
-print("%d | %d | %d | %d | %d | %s" % (t["points"], t["promises"], t.get("program_promises", 0),
+runs = "%d of %d runs | " % (r["runs_failed"], r["repeated"]) if "repeated" in r else ""
+print("%s%d | %d | %d | %d | %d | %s" % (runs, t["points"], t["promises"], t.get("program_promises", 0),
       t["exposures"], len(lost), fx.replace("|", "\\|")))
 sys.exit(10 if t["promises"] else 0)
 PY
@@ -81,7 +106,7 @@ PY
     case $pst in
       0) ;;
       10) [ $worst -ge 1 ] || worst=1 ;;
-      *) row="error: $dir/report.json unread | | | | |"; worst=2 ;;
+      *) row="error: $dir/report.json unread ${empty% |}"; worst=2 ;;
     esac
     echo "| $name | $config | $row |"
   done <<<"$configs"

@@ -70,29 +70,53 @@ window_cols (FILE *f, const struct pc_window_summary *s)
   fprintf (f, "  | %14s  %6s  %10s", a, secs (b, sizeof b, s->longest != SIZE_MAX, s->median_ns), c);
 }
 
-/* The comparison; with app (--verify given), a column for app-invalid. */
+/* The verdicts the first table gives a column: ok; app-invalid with
+ * app (--verify); any other that some configuration has.  The others
+ * that have a column when they occur go in *absent.  Returns how many. */
+static size_t
+verdict_cols (const struct pc_outcome *cf, size_t n, bool app, int *cols, int *absent,
+              size_t *ret_nabsent)
+{
+  size_t ncols = 0, nabsent = 0;
+
+  for (int v = 0; v < PC_V_COUNT; v++) {
+    bool some = false;
+    if (!pc_verdict_info (v)->column || (v == PC_V_APP_INVALID && !app))
+      continue;
+    for (size_t i = 0; i < n; i++)
+      some |= cf[i].ok && cf[i].count[v] > 0;
+    if (some || v == PC_V_OK || v == PC_V_APP_INVALID)
+      cols[ncols++] = v;
+    else if (v != PC_V_ACK_LOST)        /* most workloads acknowledge nothing */
+      absent[nabsent++] = v;
+  }
+  *ret_nabsent = nabsent;
+  return ncols;
+}
+
+/* The comparison, in two tables that fit 100 columns: the crash points
+ * by verdict and the files; then whose fault and the windows. */
 void
 pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
 {
-  int cols[PC_V_COUNT];
-  size_t ncols = 0;
+  int cols[PC_V_COUNT], absent[PC_V_COUNT], cw[PC_V_COUNT];
+  size_t nabsent, ncols = verdict_cols (cf, n, app, cols, absent, &nabsent);
   size_t w = strlen ("configuration");
-  bool unchecked = false, windows = false, recovery = false;
+  bool unchecked = false, windows = false, recovery = false, any = false;
+  size_t repeated = 0;
 
-  /* ack-lost only where some configuration has it: most workloads
-   * acknowledge nothing */
-  bool acks = false;
-  for (size_t i = 0; i < n; i++)
-    acks |= cf[i].ok && cf[i].count[PC_V_ACK_LOST] > 0;
-  for (int v = 0; v < PC_V_COUNT; v++)
-    if (pc_verdict_info (v)->column && (app || v != PC_V_APP_INVALID) &&
-        (acks || v != PC_V_ACK_LOST))
-      cols[ncols++] = v;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     if (strlen (cf[i].label) > w)
       w = strlen (cf[i].label);
+    /* States powercut could not check are no verdict: a column apart,
+     * there only when some configuration has them. */
+    unchecked |= cf[i].ok && cf[i].count[PC_V_NOT_CHECKED] > 0;
+    windows |= cf[i].ok && cf[i].win.n > 0;
+    recovery |= cf[i].ok && cf[i].recovery > 0;
+    if (cf[i].repeated > repeated)
+      repeated = cf[i].repeated;
+  }
   /* Each column as wide as its name or its widest number. */
-  int cw[PC_V_COUNT];
   for (size_t k = 0; k < ncols; k++) {
     cw[k] = (int) strlen (pc_verdict_name (cols[k]));
     for (size_t i = 0; i < n; i++) {
@@ -102,19 +126,10 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
         cw[k] = len;
     }
   }
-  /* States powercut could not check are no verdict: a column apart, there
-   * only when some configuration has them. */
-  for (size_t i = 0; i < n; i++)
-    unchecked |= cf[i].ok && cf[i].count[PC_V_NOT_CHECKED] > 0;
   fprintf (f, "%-*s  %6s", (int) w, "configuration", "points");
   for (size_t k = 0; k < ncols; k++)
     fprintf (f, "  %*s", cw[k], pc_verdict_name (cols[k]));
-  for (size_t i = 0; i < n; i++) {
-    windows |= cf[i].ok && cf[i].win.n > 0;
-    recovery |= cf[i].ok && cf[i].recovery > 0;
-  }
-  fprintf (f, "  files  | fault: filesystem  program  none%s%s%s\n", recovery ? "  recovery" : "",
-           unchecked ? "  | not checked" : "", windows ? "  | longest window  median  acked lost" : "");
+  fprintf (f, "%s  files%s\n", unchecked ? "  not checked" : "", repeated > 1 ? "     runs" : "");
   for (size_t i = 0; i < n; i++) {
     fprintf (f, "%-*s  ", (int) w, cf[i].label);
     if (!cf[i].ok) {
@@ -124,12 +139,46 @@ pc_compare_table (FILE *f, const struct pc_outcome *cf, size_t n, bool app)
     fprintf (f, "%6zu", cf[i].points);
     for (size_t k = 0; k < ncols; k++)
       fprintf (f, "  %*zu", cw[k], cf[i].count[cols[k]]);
-    fprintf (f, "  %5zu  | %17zu  %7zu  %4zu", cf[i].files, cf[i].promises, cf[i].program,
+    if (unchecked)
+      fprintf (f, "  %11zu", cf[i].count[PC_V_NOT_CHECKED]);
+    fprintf (f, "  %5zu", cf[i].files);
+    if (repeated > 1) {
+      char runs[48];
+      snprintf (runs, sizeof runs, "%zu/%zu", cf[i].runs_failed, cf[i].repeated);
+      fprintf (f, "  %7s", runs);
+    }
+    fputc ('\n', f);
+  }
+  if (repeated > 1)
+    pc_put_wrapped (f, "(", "each configuration run several times (--repeat): its numbers are "
+                    "its runs' together, runs how many of them had a failing crash point, "
+                    "the windows those of its run with the longest)", PC_TEXT_WIDTH);
+  if (nabsent > 0) {
+    char none[512];
+    size_t l = (size_t) snprintf (none, sizeof none, "no configuration has ");
+    for (size_t k = 0; k < nabsent && l < sizeof none; k++)
+      l += (size_t) snprintf (none + l, sizeof none - l, "%s%s",
+                              k == 0 ? "" : k + 1 < nabsent ? ", " : " or ",
+                              pc_verdict_name (absent[k]));
+    if (l + 1 < sizeof none)
+      strcat (none, ")");
+    pc_put_wrapped (f, "(", none, PC_TEXT_WIDTH);
+  }
+
+  /* whose fault the failing points are, and the windows */
+  for (size_t i = 0; i < n && !any; i++)
+    any = cf[i].ok;
+  if (!any)
+    return;
+  fprintf (f, "\n%-*s  fault: filesystem  program  none%s%s\n", (int) w, "configuration",
+           recovery ? "  recovery" : "", windows ? "  | longest window  median  acked lost" : "");
+  for (size_t i = 0; i < n; i++) {
+    if (!cf[i].ok)
+      continue;
+    fprintf (f, "%-*s  %17zu  %7zu  %4zu", (int) w, cf[i].label, cf[i].promises, cf[i].program,
              cf[i].exposures);
     if (recovery)
       fprintf (f, "  %8zu", cf[i].recovery);
-    if (unchecked)
-      fprintf (f, "  | %11zu", cf[i].count[PC_V_NOT_CHECKED]);
     if (windows)
       window_cols (f, &cf[i].win);
     fputc ('\n', f);
@@ -162,6 +211,11 @@ pc_compare_json (const char *path, const char *workload, const struct pc_outcome
       json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) cf[i].exposures));
       json_object_object_add (t, "recovery_differs", json_object_new_int64 ((int64_t) cf[i].recovery));
       json_object_object_add (o, "windows", pc_windows_summary_json (&cf[i].win));
+      if (cf[i].repeated > 1) {
+        json_object_object_add (o, "repeated", json_object_new_int64 ((int64_t) cf[i].repeated));
+        json_object_object_add (o, "runs_failed",
+                                json_object_new_int64 ((int64_t) cf[i].runs_failed));
+      }
     }
     json_object_array_add (arr, o);
   }
@@ -179,19 +233,29 @@ pc_compare_html (const char *out, const char *workload, const struct pc_outcome 
   struct pc_html_config *hc = calloc (n ? n : 1, sizeof *hc);
   struct pc_index *ix = calloc (n ? n : 1, sizeof *ix);
   bool *have = calloc (n ? n : 1, sizeof *have);
+  char (*label)[192] = calloc (n ? n : 1, sizeof *label);
   char path[PATH_MAX + 32], title[256];
   size_t k = 0;
   int r = -ENOMEM;
 
-  if (hc == NULL || ix == NULL || have == NULL)
+  if (hc == NULL || ix == NULL || have == NULL || label == NULL)
     goto out;
   for (size_t i = 0; i < n; i++) {
     char logp[PATH_MAX + 32];
     if (!cf[i].ok || cf[i].res == NULL)
       continue;                 /* failed, or a device set (no timeline) */
-    snprintf (logp, sizeof logp, "%s/powercut.log", cf[i].dir);
+    if (cf[i].repeated > 1 && cf[i].res_run > 0) {
+      /* a run of several: its log, and which it is */
+      snprintf (logp, sizeof logp, "%s/run-%zu/powercut.log", cf[i].dir, cf[i].res_run);
+      snprintf (label[k], sizeof label[k], "%s (run %zu of %zu)", cf[i].label, cf[i].res_run,
+                cf[i].repeated);
+    }
+    else {
+      snprintf (logp, sizeof logp, "%s/powercut.log", cf[i].dir);
+      snprintf (label[k], sizeof label[k], "%s", cf[i].label);
+    }
     have[k] = pc_index_load (logp, &ix[k]) == 0;
-    hc[k].label = cf[i].label;
+    hc[k].label = label[k];
     hc[k].res = cf[i].res;
     hc[k].ix = have[k] ? &ix[k] : NULL;
     k++;
@@ -206,5 +270,6 @@ out:
   free (hc);
   free (ix);
   free (have);
+  free (label);
   return r;
 }

@@ -31,13 +31,21 @@ struct pc_outcome {
   size_t promises, program, exposures;  /* its failing points (instants) of each
                                         * fault (result.h) */
   size_t recovery;              /* ... and where two recoveries disagree */
+  size_t repeated;              /* its runs (--repeat, report/repeat.h: the
+                                 * numbers above are theirs together), or 0
+                                 * for one run */
+  size_t runs_failed;           /* ... of them with a failing point */
+  size_t res_run;               /* ... and the run whose result res is (its
+                                 * log in dir/run-K), from 1 */
 };
 
 /* o was recorded and checked, with the result res: takes its numbers and
  * keeps res, and o is ok. */
 void pc_outcome_set (struct pc_outcome *o, struct pc_check_result *res);
 
-/* The comparison table; with app (--verify), a column for app-invalid. */
+/* The comparison table; with app (--verify), a column for app-invalid;
+ * with configurations run several times (repeated), a column of how many
+ * runs had a failing point, of how many (runs_failed/repeated). */
 void pc_compare_table (FILE *f, const struct pc_outcome *v, size_t n, bool app);
 
 /* The comparison as JSON (powercut-run(1)) to path, and as one page with

@@ -354,8 +354,8 @@ pc_devcheck_merge (char *const *paths, size_t n, const struct pc_outputs *o, str
                            (size_t) json_object_get_int64 (pc_json_member (tot, "exposures")), 0)
         ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
     if (unchecked > 0) {
-      pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "
-                  "report)", unchecked);
+      pc_err_msg (err, "%zu state%s of the devices or instants could not be checked (see the "
+                  "report)", unchecked, pc_s (unchecked));
       r = PC_CHECK_UNFINISHED;
     }
   }

@@ -57,8 +57,8 @@ pc_devset_text (FILE *f, json_object *o)
   for (size_t j = 0; j < nd; j++) {
     json_object *d = json_object_array_get_idx (devs, j);
     const char *from = pc_json_str (d, "from");
-    fprintf (f, "  %s: %s, %" PRIu64 " records, ", pc_json_str (d, "name"), pc_json_str (d, "log"),
-             pc_json_u64 (d, "records"));
+    fprintf (f, "  %s: %s, %" PRIu64 " record%s, ", pc_json_str (d, "name"), pc_json_str (d, "log"),
+             pc_json_u64 (d, "records"), pc_s (pc_json_u64 (d, "records")));
     if (json_object_get_boolean (pc_json_member (d, "is_journal")))
       fprintf (f, "the external journal of another device\n");
     else if (pc_json_str (d, "journal_on"))
@@ -66,11 +66,13 @@ pc_devset_text (FILE *f, json_object *o)
                "(record %" PRIu64 ")\n", pc_json_str (d, "journal_on"), from && *from ? from : "the start",
                pc_json_u64 (d, "from_record"));
     else
-      fprintf (f, "checked from %s (record %" PRIu64 "): %" PRIu64 " states, %" PRIu64
-               " distinct images\n", from && *from ? from : "the start", pc_json_u64 (d, "from_record"),
-               pc_json_u64 (d, "states"), pc_json_u64 (d, "unique"));
+      fprintf (f, "checked from %s (record %" PRIu64 "): %" PRIu64 " state%s, %" PRIu64
+               " distinct image%s\n", from && *from ? from : "the start",
+               pc_json_u64 (d, "from_record"), pc_json_u64 (d, "states"),
+               pc_s (pc_json_u64 (d, "states")), pc_json_u64 (d, "unique"),
+               pc_s (pc_json_u64 (d, "unique")));
   }
-  fprintf (f, "%zu instants (%s; every other device as it had logged by then)\n", ni,
+  fprintf (f, "%zu instant%s (%s; every other device as it had logged by then)\n", ni, pc_s (ni),
            instants_are (model));
   for (int v = 0; v < PC_V_COUNT; v++)
     if (pc_json_u64 (tot, pc_verdict_info (v)->name))
@@ -280,8 +282,8 @@ pc_devcheck_write (const struct pc_devcheck_result *res, const struct pc_outputs
   r = pc_fail_on_counts (o->fail_on, res->promises, res->program_promises, res->exposures, 0)
       ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;
   if (nc > 0) {
-    pc_err_msg (err, "%zu states of the devices or instants could not be checked (see the "
-                "report)", nc);
+    pc_err_msg (err, "%zu state%s of the devices or instants could not be checked (see the "
+                "report)", nc, pc_s (nc));
     r = PC_CHECK_UNFINISHED;
   }
   return r;

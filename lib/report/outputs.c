@@ -11,6 +11,7 @@
 #include "report/html.h"
 #include "report/outputs.h"
 #include "report/report.h"
+#include "report/reportint.h"
 
 /* The HTML page of one check, with the log's marks and flushes. */
 static int
@@ -44,8 +45,8 @@ pc_outputs_write (const struct pc_outputs *o, const struct pc_check_result *res,
     return pc_err_set (err, -r, "%s: %s", o->html, strerror (-r));
   /* States that could not be checked: the check did not finish. */
   if (res->count[PC_V_NOT_CHECKED] > 0) {
-    pc_err_set (err, EAGAIN, "%zu of %zu crash points could not be checked (see the report)",
-                res->count[PC_V_NOT_CHECKED], res->npoints);
+    pc_err_set (err, EAGAIN, "%zu of %zu crash point%s could not be checked (see the report)",
+                res->count[PC_V_NOT_CHECKED], res->npoints, pc_s (res->npoints));
     return PC_CHECK_UNFINISHED;
   }
   return pc_report_failed_on (res, o->fail_on) ? PC_CHECK_FAILED : PC_CHECK_SURVIVED;

@@ -40,8 +40,21 @@
 #include "result/result.h"
 #include "util/err.h"
 
-/* Writes the text report. */
+/* Writes the text report.  Its first line is the headline
+ * (pc_report_headline's first); where a point lost data never made
+ * durable (the program's fault or nobody's), the second says that one
+ * run is one sample of the kernel's timing (PC_REPORT_SAMPLE); then the
+ * headline's second. */
 void pc_report_text (FILE *f, const struct pc_check_result *res);
+
+#define PC_REPORT_SAMPLE "one run is one sample of the kernel's timing: " \
+  "powercut run --repeat N records it N times"
+
+/* The text report of run k of n (n > 1) of one configuration (powercut
+ * run --repeat n, each run in a folder of the configuration's): its
+ * second line says which run it is, and that the n together are in the
+ * configuration's report (../report.txt), whatever the run lost. */
+void pc_report_text_run (FILE *f, const struct pc_check_result *res, size_t k, size_t n);
 
 /* Writes the JSON report to path ("-" for stdout).  Returns 0 or -errno. */
 int pc_report_json (const char *path, const struct pc_check_result *res);

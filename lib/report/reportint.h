@@ -1,6 +1,7 @@
 /* reportint.h: what the report writers share inside report/: one JSON
  * writer per object, so that the JSON report, the HTML page and run's
- * comparison say the same thing the same way.
+ * comparison say the same thing the same way; and the text report's
+ * parts that more than one file writes (cause.c, paths.c, files.c).
  *
  * Objects are written in one of two forms.  PC_JSON_EXACT is the JSON
  * report's: every path and text as its exact bytes (jsonio.h: UTF-8 as it
@@ -18,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "report/report.h"
 #include "result/result.h"
 
 enum pc_json_form { PC_JSON_EXACT, PC_JSON_SHOWN };
@@ -52,5 +54,44 @@ void pc_json_add_text (json_object *o, const char *key, const char *s, bool path
  * merge of a set's shards (devmerge.c) writes them too. */
 void pc_devset_text (FILE *f, json_object *o);
 int pc_devset_json_write (const char *path, json_object *o);
+
+/* "s" after a count other than 1: "%zu point%s", n, pc_s (n). */
+static inline const char *
+pc_s (uint64_t n)
+{
+  return n == 1 ? "" : "s";
+}
+
+/* Puts s through show (pc_display_name, _text or _line); "?" without
+ * memory; a path "" (a finding of the whole state) as "(the whole state)". */
+void pc_put_shown (FILE *f, char *(*show) (const char *), const char *s);
+
+/* How wide the text report's lines of prose are folded: a why, a rule,
+ * a cause. */
+#define PC_TEXT_WIDTH 100
+
+/* Puts head, then text (one line, shown) folded at its blanks into lines
+ * of at most width columns (a UTF-8 character one column), each after the
+ * first indented as far as head is long; a word longer than a line is
+ * not cut, and the blanks between words are kept but where a line ends
+ * (cause.c). */
+void pc_put_wrapped (FILE *f, const char *head, const char *text, size_t width);
+
+/* A finding's cause, in the lines under its file in the text report:
+ * rule, cause (the call and its process), durable, acked, fix, each
+ * folded (PC_TEXT_WIDTH); nothing for a cause not known (cause.c). */
+void pc_report_cause_text (FILE *f, int kind, const struct pc_cause *c);
+
+/* "zero-length at 2, zero-filled at 2" from a path's counts (paths.c). */
+void pc_path_counts_text (FILE *f, const struct pc_path_sum *v);
+
+/* Puts m names (m >= 1, in path order) for people: "f00 .. f19" where
+ * they are one prefix, numbers of one width that count up by one and one
+ * suffix (three or more), else "a, b, c and 5 more" (files.c). */
+void pc_put_names (FILE *f, const char *const *name, size_t m);
+
+/* The text report's "files affected" section (nothing if no path
+ * fails; files.c). */
+void pc_report_files_text (FILE *f, const struct pc_check_result *res);
 
 #endif

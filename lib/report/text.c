@@ -116,230 +116,6 @@ pc_report_failed_on (const struct pc_check_result *res, enum pc_fail_on on)
                               res->recovery_differs);
 }
 
-/* Prints s through show (pc_display_name or _text); "?" without memory;
- * a path "" (a finding of the whole state) as such. */
-static void
-put_shown (FILE *f, char *(*show) (const char *), const char *s)
-{
-  char *d;
-
-  if (show == pc_display_name && s[0] == '\0') {
-    fputs ("(the whole state)", f);
-    return;
-  }
-  d = show (s);
-
-  fputs (d ? d : "?", f);
-  free (d);
-}
-
-struct pc_path_sum *
-pc_report_paths (const struct pc_check_result *res, int kind, size_t *ret_n)
-{
-  struct pc_path_sum *v = NULL;
-  size_t n = 0, cap = 0;
-
-  for (size_t i = 0; i < res->npoints; i++) {
-    const struct pc_point *p = &res->points[i];
-    for (size_t k = 0; k < p->findings.n; k++) {
-      const struct pc_finding *fd = &p->findings.v[k];
-      size_t lo = 0, hi = n;
-      if (kind >= 0 ? fd->kind != kind : pc_finding_verdict (fd->kind) == PC_V_OK)
-        continue;
-      /* v is kept sorted by path: find it, or where it goes. */
-      while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp (v[mid].first->path, fd->path);
-        if (c == 0)
-          lo = hi = mid;
-        else if (c < 0)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      if (lo == n || strcmp (v[lo].first->path, fd->path) != 0) {
-        if (pc_grow (&v, &cap, n + 1, sizeof *v, 16) < 0) {
-          free (v);
-          *ret_n = 0;
-          return NULL;
-        }
-        memmove (v + lo + 1, v + lo, (n - lo) * sizeof *v);
-        v[lo] = (struct pc_path_sum) { fd, 0, p->id, p->id, fd, p->id, { 0 }, { 0 } };
-        n++;
-      }
-      v[lo].npoints++;
-      v[lo].last_id = p->id;
-      if (pc_finding_verdict (fd->kind) != PC_V_OK) {
-        enum pc_fault ft = pc_cause_fault (&fd->cause);
-        v[lo].count[fd->kind]++;
-        v[lo].faults[ft]++;
-        if (ft > pc_cause_fault (&v[lo].worst->cause)) {
-          v[lo].worst = fd;
-          v[lo].worst_id = p->id;
-        }
-      }
-    }
-  }
-  *ret_n = n;
-  return v;
-}
-
-/* How a finding's lost version came to be durable, for people: never,
- * or when and by what, counted from the call that wrote it. */
-static void
-durable_text (FILE *f, const struct pc_cause *c)
-{
-  if (c->durable_ns < 0) {
-    fputs ("never synced", f);
-    return;
-  }
-  if (c->durable_by && strncmp (c->durable_by, PC_CAUSE_AFTER_COMMAND,
-                                strlen (PC_CAUSE_AFTER_COMMAND)) == 0) {
-    fprintf (f, "never synced by the program, durable at %.3f s by ", c->durable_ns / 1e9);
-    put_shown (f, pc_display_line, c->durable_by);
-    return;
-  }
-  if (c->call && (uint64_t) c->durable_ns >= c->time_ns)
-    fprintf (f, "synced %.0f ms later by ", ((uint64_t) c->durable_ns - c->time_ns) / 1e6);
-  else
-    fprintf (f, "at %.3f s by ", c->durable_ns / 1e9);
-  put_shown (f, pc_display_line, c->durable_by ? c->durable_by : "?");
-}
-
-char *
-pc_report_why (int kind, const struct pc_cause *c)
-{
-  char *s = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&s, &len);
-
-  if (f == NULL)
-    return NULL;
-  if (!c->known)
-    fputs ("no cause known: counted as the filesystem's fault", f);
-  else {
-    fprintf (f, "%s: ", pc_cause_class (kind, c));
-    put_shown (f, pc_display_line, c->rule ? c->rule : "?");
-    if (c->call) {
-      fputs ("; written by ", f);
-      put_shown (f, pc_display_line, c->call);
-      fprintf (f, " at %.3f s, ", c->time_ns / 1e9);
-      durable_text (f, c);
-    }
-    else if (c->durable_by && c->durable_ns >= 0) {
-      fputs ("; durable ", f);
-      durable_text (f, c);
-    }
-    if (c->ack) {
-      fputs ("; acknowledged by \"", f);
-      put_shown (f, pc_display_line, c->ack);
-      fprintf (f, "\" at %.3f s", c->ack_ns / 1e9);
-    }
-    if (c->fix) {
-      fputs ("; fix: ", f);
-      put_shown (f, pc_display_line, c->fix);
-    }
-  }
-  if (fclose (f) == EOF) {
-    free (s);
-    return NULL;
-  }
-  return s;
-}
-
-/* A finding's cause: the rule it rests on and, for a traced program's
- * file, the call behind the version lost, when it was made durable and
- * what would have kept it. */
-static void
-cause_text (FILE *f, int kind, const struct pc_cause *c)
-{
-  if (!c->known)
-    return;
-  fprintf (f, "      rule:    %s: ", pc_cause_class (kind, c));
-  put_shown (f, pc_display_line, c->rule ? c->rule : "?");
-  fputc ('\n', f);
-  if (c->call) {
-    fputs ("      cause:   ", f);
-    put_shown (f, pc_display_line, c->call);
-    fprintf (f, " (pid %" PRId32 ", at %.3f s)", c->pid, c->time_ns / 1e9);
-    fputc ('\n', f);
-  }
-  if (c->call || c->durable_by) {
-    fputs ("      durable: ", f);
-    durable_text (f, c);
-    fputc ('\n', f);
-  }
-  if (c->ack) {
-    fputs ("      acked:   \"", f);
-    put_shown (f, pc_display_line, c->ack);
-    fprintf (f, "\" at %.3f s\n", c->ack_ns / 1e9);
-  }
-  if (c->fix) {
-    fputs ("      fix:     ", f);
-    put_shown (f, pc_display_line, c->fix);
-    fputc ('\n', f);
-  }
-}
-
-/* "zero-length at 2, zero-filled at 2" from a path's counts. */
-static void
-counts_text (FILE *f, const struct pc_path_sum *v)
-{
-  const char *sep = "";
-
-  for (int k = 0; k < PC_V_COUNT; k++)
-    if (v->count[k]) {
-      fprintf (f, "%s%s at %zu", sep, pc_finding_name (k), v->count[k]);
-      sep = ", ";
-    }
-}
-
-/* "the program's at 4, nobody's at 2" from a path's faults. */
-static void
-faults_text (FILE *f, const struct pc_path_sum *v)
-{
-  static const char *const whose[] = { "nobody's (never made durable)", "the program's",
-                                       "the filesystem's", "the recovery's (kernel or e2fsck)" };
-  const char *sep = "";
-
-  for (int k = PC_FAULT_COUNT - 1; k >= PC_FAULT_NONE; k--)
-    if (v->faults[k]) {
-      fprintf (f, "%s%s at %zu", sep, whose[k], v->faults[k]);
-      sep = ", ";
-    }
-}
-
-static void
-paths_text (FILE *f, const struct pc_check_result *res)
-{
-  size_t n, shown = 0;
-  struct pc_path_sum *v = pc_report_paths (res, -1, &n);
-
-  if (n == 0)
-    goto out;
-  fprintf (f, "\nfiles affected: %zu\n", n);
-  for (size_t j = 0; j < n && shown < MAX_LISTED; j++, shown++) {
-    const struct pc_finding *fd = v[j].worst;
-    fputs ("  ", f);
-    put_shown (f, pc_display_name, v[j].first->path);
-    fprintf (f, ": %zu point%s (%s .. %s): ", v[j].npoints, v[j].npoints == 1 ? "" : "s",
-             v[j].first_id, v[j].last_id);
-    counts_text (f, &v[j]);
-    fputs ("; fault: ", f);
-    faults_text (f, &v[j]);
-    fprintf (f, "\n      at %s: %s, found ", v[j].worst_id, pc_finding_name (fd->kind));
-    put_shown (f, pc_display_line, fd->found);
-    fputs ("\n      allowed: ", f);
-    put_shown (f, pc_display_line, fd->allowed);
-    fputc ('\n', f);
-    cause_text (f, fd->kind, &fd->cause);
-  }
-  if (n > shown)
-    fprintf (f, "  ... and %zu more files (see the JSON report)\n", n - shown);
-out:
-  free (v);
-}
-
 /* Where an application's checker failed: the paths that held older
  * versions than the program had by its last acknowledgement, and why. */
 static void
@@ -354,10 +130,10 @@ older_text (FILE *f, const struct pc_check_result *res)
              n, n == 1 ? "" : "s");
     for (size_t j = 0; j < n && j < MAX_LISTED; j++) {
       fputs ("  ", f);
-      put_shown (f, pc_display_name, v[j].first->path);
+      pc_put_shown (f, pc_display_name, v[j].first->path);
       fprintf (f, ": at %zu point%s (%s .. %s)\n", v[j].npoints, v[j].npoints == 1 ? "" : "s",
                v[j].first_id, v[j].last_id);
-      cause_text (f, PC_F_OLDER, &v[j].first->cause);
+      pc_report_cause_text (f, PC_F_OLDER, &v[j].first->cause);
     }
     if (n > MAX_LISTED)
       fprintf (f, "  ... and %zu more (see the JSON report)\n", n - MAX_LISTED);
@@ -385,11 +161,11 @@ not_judged_text (FILE *f, const struct pc_check_result *res)
       if (!fd->cause.known)
         continue;
       fputs ("  ", f);
-      put_shown (f, pc_display_name, fd->path);
+      pc_put_shown (f, pc_display_name, fd->path);
       fprintf (f, " (at %zu point%s)", v[j].npoints, v[j].npoints == 1 ? "" : "s");
       if (fd->cause.call) {
         fputs (": ", f);
-        put_shown (f, pc_display_line, fd->cause.call);
+        pc_put_shown (f, pc_display_line, fd->cause.call);
       }
       fputc ('\n', f);
       listed++;
@@ -406,7 +182,7 @@ not_judged_text (FILE *f, const struct pc_check_result *res)
       if (v[j].first->cause.known)
         continue;
       fputs ("  ", f);
-      put_shown (f, pc_display_name, v[j].first->path);
+      pc_put_shown (f, pc_display_name, v[j].first->path);
       fprintf (f, " (at %zu point%s)\n", v[j].npoints, v[j].npoints == 1 ? "" : "s");
       listed++;
     }
@@ -582,21 +358,21 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
     /* findings in a row that share their why: it follows the last */
     why = pc_report_why (fd->kind, &fd->cause);
     if (pending && (why == NULL || strcmp (why, pending) != 0)) {
-      fprintf (f, "    why: %s\n", pending);
+      pc_put_wrapped (f, "    why: ", pending, PC_TEXT_WIDTH);
       free (pending);
       pending = NULL;
     }
     fprintf (f, "    %s ", pc_finding_name (fd->kind));
-    put_shown (f, pc_display_name, fd->path);
+    pc_put_shown (f, pc_display_name, fd->path);
     fputs (": found ", f);
-    put_shown (f, pc_display_line, fd->found);
+    pc_put_shown (f, pc_display_line, fd->found);
     fputc ('\n', f);
     if (fd->cause.known && fd->cause.promise && fd->cause.durable_ns >= 0 &&
         (uint64_t) fd->cause.durable_ns > p->time_ns) {
       /* a promise made after the crash point, while the disk could
        * still hold this state */
       fputs ("      after ", f);
-      put_shown (f, pc_display_line, fd->cause.durable_by ? fd->cause.durable_by : "?");
+      pc_put_shown (f, pc_display_line, fd->cause.durable_by ? fd->cause.durable_by : "?");
       fprintf (f, " at %.3f s, the disk could still hold this state (until %.3f s)\n",
                fd->cause.durable_ns / 1e9, p->moment_ns / 1e9);
     }
@@ -606,11 +382,11 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
       free (why);
   }
   if (pending) {
-    fprintf (f, "    why: %s\n", pending);
+    pc_put_wrapped (f, "    why: ", pending, PC_TEXT_WIDTH);
     free (pending);
   }
   if (shown == 0 && pw)
-    fprintf (f, "    why: %s\n", pw);
+    pc_put_wrapped (f, "    why: ", pw, PC_TEXT_WIDTH);
   pc_report_replay_cmd (res, p, cmd, sizeof cmd);
   fprintf (f, "    rebuild: %s\n", cmd);
 }
@@ -671,29 +447,32 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
   fsbad = res->count[PC_V_FS_CORRUPT] + res->count[PC_V_UNMOUNTABLE];
   if (nfail == 0) {
     if (nnot)
-      fprintf (a, "nothing lost at the %zu crash points checked; %zu could not be checked "
-               "(no verdict)", res->npoints - nnot, nnot);
+      fprintf (a, "nothing lost at the %zu crash point%s checked; %zu could not be checked "
+               "(no verdict)", res->npoints - nnot, pc_s (res->npoints - nnot), nnot);
     else if (res->manifests == 0 && res->events == 0 && res->verify == NULL)
-      fprintf (a, "nothing lost: the filesystem is sound at all %zu crash points (no mark or "
-               "traced program says what its files should hold)", res->npoints);
+      fprintf (a, "nothing lost: the filesystem is sound at %s %zu crash point%s (no mark or "
+               "traced program says what its files should hold)", res->npoints == 1 ? "its" : "all",
+               res->npoints, pc_s (res->npoints));
     else
-      fprintf (a, "nothing lost: all %zu crash points hold what the program had, or may keep",
-               res->npoints);
-    fprintf (b, "the filesystem kept every promise; model %s, %zu distinct images checked",
-             pc_model_name (res->model.kind), res->unique);
+      fprintf (a, "nothing lost: %s %zu crash point%s hold%s what the program had, or may keep",
+               res->npoints == 1 ? "its" : "all", res->npoints, pc_s (res->npoints),
+               res->npoints == 1 ? "s" : "");
+    fprintf (b, "the filesystem kept every promise; model %s, %zu distinct image%s checked",
+             pc_model_name (res->model.kind), res->unique, pc_s (res->unique));
   }
   else {
     if (res->recovery_differs)
-      fprintf (a, "THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE at %zu of %zu crash points: "
-               "one of them is wrong%s", res->recovery_differs, res->npoints,
+      fprintf (a, "THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE at %zu of %zu crash point%s: "
+               "one of them is wrong%s", res->recovery_differs, res->npoints, pc_s (res->npoints),
                res->promises || res->program_promises || res->exposures ? "; " : "");
     if (res->promises)
-      fprintf (a, "THE FILESYSTEM BROKE ITS PROMISE at %zu of %zu crash points", res->promises,
-               res->npoints);
+      fprintf (a, "THE FILESYSTEM BROKE ITS PROMISE at %zu of %zu crash point%s", res->promises,
+               res->npoints, pc_s (res->npoints));
     else if (res->recovery_differs && !res->program_promises && !res->exposures)
       ;
     else
-      fprintf (a, "LOST at %zu of %zu crash points, %s", nfail - res->recovery_differs, res->npoints,
+      fprintf (a, "LOST at %zu of %zu crash point%s, %s", nfail - res->recovery_differs,
+               res->npoints, pc_s (res->npoints),
                !res->program_promises ? "only data never made durable: no promise was broken"
                : res->acknowledged_lost >= res->program_promises
                ? "by the program's fault: it acknowledged what it had not made durable"
@@ -714,9 +493,9 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
      * what each found */
     if (n > 0 && v[0].first->path[0] == '\0' && v[0].first->cause.recovery) {
       fprintf (b, "at %s, ", v[0].first_id);
-      put_shown (b, pc_display_line, v[0].first->found);
+      pc_put_shown (b, pc_display_line, v[0].first->found);
       fputs (", but ", b);
-      put_shown (b, pc_display_line, v[0].first->allowed);
+      pc_put_shown (b, pc_display_line, v[0].first->allowed);
       fputs (n > 1 || fsbad ? "; " : "", b);
       memmove (v, v + 1, (n - 1) * sizeof *v);
       n--;
@@ -731,15 +510,16 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
       static const char *const whose[] = { "never made durable", "the program's",
                                            "the filesystem's", "the recovery's" };
       fputs (j ? "; " : "", b);
-      put_shown (b, pc_display_name, v[j].first->path);
+      pc_put_shown (b, pc_display_name, v[j].first->path);
       fputs (" (", b);
-      counts_text (b, &v[j]);
+      pc_path_counts_text (b, &v[j]);
       fprintf (b, ": %s)", whose[pc_cause_fault (&v[j].worst->cause)]);
     }
     if (n > 3)
-      fprintf (b, "; and %zu more files", n - 3);
+      fprintf (b, "; and %zu more file%s", n - 3, pc_s (n - 3));
     if (n == 0 && !fsbad && res->count[PC_V_APP_INVALID])
-      fprintf (b, "what the application's checker found (%zu points)", res->count[PC_V_APP_INVALID]);
+      fprintf (b, "what the application's checker found (%zu point%s)",
+               res->count[PC_V_APP_INVALID], pc_s (res->count[PC_V_APP_INVALID]));
     free (v);
   }
   if (fclose (a) == EOF || fclose (b) == EOF) {
@@ -751,24 +531,34 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
   *ret_line2 = s2;
 }
 
-void
-pc_report_text (FILE *f, const struct pc_check_result *res)
+/* The text report; its second line says that it is run k of n (n > 1),
+ * or, of a single run that lost data never made durable, that one run
+ * is one sample of the kernel's timing. */
+static void
+report_text (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
 {
   size_t nnot = res->count[PC_V_NOT_CHECKED];
   size_t nfail = res->npoints - res->count[PC_V_OK] - nnot;
   char *l1, *l2;
 
   pc_report_headline (res, &l1, &l2);
-  fprintf (f, "%s\n%s\n\n", l1 ? l1 : "?", l2 ? l2 : "?");
+  fprintf (f, "%s\n", l1 ? l1 : "?");
+  if (n > 1)
+    fprintf (f, "run %zu of %zu (powercut run --repeat %zu): one sample of the kernel's timing; "
+             "the %zu together in ../report.txt\n", k, n, n, n);
+  else if (nfail > 0 && (res->program_promises > 0 || res->exposures > 0))
+    fprintf (f, "%s\n", PC_REPORT_SAMPLE);
+  fprintf (f, "%s\n\n", l2 ? l2 : "?");
   free (l1);
   free (l2);
   fputs ("powercut check: ", f);
-  put_shown (f, pc_display_line, res->log_path);
+  pc_put_shown (f, pc_display_line, res->log_path);
   fprintf (f, "\nmodel %s", pc_model_name (res->model.kind));
   if (pc_model_takes_k (res->model.kind))
     fprintf (f, ":%u (seed %" PRIu64 ")", res->model.k, res->model.seed);
-  fprintf (f, ", from %s (record %" PRIu64 ") of %" PRIu64 " records",
-           res->from[0] ? res->from : "the start", res->from_record, res->records);
+  fprintf (f, ", from %s (record %" PRIu64 ") of %" PRIu64 " record%s",
+           res->from[0] ? res->from : "the start", res->from_record, res->records,
+           pc_s (res->records));
   if (res->nshards > 1)
     fprintf (f, ", shard %u/%u", res->shard, res->nshards);
   fprintf (f, "%s\n", res->log_torn ? " (the log was cut: no end record)" : "");
@@ -782,8 +572,8 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
                res->settle_end_record);
     fputc ('\n', f);
   }
-  fprintf (f, "%zu crash points, %zu distinct images checked in %.1f s\n",
-           res->npoints, res->unique, res->seconds);
+  fprintf (f, "%zu crash point%s, %zu distinct image%s checked in %.1f s\n",
+           res->npoints, pc_s (res->npoints), res->unique, pc_s (res->unique), res->seconds);
   {
     size_t nr = 0, of = 0;
     for (size_t i = 0; i < res->npoints; i++)
@@ -792,13 +582,14 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
         of += i == 0 || !res->points[i - 1].recovery;
       }
     if (nr > 0)
-      fprintf (f, "%zu of them a second power cut during the kernel's recovery of %zu states "
-               "(ID/recovery:K), each judged by the kernel\n", nr, of);
+      fprintf (f, "%zu of them a second power cut during the kernel's recovery of %zu state%s "
+               "(ID/recovery:K), each judged by the kernel\n", nr, of, pc_s (of));
   }
   if (res->work.fsck_reused > 0)
-    fprintf (f, "e2fsck -fn run on %" PRIu64 " images; %" PRIu64 " others hold the same bytes "
-             "where it read and share its answer\n",
-             res->work.fsck_runs, res->work.fsck_reused);
+    fprintf (f, "e2fsck -fn run on %" PRIu64 " image%s; %" PRIu64 " other%s the same bytes "
+             "where it read and share%s its answer\n", res->work.fsck_runs,
+             pc_s (res->work.fsck_runs), res->work.fsck_reused,
+             res->work.fsck_reused == 1 ? " holds" : "s hold", res->work.fsck_reused == 1 ? "s" : "");
   if (res->work.preened > 0)
     fprintf (f, "no journal: e2fsck -p repaired %" PRIu64 " state%s as a boot does; "
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
@@ -836,13 +627,14 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
              "e2fsck's disagree (--judge both): the fault of one of them, not the workload's\n",
              res->recovery_differs, res->recovery_differs == 1 ? "" : "s");
   if (res->events > 0)
-    fprintf (f, "judged by a traced program's %" PRIu64 " calls: each file may hold any version "
-             "the program had since it last made it durable\n", res->events);
+    fprintf (f, "judged by a traced program's %" PRIu64 " call%s: each file may hold any version "
+             "the program had since it last made it durable\n", res->events,
+             pc_s (res->events));
   else if (res->manifests == 0 && res->verify == NULL)
     fprintf (f, "(no mark carries a manifest: only the filesystem was checked)\n");
   if (res->verify) {
     fputs ("application checked by: ", f);
-    put_shown (f, pc_display_line, res->verify);
+    pc_put_shown (f, pc_display_line, res->verify);
     fputc ('\n', f);
   }
   not_judged_text (f, res);
@@ -852,7 +644,7 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     pc_windows_text (f, res);
   }
   else {
-    paths_text (f, res);
+    pc_report_files_text (f, res);
     older_text (f, res);
     pc_windows_text (f, res);
     fprintf (f, "\nfailing crash points, the most telling first:\n");
@@ -862,4 +654,16 @@ pc_report_text (FILE *f, const struct pc_check_result *res)
     fprintf (f, "\ncrash points not checked:\n");
     points_text (f, res, true, nnot);
   }
+}
+
+void
+pc_report_text (FILE *f, const struct pc_check_result *res)
+{
+  report_text (f, res, 1, 1);
+}
+
+void
+pc_report_text_run (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
+{
+  report_text (f, res, k, n);
 }

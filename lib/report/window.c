@@ -120,7 +120,7 @@ pc_windows_text (FILE *f, const struct pc_check_result *res)
   pc_windows_summary (res, &s);
   fprintf (f, "\ndurability windows (from a version's mark, or the call that made it, until "
            "no later crash loses it):\n");
-  fprintf (f, "  %zu versions: ", s.n);
+  fprintf (f, "  %zu version%s: ", s.n, pc_s (s.n));
   if (s.longest != SIZE_MAX)
     fprintf (f, "longest %.1f s, median %.1f s", SEC (s.longest_ns), SEC (s.median_ns));
   if (s.never)
@@ -128,7 +128,7 @@ pc_windows_text (FILE *f, const struct pc_check_result *res)
              s.longest != SIZE_MAX ? "; " : "", s.never, SEC (s.open_ns));
   fputc ('\n', f);
   fprintf (f, "  at risk after they were written (a crash then kept an older version): "
-           "%zu versions\n", s.exposed);
+           "%zu version%s\n", s.exposed, pc_s (s.exposed));
   if (s.ack_exposed == SIZE_MAX)
     fprintf (f, "  acknowledged data lost after its durable mark: none\n");
   else {

@@ -129,7 +129,10 @@ write_reports (const struct pc_config_job *job, const struct pc_outcome *o, cons
   snprintf (path, sizeof path, "%s/report.txt", o->dir);
   f = fopen (path, "we");
   if (f) {
-    pc_report_text (f, o->res);
+    if (job->run_n > 1)
+      pc_report_text_run (f, o->res, job->run_k, job->run_n);
+    else
+      pc_report_text (f, o->res);
     bad |= fclose (f) != 0;
   }
   else
@@ -336,8 +339,9 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   r = 0;
   if (res->count[PC_V_NOT_CHECKED] > 0) {
     /* Some states could not be checked: the run could not finish. */
-    snprintf (line, sizeof line, "%s: %zu crash points could not be checked (see %s/report.txt)",
-              o->label, res->count[PC_V_NOT_CHECKED], o->dir);
+    snprintf (line, sizeof line, "%s: %zu crash point%s could not be checked (see %s/report.txt)",
+              o->label, res->count[PC_V_NOT_CHECKED], res->count[PC_V_NOT_CHECKED] == 1 ? "" : "s",
+              o->dir);
     job->problem (job->ctx, line);
     r = 1;
   }

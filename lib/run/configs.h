@@ -53,6 +53,9 @@ struct pc_config_job {
   struct pc_check_config check; /* its log_path is set for each; nshards 0
                                  * is 1, timeout_s 0 is 60 */
   const char *title;            /* the workload's name, for the pages */
+  size_t run_k, run_n;          /* run K of N of the configuration
+                                 * (--repeat, run/repeated.h): its text
+                                 * report says so; 0 and 0 for one run */
   void (*problem) (void *ctx, const char *line);   /* what went wrong, one line */
   void *ctx;
 };

@@ -15,25 +15,30 @@
 #include "run/configs.h"
 #include "fs/fs.h"
 #include "run/plan.h"
+#include "run/repeated.h"
 #include "util/util.h"
 
 /* An earlier run's reports in out and in its configurations' folders
- * (those holding a powercut.log): gone before this run writes its own. */
+ * (those holding a powercut.log, or run-K folders of --repeat that do),
+ * and in those of their runs: gone before this run writes its own. */
 static void
-forget_earlier (const char *out)
+forget_earlier (const char *out, int depth)
 {
   DIR *d = opendir (out);
   struct dirent *de;
 
   pc_config_forget_reports (out);
-  while (d && (de = readdir (d)) != NULL) {
-    char sub[PATH_MAX], log[PATH_MAX + 16];
+  while (depth > 0 && d && (de = readdir (d)) != NULL) {
+    char sub[PATH_MAX + 256], log[PATH_MAX + 272], run1[PATH_MAX + 288];
     if (de->d_name[0] == '.')
       continue;
     snprintf (sub, sizeof sub, "%s/%s", out, de->d_name);
     snprintf (log, sizeof log, "%s/powercut.log", sub);
+    snprintf (run1, sizeof run1, "%s/run-1/powercut.log", sub);
     if (access (log, F_OK) == 0)
       pc_config_forget_reports (sub);
+    else if (access (run1, F_OK) == 0)
+      forget_earlier (sub, depth - 1);
   }
   if (d)
     closedir (d);
@@ -113,6 +118,11 @@ pc_run_plan_make (const struct pc_run_options *o, struct pc_run_plan **ret, stru
   if (p == NULL)
     return pc_err_set (err, ENOMEM, "%s", strerror (ENOMEM));
   p->out = o->out;
+  p->repeat = o->repeat ? o->repeat : 1;
+  if (p->repeat > PC_MAX_REPEAT) {
+    free (p);
+    return pc_err_set (err, EINVAL, "--repeat %u: at most %d", o->repeat, PC_MAX_REPEAT);
+  }
   /* --config: these, then any --fs x --mount-opts */
   for (size_t i = 0; i < o->nconfigs; i++)
     pc_config_copy (&p->cf[p->n++], &o->configs[i]);
@@ -261,7 +271,7 @@ prepare (const struct pc_run_job *job, struct pc_config_job *each, const char *o
   lock = pc_run_lock (out, err);
   if (lock < 0)
     return lock;
-  forget_earlier (out);
+  forget_earlier (out, 2);
   if (job->run_dir && *job->run_dir) {
     snprintf (sysdir, sysdirlen, "%s/sysctl", job->run_dir);
     each->run.sysctl_host.dir = sysdir;
@@ -313,6 +323,15 @@ run_plan (const struct pc_run_job *job, struct pc_run_plan *plan, struct pc_err 
   for (size_t i = 0; i < plan->n && !pc_interrupted (); i++) {
     struct pc_outcome *o = &plan->got[i];
     timed.t0 = pc_now_mono_ns ();
+    if (plan->repeat > 1) {
+      /* the runs together: any run that fails fails the configuration */
+      error |= pc_config_run_repeated (&each, &plan->cf[i], o, plan->repeat) != 0;
+      failed |= o->ok && pc_fail_on_counts (job->fail_on, o->promises, o->program,
+                                            o->exposures, o->recovery);
+      if (o->ok && plan->n == 1)
+        copy_report (job->report, o->dir);
+      continue;
+    }
     error |= pc_config_run (&each, &plan->cf[i], o) != 0;
     if (o->ok && o->set) {
       failed |= pc_fail_on_counts (job->fail_on, o->promises, o->program, o->exposures, 0);

@@ -36,6 +36,8 @@ struct pc_run_options {
   bool named;                   /* a workload or a command was named: no
                                  * default configurations */
   const char *out;              /* the output directory */
+  unsigned repeat;              /* --repeat: each configuration's runs (0 is
+                                 * 1; at most PC_MAX_REPEAT, run/repeated.h) */
 };
 
 /* Add a --fs (a name of fs.h's table), a --mount-opts (commas, no blanks) or a
@@ -51,6 +53,7 @@ struct pc_run_plan {
   struct pc_config cf[PC_MAX_CONFIGS];
   struct pc_outcome got[PC_MAX_CONFIGS];        /* named (pc_config_name) */
   const char *out;
+  unsigned repeat;              /* each configuration's runs (1: one) */
 };
 
 /* The configurations o asks for, named, in a new plan.  Returns 0, or
@@ -96,11 +99,14 @@ struct pc_run_job {
 /* Runs the configurations o asks for (pc_run_plan_make): needs root
  * unless the guest attaches (PC_ATTACH_VM); makes and locks o->out, puts
  * back the knobs of runs that did not finish (said through each.problem),
- * records, checks and reports each configuration, and with several
- * writes their comparison.  Stops at pc_interrupted().  Returns 0 (no
- * problem found), 1 (problems found), 2 (a configuration or a report
- * failed: said through each.problem), or -errno with a reason in err
- * (-EINTR: interrupted, what it started torn down). */
+ * records, checks and reports each configuration, o->repeat times with
+ * --repeat (run/repeated.h: each run in the configuration's directory's
+ * run-K, its reports over them all; with one configuration, its report
+ * on job->report), and with several writes their comparison.  Stops at
+ * pc_interrupted().  Returns 0 (no problem found), 1 (problems found, in
+ * any run), 2 (a configuration, a run of it or a report failed: said
+ * through each.problem), or -errno with a reason in err (-EINTR:
+ * interrupted, what it started torn down). */
 int pc_run_all (const struct pc_run_job *job, const struct pc_run_options *o,
                 struct pc_err *err);
 

@@ -4,12 +4,17 @@
  * HTML reports show them without a raw control byte or a byte that is not
  * UTF-8, and without markup; and where powercut run's command and settle
  * ended is kept by JSON and merging, and labels the points after it; a
- * guest's kernel as judge is named, and kept by JSON and merging. */
+ * guest's kernel as judge is named, and kept by JSON and merging; a count
+ * of one says its noun in the singular; a why, rule or fix longer than
+ * a line is folded under its text, and reads the same unfolded; files
+ * with the same findings are listed as one; the second line of a report
+ * that lost data never made durable says one run is one sample. */
 #include <config.h>
 
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +23,7 @@
 #include "result/finding.h"
 #include "report/html.h"
 #include "report/report.h"
+#include "report/reportint.h"
 #include "unit.h"
 #include "util/util.h"
 
@@ -428,6 +434,266 @@ START_TEST (test_guest_kernel)
 }
 END_TEST
 
+/* A result of one point that lost one file, with one version followed,
+ * one record and one call. */
+static struct pc_check_result *
+single_result (void)
+{
+  struct pc_check_result *res = settled_result ();
+  struct pc_cause c = { .known = true, .program = true, .durable_ns = -1 };
+
+  res->command_end_record = res->settle_end_record = 0;
+  res->npoints = 1;
+  res->records = 1;
+  res->unique = 1;
+  res->events = 1;
+  res->manifests = 1;
+  ck_assert_int_eq (pc_findings_add (&res->points[0].findings, PC_V_ZERO_LENGTH, "f",
+                                     "empty file", "file 3 B"), 0);
+  c.rule = strdup ("a rule");
+  pc_findings_set_cause (&res->points[0].findings, &c);
+  res->windows = calloc (1, sizeof *res->windows);
+  ck_assert_ptr_nonnull (res->windows);
+  res->nwindows = 1;
+  res->windows[0].path = strdup ("f");
+  snprintf (res->windows[0].mark, sizeof res->windows[0].mark, "v1");
+  res->windows[0].lost_until = 0;
+  pc_windows_compute (res);
+  pc_check_result_recount (res);
+  return res;
+}
+
+/* No count of one in text is followed by a plural noun. */
+static void
+assert_singular (const char *text)
+{
+  regex_t re;
+  regmatch_t m;
+
+  ck_assert_int_eq (regcomp (&re, "(^|[^0-9.])1 (crash points|points|versions|files|records|"
+                             "distinct images|images|states|calls|paths|others)([^a-z-]|$)",
+                             REG_EXTENDED | REG_NEWLINE), 0);
+  ck_assert_msg (regexec (&re, text, 1, &m, 0) != 0, "a plural after 1: '%.*s' in: %s",
+                 (int) (m.rm_eo - m.rm_so), text + m.rm_so, text);
+  regfree (&re);
+}
+
+START_TEST (test_counts_singular)
+{
+  struct pc_check_result *res = single_result ();
+  char *text = text_of (res);
+
+  assert_singular (text);
+  ck_assert_msg (strstr (text, "\n1 crash point, 1 distinct image checked in ") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "\n  1 version: ") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, " of 1 record\n") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "1 call: ") != NULL, "%s", text);
+  free (text);
+  /* nothing lost at its one point */
+  res->points[0].verdict = PC_V_OK;
+  pc_findings_clear (&res->points[0].findings);
+  pc_check_result_recount (res);
+  text = text_of (res);
+  assert_singular (text);
+  ck_assert_msg (strstr (text, "its 1 crash point holds ") != NULL, "%s", text);
+  free (text);
+  pc_check_result_free (res);
+}
+END_TEST
+
+/* The lines of text from the one starting with head ("\nHEAD"), with
+ * those under it (indented as far as HEAD is long) joined by blanks; each
+ * at most 100 columns, unless it is one word. */
+static char *
+unfolded (const char *text, const char *head)
+{
+  const char *at = strstr (text, head);
+  size_t indent = strlen (head) - 1;
+  char *out = calloc (1, strlen (text) + 1);
+  bool first = true;
+
+  ck_assert_msg (at != NULL, "no line '%s' in: %s", head, text);
+  ck_assert_ptr_nonnull (out);
+  for (const char *l = at + 1; *l; first = false) {
+    const char *nl = strchr (l, '\n');
+    size_t len = nl ? (size_t) (nl - l) : strlen (l);
+    if (!first && (len <= indent || strspn (l, " ") != indent))
+      break;
+    ck_assert_msg (len <= 100 || memchr (l + indent, ' ', len - indent) == NULL,
+                   "a line of %zu columns: %.*s", len, (int) len, l);
+    if (!first)
+      strcat (out, " ");
+    strncat (out, l + indent, len - indent);
+    l += len + (nl != NULL);
+  }
+  return out;
+}
+
+START_TEST (test_why_folded)
+{
+  struct pc_check_result *res = single_result ();
+  struct pc_finding *fd = &res->points[0].findings.v[0];
+  char *text, *why, *got, *buf = NULL;
+  size_t len = 0;
+  FILE *f;
+
+  free (fd->cause.rule);
+  fd->cause.rule = strdup ("a durable version the program gave up: a later version replaced it "
+                           "before it was durable, and a crash may keep neither, said at length "
+                           "so that the rule alone is longer than a line of the report");
+  fd->cause.fix = strdup ("an fsync of etc/sedToCVru before rename(\"etc/sedToCVru\", "
+                          "\"etc/app.conf\") = 0, and more words to fold it");
+  text = text_of (res);
+  why = pc_report_why (fd->kind, &fd->cause);
+  ck_assert_uint_gt (strlen (why), 200);
+  got = unfolded (text, "\n    why: ");
+  ck_assert_str_eq (got, why);
+  ck_assert_msg (strstr (text, "\n         ") != NULL, "no line under the why: %s", text);
+  free (got);
+  got = unfolded (text, "\n      rule:    ");
+  ck_assert_msg (strstr (got, fd->cause.rule) != NULL, "rule: %s", got);
+  free (got);
+  got = unfolded (text, "\n      fix:     ");
+  ck_assert_str_eq (got, fd->cause.fix);
+  free (got);
+  free (why);
+  free (text);
+
+  /* a word longer than a line stays whole, on a line of its own; blanks
+   * are kept but at the end of a line */
+  f = open_memstream (&buf, &len);
+  ck_assert_ptr_nonnull (f);
+  pc_put_wrapped (f, "  x: ", "a b cccccccccccccccccccc d  e   f", 10);
+  ck_assert_int_eq (fclose (f), 0);
+  ck_assert_str_eq (buf, "  x: a b\n     cccccccccccccccccccc\n     d  e\n     f\n");
+  free (buf);
+  pc_check_result_free (res);
+}
+END_TEST
+
+/* Adds a finding of kind at path to p, with a cause of the program's
+ * (program) or nobody's. */
+static void
+add_finding (struct pc_point *p, int kind, const char *path, bool program)
+{
+  struct pc_cause c = { .known = true, .program = program, .durable_ns = -1 };
+
+  ck_assert_int_eq (pc_findings_add (&p->findings, kind, path, "empty file", "file 3 B"), 0);
+  c.rule = strdup (program ? "a durable version the program gave up" : "never durable");
+  pc_findings_set_cause (&p->findings, &c);
+  p->verdict = pc_verdict_worse (p->verdict, (enum pc_verdict) kind);
+}
+
+START_TEST (test_files_grouped)
+{
+  static const char *const greek[] = { "alpha", "beta", "delta", "gamma" };
+  struct pc_check_result *res = settled_result ();
+  char name[16], *text, *at;
+
+  res->command_end_record = res->settle_end_record = 0;
+  for (size_t i = 0; i < res->npoints; i++)
+    res->points[i].verdict = PC_V_OK;
+  /* f00 .. f19 zero-length at the first two points and zero-filled at
+   * the others, the program's; the Greek letters mismatched at the third,
+   * nobody's; "other" zero-length at the first only */
+  for (size_t i = 0; i < res->npoints; i++) {
+    if (i == 2)
+      for (size_t k = 0; k < 4; k++)
+        add_finding (&res->points[i], PC_V_MISMATCH, greek[k], false);
+    for (int k = 0; k < 20; k++) {
+      snprintf (name, sizeof name, "f%02d", k);
+      add_finding (&res->points[i], i < 2 ? PC_V_ZERO_LENGTH : PC_V_ZERO_FILLED, name, true);
+    }
+    if (i == 0)
+      add_finding (&res->points[i], PC_V_ZERO_LENGTH, "other", true);
+  }
+  pc_check_result_recount (res);
+  text = text_of (res);
+  ck_assert_msg (strstr (text, "\nfiles affected: 25\n") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "\n  f00 .. f19 (20 files, each the same): 4 points (15 .. 30): "
+                         "zero-length at 2, zero-filled at 2; fault: the program's at 4\n"
+                         "      the first, f00, at 15: zero-length, found empty file\n")
+                 != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "\n  alpha, beta, delta and 1 more (4 files, each the same): "
+                         "1 point (25 .. 25): mismatch at 1; fault: nobody's") != NULL, "%s", text);
+  ck_assert_msg (strstr (text, "\n  other: 1 point (15 .. 15): zero-length at 1") != NULL, "%s",
+                 text);
+  /* one block each: no file of a group listed again */
+  ck_assert_msg (strstr (text, "\n  f01") == NULL && strstr (text, "\n  gamma") == NULL, "%s",
+                 text);
+  at = strstr (text, "\nfiles affected");
+  ck_assert_ptr_nonnull (at);
+  ck_assert_msg (strstr (at, "more file") == NULL, "%s", text);
+  free (text);
+  pc_check_result_free (res);
+}
+END_TEST
+
+/* The second line of text, malloc'd. */
+static char *
+line2 (const char *text)
+{
+  const char *a = strchr (text, '\n'), *b;
+
+  ck_assert_ptr_nonnull (a);
+  b = strchr (a + 1, '\n');
+  ck_assert_ptr_nonnull (b);
+  return strndup (a + 1, (size_t) (b - a - 1));
+}
+
+START_TEST (test_one_sample)
+{
+  struct pc_check_result *res = single_result ();
+  struct pc_finding *fd = &res->points[0].findings.v[0];
+  char *text, *l, *buf = NULL;
+  size_t len = 0;
+  FILE *f;
+
+  /* the program's fault, then nobody's: one sample */
+  for (int program = 1; program >= 0; program--) {
+    fd->cause.program = program;
+    pc_check_result_recount (res);
+    ck_assert_uint_eq (program ? res->program_promises : res->exposures, 1);
+    text = text_of (res);
+    l = line2 (text);
+    ck_assert_str_eq (l, "one run is one sample of the kernel's timing: powercut run --repeat N "
+                         "records it N times");
+    ck_assert_msg (strstr (text, "\nlost: f (zero-length at 1: ") != NULL, "%s", text);
+    free (l);
+    free (text);
+  }
+  /* only the filesystem's broken promise: no sample line */
+  fd->cause.promise = true;
+  pc_check_result_recount (res);
+  ck_assert_uint_eq (res->promises, 1);
+  text = text_of (res);
+  l = line2 (text);
+  ck_assert_str_eq (l, "lost: f (zero-length at 1: the filesystem's)");
+  free (l);
+  free (text);
+  /* run 2 of 5 says so, whatever it lost */
+  f = open_memstream (&buf, &len);
+  ck_assert_ptr_nonnull (f);
+  pc_report_text_run (f, res, 2, 5);
+  ck_assert_int_eq (fclose (f), 0);
+  l = line2 (buf);
+  ck_assert_str_eq (l, "run 2 of 5 (powercut run --repeat 5): one sample of the kernel's timing; "
+                       "the 5 together in ../report.txt");
+  free (l);
+  free (buf);
+  /* nothing lost: none */
+  res->points[0].verdict = PC_V_OK;
+  pc_findings_clear (&res->points[0].findings);
+  pc_check_result_recount (res);
+  text = text_of (res);
+  l = line2 (text);
+  ck_assert_msg (strncmp (l, "the filesystem kept every promise", 33) == 0, "%s", text);
+  free (l);
+  free (text);
+  pc_check_result_free (res);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -445,6 +711,10 @@ main (void)
   tcase_add_test (tc, test_text_and_html_show_names_safely);
   tcase_add_test (tc, test_after_command);
   tcase_add_test (tc, test_guest_kernel);
+  tcase_add_test (tc, test_counts_singular);
+  tcase_add_test (tc, test_why_folded);
+  tcase_add_test (tc, test_files_grouped);
+  tcase_add_test (tc, test_one_sample);
   suite_add_tcase (s, tc);
   r = pc_unit_run (s);
   snprintf (cmd, sizeof cmd, "rm -rf %s", dir);

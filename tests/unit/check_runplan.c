@@ -1,8 +1,8 @@
 /* check_runplan.c: unit tests of lib/run/plan and configs: the
  * configurations powercut run's options give (the defaults, --config with
  * knobs, every --fs with every --mount-opts, too many), their names and
- * directories, the output directory's lock, and the comparison written
- * from given outcomes. */
+ * directories, --repeat's bounds, the output directory's lock, and the
+ * comparison written from given outcomes. */
 #include <config.h>
 
 #include <check.h>
@@ -244,6 +244,22 @@ START_TEST (test_too_many)
     ck_assert_int_eq (pc_run_opt_config (&o, "ext4", &err), 0);
   ck_assert_int_eq (pc_run_opt_config (&o, "ext4", &err), -EINVAL);
   ck_assert_str_eq (err.msg, "at most 32 configurations");
+
+  /* --repeat: 0 is one run, at most 100 */
+  memset (&o, 0, sizeof o);
+  o.out = "d";
+  p = plan_of (&o);
+  ck_assert_uint_eq (p->repeat, 1);
+  pc_run_plan_free (p);
+  o.repeat = 100;
+  p = plan_of (&o);
+  ck_assert_uint_eq (p->repeat, 100);
+  pc_run_plan_free (p);
+  o.repeat = 101;
+  p = NULL;
+  ck_assert_int_eq (pc_run_plan_make (&o, &p, &err), -EINVAL);
+  ck_assert_str_eq (err.msg, "--repeat 101: at most 100");
+  ck_assert_ptr_null (p);
 }
 END_TEST
 
