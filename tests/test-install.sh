@@ -10,7 +10,7 @@ make -s -C "$top_builddir" install DESTDIR="$tmp/inst" >"$tmp/install.log" 2>&1 
 prefix=$(sed -n 's/^prefix = //p' "$top_builddir/Makefile")
 bin=$tmp/inst$prefix/bin/powercut
 [ -x "$bin" ] || fail "no $prefix/bin/powercut"
-for m in "$top_srcdir"/man/*.[15]; do
+for m in "$top_srcdir"/man/*.[157]; do
   n=${m##*/}
   [ -f "$tmp/inst$prefix/share/man/man${n##*.}/$n" ] || fail "man page $n is not installed"
 done
@@ -18,5 +18,7 @@ run "$bin" --help
 assert_eq "$rc" 0 "the installed program runs ($err)"
 assert_match "$(MANWIDTH=80 man -l "$tmp/inst$prefix/share/man/man1/powercut-check.1" 2>/dev/null | col -b)" \
   "powercut check" "powercut-check(1) renders"
+assert_match "$(MANWIDTH=80 man -l "$tmp/inst$prefix/share/man/man7/powercut.7" 2>/dev/null | col -b)" \
+  "Whose fault" "powercut(7) renders"
 make -s -C "$top_builddir" uninstall DESTDIR="$tmp/inst" >/dev/null 2>&1 || fail "make uninstall"
 assert_eq "$(find "$tmp/inst" -type f | wc -l)" 0 "make uninstall removes what it installed"
