@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test-check-kernel-judge.sh: every crash state judged by this machine's
 # kernel (check --judge kernel: a private copy on a loop device, mounted
-# read-only, its journal replayed by the mount, its files read, e2fsck -fn
+# writable as a boot mounts it, its journal replayed, its files read, e2fsck -fn
 # after) gives the verdicts and findings the libext2fs judge gives, point
 # by point, on real recordings: the seed's replace-rename on
 # noauto_da_alloc (zero-length files) and a traced program with extended

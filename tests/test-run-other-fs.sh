@@ -30,6 +30,12 @@ for fs in xfs btrfs; do
     True "$fs: every state judged by the kernel"
   assert_match "$(cat "$tmp/$fs/report.txt")" "the kernel judged [0-9]+ states: .* then $(json "$r" '{"xfs": "xfs_repair -n", "btrfs": "btrfs check --readonly"}[r["fs"]]')" \
     "$fs: by its own check"
+  # its log said as a log; what xfs_repair says of an image file, not of
+  # the filesystem, left out of the evidence
+  assert_match "$(cat "$tmp/$fs/report.txt")" "$(json "$r" '{"xfs": "its log replayed", "btrfs": "its log tree replayed"}[r["fs"]]') by the mount" \
+    "$fs: its log, as a log"
+  assert_no_match "$(json "$r" '"\n".join(l for p in r["points"] for l in p["evidence"])')" \
+    "host filesystem geometry|journal replayed" "$fs: the evidence"
   # the synced data gone from the log: the filesystem broke its promise
   cp "$tmp/$fs/powercut.log" "$tmp/$fs.edited.log"
   run "$top_builddir/tests/log-edit" "$tmp/$fs.edited.log" zero-data QQQQQQQQQQQQQQQQ

@@ -58,12 +58,20 @@ fsck_f2fs_verdict (int status)
 
 static const char *const e2fsck[] = { "e2fsck", "-f", "-n", NULL };
 static const char *const xfs_repair[] = { "xfs_repair", "-n", "-f", NULL };
+/* what xfs_repair says of an image file, not of the filesystem in it */
+static const char *const xfs_repair_noise[] = {
+  "Cannot get host filesystem geometry.",
+  "Repair may fail if there is a sector size mismatch between",
+  "the image and the host filesystem.",
+  NULL,
+};
 static const char *const btrfs_check[] = { "btrfs", "check", "--readonly", NULL };
 static const char *const fsck_f2fs[] = { "fsck.f2fs", "-f", "--dry-run", NULL };
 
 #define EXT(n, opts, journal) \
   { .name = n, .module = "ext4", .mkfs_force = "-F", .mkfs_default = opts, \
     .min_size = 16 * MiB, .default_size = 128 * MiB, .commit = journal, .commit_s = 5, \
+    .recovery = journal ? "its journal replayed" : "no journal to replay", \
     .libext2fs = true, .mount_data = "", .check = e2fsck, .check_name = "e2fsck -fn", \
     .check_verdict = e2fsck_verdict }
 
@@ -75,12 +83,15 @@ static const struct pc_fs table[] = {
    * have one UUID, which a mount refuses without nouuid */
   { .name = "xfs", .module = "xfs", .mkfs_force = "-f", .mkfs_default = "",
     .min_size = 300 * MiB, .default_size = 320 * MiB, .commit = false, .commit_s = 30,
+    .recovery = "its log replayed",
     .libext2fs = false, .mount_data = "nouuid", .check = xfs_repair, .check_name = "xfs_repair -n",
+    .check_noise = xfs_repair_noise,
     .check_verdict = xfs_repair_verdict },
   /* a transaction commits every 30 s (commit=); copies of one state share
    * an fsid, which kernels since 6.7 tell apart (temp_fsid) */
   { .name = "btrfs", .module = "btrfs", .mkfs_force = "-f", .mkfs_default = "",
     .min_size = 128 * MiB, .default_size = 128 * MiB, .commit = true, .commit_s = 30,
+    .recovery = "its log tree replayed",
     .libext2fs = false, .mount_data = "", .copies_since = 6 << 8 | 7, .check = btrfs_check,
     .check_name = "btrfs check --readonly",
     .check_verdict = btrfs_check_verdict },
@@ -89,6 +100,7 @@ static const struct pc_fs table[] = {
    * 1.15 fails under 52 MiB */
   { .name = "f2fs", .module = "f2fs", .mkfs_force = "-f", .mkfs_default = "",
     .min_size = 64 * MiB, .default_size = 128 * MiB, .commit = false, .commit_s = 60,
+    .recovery = "what fsync made durable rolled forward from its last checkpoint",
     .libext2fs = false, .mount_data = "", .check = fsck_f2fs,
     .check_name = "fsck.f2fs -f --dry-run", .check_verdict = fsck_f2fs_verdict },
 };

@@ -30,6 +30,8 @@ struct pc_fs {
   unsigned commit_s;            /* how often its journal or log is written
                                  * back by default, in seconds (run's
                                  * settle is one more) */
+  const char *recovery;         /* what its mount after a crash does, for people:
+                                 * "its journal replayed", "its log replayed" */
   bool libext2fs;               /* libext2fs reads it and e2fsck checks it */
   const char *mount_data;       /* options a mount of a copy of a state needs
                                  * beside others of the same filesystem
@@ -41,6 +43,10 @@ struct pc_fs {
   const char *const *check;     /* its own read-only check, the image's path
                                  * to be appended */
   const char *check_name;       /* it, for people: "xfs_repair -n" */
+  const char *const *check_noise;       /* lines of its output that say nothing
+                                         * of the filesystem (xfs_repair on a
+                                         * file: the host's geometry), left
+                                         * out of the evidence; or NULL */
   /* What the check's exit status (0..255) says: PC_V_OK, PC_V_FS_CORRUPT,
    * or PC_V_NOT_CHECKED (the check itself failed). */
   enum pc_verdict (*check_verdict) (int status);

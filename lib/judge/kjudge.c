@@ -53,6 +53,28 @@ evidence (struct pc_judgement *jm, const char *text)
     snprintf (jm->evidence + n, sizeof jm->evidence - n, "%s%s", n ? "\n" : "", text);
 }
 
+/* Takes out of text (lines) every line that one of noise (NULL-terminated,
+ * or NULL) is. */
+static void
+drop_noise (char *text, const char *const *noise)
+{
+  char *w = text;
+
+  for (const char *r = text; noise && *r;) {
+    size_t len = strcspn (r, "\n");
+    bool drop = false;
+    for (const char *const *n = noise; *n && !drop; n++)
+      drop = strlen (*n) == len && strncmp (r, *n, len) == 0;
+    if (!drop) {
+      memmove (w, r, len + (r[len] == '\n'));
+      w += len + (r[len] == '\n');
+    }
+    r += len + (r[len] == '\n');
+  }
+  if (noise)
+    *w = '\0';
+}
+
 /* The filesystem's own check of the copy (fs.h), other than e2fsck's:
  * its verdict into jm, its output as evidence.  Returns 0, or -ENOENT
  * (the check is not installed). */
@@ -77,6 +99,7 @@ own_check (const struct pc_kjudge_config *cfg, struct pc_judgement *jm)
   }
   else
     jm->verdict = cfg->fs->check_verdict (st);
+  drop_noise (out, cfg->fs->check_noise);
   evidence (jm, out);
   return 0;
 }
@@ -131,7 +154,8 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
   t = t2;
   uname (&u);
   snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): mounted from a loop "
-            "device, its journal replayed by the mount; %s after", u.release, cfg->fs->check_name);
+            "device, %s by the mount; %s after", u.release, cfg->fs->recovery,
+            cfg->fs->check_name);
   if (mounted && cfg->read_tree) {
     jm->tree_error = pc_mnttree_read (cfg->mnt_dir, cfg->hash_limit, &jm->tree, jm->problems,
                                       sizeof jm->problems);

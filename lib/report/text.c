@@ -595,14 +595,16 @@ report_text (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
   if (res->work.kernel > 0 && res->kernel_guest)
     fprintf (f, "judged by the guest's kernel %s (in qemu): %" PRIu64 " state%s mounted from "
-             "a loop device, the journal replayed by the mount, the files read, then %s\n",
+             "a loop device, %s by the mount, the files read, then %s\n",
              res->kernel[0] ? res->kernel : "(its version unknown)", res->work.kernel,
              res->work.kernel == 1 ? "" : "s",
+             pc_fs_find (res->fs) ? pc_fs_find (res->fs)->recovery : "its log replayed",
              pc_fs_find (res->fs) ? pc_fs_find (res->fs)->check_name : "its check");
   else if (res->work.kernel > 0)
     fprintf (f, "the kernel judged %" PRIu64 " state%s: mounted from a loop device, "
-             "its journal replayed by the mount, its files read, then %s\n",
+             "%s by the mount, its files read, then %s\n",
              res->work.kernel, res->work.kernel == 1 ? "" : "s",
+             pc_fs_find (res->fs) ? pc_fs_find (res->fs)->recovery : "its log replayed",
              pc_fs_find (res->fs) ? pc_fs_find (res->fs)->check_name : "its check");
   for (int v = 0; v < PC_V_COUNT; v++)
     if (v != PC_V_NOT_CHECKED && (res->count[v] || v == PC_V_OK))
