@@ -53,6 +53,18 @@ print(bad[:3])
 sys.exit(1 if bad else 0)
 PY
 assert_eq "$rc" 0 "recovery points: after their state, logged, judged as it ($out)"
+# each repeats its state: counted once, with it, in every total and the
+# headline, which are those of the check without them
+assert_eq "$(json "$tmp/r.json" 'r["totals"]["recovery_points"], r["totals"]["recovery_repeats"]')" \
+  "($nrec, $nrec)" "recovery points that repeat their state"
+run powercut check "$log" --json "$tmp/plain.json"
+assert_match "$rc" '^[01]$' "checked without them ($err)"
+plain_head=$(head -1 <<<"$out")
+totals='{k: v for k, v in r["totals"].items() if k not in ("points", "unique", "recovery_points", "recovery_repeats", "not-checked")}'
+assert_eq "$(json "$tmp/r.json" "$totals")" "$(json "$tmp/plain.json" "$totals")" "the totals, with and without"
+run powercut check "$log" --recovery-crashes
+assert_eq "$(head -1 <<<"$out")" "$plain_head" "the headline, with and without"
+assert_match "$out" "$nrec hold what the state each recovers held" "the report says so"
 assert_eq "$(json "$tmp/r.json" 'any(p["verdict"] == "corrupt" for p in r["points"])')" False \
   "no recovery point corrupt"
 

@@ -43,6 +43,18 @@ for fs in xfs btrfs; do
   run powercut check "$tmp/$fs.edited.log" --fail-on promises --json "$tmp/$fs.edited.json"
   assert_eq "$rc" 1 "$fs, its synced data zeroed: a broken promise ($err)"
   assert_ge "$(json "$tmp/$fs.edited.json" 'r["totals"]["promises"]')" 1 "$fs, zeroed: points that broke a promise"
+  # a second power cut during the kernel's recovery of each XFS state: the
+  # points that hold what their state held count once, with it
+  [ "$fs" = xfs ] && run powercut check "$tmp/$fs.edited.log" --recovery-crashes --json "$tmp/$fs.rc.json"
+  if [ "$fs" = xfs ]; then
+    assert_eq "$rc" 1 "$fs, zeroed, --recovery-crashes ($err)"
+    assert_eq "$(json "$tmp/$fs.rc.json" 'r["totals"]["promises"], r["totals"]["recovery_points"] > 0')" \
+      "($(json "$tmp/$fs.edited.json" 'r["totals"]["promises"]'), True)" \
+      "$fs, --recovery-crashes: the broken promises counted once"
+    assert_match "$(json "$tmp/$fs.rc.json" 'r["totals"]["recovery_repeats"]')" '^[1-9]' \
+      "$fs: recovery points that repeat"
+    rm -rf "$tmp/$fs.edited.log.recovery"
+  fi
   # the application's checker runs on the kernel's recovery of every
   # state: one that fails where "other" holds its line is app-invalid
   # there and only there, and sees the synced data whole everywhere

@@ -283,6 +283,10 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     json_object_object_add (t, "acknowledged_lost",
                             json_object_new_int64 ((int64_t) res->acknowledged_lost));
     json_object_object_add (t, "exposures", json_object_new_int64 ((int64_t) res->exposures));
+    json_object_object_add (t, "recovery_points",
+                            json_object_new_int64 ((int64_t) res->recovery_points));
+    json_object_object_add (t, "recovery_repeats",
+                            json_object_new_int64 ((int64_t) res->recovery_repeats));
     json_object_object_add (root, "totals", t);
   }
   json_object_object_add (root, "windows", pc_windows_json (res));

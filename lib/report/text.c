@@ -78,7 +78,7 @@ pc_report_replay_recovered (enum pc_verdict v)
 int
 pc_report_failed (const struct pc_check_result *res)
 {
-  return res->npoints > res->count[PC_V_OK] + res->count[PC_V_NOT_CHECKED];
+  return pc_check_result_counted (res) > res->count[PC_V_OK] + res->count[PC_V_NOT_CHECKED];
 }
 
 int
@@ -427,8 +427,8 @@ points_text (FILE *f, const struct pc_check_result *res, bool not_checked, size_
 void
 pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **ret_line2)
 {
-  size_t nnot = res->count[PC_V_NOT_CHECKED];
-  size_t nfail = res->npoints - res->count[PC_V_OK] - nnot, n = 0, fsbad;
+  size_t nnot = res->count[PC_V_NOT_CHECKED], np = pc_check_result_counted (res);
+  size_t nfail = np - res->count[PC_V_OK] - nnot, n = 0, fsbad;
   char *s1 = NULL, *s2 = NULL;
   size_t l1 = 0, l2 = 0;
   FILE *a = open_memstream (&s1, &l1), *b = open_memstream (&s2, &l2);
@@ -448,31 +448,31 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
   if (nfail == 0) {
     if (nnot)
       fprintf (a, "nothing lost at the %zu crash point%s checked; %zu could not be checked "
-               "(no verdict)", res->npoints - nnot, pc_s (res->npoints - nnot), nnot);
+               "(no verdict)", np - nnot, pc_s (np - nnot), nnot);
     else if (res->manifests == 0 && res->events == 0 && res->verify == NULL)
       fprintf (a, "nothing lost: the filesystem is sound at %s %zu crash point%s (no mark or "
-               "traced program says what its files should hold)", res->npoints == 1 ? "its" : "all",
-               res->npoints, pc_s (res->npoints));
+               "traced program says what its files should hold)", np == 1 ? "its" : "all",
+               np, pc_s (np));
     else
       fprintf (a, "nothing lost: %s %zu crash point%s hold%s what the program had, or may keep",
-               res->npoints == 1 ? "its" : "all", res->npoints, pc_s (res->npoints),
-               res->npoints == 1 ? "s" : "");
+               np == 1 ? "its" : "all", np, pc_s (np),
+               np == 1 ? "s" : "");
     fprintf (b, "the filesystem kept every promise; model %s, %zu distinct image%s checked",
              pc_model_name (res->model.kind), res->unique, pc_s (res->unique));
   }
   else {
     if (res->recovery_differs)
       fprintf (a, "THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE at %zu of %zu crash point%s: "
-               "one of them is wrong%s", res->recovery_differs, res->npoints, pc_s (res->npoints),
+               "one of them is wrong%s", res->recovery_differs, np, pc_s (np),
                res->promises || res->program_promises || res->exposures ? "; " : "");
     if (res->promises)
       fprintf (a, "THE FILESYSTEM BROKE ITS PROMISE at %zu of %zu crash point%s", res->promises,
-               res->npoints, pc_s (res->npoints));
+               np, pc_s (np));
     else if (res->recovery_differs && !res->program_promises && !res->exposures)
       ;
     else
       fprintf (a, "LOST at %zu of %zu crash point%s, %s", nfail - res->recovery_differs,
-               res->npoints, pc_s (res->npoints),
+               np, pc_s (np),
                !res->program_promises ? "only data never made durable: no promise was broken"
                : res->acknowledged_lost >= res->program_promises
                ? "by the program's fault: it acknowledged what it had not made durable"
@@ -538,7 +538,7 @@ static void
 report_text (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
 {
   size_t nnot = res->count[PC_V_NOT_CHECKED];
-  size_t nfail = res->npoints - res->count[PC_V_OK] - nnot;
+  size_t nfail = pc_check_result_counted (res) - res->count[PC_V_OK] - nnot;
   char *l1, *l2;
 
   pc_report_headline (res, &l1, &l2);
@@ -583,7 +583,10 @@ report_text (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
       }
     if (nr > 0)
       fprintf (f, "%zu of them a second power cut during the kernel's recovery of %zu state%s "
-               "(ID/recovery:K), each judged by the kernel\n", nr, of, pc_s (of));
+               "(ID/recovery:K), each judged by the kernel; %zu hold%s what the state %s "
+               "recovers held (its verdict and findings), counted once, with it\n", nr, of,
+               pc_s (of), res->recovery_repeats, res->recovery_repeats == 1 ? "s" : "",
+               of == 1 ? "it" : "each");
   }
   if (res->work.fsck_reused > 0)
     fprintf (f, "e2fsck -fn run on %" PRIu64 " image%s; %" PRIu64 " other%s the same bytes "
@@ -600,12 +603,17 @@ report_text (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
              res->work.kernel == 1 ? "" : "s",
              pc_fs_find (res->fs) ? pc_fs_find (res->fs)->recovery : "its log replayed",
              pc_fs_find (res->fs) ? pc_fs_find (res->fs)->check_name : "its check");
-  else if (res->work.kernel > 0)
-    fprintf (f, "the kernel judged %" PRIu64 " state%s: mounted from a loop device, "
+  else if (res->work.kernel > 0) {
+    char recov[64] = "";
+    if (res->recovery_points > 0)
+      snprintf (recov, sizeof recov, " (and %zu recovery point%s)", res->recovery_points,
+                pc_s (res->recovery_points));
+    fprintf (f, "the kernel judged %" PRIu64 " state%s%s: mounted from a loop device, "
              "%s by the mount, its files read, then %s\n",
-             res->work.kernel, res->work.kernel == 1 ? "" : "s",
+             res->work.kernel, res->work.kernel == 1 ? "" : "s", recov,
              pc_fs_find (res->fs) ? pc_fs_find (res->fs)->recovery : "its log replayed",
              pc_fs_find (res->fs) ? pc_fs_find (res->fs)->check_name : "its check");
+  }
   for (int v = 0; v < PC_V_COUNT; v++)
     if (v != PC_V_NOT_CHECKED && (res->count[v] || v == PC_V_OK))
       fprintf (f, "  %-13s %zu\n", pc_verdict_name (v), res->count[v]);

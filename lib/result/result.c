@@ -6,14 +6,57 @@
 
 #include "result/result.h"
 
+/* The index of recovery point i's parent state (the point whose id its
+ * own begins with, before "/recovery:"), or SIZE_MAX. */
+static size_t
+parent_of (const struct pc_check_result *res, size_t i)
+{
+  const char *id = res->points[i].id, *r = strstr (id, "/recovery:");
+
+  if (!res->points[i].recovery || r == NULL)
+    return SIZE_MAX;
+  for (size_t j = i; j-- > 0;)
+    if (!res->points[j].recovery && strlen (res->points[j].id) == (size_t) (r - id) &&
+        strncmp (res->points[j].id, id, (size_t) (r - id)) == 0)
+      return j;
+  return SIZE_MAX;
+}
+
+bool
+pc_point_repeats_parent (const struct pc_check_result *res, size_t i)
+{
+  size_t j = parent_of (res, i);
+  const struct pc_point *p, *q;
+
+  if (j == SIZE_MAX)
+    return false;
+  p = &res->points[i];
+  q = &res->points[j];
+  if (p->verdict != q->verdict || p->findings.n != q->findings.n)
+    return false;
+  for (size_t k = 0; k < p->findings.n; k++) {
+    const struct pc_finding *a = &p->findings.v[k], *b = &q->findings.v[k];
+    if (a->kind != b->kind || strcmp (a->path, b->path) != 0 ||
+        pc_finding_fault (a) != pc_finding_fault (b))
+      return false;
+  }
+  return true;
+}
+
 void
 pc_check_result_recount (struct pc_check_result *res)
 {
   memset (res->count, 0, sizeof res->count);
   res->promises = res->program_promises = res->recovery_differs = res->exposures = 0;
   res->acknowledged_lost = 0;
+  res->recovery_points = res->recovery_repeats = 0;
   for (size_t i = 0; i < res->npoints; i++) {
     const struct pc_point *p = &res->points[i];
+    res->recovery_points += p->recovery;
+    if (pc_point_repeats_parent (res, i)) {
+      res->recovery_repeats++;
+      continue;
+    }
     if ((unsigned) p->verdict < PC_V_COUNT)
       res->count[p->verdict]++;
     res->acknowledged_lost += pc_point_acked_lost (p);

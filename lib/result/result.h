@@ -121,6 +121,12 @@ struct pc_check_result {
   size_t recovery_differs;      /* ... where two recoveries disagree */
   size_t exposures;             /* ... and those that only exposed data never
                                  * made durable */
+  size_t recovery_points;       /* points of a second power cut during the
+                                 * kernel's recovery (--recovery-crashes), */
+  size_t recovery_repeats;      /* ... and of them those with their parent
+                                 * state's verdict and findings: the same
+                                 * loss seen again, counted in no total
+                                 * above (count[] neither) */
   struct pc_check_work work;    /* what checking took (zero in a merged report) */
   struct pc_window *windows;    /* every version a mark recorded (below) */
   size_t nwindows;
@@ -168,8 +174,22 @@ pc_window_time (uint64_t ns)
 
 void pc_check_result_free (struct pc_check_result *res);
 
-/* Recounts res->count, promises and exposures from the points. */
+/* Recounts res->count, promises, exposures and the recovery points from
+ * the points.  A recovery point that repeats its parent state
+ * (pc_point_repeats_parent) is counted in recovery_repeats alone. */
 void pc_check_result_recount (struct pc_check_result *res);
+
+/* Is point i a recovery point (its id PARENT/recovery:K) whose verdict and
+ * findings (paths, kinds, faults) are its parent state's? */
+bool pc_point_repeats_parent (const struct pc_check_result *res, size_t i);
+
+/* The points a report counts: all but the recovery points that repeat
+ * their parent. */
+static inline size_t
+pc_check_result_counted (const struct pc_check_result *res)
+{
+  return res->npoints - res->recovery_repeats;
+}
 
 /* Did failing point p break a promise: the filesystem corrupt or
  * unmountable, a finding (or, where the application's checker failed, an
