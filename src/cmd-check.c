@@ -371,42 +371,54 @@ devset_args (const struct args *a)
   return pc_usage_error ("check");
 }
 
-int
-cmd_check (int argc, char **argv)
+/* powercut check, its arguments in a (zeroed). */
+static int
+check_main (int argc, char **argv, struct args *a)
 {
-  struct args a = { 0 };
   struct progress prog = { pc_now_mono_ns () };
   long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
   struct pc_err err;
   int r;
 
-  a.cfg.jobs = ncpu > 0 ? (unsigned) ncpu : 1;
-  a.cfg.nshards = 1;
-  a.cfg.timeout_s = 60;
-  a.cfg.model = (struct pc_model) { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
-  a.out.text = stdout;
-  if ((r = parse_args (argc, argv, &a)) >= 0)
+  a->cfg.jobs = ncpu > 0 ? (unsigned) ncpu : 1;
+  a->cfg.nshards = 1;
+  a->cfg.timeout_s = 60;
+  a->cfg.model = (struct pc_model) { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
+  a->out.text = stdout;
+  if ((r = parse_args (argc, argv, a)) >= 0)
     return r;
   if (isatty (2)) {
-    a.cfg.progress = show_progress;
-    a.cfg.progress_ctx = &prog;
+    a->cfg.progress = show_progress;
+    a->cfg.progress_ctx = &prog;
   }
   /* Interrupted, the check stops its workers and removes its scratch files. */
   pc_catch_stop_signals ();
-  if (pc_devset_is (a.cfg.log_path)) {
-    if ((r = devset_args (&a)) >= 0)
+  if (pc_devset_is (a->cfg.log_path)) {
+    if ((r = devset_args (a)) >= 0)
       return r;
-    r = devcheck_report (&a.cfg, a.cfg.log_path, &a.out, &err);
+    r = devcheck_report (&a->cfg, a->cfg.log_path, &a->out, &err);
   }
-  else if (a.cfg.judge == PC_JUDGE_GUEST)
-    r = guest_report (&a, &err);
+  else if (a->cfg.judge == PC_JUDGE_GUEST)
+    r = guest_report (a, &err);
   else {
-    r = check_report (&a.cfg, &a.out, &err);
-    if (r == -ENODEV && a.cfg.judge == PC_JUDGE_AUTO) {
+    r = check_report (&a->cfg, &a->out, &err);
+    if (r == -ENODEV && a->cfg.judge == PC_JUDGE_AUTO) {
       /* a filesystem this machine's kernel cannot mount: a guest's judges */
       fprintf (stderr, "powercut check: %s; judging it in a guest\n", err.msg);
-      r = guest_report (&a, &err);
+      r = guest_report (a, &err);
     }
   }
   return cmd_report_status ("check", r, &err);
+}
+
+int
+cmd_check (int argc, char **argv)
+{
+  static struct args a;         /* large: not on the stack */
+  int r;
+
+  memset (&a, 0, sizeof a);
+  r = check_main (argc, argv, &a);
+  pc_acksel_free (&a.acks);
+  return r;
 }

@@ -484,46 +484,56 @@ workload (int argc, char **argv, struct args *a)
   return -1;
 }
 
-int
-cmd_run (int argc, char **argv)
+/* powercut run, its arguments in a (zeroed). */
+static int
+run_main (int argc, char **argv, struct args *a)
 {
-  static struct args a;
   long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
   const char *rd = getenv ("POWERCUT_RUN_DIR");
   struct pc_err err;
   int c, r;
 
-  a.o.out = "powercut-out";
-  a.trace = -1;
-  a.job.each.run.size = 0;    /* the filesystem's default (fs.h) */
-  a.job.each.run.timeout_s = 300;
-  a.job.each.run.settle_ms = PC_RUN_SETTLE_DEFAULT;
-  a.job.each.run.attach = PC_ATTACH_AUTO;
-  a.job.each.check.model = (struct pc_model) { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
-  a.job.each.check.jobs = ncpu > 0 ? (unsigned) ncpu : 1;
+  a->o.out = "powercut-out";
+  a->trace = -1;
+  a->job.each.run.size = 0;    /* the filesystem's default (fs.h) */
+  a->job.each.run.timeout_s = 300;
+  a->job.each.run.settle_ms = PC_RUN_SETTLE_DEFAULT;
+  a->job.each.run.attach = PC_ATTACH_AUTO;
+  a->job.each.check.model = (struct pc_model) { PC_MODEL_FLUSH, PC_MODEL_DEFAULT_K, 0 };
+  a->job.each.check.jobs = ncpu > 0 ? (unsigned) ncpu : 1;
   while ((c = getopt_long (argc, argv, "+w:t:o:c:s:m:j:O:qh", opts, NULL)) != -1)
-    if ((r = option (c, optarg, &a)) >= 0)
+    if ((r = option (c, optarg, a)) >= 0)
       return r;
-  a.job.each.check.model.seed = a.job.each.run.seed;
-  if (a.nprogs && a.job.each.run.attach != PC_ATTACH_VM) {
+  a->job.each.check.model.seed = a->job.each.run.seed;
+  if (a->nprogs && a->job.each.run.attach != PC_ATTACH_VM) {
     cmd_err ("run", "--program goes with --attach vm (on this machine the workload has its PATH)");
     return EXIT_ERROR;
   }
-  if ((r = workload (argc, argv, &a)) >= 0 || (r = devices_check (&a)) >= 0)
+  if ((r = workload (argc, argv, a)) >= 0 || (r = devices_check (a)) >= 0)
     return r;
-  a.job.each.run.traced = a.trace >= 0 ? a.trace == 1 : a.job.each.run.command != NULL;
-  a.job.each.run.status = a.quiet ? NULL : status_line;
-  a.job.each.run.sysctl_waiting = sysctl_waiting;
-  a.job.each.problem = problem_line;
-  a.job.run_dir = rd;
-  a.job.report = stdout;
-  if (!a.quiet && isatty (2))
-    a.job.progress = check_progress;
+  a->job.each.run.traced = a->trace >= 0 ? a->trace == 1 : a->job.each.run.command != NULL;
+  a->job.each.run.status = a->quiet ? NULL : status_line;
+  a->job.each.run.sysctl_waiting = sysctl_waiting;
+  a->job.each.problem = problem_line;
+  a->job.run_dir = rd;
+  a->job.report = stdout;
+  if (!a->quiet && isatty (2))
+    a->job.progress = check_progress;
   pc_catch_stop_signals ();
-  r = pc_run_all (&a.job, &a.o, &err);
+  r = pc_run_all (&a->job, &a->o, &err);
   if (r < 0) {
     cmd_err ("run", "%s", err.msg);
     return EXIT_ERROR;
   }
+  return r;
+}
+
+int
+cmd_run (int argc, char **argv)
+{
+  static struct args a;         /* large: not on the stack */
+  int r = run_main (argc, argv, &a);
+
+  pc_acksel_free (&a.acks);
   return r;
 }
