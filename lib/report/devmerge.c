@@ -147,7 +147,8 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
         json_object_object_add (e, "promise", json_object_new_boolean (
                                   k && json_object_get_boolean (pc_json_member (k, "promise"))));
         json_object_object_add (e, "fault", json_object_new_string (
-                                  k && pc_json_str (k, "fault") ? pc_json_str (k, "fault") : "none"));
+                                  k && pc_json_str (k, "fault") ? pc_json_str (k, "fault")
+                                  : pc_fault_name (PC_FAULT_NONE)));
       }
     }
     else if (pc_json_str (e, "verdict") == NULL)
@@ -155,7 +156,7 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
     ev = pc_json_str (e, "verdict");
     v = pc_verdict_worse (v, pc_verdict_parse (ev));
     fs_bad |= bad_fs (ev);
-    prog |= pc_json_str (e, "fault") && strcmp (pc_json_str (e, "fault"), "program") == 0;
+    prog |= pc_json_str (e, "fault") && pc_fault_parse (pc_json_str (e, "fault")) == PC_FAULT_PROGRAM;
     promise |= json_object_get_boolean (pc_json_member (e, "promise")) ||
                (pc_json_str (e, "journal_on") && bad_fs (ev) && pc_verdict_parse (ev) != PC_V_NOT_CHECKED);
   }
@@ -172,8 +173,9 @@ judge (json_object *x, json_object *known, size_t count[PC_V_COUNT], size_t *pro
   prog &= !promise && v != PC_V_OK && v != PC_V_NOT_CHECKED;
   json_object_object_add (x, "verdict", json_object_new_string (pc_verdict_info (v)->name));
   json_object_object_add (x, "promise", json_object_new_boolean (promise));
-  json_object_object_add (x, "fault", json_object_new_string (promise ? "filesystem"
-                                                              : prog ? "program" : "none"));
+  json_object_object_add (x, "fault", json_object_new_string (
+                            pc_fault_name (promise ? PC_FAULT_FILESYSTEM
+                                           : prog ? PC_FAULT_PROGRAM : PC_FAULT_NONE)));
   count[v]++;
   if (v != PC_V_OK && v != PC_V_NOT_CHECKED)
     ++*(promise ? promises : prog ? program : exposures);

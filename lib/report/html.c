@@ -239,9 +239,12 @@ config_json (const struct pc_html_config *hc)
   json_object_object_add (o, "totals", t);
   {
     json_object *fo = json_object_new_object ();
-    json_object_object_add (fo, "filesystem", json_object_new_int64 ((int64_t) res->promises));
-    json_object_object_add (fo, "program", json_object_new_int64 ((int64_t) res->program_promises));
-    json_object_object_add (fo, "none", json_object_new_int64 ((int64_t) res->exposures));
+    json_object_object_add (fo, pc_fault_name (PC_FAULT_FILESYSTEM),
+                            json_object_new_int64 ((int64_t) res->promises));
+    json_object_object_add (fo, pc_fault_name (PC_FAULT_PROGRAM),
+                            json_object_new_int64 ((int64_t) res->program_promises));
+    json_object_object_add (fo, pc_fault_name (PC_FAULT_NONE),
+                            json_object_new_int64 ((int64_t) res->exposures));
     json_object_object_add (o, "faults", fo);
   }
   json_object_object_add (o, "not_judged", paths_json (res, PC_F_NOT_JUDGED));

@@ -111,8 +111,8 @@ read_cause (json_object *x, struct pc_cause *c)
   v = pc_json_get (x, "promise", json_type_boolean);
   c->promise = v && json_object_get_boolean (v);
   v = pc_json_get (x, "fault", json_type_string);
-  c->program = v && strcmp (json_object_get_string (v), "program") == 0;
-  c->recovery = v && strcmp (json_object_get_string (v), "recovery") == 0;
+  c->program = v && pc_fault_parse (json_object_get_string (v)) == PC_FAULT_PROGRAM;
+  c->recovery = v && pc_fault_parse (json_object_get_string (v)) == PC_FAULT_RECOVERY;
   if ((v = pc_json_get (o, "rule", json_type_string)) && !(c->rule = strdup (json_object_get_string (v))))
     return -ENOMEM;
   c->call = pc_json_get_bytes (o, "call", &bad);
@@ -262,6 +262,8 @@ pc_report_json (const char *path, const struct pc_check_result *res)
                             json_object_new_uint64 (res->work.recover_e2fsck));
     json_object_object_add (w, "preened_by_e2fsck", json_object_new_uint64 (res->work.preened));
     json_object_object_add (w, "judged_by_kernel", json_object_new_uint64 (res->work.kernel));
+    json_object_object_add (w, "journal_dropped_by_e2fsck",
+                            json_object_new_uint64 (res->work.journal_dropped));
     if (res->work.kernel) {
       static const char *const part[] = { "copy", "mount", "read", "unmount", "check" };
       json_object *kt = json_object_new_object ();
@@ -428,6 +430,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
       res->work.preened = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "judged_by_kernel", json_type_int)))
       res->work.kernel = (uint64_t) json_object_get_int64 (x);
+    if ((x = pc_json_get (v, "journal_dropped_by_e2fsck", json_type_int)))
+      res->work.journal_dropped = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "kernel_seconds", json_type_object))) {
       static const char *const part[] = { "copy", "mount", "read", "unmount", "check" };
       for (int i = 0; i < 5; i++) {

@@ -33,23 +33,6 @@ pc_finding_parse (const char *name)
   return v >= 0 && pc_finding_verdict (v) != PC_V_OK ? v : -1;
 }
 
-static const char *const fault_names[] = { "none", "program", "filesystem", "recovery" };
-
-const char *
-pc_fault_name (enum pc_fault f)
-{
-  return (unsigned) f < sizeof fault_names / sizeof *fault_names ? fault_names[f] : "unknown";
-}
-
-int
-pc_fault_parse (const char *name)
-{
-  for (size_t i = 0; i < sizeof fault_names / sizeof *fault_names; i++)
-    if (strcmp (name, fault_names[i]) == 0)
-      return (int) i;
-  return -1;
-}
-
 enum pc_fault
 pc_cause_fault (const struct pc_cause *c)
 {

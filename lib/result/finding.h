@@ -93,19 +93,6 @@ void pc_findings_clear (struct pc_findings *l);
  * strings are taken over (freed if it cannot be). */
 void pc_findings_set_cause (struct pc_findings *l, struct pc_cause *c);
 
-/* Whose fault a loss is: the filesystem's (it lost what it had promised:
- * a version made durable, a durable mark; the filesystem broken), the
- * program's (it gave up a durable version before the new one was
- * durable), or nobody's (only data never made durable lost: exposure,
- * which a crash may do); or, where two recoveries of one state disagree
- * (--judge both), the recovery's: the kernel's or e2fsck's, not the
- * workload's.  Names: "filesystem", "program", "none", "recovery". */
-enum pc_fault { PC_FAULT_NONE, PC_FAULT_PROGRAM, PC_FAULT_FILESYSTEM, PC_FAULT_RECOVERY,
-                PC_FAULT_COUNT };
-const char *pc_fault_name (enum pc_fault f);
-/* Inverse of pc_fault_name; -1 if unknown. */
-int pc_fault_parse (const char *name);
-
 /* The fault of a failing finding of cause c: the recovery's where c says
  * so, the filesystem's for a promise (or a cause not known), the
  * program's where c says so, else none.  This is the model of

@@ -74,20 +74,24 @@ pc_check_result_recount (struct pc_check_result *res)
 enum pc_fault
 pc_point_fault (const struct pc_point *p)
 {
-  if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
-    return PC_FAULT_NONE;
-  if (p->verdict == PC_V_RECOVERY_DIFFERS)
-    return PC_FAULT_RECOVERY;
+  const struct pc_verdict_info *vi = pc_verdict_info (p->verdict);
+  enum pc_fault worst = PC_FAULT_NONE;
+
+  /* a whole-state verdict is the fault its table row says */
+  if (vi && vi->fault >= 0)
+    return (enum pc_fault) vi->fault;
   if (pc_point_broke_promise (p))
     return PC_FAULT_FILESYSTEM;
   if (pc_point_acked_lost (p))
     return PC_FAULT_PROGRAM;
+  /* else the heaviest of its findings' */
   for (size_t k = 0; k < p->findings.n; k++) {
-    const struct pc_finding *f = &p->findings.v[k];
-    if (pc_finding_verdict (f->kind) != PC_V_OK && f->cause.known && f->cause.program)
-      return PC_FAULT_PROGRAM;
+    enum pc_fault f = pc_finding_fault (&p->findings.v[k]);
+    if (pc_finding_verdict (p->findings.v[k].kind) != PC_V_OK && f > worst &&
+        f != PC_FAULT_RECOVERY)
+      worst = f;
   }
-  return PC_FAULT_NONE;
+  return worst;
 }
 
 bool
@@ -108,10 +112,10 @@ pc_point_broke_promise (const struct pc_point *p)
 {
   const struct pc_verdict_info *vi = pc_verdict_info (p->verdict);
 
-  if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
-    return false;
-  if ((vi == NULL || !vi->path) && p->verdict != PC_V_APP_INVALID)
-    return true;                /* the filesystem itself */
+  if (vi == NULL)
+    return true;
+  if (vi->fault >= 0)
+    return vi->fault == PC_FAULT_FILESYSTEM;    /* the filesystem itself, or not */
   for (size_t k = 0; k < p->findings.n; k++) {
     const struct pc_finding *f = &p->findings.v[k];
     if (f->kind == PC_F_OLDER && p->verdict == PC_V_APP_INVALID && f->cause.promise)

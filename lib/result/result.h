@@ -48,6 +48,9 @@ struct pc_check_work {
                                * and the mount (the log's replay), the tree read,
                                * the unmount, the filesystem's own check */
   uint64_t files_read, files_reused;
+  uint64_t journal_dropped;   /* --judge both: states whose journal e2fsck dropped
+                               * ("... while recovering journal") while the
+                               * files it left are the kernel's: a note */
 };
 
 struct pc_point {

@@ -21,46 +21,84 @@
 
 #include <stdbool.h>
 
+/* Whose fault a loss is, in one table (doc/fault.md has the model): the
+ * filesystem's (it lost what it had promised: a version made durable, a
+ * durable mark; the filesystem broken), the program's (it gave up a
+ * durable version before the new one was durable, or acknowledged what
+ * it had not made durable), or nobody's (only data never made durable
+ * lost: exposure, which a crash may do); or, where two recoveries of one
+ * state disagree (--judge both), the recovery's: the kernel's or
+ * e2fsck's, not the workload's.  In order of weight: a point's fault is
+ * its heaviest finding's.  Names are stable (the JSON's "fault").
+ *   X (ID, name, whose (for people), what it means) */
+#define PC_FAULTS(X) \
+  X (NONE, "none", "nobody's", \
+     "only data never made durable lost, which a crash may lose") \
+  X (PROGRAM, "program", "the program's", \
+     "it gave a durable version up before the new one was durable, or acknowledged " \
+     "what it had not made durable") \
+  X (FILESYSTEM, "filesystem", "the filesystem's", \
+     "a broken promise: what was made durable lost, or the filesystem broken") \
+  X (RECOVERY, "recovery", "the recovery's", \
+     "the kernel's recovery of the state and e2fsck's disagree: one of them is wrong")
+
+enum pc_fault {
+#define PC_FAULT_ENUM(id, name, whose, meaning) PC_FAULT_##id,
+  PC_FAULTS (PC_FAULT_ENUM)
+#undef PC_FAULT_ENUM
+  PC_FAULT_COUNT
+};
+
+/* "none", "program", "filesystem", "recovery" ("unknown" otherwise). */
+const char *pc_fault_name (enum pc_fault f);
+/* Inverse of pc_fault_name; -1 if unknown. */
+int pc_fault_parse (const char *name);
+/* "nobody's", "the program's", ... and what the fault means, for people. */
+const char *pc_fault_whose (enum pc_fault f);
+const char *pc_fault_meaning (enum pc_fault f);
+
 /* The verdicts, in the order reports list them: one line each, and the
  * enum, the table and every output follow.  A new verdict is a line here,
  * the logic that gives it (for a path: both oracles, oracle.c for marks
  * and histjudge.c for a traced program) and its paragraph in
  * powercut-check(1).
- *   X (ID, name, rank, colour, column, path, meaning), see pc_verdict_info */
+ *   X (ID, name, rank, colour, column, path, fault, meaning), see
+ *   pc_verdict_info; fault: whose fault a point with it is by the verdict
+ *   alone (a whole-state verdict), or -1: by its findings */
 #define PC_VERDICTS(X) \
-  X (OK, "ok", 0, "#3a3", true, false, \
+  X (OK, "ok", 0, "#3a3", true, false, PC_FAULT_NONE, \
      "consistent: every path holds one of its allowed versions") \
-  X (FS_CORRUPT, "fs-corrupt", 9, "#d33", true, false, \
+  X (FS_CORRUPT, "fs-corrupt", 9, "#d33", true, false, PC_FAULT_FILESYSTEM, \
      "e2fsck must repair the filesystem after journal recovery") \
-  X (UNMOUNTABLE, "unmountable", 10, "#800", true, false, \
+  X (UNMOUNTABLE, "unmountable", 10, "#800", true, false, PC_FAULT_FILESYSTEM, \
      "no filesystem is found, or its journal cannot be recovered") \
-  X (ZERO_LENGTH, "zero-length", 5, "#f80", true, true, \
+  X (ZERO_LENGTH, "zero-length", 5, "#f80", true, true, -1, \
      "a file is empty where every allowed version had data") \
-  X (ZERO_FILLED, "zero-filled", 4, "#e0457b", true, true, \
+  X (ZERO_FILLED, "zero-filled", 4, "#e0457b", true, true, -1, \
      "a file has its size but reads as zeros where every allowed version " \
      "had non-zero data") \
-  X (MISSING, "missing", 3, "#a0f", true, true, \
+  X (MISSING, "missing", 3, "#a0f", true, true, -1, \
      "a path that every allowed version has is gone") \
-  X (MISMATCH, "mismatch", 2, "#c9a800", true, true, \
+  X (MISMATCH, "mismatch", 2, "#c9a800", true, true, -1, \
      "content or size matches no allowed version (torn, stale, garbage)") \
-  X (DURABLE_LOST, "durable-lost", 7, "#06c", true, true, \
+  X (DURABLE_LOST, "durable-lost", 7, "#06c", true, true, -1, \
      "a path's durable version was rolled back") \
   /* what the program had acknowledged, never made durable, is lost */ \
-  X (ACK_LOST, "ack-lost", 6, "#e6550d", true, true, \
+  X (ACK_LOST, "ack-lost", 6, "#e6550d", true, true, -1, \
      "a file holds less than the program had when it acknowledged (a line it " \
      "printed), and that was never made durable") \
   /* check --verify: the application's checker failed */ \
-  X (APP_INVALID, "app-invalid", 8, "#c0c", true, false, \
+  X (APP_INVALID, "app-invalid", 8, "#c0c", true, false, -1, \
      "the application's own checker (--verify) failed") \
   /* not a verdict on the filesystem (see above) */ \
-  X (NOT_CHECKED, "not-checked", 1, "#999", false, false, \
+  X (NOT_CHECKED, "not-checked", 1, "#999", false, false, PC_FAULT_NONE, \
      "powercut could not check the state: no verdict") \
   /* check --judge both: the two ways of recovering a state disagree */ \
-  X (RECOVERY_DIFFERS, "recovery-differs", 11, "#555", false, false, \
+  X (RECOVERY_DIFFERS, "recovery-differs", 11, "#555", false, false, PC_FAULT_RECOVERY, \
      "the kernel's recovery and e2fsck's disagree on the same bytes: one of them is wrong")
 
 enum pc_verdict {
-#define PC_VERDICT_ENUM(id, name, rank, colour, column, path, meaning) PC_V_##id,
+#define PC_VERDICT_ENUM(id, name, rank, colour, column, path, fault, meaning) PC_V_##id,
   PC_VERDICTS (PC_VERDICT_ENUM)
 #undef PC_VERDICT_ENUM
   PC_V_COUNT,
@@ -73,6 +111,8 @@ struct pc_verdict_info {
   bool column;                /* a column of run's comparison (app-invalid:
                                * only when the run has a checker) */
   bool path;                  /* a verdict the oracle gives a path */
+  int fault;                  /* enum pc_fault of a point with it, or -1: its
+                               * findings say */
   const char *meaning;        /* one line, for people */
 };
 
