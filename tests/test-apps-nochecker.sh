@@ -81,9 +81,9 @@ gdbm_acked=0
 for app in sqlite-wal sqlite-delete lmdb gdbm git dpkg; do
   case $app in
   sqlite-*) cmd=("$apps/sqlite/workload.sh")
-            export SQLITE_MARKS=no SQLITE_TRANSACTIONS=8 SQLITE_JOURNAL_MODE=${app#sqlite-} ;;
-  lmdb) cmd=("$apps/lmdb/workload.sh"); export LMDB_KEYS=8 ;;
-  gdbm) cmd=("$apps/gdbm/workload.sh"); export GDBM_KEYS=12 ;;
+            export SQLITE_MARKS=no SQLITE_TRANSACTIONS=5 SQLITE_JOURNAL_MODE=${app#sqlite-} ;;
+  lmdb) cmd=("$apps/lmdb/workload.sh"); export LMDB_KEYS=5 ;;
+  gdbm) cmd=("$apps/gdbm/workload.sh"); export GDBM_KEYS=9 ;;
   git) cmd=("$apps/git/workload.sh"); export GIT_MARKS=no GIT_COMMITS=3 ;;
   dpkg) cmd=("$tmp/dpkg.sh") ;;
   esac

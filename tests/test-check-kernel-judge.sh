@@ -130,7 +130,8 @@ assert_eq "$(wc -l <<<"$err")" 1 "not root: one line"
 # -O fast_commit (two fsync'd pwrites, the smallest workload that shows
 # it), e2fsck's replay of fast commits is not the kernel's: the points
 # where they disagree are recovery-differs, the recovery's fault, and fail
-# the check under every --fail-on
+# the check under every --fail-on; each shows both recoveries side by
+# side, with what the oracle finds in the files of each
 run powercut check "$tmp/seed/powercut.log" --judge both --json "$tmp/both.json"
 assert_eq "$(json "$tmp/both.json" 'r["totals"]["recovery-differs"]')" 0 "seed, both: nothing differs"
 run same_points "$tmp/e2.json" "$tmp/both.json"
@@ -149,6 +150,15 @@ assert_eq "$(json "$tmp/fcb.json" 'r["totals"]["recovery_differs"] > 0 and r["to
 assert_eq "$(json "$tmp/fcb.json" 'all(p["fault"] == "recovery" and p["findings"][0]["path"] == "" and p["findings"][0]["found"].startswith("the kernel: ") and p["findings"][0]["allowed"].startswith("e2fsck: ") for p in r["points"] if p["verdict"] == "recovery-differs")')" \
   True "fast_commit, both: each says both results"
 assert_match "$out" "^THE KERNEL'S AND E2FSCK'S RECOVERIES DISAGREE" "fast_commit, both: the headline"
+# each side's files judged too (e2fsck's also where its check finds the
+# state corrupt), and in the text report every such point's section shows
+# the two side by side
+assert_eq "$(json "$tmp/fcb.json" 'all("; its files: " in p["findings"][0]["found"] and "; its files: " in p["findings"][0]["allowed"] for p in r["points"] if p["verdict"] == "recovery-differs")')" \
+  True "fast_commit, both: each side's files judged"
+sides=$(grep -c 'recovery-differs: the two recoveries of this state, side by side' <<<"$out" || true)
+assert_ge "$sides" 1 "fast_commit, both: sections with both recoveries"
+assert_eq "$(grep -c '^      the kernel: ' <<<"$out")" "$sides" "fast_commit, both: the kernel's side in each"
+assert_eq "$(grep -c '^      e2fsck: ' <<<"$out")" "$sides" "fast_commit, both: e2fsck's side in each"
 
 # 6. explore --judge both on fast_commit: the O_SYNC appends whose
 # recoveries disagree fail the exploration (exit 1 under the default

@@ -20,7 +20,7 @@ requires_root
 requires python3 e2fsck
 T=$(( T * 4 ))
 ref=$top_srcdir/tests/trace-ref.py
-seeds=${POWERCUT_REF_SEEDS:-"1 2 3"}
+seeds=${POWERCUT_REF_SEEDS:-"1 2"}
 
 # compare LOG TREES-REPORT DUMPS: checks LOG (its acknowledgements the
 # "ack K" lines) and compares with the reference; prints "N CLASSES"
@@ -89,7 +89,8 @@ for k, op in enumerate(ops, 1):
 print(random.Random(int(sys.argv[2])).choice(cands) if cands else "")
 PY
 )
-  [ -n "$tag" ] || continue
+  # (the zeroed log of the first seed alone: the corpus below has more)
+  [ -n "$tag" ] && [ "$seed" = "${seeds%% *}" ] || continue
   out=$(zeroed "r$seed" "$tag") || fail "seed $seed, $tag zeroed: powercut and the reference differ: $out"
   total=$((total + ${out%% *}))
   promises=$((promises + $(class promise "$out")))

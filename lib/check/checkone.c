@@ -143,6 +143,46 @@ last_ack (const struct ctx *c, uint64_t moment, bool marks, struct pc_oracle_ack
 
 /* Judges distinct image u (built into im) and its points.  Returns 0, or
  * -errno if the worker cannot go on (its results cannot be stored). */
+/* Appends to side (len bytes) what the oracle found in one recovery's
+ * files: fl's findings (NULL: its check failed, its files not judged),
+ * "its files: PATH VERDICT (fault), ..." or "its files: as the program
+ * had them". */
+static void
+side_files (const struct ctx *c, uint64_t moment, const struct pc_findings *fl, char *side,
+            size_t len)
+{
+  size_t n = strlen (side), k = 0;
+
+  (void) c;
+  (void) moment;
+  if (fl == NULL || n + 16 >= len)
+    return;
+  for (size_t j = 0; j < fl->n && n + 8 < len; j++) {
+    const struct pc_finding *f = &fl->v[j];
+    if (pc_finding_verdict (f->kind) == PC_V_OK || f->kind == PC_V_RECOVERY_DIFFERS)
+      continue;
+    n += (size_t) snprintf (side + n, len - n, "%s%s %s (%s)", k++ ? ", " : "; its files: ",
+                            f->path, pc_finding_name (f->kind), pc_fault_name (pc_finding_fault (f)));
+    if (n >= len)
+      n = len - 1;
+  }
+  if (k == 0)
+    snprintf (side + n, len - n, "; its files: as the program had them");
+}
+
+/* The same for the other recovery's tree (--judge both), judged here. */
+static void
+side_other (const struct ctx *c, uint64_t moment, const struct pc_mark *tree, char *side,
+            size_t len)
+{
+  struct pc_findings ofl = { 0 };
+  enum pc_verdict ov;
+
+  if (pc_oracle_judge (c->oracle, moment, tree, &ofl, NULL, NULL, &ov) == 0)
+    side_files (c, moment, &ofl, side, len);
+  pc_findings_clear (&ofl);
+}
+
 int
 check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
              struct pc_judge *jd, struct check_out *o, struct pc_export *x, const char *xdir,
@@ -260,9 +300,21 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
         v = pc_verdict_worse (v, PC_V_ACK_LOST);
     }
     if (jm.differs && r == 0) {
-      /* --judge both: the two recoveries of this state disagree */
+      /* --judge both: the two recoveries of this state disagree; each
+       * side's files, judged by the oracle (the other's too, read even
+       * where its check finds it corrupt), said beside what it found */
       struct pc_cause cz = { .known = true, .recovery = true, .durable_ns = -1 };
-      r = pc_findings_add (&fl, PC_V_RECOVERY_DIFFERS, "", jm.by_kernel_said, jm.by_e2fsck_said);
+      char kside[PC_EVIDENCE_MAX * 2], eside[PC_EVIDENCE_MAX * 2];
+      snprintf (kside, sizeof kside, "%s", jm.by_kernel_said);
+      snprintf (eside, sizeof eside, "%s", jm.by_e2fsck_said);
+      if (judge) {
+        side_files (c, c->moment[i], jm.verdict == PC_V_OK ? &fl : NULL,
+                    jm.by_kernel ? kside : eside, jm.by_kernel ? sizeof kside : sizeof eside);
+        if (jm.have_other)
+          side_other (c, c->moment[i], &jm.other, jm.other_by_kernel ? kside : eside,
+                      jm.other_by_kernel ? sizeof kside : sizeof eside);
+      }
+      r = pc_findings_add (&fl, PC_V_RECOVERY_DIFFERS, "", kside, eside);
       if (r == 0 && (cz.rule = strdup ("the kernel's recovery of this state (found) and "
                                        "e2fsck's (allowed) disagree: one of them is wrong, "
                                        "not the workload")) != NULL)

@@ -71,6 +71,7 @@ add_stats (struct ctx *c, const struct pc_check_work *st)
     __atomic_fetch_add (&t->kernel_ns[i], st->kernel_ns[i], __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->files_read, st->files_read, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->files_reused, st->files_reused, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->journal_dropped, st->journal_dropped, __ATOMIC_SEQ_CST);
 }
 
 /* Exit statuses of a worker that cannot go on. */

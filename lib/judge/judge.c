@@ -32,6 +32,8 @@ struct answer {
 
 struct pc_judge {
   struct pc_judge_config cfg;
+  bool tree_anyway;           /* both: read the tree of a state its check finds
+                               * corrupt too, to compare */
   const struct pc_fs *fs;     /* what blkid said the state is (fs.h) */
   char kcopy[4096 + 8], kmnt[4096 + 8];  /* the kernel judge's copy and mount point */
   bool have_kmnt;
@@ -108,7 +110,9 @@ pc_judgement_clear (struct pc_judgement *jm)
 {
   if (jm->have_tree)
     pc_mark_free (&jm->tree);
-  jm->have_tree = false;
+  if (jm->have_other)
+    pc_mark_free (&jm->other);
+  jm->have_tree = jm->have_other = false;
 }
 
 void
@@ -525,7 +529,7 @@ compare (struct pc_judgement *jm, const struct pc_judgement *k, const struct pc_
   if (k->verdict == PC_V_NOT_CHECKED || e->verdict == PC_V_NOT_CHECKED)
     return;                     /* one of them did not finish: nothing to compare */
   jm->differs = k->verdict != e->verdict;
-  if (!jm->differs && k->have_tree && e->have_tree)
+  if (k->have_tree && e->have_tree)
     while (i < k->tree.nentries || n < e->tree.nentries) {
       const struct pc_entry *a = i < k->tree.nentries ? &k->tree.entries[i] : NULL;
       const struct pc_entry *b = n < e->tree.nentries ? &e->tree.entries[n] : NULL;
@@ -591,7 +595,7 @@ kernel_state (struct pc_judge *j, struct pc_judgement *jm)
   j->stats.kernel++;
   for (int i = 0; i < 5; i++)
     j->stats.kernel_ns[i] += jm->kernel_ns[i];
-  if (jm->verdict != PC_V_OK)
+  if (jm->verdict != PC_V_OK && !(j->tree_anyway && jm->verdict == PC_V_FS_CORRUPT))
     pc_judgement_clear (jm);
   note_first (jm);
   return 0;
@@ -617,6 +621,7 @@ both_states (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   /* the application's checker sees the tree of the judgement given */
   struct pc_export *x = j->cfg.export;
   j->cfg.export = kernel_first ? NULL : x;
+  j->tree_anyway = true;        /* both trees, to compare them file by file */
   r = ext2fs_state (j, tag, e);
   if (r == 0) {
     j->cfg.export = kernel_first ? x : NULL;
@@ -624,12 +629,27 @@ both_states (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
     if (r < 0)
       pc_judgement_clear (e);
   }
+  j->tree_anyway = false;
   j->cfg.export = x;
   if (r == 0) {
     p = kernel_first ? k : e;
     o = kernel_first ? e : k;
     compare (p, k, e);
+    /* e2fsck dropped the journal, yet its files are the kernel's: a note */
+    if (!p->differs && strstr (e->evidence, "while recovering journal") != NULL)
+      j->stats.journal_dropped++;
+    if (p->differs && o->have_tree) {
+      p->other = o->tree;       /* taken */
+      p->have_other = true;
+      p->other_by_kernel = o == k;
+      o->have_tree = false;
+    }
     pc_judgement_clear (o);
+    /* a given judgement whose check failed keeps no tree */
+    if (p->verdict != PC_V_OK && p->have_tree) {
+      pc_mark_free (&p->tree);
+      p->have_tree = false;
+    }
     *jm = *p;                   /* its tree too */
   }
   free (k);
@@ -665,11 +685,12 @@ ext2fs_state (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   if (r < 0)
     return r;
   r = reboot (j, tag, jm);
-  if (r == 0 && jm->verdict == PC_V_OK && j->cfg.read_tree) {
+  if (r == 0 && j->cfg.read_tree &&
+      (jm->verdict == PC_V_OK || (j->tree_anyway && jm->verdict == PC_V_FS_CORRUPT))) {
     jm->tree_error = pc_fstree_read_image (j->im, j->cache, j->cfg.hash_limit, &jm->tree,
                                            jm->problems, sizeof jm->problems);
     jm->have_tree = jm->tree_error == 0;
-    if (jm->have_tree && j->cfg.export)
+    if (jm->have_tree && jm->verdict == PC_V_OK && j->cfg.export)
       jm->export_error = pc_export_update (j->cfg.export, pc_image_data (j->im),
                                            pc_image_size (j->im), &jm->tree,
                                            &jm->export_err);

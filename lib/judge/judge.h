@@ -106,6 +106,11 @@ struct pc_judgement {
   uint64_t kernel_ns[5];      /* the time of each part (result.h's kernel_ns) */
   bool differs;               /* both: the two judgements disagree (their
                                * verdicts, or the trees they read), and */
+  struct pc_mark other;       /* ... the other judgement's tree, where it could
+                               * be read (even of a state its check finds
+                               * corrupt), for the caller to judge too */
+  bool have_other;
+  bool other_by_kernel;       /* whose the other is */
   char by_kernel_said[PC_EVIDENCE_MAX];  /* how the kernel's went, */
   char by_e2fsck_said[PC_EVIDENCE_MAX];  /* and libext2fs and e2fsck's */
 };

@@ -362,11 +362,23 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
       free (pending);
       pending = NULL;
     }
-    fprintf (f, "    %s ", pc_finding_name (fd->kind));
-    pc_put_shown (f, pc_display_name, fd->path);
-    fputs (": found ", f);
-    pc_put_shown (f, pc_display_line, fd->found);
-    fputc ('\n', f);
+    if (fd->kind == PC_V_RECOVERY_DIFFERS) {
+      /* the two recoveries, side by side: what each found, its files */
+      char *ks = pc_display_line (fd->found), *es = pc_display_line (fd->allowed);
+      fprintf (f, "    %s: the two recoveries of this state, side by side:\n",
+               pc_finding_name (fd->kind));
+      pc_put_wrapped (f, "      ", ks ? ks : "?", PC_TEXT_WIDTH);
+      pc_put_wrapped (f, "      ", es ? es : "?", PC_TEXT_WIDTH);
+      free (ks);
+      free (es);
+    }
+    else {
+      fprintf (f, "    %s ", pc_finding_name (fd->kind));
+      pc_put_shown (f, pc_display_name, fd->path);
+      fputs (": found ", f);
+      pc_put_shown (f, pc_display_line, fd->found);
+      fputc ('\n', f);
+    }
     if (fd->cause.known && fd->cause.promise && fd->cause.durable_ns >= 0 &&
         (uint64_t) fd->cause.durable_ns > p->time_ns) {
       /* a promise made after the crash point, while the disk could
@@ -593,6 +605,10 @@ report_text (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
              "where it read and share%s its answer\n", res->work.fsck_runs,
              pc_s (res->work.fsck_runs), res->work.fsck_reused,
              res->work.fsck_reused == 1 ? " holds" : "s hold", res->work.fsck_reused == 1 ? "s" : "");
+  if (res->work.journal_dropped > 0)
+    fprintf (f, "note: e2fsck dropped the journal of %" PRIu64 " state%s (\"... while recovering "
+             "journal\") whose files its recovery left as the kernel's: no disagreement\n",
+             res->work.journal_dropped, pc_s (res->work.journal_dropped));
   if (res->work.preened > 0)
     fprintf (f, "no journal: e2fsck -p repaired %" PRIu64 " state%s as a boot does; "
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
