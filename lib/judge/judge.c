@@ -566,8 +566,8 @@ compare (struct pc_judgement *jm, const struct pc_judgement *k, const struct pc_
   said (e, jm->by_e2fsck_said + 8, sizeof jm->by_e2fsck_said - 8);
   if (ndiff) {
     size_t l = strlen (jm->by_kernel_said);
-    snprintf (jm->by_kernel_said + l, sizeof jm->by_kernel_said - l, "; %zu paths differ: %s",
-              ndiff, paths);
+    snprintf (jm->by_kernel_said + l, sizeof jm->by_kernel_said - l, "; %zu path%s differ%s: %s",
+              ndiff, ndiff == 1 ? "" : "s", ndiff == 1 ? "s" : "", paths);
   }
 }
 
