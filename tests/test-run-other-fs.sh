@@ -88,3 +88,16 @@ assert_match "$out" '^btrfs +2 +2 ' "explore: btrfs's row"
 # nothing left in the scratch (TMPDIR): no check's folder, no mount point
 # of the end's tree (each check of XFS and btrfs above made one)
 assert_eq "$(ls -d "$tmp"/powercut-check.* 2>/dev/null || true)" "" "no check's scratch folder left"
+
+# a filesystem this machine's kernel cannot mount (f2fs here) is judged in
+# a guest, which runs no checker of this machine's: --verify is refused
+# before anything is recorded
+if ! grep -qw f2fs /proc/filesystems && ! modinfo f2fs >/dev/null 2>&1; then
+  run powercut run --quiet --fs f2fs --verify true --out "$tmp/f2fs-verify" -- true
+  assert_eq "$rc" 2 "f2fs here, --verify: refused ($out)"
+  assert_match "$err" "cannot mount it.*runs no checker" "f2fs, --verify: why"
+  assert_eq "$(find "$tmp/f2fs-verify" -name powercut.log | wc -l)" 0 "f2fs, --verify: nothing recorded"
+fi
+run powercut run --quiet --judge guest --verify true --out "$tmp/guest-verify" -- true
+assert_eq "$rc" 2 "--judge guest --verify: refused ($out)"
+assert_eq "$(find "$tmp/guest-verify" -name powercut.log | wc -l)" 0 "--judge guest --verify: nothing recorded"

@@ -308,6 +308,15 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
     return config_failed (job, o, -EINVAL, "", "--judge guest: not for several devices");
   if (rc.ndevices > 0)
     return config_run_set (job, &rc, &cc, o);
+  /* a judge that cannot run the application's checker says so before
+   * the recording, not after it */
+  if (cc.verify && (cc.judge == PC_JUDGE_GUEST ||
+                    (cc.judge == PC_JUDGE_AUTO && pc_fs_find (rc.fs) &&
+                     !pc_fs_kernel_has (pc_fs_find (rc.fs)))))
+    return config_failed (job, o, -EINVAL, "", cc.judge == PC_JUDGE_GUEST
+                          ? "--verify: not with --judge guest (the checker runs on this machine)"
+                          : "--verify: this machine's kernel cannot mount it, and a guest's "
+                            "judge runs no checker of this machine's");
   r = pc_run_record (&rc, &why);
   if (r < 0)
     return config_failed (job, o, r, "", why.msg);
