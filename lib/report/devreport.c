@@ -8,7 +8,7 @@
 
 #include <json-c/json.h>
 
-#include "check/devcheck.h"
+#include "result/devresult.h"
 #include "report/jsonio.h"
 #include "report/outputs.h"
 #include "report/report.h"

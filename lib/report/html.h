@@ -9,7 +9,7 @@
 #ifndef POWERCUT_HTML_H
 #define POWERCUT_HTML_H
 
-#include "check/checker.h"
+#include "result/result.h"
 #include "replay/crash.h"
 
 struct pc_html_config {

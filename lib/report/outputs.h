@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "check/checker.h"
+#include "result/result.h"
 #include "report/report.h"
 #include "result/result.h"
 #include "util/err.h"
