@@ -13,7 +13,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "judge/fstree.h"
-#include "format/acl.h"
+#include "judge/treewalk.h"
 #include "replay/memio.h"
 #include "util/util.h"
 #include "util/xxh.h"
@@ -43,31 +43,26 @@ struct pc_fstree_cache {
   size_t read, reused;        /* the last walk's counts */
 };
 
+/* The source of the tree (treewalk.h): an open filesystem. */
 struct walk {
+  struct pc_treewalk *tw;     /* the walk being fed */
   ext2_filsys fs;
-  struct pc_mark *m;
-  size_t cap;
-  char *problems;
-  size_t plen, ppos;
-  ext2_ino_t *seen;           /* directories entered */
-  size_t nseen, capseen;
   char *buf;                  /* read buffer */
   uint64_t hash_limit;
   const struct pc_image *im;  /* with cache: the image, for block hashes */
   struct pc_fstree_cache *cache;
+  union {
+    struct ext2_inode inode;
+    uint8_t raw[INODE_MAX];
+  } cur;                      /* the inode read last */
+  size_t isize;               /* of it, bytes */
   uint64_t *blk;              /* the blocks of the file being hashed, as runs */
   size_t nblk, capblk;        /* runs */
   bool blk_failed;
-  bool no_memory;             /* libext2fs ran out of memory: the walk fails */
-};
-
-struct child {
-  ext2_ino_t ino;
-  char *name;
 };
 
 struct children {
-  struct child *v;
+  struct pc_treewalk_name *v;
   size_t n, cap;
   int err;
 };
@@ -77,14 +72,8 @@ problem (struct walk *w, const char *path, const char *what, errcode_t e)
 {
   /* Memory is powercut's problem, not the filesystem's. */
   if (e == EXT2_ET_NO_MEMORY || e == ENOMEM)
-    w->no_memory = true;
-  if (w->ppos + 1 >= w->plen)
-    return;
-  w->ppos += (size_t) snprintf (w->problems + w->ppos, w->plen - w->ppos, "%s%s: %s%s%s",
-                                w->ppos ? "\n" : "", path[0] ? path : "/", what,
-                                e ? ": " : "", e ? error_message (e) : "");
-  if (w->ppos >= w->plen)
-    w->ppos = w->plen - 1;
+    pc_treewalk_no_memory (w->tw);
+  pc_treewalk_problem (w->tw, path, what, e ? error_message (e) : NULL);
 }
 
 static int
@@ -100,24 +89,18 @@ collect_entry (ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int off
   if ((len == 1 && dirent->name[0] == '.') ||
       (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
     return 0;
-  if (ch->n == ch->cap) {
-    size_t ncap = ch->cap ? ch->cap * 2 : 32;
-    struct child *n = realloc (ch->v, ncap * sizeof *n);
-    if (n == NULL) {
-      ch->err = -ENOMEM;
-      return DIRENT_ABORT;
-    }
-    ch->v = n;
-    ch->cap = ncap;
+  if (pc_grow (&ch->v, &ch->cap, ch->n + 1, sizeof *ch->v, 32) < 0) {
+    ch->err = -ENOMEM;
+    return DIRENT_ABORT;
   }
-  ch->v[ch->n].ino = dirent->inode;
+  ch->v[ch->n].key = dirent->inode;
   ch->v[ch->n].name = strndup (dirent->name, (size_t) len);
   if (ch->v[ch->n].name == NULL) {
     ch->err = -ENOMEM;
     return DIRENT_ABORT;
   }
   ch->n++;
-  return ch->n >= PC_FSTREE_MAX_ENTRIES ? DIRENT_ABORT : 0;
+  return ch->n >= PC_TREEWALK_MAX_ENTRIES ? DIRENT_ABORT : 0;
 }
 
 int
@@ -303,35 +286,22 @@ has_xattrs (ext2_filsys fs, const uint8_t *raw, size_t isize, struct ext2_inode 
   return ext2fs_le32_to_cpu (magic) == EXT2_EXT_ATTR_MAGIC;
 }
 
+struct xattrs {
+  struct pc_entry *ent;
+  bool no_memory;
+};
+
 static int
 add_xattr (char *name, char *value, size_t len, void *arg)
 {
-  struct pc_entry *e = arg;
-  enum pc_acl_kind k = pc_acl_kind (name);
-  uint64_t hash = 0;
-  int m = k != PC_ACL_NONE ? pc_acl_meaning (k, value, len, &hash) : -EINVAL;
-  struct pc_xattr *x;
+  struct xattrs *x = arg;
 
-  /* An ACL by what it means (acl.h; libext2fs gives it in the format
-   * programs set it in): one that only repeats the mode means none. */
-  if (m == 0)
-    return 0;
-  if (m < 0)
-    hash = XXH3_64bits (value, len);
-  if ((x = realloc (e->xattrs, (e->nxattrs + 1) * sizeof *x)) == NULL)
+  /* (libext2fs gives an ACL in the format programs set it in) */
+  if (pc_treewalk_add_xattr (x->ent, name, value, len) < 0) {
+    x->no_memory = true;
     return XATTR_ABORT;
-  e->xattrs = x;
-  x[e->nxattrs].name = strdup (name);
-  if (x[e->nxattrs].name == NULL)
-    return XATTR_ABORT;
-  x[e->nxattrs++].hash = hash;
+  }
   return 0;
-}
-
-static int
-xattr_cmp (const void *a, const void *b)
-{
-  return strcmp (((const struct pc_xattr *) a)->name, ((const struct pc_xattr *) b)->name);
 }
 
 /* Reads an inode's extended attributes into ent, sorted by name; if they
@@ -340,30 +310,20 @@ static void
 read_xattrs (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
 {
   struct ext2_xattr_handle *h;
+  struct xattrs x = { .ent = ent };
   errcode_t e = ext2fs_xattrs_open (w->fs, ino, &h);
 
   if (e == 0) {
     e = ext2fs_xattrs_read (h);
     if (e == 0)
-      e = ext2fs_xattrs_iterate (h, add_xattr, ent);
+      e = ext2fs_xattrs_iterate (h, add_xattr, &x);
     ext2fs_xattrs_close (&h);
   }
-  for (size_t i = 0; e == 0 && i < ent->nxattrs; i++)
-    if (ent->xattrs[i].name == NULL)
-      e = EXT2_ET_NO_MEMORY;
-  if (e) {
-    for (size_t i = 0; i < ent->nxattrs; i++)
-      free (ent->xattrs[i].name);
-    free (ent->xattrs);
-    ent->xattrs = NULL;
-    ent->nxattrs = 0;
-    ent->xattrs_unknown = true;
-    if (e == EXT2_ET_NO_MEMORY)
-      w->no_memory = true;
-    return;
-  }
-  if (ent->nxattrs > 1)
-    qsort (ent->xattrs, ent->nxattrs, sizeof *ent->xattrs, xattr_cmp);
+  if (e == 0 && x.no_memory)
+    e = EXT2_ET_NO_MEMORY;
+  if (e == EXT2_ET_NO_MEMORY)
+    pc_treewalk_no_memory (w->tw);
+  pc_treewalk_xattrs_done (ent, e != 0);
 }
 
 /* Hashes a regular file's content; returns 0 or the libext2fs error. */
@@ -388,14 +348,7 @@ hash_inode (struct walk *w, ext2_ino_t ino, struct pc_entry *ent)
     ext2fs_file_close (f);
   }
   pc_entry_hash_end (h, ent);
-  if (!whole || e) {
-    if (!whole)
-      memset (ent->hash, 0, sizeof ent->hash);
-    ent->zero_blocks = 0;       /* not read: not known to be zeros */
-    free (ent->blocks);         /* nor its blocks */
-    ent->blocks = NULL;
-    ent->nblocks = 0;
-  }
+  pc_treewalk_hash_done (ent, whole, e != 0);
   return e;
 }
 
@@ -493,128 +446,102 @@ read_symlink (struct walk *w, ext2_ino_t ino, struct ext2_inode *inode, char **r
   return *ret ? 0 : EXT2_ET_NO_MEMORY;
 }
 
-static bool
-seen_dir (struct walk *w, ext2_ino_t ino)
-{
-  for (size_t i = 0; i < w->nseen; i++)
-    if (w->seen[i] == ino)
-      return true;
-  if (w->nseen == w->capseen) {
-    size_t ncap = w->capseen ? w->capseen * 2 : 64;
-    ext2_ino_t *n = realloc (w->seen, ncap * sizeof *n);
-    if (n == NULL)
-      return true;
-    w->seen = n;
-    w->capseen = ncap;
-  }
-  w->seen[w->nseen++] = ino;
-  return false;
-}
-
 static int
-walk_dir (struct walk *w, ext2_ino_t dir, const char *prefix, int depth)
+list_dir (struct pc_treewalk *tw, uint64_t dir, const char *path,
+          struct pc_treewalk_name **ret, size_t *ret_n)
 {
+  struct walk *w = pc_treewalk_source_data (tw);
   struct children ch = { 0 };
   errcode_t e;
-  int r = 0;
 
-  if (depth > PC_FSTREE_MAX_DEPTH) {
-    problem (w, prefix, "directories nested too deep", 0);
-    return 0;
-  }
-  if (seen_dir (w, dir)) {
-    problem (w, prefix, "directory reached twice (a loop)", 0);
-    return 0;
-  }
-  e = ext2fs_dir_iterate2 (w->fs, dir, 0, NULL, collect_entry, &ch);
+  w->tw = tw;
+  e = ext2fs_dir_iterate2 (w->fs, (ext2_ino_t) dir, 0, NULL, collect_entry, &ch);
   if (ch.err) {
-    r = ch.err;
-    goto out;
+    for (size_t i = 0; i < ch.n; i++)
+      free (ch.v[i].name);
+    free (ch.v);
+    return ch.err;
   }
   if (e)
-    problem (w, prefix, "cannot read directory", e);
-  for (size_t i = 0; i < ch.n && r == 0; i++) {
-    union {
-      struct ext2_inode inode;
-      uint8_t raw[INODE_MAX];
-    } u;
-    struct ext2_inode *inode = &u.inode;
-    int isize = EXT2_INODE_SIZE (w->fs->super);
-    struct pc_entry ent;
-    size_t plen = strlen (prefix), nlen = strlen (ch.v[i].name);
-    char *path = malloc (plen + nlen + 2);
-
-    if (path == NULL) {
-      r = -ENOMEM;
-      break;
-    }
-    if (plen)
-      sprintf (path, "%s/%s", prefix, ch.v[i].name);
-    else
-      strcpy (path, ch.v[i].name);
-    if (w->m->nentries >= PC_FSTREE_MAX_ENTRIES) {
-      problem (w, path, "too many entries: the walk stops here", 0);
-      free (path);
-      break;
-    }
-    memset (&ent, 0, sizeof ent);
-    if (isize < (int) sizeof (struct ext2_inode) || isize > INODE_MAX)
-      isize = sizeof (struct ext2_inode);
-    e = ext2fs_read_inode_full (w->fs, ch.v[i].ino, inode, isize);
-    if (e) {
-      problem (w, path, "cannot read inode", e);
-      free (path);
-      continue;
-    }
-    ent.path = path;
-    if (has_xattrs (w->fs, u.raw, (size_t) isize, inode))
-      read_xattrs (w, ch.v[i].ino, &ent);
-    ent.mode = inode->i_mode;
-    ent.nlink = inode->i_links_count;
-    ent.ino = ch.v[i].ino;
-    ent.size = EXT2_I_SIZE (inode);
-    if (LINUX_S_ISREG (inode->i_mode)) {
-      ent.type = PC_ENTRY_FILE;
-      e = hash_file (w, ch.v[i].ino, u.raw, (size_t) isize, inode, &ent);
-      if (e)
-        problem (w, path, "cannot read file data", e);
-    }
-    else if (LINUX_S_ISDIR (inode->i_mode)) {
-      ent.type = PC_ENTRY_DIR;
-      ent.size = 0;
-    }
-    else if (LINUX_S_ISLNK (inode->i_mode)) {
-      ent.type = PC_ENTRY_SYMLINK;
-      e = read_symlink (w, ch.v[i].ino, inode, &ent.target);
-      if (e) {
-        problem (w, path, "cannot read symlink", e);
-        ent.target = strdup ("");
-      }
-    }
-    else {
-      ent.type = PC_ENTRY_OTHER;
-      ent.size = 0;
-    }
-    r = pc_mark_add_entry (w->m, &w->cap, &ent);
-    if (r < 0) {
-      pc_entry_clear (&ent);
-      break;
-    }
-    if (ent.type == PC_ENTRY_DIR)
-      r = walk_dir (w, ch.v[i].ino, path, depth + 1);
-  }
-out:
-  for (size_t i = 0; i < ch.n; i++)
-    free (ch.v[i].name);
-  free (ch.v);
-  return r;
+    problem (w, path, "cannot read directory", e);
+  *ret = ch.v;
+  *ret_n = ch.n;
+  return 0;
 }
 
 static int
-entry_cmp (const void *a, const void *b)
+stat_entry (struct pc_treewalk *tw, uint64_t dir, const struct pc_treewalk_name *nm,
+            struct pc_entry *ent)
 {
-  return strcmp (((const struct pc_entry *) a)->path, ((const struct pc_entry *) b)->path);
+  struct walk *w = pc_treewalk_source_data (tw);
+  struct ext2_inode *inode = &w->cur.inode;
+  ext2_ino_t ino = (ext2_ino_t) nm->key;
+  int isize = EXT2_INODE_SIZE (w->fs->super);
+  errcode_t e;
+
+  (void) dir;
+  w->tw = tw;
+  if (isize < (int) sizeof (struct ext2_inode) || isize > INODE_MAX)
+    isize = sizeof (struct ext2_inode);
+  w->isize = (size_t) isize;
+  e = ext2fs_read_inode_full (w->fs, ino, inode, isize);
+  if (e) {
+    problem (w, ent->path, "cannot read inode", e);
+    return PC_TREEWALK_SKIP;
+  }
+  if (has_xattrs (w->fs, w->cur.raw, w->isize, inode))
+    read_xattrs (w, ino, ent);
+  ent->mode = inode->i_mode;
+  ent->nlink = inode->i_links_count;
+  ent->ino = ino;
+  ent->size = EXT2_I_SIZE (inode);
+  return PC_TREEWALK_ENTRY;
 }
+
+/* (of the inode stat_entry read last) */
+static void
+hash_entry (struct pc_treewalk *tw, uint64_t dir, const struct pc_treewalk_name *nm,
+            struct pc_entry *ent)
+{
+  struct walk *w = pc_treewalk_source_data (tw);
+  errcode_t e;
+
+  (void) dir;
+  e = hash_file (w, (ext2_ino_t) nm->key, w->cur.raw, w->isize, &w->cur.inode, ent);
+  if (e)
+    problem (w, ent->path, "cannot read file data", e);
+}
+
+static void
+link_entry (struct pc_treewalk *tw, uint64_t dir, const struct pc_treewalk_name *nm,
+            struct pc_entry *ent)
+{
+  struct walk *w = pc_treewalk_source_data (tw);
+  errcode_t e;
+
+  (void) dir;
+  e = read_symlink (w, (ext2_ino_t) nm->key, &w->cur.inode, &ent->target);
+  if (e)
+    problem (w, ent->path, "cannot read symlink", e);
+}
+
+/* A directory's handle is its inode number. */
+static int
+enter_dir (struct pc_treewalk *tw, uint64_t dir, const struct pc_treewalk_name *nm,
+           const char *path, uint64_t *ret)
+{
+  (void) tw; (void) dir; (void) path;
+  *ret = nm->key;
+  return 0;
+}
+
+static const struct pc_treewalk_source ext_source = {
+  .list = list_dir,
+  .stat = stat_entry,
+  .hash = hash_entry,
+  .link = link_entry,
+  .enter = enter_dir,
+};
 
 /* The superblock fields that decide how a file's blocks read. */
 static XXH64_hash_t
@@ -632,19 +559,9 @@ static int
 walk_fs (ext2_filsys fs, const struct pc_image *im, struct pc_fstree_cache *cache,
          uint64_t hash_limit, struct pc_mark *ret, char *problems, size_t plen)
 {
-  struct walk w;
-  struct pc_mark m;
+  struct walk w = { .fs = fs, .hash_limit = hash_limit, .im = im, .cache = cache };
   int r;
 
-  memset (&w, 0, sizeof w);
-  memset (&m, 0, sizeof m);
-  w.fs = fs;
-  w.problems = problems;
-  w.plen = plen;
-  w.m = &m;
-  w.hash_limit = hash_limit;
-  w.im = im;
-  w.cache = cache;
   if (cache) {
     if (cache->fs != fs_key (fs) || cache->hash_limit != hash_limit) {
       cache_clear (cache);
@@ -658,23 +575,11 @@ walk_fs (ext2_filsys fs, const struct pc_image *im, struct pc_fstree_cache *cach
     ext2fs_close_free (&fs);
     return -ENOMEM;
   }
-  r = walk_dir (&w, EXT2_ROOT_INO, "", 0);
-  if (r == 0 && w.no_memory)
-    r = -ENOMEM;
+  r = pc_treewalk (&ext_source, &w, EXT2_ROOT_INO, EXT2_ROOT_INO, ret, problems, plen);
   ext2fs_close_free (&fs);
   free (w.buf);
-  free (w.seen);
   free (w.blk);
-  if (r < 0) {
-    pc_mark_free (&m);
-    return r;
-  }
-  /* Sorted by bytes, as manifests are (a directory walk is not). */
-  if (m.nentries > 0)
-    qsort (m.entries, m.nentries, sizeof *m.entries, entry_cmp);
-  m.flags = PC_MARK_F_MANIFEST;
-  *ret = m;
-  return 0;
+  return r;
 }
 
 static int

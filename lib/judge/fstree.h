@@ -3,10 +3,10 @@
  *
  * The tree comes back as a manifest (mark.h): every path under the root
  * with its type, mode, size, content hash (XXH3-128, as marks hash) and
- * symlink target, sorted by path.  The walk is bounded: it never follows a
- * directory twice, stops at PC_FSTREE_MAX_DEPTH and PC_FSTREE_MAX_ENTRIES,
- * hashes no file beyond a limit, and a part it cannot read becomes a line
- * of problems, not a failure.
+ * symlink target, sorted by path, by the one walk treewalk.h owns: it
+ * never follows a directory twice, stops at PC_TREEWALK_MAX_DEPTH and
+ * PC_TREEWALK_MAX_ENTRIES, hashes no file beyond a limit, and a part it
+ * cannot read becomes a line of problems, not a failure.
  *
  * A cache lets a walk of one crash state after another read only what
  * changed: a regular file whose inode (every byte of it) and every block
@@ -24,9 +24,6 @@
 
 #include "replay/image.h"
 #include "format/mark.h"
-
-#define PC_FSTREE_MAX_DEPTH    256
-#define PC_FSTREE_MAX_ENTRIES  1000000
 
 /* Reads the tree of the filesystem image at path into *ret (entries only;
  * free with pc_mark_free).  A regular file larger than hash_limit bytes

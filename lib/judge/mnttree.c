@@ -12,45 +12,28 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "judge/fstree.h"
 #include "judge/mnttree.h"
-#include "format/acl.h"
+#include "judge/treewalk.h"
 #include "util/util.h"
 #include "util/xxh.h"
 
 #define READ_SIZE (1 << 16)
 
+/* The source of the tree (treewalk.h): a mounted directory, each
+ * directory's handle an open descriptor of it. */
 struct walk {
-  struct pc_mark *m;
-  size_t cap;
+  struct pc_treewalk *tw;       /* the walk being fed */
   dev_t dev;                    /* the mounted filesystem's */
   uint64_t hash_limit;
   char *buf;                    /* READ_SIZE */
-  char *problems;
-  size_t plen, ppos;
-  bool no_memory;
-  ino_t *dirs;                  /* the directories walked, against loops */
-  size_t ndirs, capdirs;
 };
 
 static void
 problem (struct walk *w, const char *path, const char *what, int err)
 {
   if (err == ENOMEM)
-    w->no_memory = true;
-  if (w->ppos + 1 >= w->plen)
-    return;
-  w->ppos += (size_t) snprintf (w->problems + w->ppos, w->plen - w->ppos, "%s%s: %s%s%s",
-                                w->ppos ? "\n" : "", path[0] ? path : "/", what,
-                                err ? ": " : "", err ? strerror (err) : "");
-  if (w->ppos >= w->plen)
-    w->ppos = w->plen - 1;
-}
-
-static int
-xattr_cmp (const void *a, const void *b)
-{
-  return strcmp (((const struct pc_xattr *) a)->name, ((const struct pc_xattr *) b)->name);
+    pc_treewalk_no_memory (w->tw);
+  pc_treewalk_problem (w->tw, path, what, err ? strerror (err) : NULL);
 }
 
 /* The extended attributes of name in the directory dirfd into ent, sorted
@@ -61,7 +44,6 @@ read_xattrs (struct walk *w, int dirfd, const char *name, struct pc_entry *ent)
 {
   char at[64 + 4096], *names = NULL, *val = NULL;
   ssize_t n = -1;
-  size_t cap = 0;
   int err = 0;
 
 
@@ -95,47 +77,19 @@ read_xattrs (struct walk *w, int dirfd, const char *name, struct pc_entry *ent)
     err = ENOMEM;
   for (ssize_t off = 0; err == 0 && off < n; off += (ssize_t) strlen (names + off) + 1) {
     const char *xn = names + off;
-    enum pc_acl_kind k = pc_acl_kind (xn);
     ssize_t vl = lgetxattr (at, xn, val, XATTR_SIZE_MAX);
-    uint64_t hash = 0;
-    struct pc_xattr *x;
     if (vl < 0) {
       err = errno == ENODATA ? 0 : errno;
       continue;                 /* gone since listed: not there */
     }
-    /* as fstree.c keeps them: an ACL that only repeats the mode is none */
-    if (k != PC_ACL_NONE) {
-      int m = pc_acl_meaning (k, val, (size_t) vl, &hash);
-      if (m == 0)
-        continue;
-      if (m < 0)
-        hash = XXH3_64bits (val, (size_t) vl);
-    }
-    else
-      hash = XXH3_64bits (val, (size_t) vl);
-    if (pc_grow (&ent->xattrs, &cap, ent->nxattrs + 1, sizeof *ent->xattrs, 4) < 0 ||
-        (ent->xattrs[ent->nxattrs].name = strdup (xn)) == NULL) {
+    if (pc_treewalk_add_xattr (ent, xn, val, (size_t) vl) < 0)
       err = ENOMEM;
-      break;
-    }
-    x = &ent->xattrs[ent->nxattrs++];
-    x->hash = hash;
   }
   free (names);
   free (val);
-  if (err) {
-    for (size_t i = 0; i < ent->nxattrs; i++)
-      free (ent->xattrs[i].name);
-    free (ent->xattrs);
-    ent->xattrs = NULL;
-    ent->nxattrs = 0;
-    ent->xattrs_unknown = true;
-    if (err == ENOMEM)
-      w->no_memory = true;
-    return;
-  }
-  if (ent->nxattrs > 1)
-    qsort (ent->xattrs, ent->nxattrs, sizeof *ent->xattrs, xattr_cmp);
+  if (err == ENOMEM)
+    pc_treewalk_no_memory (w->tw);
+  pc_treewalk_xattrs_done (ent, err != 0);
 }
 
 /* Hashes a regular file's content (the first READ_SIZE bytes only when it
@@ -166,14 +120,7 @@ hash_file (struct walk *w, int dirfd, const char *name, struct pc_entry *ent)
   } while (err == 0 && got != 0 && whole);
   close (fd);
   pc_entry_hash_end (h, ent);
-  if (!whole || err) {
-    if (!whole)
-      memset (ent->hash, 0, sizeof ent->hash);
-    ent->zero_blocks = 0;       /* not read: not known to be zeros */
-    free (ent->blocks);         /* nor its blocks */
-    ent->blocks = NULL;
-    ent->nblocks = 0;
-  }
+  pc_treewalk_hash_done (ent, whole, err != 0);
   return err;
 }
 
@@ -197,39 +144,28 @@ read_link (int dirfd, const char *name, uint64_t size, char **ret)
   return 0;
 }
 
-/* Has the walk been in the directory of inode ino before (a loop)? */
-static bool
-seen_dir (struct walk *w, ino_t ino)
-{
-  for (size_t i = 0; i < w->ndirs; i++)
-    if (w->dirs[i] == ino)
-      return true;
-  if (pc_grow (&w->dirs, &w->capdirs, w->ndirs + 1, sizeof *w->dirs, 64) == 0)
-    w->dirs[w->ndirs++] = ino;
-  return false;
-}
-
 static int
 name_cmp (const void *a, const void *b)
 {
-  return strcmp (*(char *const *) a, *(char *const *) b);
+  return strcmp (((const struct pc_treewalk_name *) a)->name,
+                 ((const struct pc_treewalk_name *) b)->name);
 }
 
-/* The names in the directory dirfd (not . and ..), sorted, into *ret. */
+/* The names in the directory dir (not . and ..), sorted. */
 static int
-list_dir (int dirfd, char ***ret, size_t *ret_n, int *ret_err)
+list_dir (struct pc_treewalk *tw, uint64_t dir, const char *path,
+          struct pc_treewalk_name **ret, size_t *ret_n)
 {
-  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *d;
-  char **v = NULL;
+  struct walk *w = pc_treewalk_source_data (tw);
+  int fd = openat ((int) dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct pc_treewalk_name *v = NULL;
   size_t n = 0, cap = 0;
   struct dirent *de;
+  DIR *d;
 
-  *ret = NULL;
-  *ret_n = 0;
-  *ret_err = 0;
+  w->tw = tw;
   if (fd < 0 || (d = fdopendir (fd)) == NULL) {
-    *ret_err = errno;
+    problem (w, path, "cannot read directory", errno);
     if (fd >= 0)
       close (fd);
     return 0;
@@ -238,21 +174,22 @@ list_dir (int dirfd, char ***ret, size_t *ret_n, int *ret_err)
     errno = 0;
     de = readdir (d);
     if (de == NULL) {
-      *ret_err = errno;
+      if (errno)
+        problem (w, path, "cannot read directory", errno);
       break;
     }
     if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
       continue;
-    if (n >= PC_FSTREE_MAX_ENTRIES)
+    if (n >= PC_TREEWALK_MAX_ENTRIES)
       break;
-    if (pc_grow (&v, &cap, n + 1, sizeof *v, 32) < 0 || (v[n] = strdup (de->d_name)) == NULL) {
+    if (pc_grow (&v, &cap, n + 1, sizeof *v, 32) < 0 || (v[n].name = strdup (de->d_name)) == NULL) {
       closedir (d);
       for (size_t i = 0; i < n; i++)
-        free (v[i]);
+        free (v[i].name);
       free (v);
       return -ENOMEM;
     }
-    n++;
+    v[n++].key = de->d_ino;
   }
   closedir (d);
   if (n > 1)
@@ -263,116 +200,89 @@ list_dir (int dirfd, char ***ret, size_t *ret_n, int *ret_err)
 }
 
 static int
-walk_dir (struct walk *w, int dirfd, const char *prefix, int depth)
+stat_entry (struct pc_treewalk *tw, uint64_t dir, const struct pc_treewalk_name *nm,
+            struct pc_entry *ent)
 {
-  char **names;
-  size_t n;
-  int err, r;
+  struct walk *w = pc_treewalk_source_data (tw);
+  struct stat st;
 
-  if (depth > PC_FSTREE_MAX_DEPTH) {
-    problem (w, prefix, "directories nested too deep", 0);
-    return 0;
+  w->tw = tw;
+  if (fstatat ((int) dir, nm->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    problem (w, ent->path, "cannot read inode", errno);
+    return PC_TREEWALK_SKIP;
   }
-  r = list_dir (dirfd, &names, &n, &err);
-  if (r < 0)
-    return r;
+  ent->mode = st.st_mode;
+  ent->nlink = (uint32_t) st.st_nlink;
+  ent->ino = st.st_ino;
+  ent->size = (uint64_t) st.st_size;
+  read_xattrs (w, (int) dir, nm->name, ent);
+  if (S_ISDIR (st.st_mode) && st.st_dev != w->dev)
+    return PC_TREEWALK_LEAF;    /* another filesystem mounted there */
+  return PC_TREEWALK_ENTRY;
+}
+
+static void
+hash_entry (struct pc_treewalk *tw, uint64_t dir, const struct pc_treewalk_name *nm,
+            struct pc_entry *ent)
+{
+  struct walk *w = pc_treewalk_source_data (tw);
+  int err = hash_file (w, (int) dir, nm->name, ent);
+
   if (err)
-    problem (w, prefix, "cannot read directory", err);
-  for (size_t i = 0; i < n && r == 0; i++) {
-    struct pc_entry ent;
-    struct stat st;
-    char *path;
-    size_t pl = strlen (prefix);
+    problem (w, ent->path, "cannot read file data", err);
+}
 
-    if ((path = malloc (pl + strlen (names[i]) + 2)) == NULL) {
-      r = -ENOMEM;
-      break;
-    }
-    if (pl)
-      sprintf (path, "%s/%s", prefix, names[i]);
-    else
-      strcpy (path, names[i]);
-    if (w->m->nentries >= PC_FSTREE_MAX_ENTRIES) {
-      problem (w, path, "too many entries: the walk stops here", 0);
-      free (path);
-      break;
-    }
-    if (fstatat (dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
-      problem (w, path, "cannot read inode", errno);
-      free (path);
-      continue;
-    }
-    memset (&ent, 0, sizeof ent);
-    ent.path = path;
-    ent.mode = st.st_mode;
-    ent.nlink = (uint32_t) st.st_nlink;
-    ent.ino = st.st_ino;
-    ent.size = (uint64_t) st.st_size;
-    read_xattrs (w, dirfd, names[i], &ent);
-    if (S_ISREG (st.st_mode)) {
-      ent.type = PC_ENTRY_FILE;
-      if ((err = hash_file (w, dirfd, names[i], &ent)) != 0)
-        problem (w, path, "cannot read file data", err);
-    }
-    else if (S_ISDIR (st.st_mode)) {
-      ent.type = PC_ENTRY_DIR;
-      ent.size = 0;
-    }
-    else if (S_ISLNK (st.st_mode)) {
-      ent.type = PC_ENTRY_SYMLINK;
-      if ((err = read_link (dirfd, names[i], ent.size, &ent.target)) != 0) {
-        problem (w, path, "cannot read symlink", err);
-        ent.target = strdup ("");
-      }
-    }
-    else {
-      ent.type = PC_ENTRY_OTHER;
-      ent.size = 0;
-    }
-    r = pc_mark_add_entry (w->m, &w->cap, &ent);
-    if (r < 0) {
-      pc_entry_clear (&ent);
-      break;
-    }
-    if (ent.type == PC_ENTRY_DIR) {
-      int fd;
-      if (st.st_dev != w->dev)
-        continue;               /* another filesystem mounted there */
-      if (seen_dir (w, st.st_ino)) {
-        problem (w, path, "directory reached twice (a loop)", 0);
-        continue;
-      }
-      fd = openat (dirfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd < 0) {
-        problem (w, path, "cannot read directory", errno);
-        continue;
-      }
-      r = walk_dir (w, fd, path, depth + 1);
-      close (fd);
-    }
-  }
-  for (size_t i = 0; i < n; i++)
-    free (names[i]);
-  free (names);
-  return r;
+static void
+link_entry (struct pc_treewalk *tw, uint64_t dir, const struct pc_treewalk_name *nm,
+            struct pc_entry *ent)
+{
+  struct walk *w = pc_treewalk_source_data (tw);
+  int err = read_link ((int) dir, nm->name, ent->size, &ent->target);
+
+  if (err)
+    problem (w, ent->path, "cannot read symlink", err);
 }
 
 static int
-entry_cmp (const void *a, const void *b)
+enter_dir (struct pc_treewalk *tw, uint64_t dir, const struct pc_treewalk_name *nm,
+           const char *path, uint64_t *ret)
 {
-  return strcmp (((const struct pc_entry *) a)->path, ((const struct pc_entry *) b)->path);
+  struct walk *w = pc_treewalk_source_data (tw);
+  int fd = openat ((int) dir, nm->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (fd < 0) {
+    problem (w, path, "cannot read directory", errno);
+    return 1;
+  }
+  *ret = (uint64_t) fd;
+  return 0;
 }
+
+static void
+leave_dir (struct pc_treewalk *tw, uint64_t dir)
+{
+  (void) tw;
+  close ((int) dir);
+}
+
+static const struct pc_treewalk_source mount_source = {
+  .list = list_dir,
+  .stat = stat_entry,
+  .hash = hash_entry,
+  .link = link_entry,
+  .enter = enter_dir,
+  .leave = leave_dir,
+};
 
 int
 pc_mnttree_read (const char *dir, uint64_t hash_limit, struct pc_mark *ret, char *problems,
                  size_t plen)
 {
-  struct walk w;
+  struct walk w = { .hash_limit = hash_limit };
   struct stat st;
   int fd, r;
 
   memset (ret, 0, sizeof *ret);
-  memset (&w, 0, sizeof w);
   if (plen)
     problems[0] = '\0';
   fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -383,23 +293,9 @@ pc_mnttree_read (const char *dir, uint64_t hash_limit, struct pc_mark *ret, char
     close (fd);
     return r;
   }
-  w.m = ret;
   w.dev = st.st_dev;
-  w.hash_limit = hash_limit;
-  w.problems = problems;
-  w.plen = plen;
-  seen_dir (&w, st.st_ino);
-  r = walk_dir (&w, fd, "", 0);
+  r = pc_treewalk (&mount_source, &w, (uint64_t) fd, st.st_ino, ret, problems, plen);
   close (fd);
   free (w.buf);
-  free (w.dirs);
-  if (r == 0 && w.no_memory)
-    r = -ENOMEM;
-  if (r < 0) {
-    pc_mark_free (ret);
-    return r;
-  }
-  if (ret->nentries > 1)
-    qsort (ret->entries, ret->nentries, sizeof *ret->entries, entry_cmp);
-  return 0;
+  return r;
 }
