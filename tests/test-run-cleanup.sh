@@ -76,13 +76,14 @@ rc=0; wait "$pid" || rc=$?
 assert_eq "$rc" 2 "interrupted run exit status ($(cat "$tmp/int.out"))"
 assert_eq "$(leftovers)" "" "left behind after SIGINT"
 
-# Interrupted while mount(8) or losetup(8) runs, once it has done its
-# work (a slow one, under load): run, and explore (its base image through
-# mount -o loop, its recordings through losetup), undo what it left.  In
-# front of the real ones: a mount and a losetup that do their work, then,
-# while $tmp/slow-NAME is there, say so and wait.
+# Interrupted while mount(8) runs, once it has done its work (a slow one,
+# under load): run, and explore (its base image through mount -o loop),
+# undo what it left.  (The loop device over nbdfuse's file run attaches
+# itself, in one call: no losetup(8) to be interrupted in.)  In front of
+# the real one: a mount that does its work, then, while $tmp/slow-mount
+# is there, says so and waits.
 mkdir "$tmp/bin"
-for cmd in mount losetup; do
+for cmd in mount; do
   cat >"$tmp/bin/$cmd" <<SH
 #!/bin/sh
 PATH=\${PATH#$tmp/bin:}
@@ -91,7 +92,7 @@ $cmd "\$@" || exit
 SH
   chmod +x "$tmp/bin/$cmd"
 done
-for cmd in mount losetup; do
+for cmd in mount; do
   for what in run explore; do
     rm -f "$tmp/done-$cmd"
     touch "$tmp/slow-$cmd"

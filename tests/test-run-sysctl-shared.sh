@@ -94,12 +94,13 @@ sweep ()
       done
       ! is_mounted "$d/mnt" || umount -l "$d/mnt"
       case $src in
-        /dev/loop*) timeout "$T" losetup -d "$src" ;;
+        # (gone already if it detached itself once unmounted)
+        /dev/loop*) timeout "$T" losetup -d "$src" 2>/dev/null || true ;;
         /dev/nbd*) timeout "$T" nbd-client -d "$src" >/dev/null 2>&1 ;;
       esac
     fi
     for src in $(losetup -n -O NAME,BACK-FILE | awk -v f="$d/fuse/nbd" '$2 == f { print $1 }'); do
-      timeout "$T" losetup -d "$src"
+      timeout "$T" losetup -d "$src" 2>/dev/null || true
     done
     for (( i = 0; i < 50; i++ )); do
       is_mounted "$d/fuse" || break

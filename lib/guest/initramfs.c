@@ -426,26 +426,3 @@ pc_cpio_free (struct cpio *c)
   c->ndirs = 0;
 }
 
-char *
-pc_which (const char *name)
-{
-  const char *path = getenv ("PATH");
-  char *dirs, *save = NULL;
-
-  if (strchr (name, '/'))
-    return access (name, X_OK) == 0 ? strdup (name) : NULL;
-  if (asprintf (&dirs, "%s:/usr/local/sbin:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin") < 0)
-    return NULL;
-  for (char *dir = strtok_r (dirs, ":", &save); dir; dir = strtok_r (NULL, ":", &save)) {
-    char *p;
-    if (*dir == '\0' || asprintf (&p, "%s/%s", dir, name) < 0)
-      continue;
-    if (access (p, X_OK) == 0) {
-      free (dirs);
-      return p;
-    }
-    free (p);
-  }
-  free (dirs);
-  return NULL;
-}

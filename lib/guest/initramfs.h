@@ -60,8 +60,5 @@ int pc_read_file (const char *path, char **ret, size_t *ret_len);
 /* The first of cands that is executable, or NULL. */
 const char *pc_find_program (const char *const *cands);
 
-/* name as an absolute path: as given if it holds a '/', else found in
- * PATH and the sbin directories.  Returns NULL if there is none. (malloc'd) */
-char *pc_which (const char *name);
 
 #endif

@@ -104,7 +104,7 @@ make_fs (struct run *r)
   argv[argc++] = "-q";
   argv[argc++] = (char *) (fs ? fs->mkfs_force : "-F");
   split (opts, argv, &argc, 60);
-  argv[argc++] = r->dev;
+  argv[argc++] = r->at.dev;
   argv[argc] = NULL;
   return pc_run_cmd (r, argv);
 }
@@ -182,7 +182,7 @@ teardown (struct run *r)
     pc_unmount (r->mnt, r->out, sizeof r->out);
   r->mounted = false;
   if (r->attach && r->attach->detach)
-    r->attach->detach (r);
+    r->attach->detach (&r->at);
   if (r->recorder > 0) {
     /* Stopped, it ends its log; killed only if it does not. */
     if (pc_control_call (r->ctl, PC_CTL_STOP, NULL, 0, 30000, NULL) < 0)
@@ -295,12 +295,26 @@ init_dir (struct run *r)
   return 0;
 }
 
+/* Has another device of r's set attached dev (its client may not have
+ * shown in sysfs yet)? */
+static bool
+taken (const char *dev, void *arg)
+{
+  const struct run *r = arg;
+
+  for (size_t i = 0; i < r->nset; i++)
+    if (&r->set[i] != r && strcmp (r->set[i].at.dev, dev) == 0)
+      return true;
+  return false;
+}
+
 /* The recorder started (already, with started), the device attached, its
  * filesystem made and mounted with opts, and the mark "mkfs" placed. */
 static int
 setup_device (struct run *r, enum pc_attach attach, bool started, const char *opts)
 {
   const struct pc_run_config *cfg = r->cfg;
+  struct pc_err err;
   int e;
 
   if (pc_fs_find (cfg->fs) && !pc_fs_kernel_has (pc_fs_find (cfg->fs)))
@@ -309,14 +323,22 @@ setup_device (struct run *r, enum pc_attach attach, bool started, const char *op
   e = started ? 0 : start_recorder (r);
   if (e < 0)
     return e;
-  r->attach = pc_run_attach_of (attach);
+  r->attach = pc_attach_of (attach);
   if (r->attach == NULL || !r->attach->here)
     return pc_run_fail (r, EINVAL, "a device attached here, not as %s",
                         r->attach ? r->attach->name : "that");
-  e = r->attach->attach (r);
+  r->at.sock = r->sock;
+  r->at.fusedir = r->fusedir;
+  /* a base image was made on a file, whose sectors are 512 bytes (XFS
+   * then has 512-byte sectors, which a device of 4 KiB blocks refuses to
+   * mount: "Function not implemented") */
+  r->at.block_size = cfg->base_path ? 512 : 4096;
+  r->at.taken = taken;
+  r->at.taken_arg = r;
+  e = r->attach->attach (&r->at, &err);
   if (e < 0)
-    return e;
-  status (r, "%s%sattached as %s (%s)", r->name ? r->name : "", r->name ? ": " : "", r->dev,
+    return pc_run_fail (r, -e, "%s", err.msg);
+  status (r, "%s%sattached as %s (%s)", r->name ? r->name : "", r->name ? ": " : "", r->at.dev,
           r->attach->name);
   e = cfg->base_path && !r->name ? 0 : make_fs (r);
   if (e < 0)
@@ -324,9 +346,9 @@ setup_device (struct run *r, enum pc_attach attach, bool started, const char *op
   if (mkdir (r->mnt, 0700) < 0)
     return pc_run_fail (r, errno, "%s: %s", r->mnt, strerror (errno));
   {
-    char *argv[] = { "mount", "-t", (char *) cfg->fs, "-o", (char *) opts, r->dev, r->mnt, NULL };
+    char *argv[] = { "mount", "-t", (char *) cfg->fs, "-o", (char *) opts, r->at.dev, r->mnt, NULL };
     if (opts[0] == '\0') {
-      argv[3] = r->dev;
+      argv[3] = r->at.dev;
       argv[4] = r->mnt;
       argv[5] = NULL;
     }
@@ -436,7 +458,7 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   if (e < 0)
     goto out;
   status (&r, "recording to %s", cfg->log_path);
-  attach = cfg->attach == PC_ATTACH_AUTO ? pc_run_pick_attach () : cfg->attach;
+  attach = cfg->attach == PC_ATTACH_AUTO ? pc_attach_pick () : cfg->attach;
   if (cfg->attach == PC_ATTACH_AUTO && !cfg->base_path && pc_fs_find (cfg->fs) &&
       !pc_fs_kernel_has (pc_fs_find (cfg->fs))) {
     attach = PC_ATTACH_VM;
@@ -448,7 +470,7 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
                      "it in a qemu guest (--attach vm)", cfg->fs);
     goto out;
   }
-  r.attach = pc_run_attach_of (attach);
+  r.attach = pc_attach_of (attach);
   if (r.attach == NULL) {
     e = pc_run_fail (&r, EINVAL, "no way to attach the device");
     goto out;
@@ -510,7 +532,7 @@ record_set (const struct pc_run_config *cfg, struct pc_err *why)
   size_t n = cfg->ndevices, up = 0, bad = cfg->ndevices;  /* the device that failed */
   struct run *rs = calloc (n, sizeof *rs);
   struct pc_run_config *dc = calloc (n, sizeof *dc);
-  enum pc_attach attach = cfg->attach == PC_ATTACH_AUTO ? pc_run_pick_attach () : cfg->attach;
+  enum pc_attach attach = cfg->attach == PC_ATTACH_AUTO ? pc_attach_pick () : cfg->attach;
   char opts[512];
   unsigned commit_s;
   bool knobs_set = false;

@@ -25,14 +25,10 @@
 #include <stdint.h>
 
 #include "format/acksel.h"
+#include "record/attach.h"
 #include "run/sysctl.h"
 #include "run/workload.h"
 #include "util/err.h"
-
-/* Where the workload runs and how the recorded device appears: one entry
- * each in run.c's table (its name, whether here or in a guest, whether
- * this machine can use it, how it attaches and detaches). */
-enum pc_attach { PC_ATTACH_AUTO, PC_ATTACH_NBD, PC_ATTACH_FUSE, PC_ATTACH_VM };
 
 #define PC_MAX_DEVICES 8
 #define PC_RUN_SETTLE_DEFAULT (-1)
@@ -117,8 +113,5 @@ const char *pc_run_mkfs_options (const char *fs, const char *opts);
  * A guest (PC_ATTACH_VM) that dies without reporting is recorded again,
  * once, from scratch. */
 int pc_run_record (const struct pc_run_config *cfg, struct pc_err *why);
-
-/* "nbd" or "fuse": what auto picks on this machine. */
-enum pc_attach pc_run_pick_attach (void);
 
 #endif

@@ -1,4 +1,5 @@
-/* runcmd.c: the workload of one recording, run in a child process. */
+/* runcmd.c: the workload of one recording, run in a child process, and
+ * the commands run.c runs on the way (runint.h). */
 #include <config.h>
 
 #include <ctype.h>
@@ -16,7 +17,62 @@
 
 #include "run/runint.h"
 #include "run/traced.h"
+#include "util/proc.h"
 #include "util/util.h"
+
+/* The first line of a program's output, for error messages. */
+const char *
+pc_run_first_line (char *out)
+{
+  char *nl = strchr (out, '\n');
+
+  if (nl)
+    *nl = '\0';
+  return out[0] ? out : "(no output)";
+}
+
+/* What a command's status s (pc_proc_run's) comes to: 0, or -errno
+ * with its reason. */
+int
+pc_run_cmd_status (struct run *r, char *const argv[], int s)
+{
+  if (s == 0)
+    return 0;
+  if (s == -EINTR)
+    return pc_run_fail (r, EINTR, "interrupted");
+  if (s == 127)
+    return pc_run_fail (r, ENOENT, "%s: not found (is it installed?)", argv[0]);
+  if (s == -ETIME)
+    return pc_run_fail (r, ETIME, "%s: no answer within %d s", argv[0], PC_RUN_CMD_TIMEOUT_S);
+  return pc_run_fail (r, EIO, "%s: %s", argv[0], pc_run_first_line (r->out));
+}
+
+int
+pc_run_cmd (struct run *r, char *const argv[])
+{
+  return pc_run_cmd_status (r, argv, pc_proc_run (argv, PC_RUN_CMD_TIMEOUT_S, r->out, sizeof r->out));
+}
+
+/* Waits for a child, killing it after timeout_s. Returns its wait status. */
+int
+pc_run_reap (pid_t pid, int timeout_s, int sig)
+{
+  int st = 0;
+
+  /* short steps first: most children end within milliseconds */
+  for (long waited = 0, step = 2; waited < timeout_s * 1000L; waited += step) {
+    pid_t p = waitpid (pid, &st, WNOHANG);
+    if (p == pid || (p < 0 && errno == ECHILD))
+      return st;
+    step = waited < 200 ? 2 : 50;
+    pc_run_msleep (step);
+  }
+  kill (pid, sig);
+  pc_run_msleep (200);
+  kill (pid, SIGKILL);
+  waitpid (pid, &st, 0);
+  return st;
+}
 
 static void
 trace_to_file (void *ctx, const char *line)

@@ -19,10 +19,10 @@ struct run {
   const struct pc_run_config *cfg;
   char rt[80];                  /* private runtime directory */
   char sock[128], ctl[128], fusedir[128], mnt[128], pidfile[128];
-  pid_t recorder, nbdfuse;
-  char dev[64];
-  const struct attach *attach;  /* how the device appeared (run.c), or NULL */
-  bool loop, nbd, mounted;      /* what of it is up, for the teardown */
+  pid_t recorder;
+  const struct pc_attach_way *attach;  /* how the device appeared (attach.h), or NULL */
+  struct pc_attachment at;      /* the device: at.dev */
+  bool mounted;                 /* for the teardown */
   struct pc_err why;            /* the first reason (fail) */
   char out[OUT_MAX];
   char *const *command;         /* cfg->command, its program named absolutely
@@ -57,26 +57,12 @@ pc_run_msleep (long ms)
   nanosleep (&ts, NULL);
 }
 
-/* Where the workload runs and how the recorded device appears to the
- * kernel that mounts it: one entry each (as nbdkit's backends, fio's
- * ioengines).  Here: attach makes r->dev, detach undoes it whatever part
- * of it was done.  In a guest, run_vm does it all (guest/vm.h). */
-struct attach {
-  enum pc_attach kind;
-  const char *name;             /* for people */
-  bool here;                    /* the workload runs on this host */
-  bool (*usable) (void);        /* this machine can (for --attach auto), or NULL */
-  int (*attach) (struct run *r);
-  void (*detach) (struct run *r);
-};
-
-/* attach.c: the entry of the table for kind (NULL: none); the first
- * line of a program's output, for messages; what a command's status (as
+/* attach.c: the first line of a program's output, for messages; what
+ * a command's status (as
  * pc_proc_run gives it) comes to: 0, or -errno with r's reason set; a
  * command run within PC_RUN_CMD_TIMEOUT_S, its output in r->out; a child
  * waited for, sig sent it after timeout_s (then SIGKILL): its status. */
 #define PC_RUN_CMD_TIMEOUT_S 120
-const struct attach *pc_run_attach_of (enum pc_attach kind);
 const char *pc_run_first_line (char *out);
 int pc_run_cmd_status (struct run *r, char *const argv[], int s);
 int pc_run_cmd (struct run *r, char *const argv[]);

@@ -36,6 +36,10 @@ struct pc_proc_extra {
 int pc_proc_run_extra (char *const argv[], struct pc_proc_extra *extra, int timeout_s,
                        char *out, size_t outlen);
 
+/* name as an absolute path: as given if it holds a '/', else found in
+ * PATH and the sbin directories.  Returns NULL if there is none. (malloc'd) */
+char *pc_which (const char *name);
+
 /* Is dir a mount point (on another device than the folder it is in)?
  * Returns 1, 0, or -errno if it cannot be told. */
 int pc_mount_point (const char *dir);
