@@ -4,7 +4,7 @@
  * a second power cut during that replay leaves the disk part-way through
  * it.  pc_recrash_record records that mount: the state is the base of a
  * recorder (record/serve.h) that the kernel reaches through nbdfuse and a
- * loop device (as powercut run attaches a device), so the replay's writes
+ * loop device (record/attach.h's way, as powercut run's), so the replay's writes
  * and flushes are logged, in a log of their own whose base is the state.
  * Each crash point of that log (the flush model: each FLUSH and FUA write)
  * is a state of its own, named N/recovery:K after the state N and the
