@@ -4,7 +4,8 @@
 # host kernel may have no md driver.  Records workload.sh on two 64 MiB
 # disks a and b into the device set OUTDIR/rec (a.pclog, b.pclog), then
 # boots a guest again to run check.sh on it; its report goes to
-# OUTDIR/check.txt and standard output.  RAID1_FILES (default 6),
+# OUTDIR/check.txt and standard output.  RAID1_SIZE is each disk's size
+# (default 64M: the replay of each instant reads both), RAID1_FILES (default 6),
 # RAID1_FSYNC (yes, no) and RAID1_MOUNT_OPTS (ext4's) go to the workload.  POWERCUT names the program
 # (default: powercut in PATH).  Needs root, qemu-system-x86, mdadm and a
 # kernel in /boot.  Exits as check.sh did (0: every instant ok), or 2.
@@ -30,7 +31,7 @@ trap down EXIT
 trap 'exit 130' INT TERM
 for n in a b; do
   "$pc" record --log "$out/rec/$n.pclog" --socket "$run/$n.sock" --control "$run/$n.ctl" \
-        --pidfile "$run/$n.pid" --size 64M || exit 2
+        --pidfile "$run/$n.pid" --size "${RAID1_SIZE:-64M}" || exit 2
 done
 "$pc" vm --disk "a:$run/a.sock:$run/a.ctl" --disk "b:$run/b.sock:$run/b.ctl" \
       --module raid1 --program mdadm --console "$out/record-console.txt" \
