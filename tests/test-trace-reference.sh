@@ -34,17 +34,23 @@ compare ()
     "$3" "$2"
 }
 
+# The --verify command: the state's tree copied into COPIES/POINT ("/"
+# as "_"), each turned into the reference's dump after the check (one
+# Python for every state, not one for each).
+copy_tree='d=$COPIES/$(echo "$POWERCUT_POINT" | tr / _) && mkdir "$d" && cp -a . "$d"'
+
 # record NAME ARGS...: trace-ref.py ARGS traced, each state's tree dumped
 # into $tmp/NAME.d; the run's output in $tmp/NAME
 record ()
 {
   local name=$1
   shift
-  rm -rf "$tmp/$name" "$tmp/$name.d"
-  mkdir "$tmp/$name.d"
-  run powercut run --settle 0 -q -O "$tmp/$name" --verify "python3 $ref dump $tmp/$name.d" -- \
+  rm -rf "$tmp/$name" "$tmp/$name.d" "$tmp/$name.c"
+  mkdir "$tmp/$name.d" "$tmp/$name.c"
+  COPIES=$tmp/$name.c run powercut run --settle 0 -q -O "$tmp/$name" --verify "$copy_tree" -- \
     python3 "$ref" "$@"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "$name: run exit $rc ($err)"
+  python3 "$ref" dump-copies "$tmp/$name.c" "$tmp/$name.d" || fail "$name: dump"
 }
 
 # zeroed NAME TAG...: NAME's log with the blocks of each TAG zeroed,
@@ -58,11 +64,12 @@ zeroed ()
     "$top_builddir/tests/log-edit" "$tmp/$name-z.log" zero-block "$tag" >/dev/null ||
       fail "$name: zero-block $tag"
   done
-  rm -rf "$tmp/$name-z.d"
-  mkdir "$tmp/$name-z.d"
-  run powercut check "$tmp/$name-z.log" -q --verify "python3 $ref dump $tmp/$name-z.d" \
+  rm -rf "$tmp/$name-z.d" "$tmp/$name-z.c"
+  mkdir "$tmp/$name-z.d" "$tmp/$name-z.c"
+  COPIES=$tmp/$name-z.c run powercut check "$tmp/$name-z.log" -q --verify "$copy_tree" \
     --json "$tmp/$name-z.json"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "$name, zeroed: check exit $rc ($err)"
+  python3 "$ref" dump-copies "$tmp/$name-z.c" "$tmp/$name-z.d" || fail "$name, zeroed: dump"
   compare "$tmp/$name-z.log" "$tmp/$name-z.json" "$tmp/$name-z.d"
 }
 
