@@ -22,15 +22,15 @@ T=$(( T * 4 ))
 ref=$top_srcdir/tests/trace-ref.py
 seeds=${POWERCUT_REF_SEEDS:-"1 2"}
 
-# compare LOG TREES-REPORT DUMPS: checks LOG (its acknowledgements the
-# "ack K" lines) and compares with the reference; prints "N CLASSES"
+# compare LOG TREES-REPORT DUMPS MODEL: checks LOG (its acknowledgements
+# the "ack K" lines) and compares with the reference; prints "N CLASSES"
 compare ()
 {
   powercut check "$1" -q --acks '^ack ' --json "$tmp/check.json" || [ $? = 1 ] ||
     fail "check $1: exit status $?"
   powercut log --dump "$1" >"$tmp/dump.txt"
   powercut log "$1" >"$tmp/marks.txt"
-  python3 "$ref" compare "$tmp/model.json" "$tmp/dump.txt" "$tmp/marks.txt" "$tmp/check.json" \
+  python3 "$ref" compare "$4" "$tmp/dump.txt" "$tmp/marks.txt" "$tmp/check.json" \
     "$3" "$2"
 }
 
@@ -70,22 +70,31 @@ zeroed ()
     --json "$tmp/$name-z.json"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "$name, zeroed: check exit $rc ($err)"
   python3 "$ref" dump-copies "$tmp/$name-z.c" "$tmp/$name-z.d" || fail "$name, zeroed: dump"
-  compare "$tmp/$name-z.log" "$tmp/$name-z.json" "$tmp/$name-z.d"
+  compare "$tmp/$name-z.log" "$tmp/$name-z.json" "$tmp/$name-z.d" "$tmp/$name.model.json"
 }
 
 class () { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2 " | grep . || echo 0; }
 
+# Every recording first: the rest checks and compares logs (by libext2fs)
+npat=$(python3 "$ref" list | wc -l)
+assert_ge "$npat" 40 "program patterns"
+for seed in $seeds; do
+  record "r$seed" gen "$seed" "$tmp/r$seed.model.json"
+done
+record patterns patterns "$tmp/patterns.model.json"
+host_done
+
 total=0 promises=0
 for seed in $seeds; do
-  record "r$seed" gen "$seed" "$tmp/model.json"
-  out=$(compare "$tmp/r$seed/powercut.log" "$tmp/r$seed/report.json" "$tmp/r$seed.d") ||
+  out=$(compare "$tmp/r$seed/powercut.log" "$tmp/r$seed/report.json" "$tmp/r$seed.d" \
+          "$tmp/r$seed.model.json") ||
     fail "seed $seed: powercut and the reference differ: $out"
   n=${out%% *}
   assert_ge "$n" 20 "seed $seed: (state, path) pairs compared"
   total=$((total + n))
 
   # one block a synchronous write or an msync made durable: zeroed in the log
-  tag=$(python3 - "$tmp/model.json" "$seed" <<'PY'
+  tag=$(python3 - "$tmp/r$seed.model.json" "$seed" <<'PY'
 import json, random, sys
 ops = json.load(open(sys.argv[1]))
 cands = []
@@ -106,10 +115,8 @@ echo "random: $total (state, path) pairs agree; $promises broke a promise in the
 # (broken promises are compared for sure in the corpus's zeroed log below)
 
 # The corpus, in one recording
-npat=$(python3 "$ref" list | wc -l)
-assert_ge "$npat" 40 "program patterns"
-record patterns patterns "$tmp/model.json"
-out=$(compare "$tmp/patterns/powercut.log" "$tmp/patterns/report.json" "$tmp/patterns.d") ||
+out=$(compare "$tmp/patterns/powercut.log" "$tmp/patterns/report.json" "$tmp/patterns.d" \
+        "$tmp/patterns.model.json") ||
   fail "patterns: powercut and the reference differ: $out"
 echo "patterns: $out"
 for c in program ack exposure; do
@@ -118,7 +125,7 @@ done
 # the durable data of three files zeroed: promises broken there until the
 # program gave the version up (an O_TRUNC) or as long as it kept it (a
 # rewrite in place, an append)
-tags=$(python3 - "$tmp/model.json" <<'PY'
+tags=$(python3 - "$tmp/patterns.model.json" <<'PY'
 import json, sys
 ops = json.load(open(sys.argv[1]))
 for pat in ("otrunc_bigger/f", "rewrite_in_place/f", "append/f"):
