@@ -20,9 +20,9 @@ T=1800                          # two guests under TCG, a few seconds an instant
 export POWERCUT
 app=$top_srcdir/contrib/apps/raid1
 
-# 32 MiB disks and few files: each instant is a replay and an mdadm
+# 16 MiB disks and few files: each instant is a replay and an mdadm
 # assembly under TCG, and there are over 30 of them
-run env RAID1_SIZE=32M RAID1_FILES=2 "$app/run.sh" "$tmp/ok"
+run env RAID1_SIZE=16M RAID1_FILES=2 "$app/run.sh" "$tmp/ok"
 assert_eq "$rc" 0 "fsync'ed files on RAID-1: every instant ok ($err; $(tail -3 "$tmp/ok/check.txt" 2>/dev/null))"
 assert_eq "$(ls "$tmp/ok/rec" | grep -c '\.pclog$')" 2 "two legs, one set"
 # every instant from the mark "mkfs" on was checked, one line each
@@ -35,7 +35,7 @@ grep -q '^summary: .* 0 corrupt, 0 lost$' "$tmp/ok/check.txt" || fail "summary: 
 [ "$(grep -c ' array=\[[U_]*\] fsck=clean ' "$tmp/ok/check.txt")" = "$n" ] || fail "assembly or fsck"
 differ=$(grep -c ' legs=differ ' "$tmp/ok/check.txt" || true)
 
-run env RAID1_SIZE=32M RAID1_FILES=1 RAID1_FSYNC=no "$app/run.sh" "$tmp/nosync"
+run env RAID1_SIZE=16M RAID1_FILES=1 RAID1_FSYNC=no "$app/run.sh" "$tmp/nosync"
 assert_eq "$rc" 1 "without fsync some instant loses a file ($err; $(tail -3 "$tmp/nosync/check.txt" 2>/dev/null))"
 grep -q ' lost$' "$tmp/nosync/check.txt" || fail "no instant reported lost"
 grep -q '^summary: .* 0 corrupt, [1-9][0-9]* lost$' "$tmp/nosync/check.txt" ||
