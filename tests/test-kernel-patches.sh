@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# test-kernel-patches.sh: the known bugs put back into Linux 6.1
+# (contrib/known-bugs/kernel/*.patch) each still apply to the source
+# Debian ships (linux-source-6.1), on their own, to the files they touch;
+# each names the fix it undoes and what breaks, and the known-bug script
+# that shows it exists and says how to run it; at most two are re-created
+# rather than reverted.  No kernel is built here (build.sh does that).
+source "$top_srcdir/tests/functions.sh"
+requires patch tar xz
+src=${LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+if [ ! -f "$src" ]; then
+  # CI installs it (.ci/packages): there its absence is a failure
+  [ "${CI:-}" != true ] || fail "$src: not installed"
+  echo "$0: test skipped: no $src (apt-get install linux-source-6.1)"; exit 77
+fi
+dir=$top_srcdir/contrib/known-bugs/kernel
+patches=("$dir"/*.patch)
+assert_ge "${#patches[@]}" 8 "bug patches"
+
+# every file any patch touches, unpacked in one pass
+files=$(sed -n 's|^+++ b/\([^ \t]*\).*|linux-source-6.1/\1|p' "${patches[@]}" | sort -u)
+assert_ne "$files" "" "files the patches touch"
+# shellcheck disable=SC2086
+tar -xJf "$src" -C "$tmp" $files || fail "$src: cannot unpack $(tr '\n' ' ' <<<"$files")"
+
+recreated=0
+for p in "${patches[@]}"; do
+  n=$(basename "$p" .patch)
+  head=$(sed -n '1,/^\(diff\|---\) /p' "$p")
+  assert_match "$head" "^Undoes: [0-9a-f]{12} \"[^\"]+\" \([^)]*Linux [0-9.]+[^)]*\)" "$n: the fix it undoes"
+  assert_match "$head" "^Breaks: [^ ]" "$n: what breaks"
+  script=$(sed -n 's|^Shown by: *contrib/known-bugs/\([a-z0-9-]*\.sh\).*|\1|p' <<<"$head")
+  assert_ne "$script" "" "$n: the script that shows it"
+  [ -f "$top_srcdir/contrib/known-bugs/$script" ] || fail "$n: no contrib/known-bugs/$script"
+  grep -q '^# run: ' "$top_srcdir/contrib/known-bugs/$script" || fail "$script: no '# run:' line"
+  ! grep -q '^Re-created: ' <<<"$head" || recreated=$((recreated + 1))
+  out=$(patch -d "$tmp/linux-source-6.1" -p1 --dry-run -f <"$p" 2>&1) || fail "$n: does not apply: $out"
+  assert_no_match "$out" "fuzz|offset|Hunk" "$n: applies exactly"
+done
+assert_ge 2 "$recreated" "patches re-created rather than reverted (at most 2)"
