@@ -16,6 +16,7 @@
 
 #include "util/proc.h"
 #include "util/util.h"
+#include "util/xxh.h"
 #include "guest/initramfs.h"
 
 static void
@@ -266,8 +267,43 @@ soft_pre (const char *moddir, const char *name, char out[][128], size_t max)
   return n;
 }
 
+const char *
+pc_modules_id (const char *moddir, char *out, size_t len)
+{
+  char dep[PATH_MAX + 16];
+  struct stat st;
+
+  snprintf (dep, sizeof dep, "%s/modules.dep", moddir);
+  if (stat (dep, &st) < 0)
+    memset (&st, 0, sizeof st);
+  snprintf (out, len, "custom-%llx-%llx", (unsigned long long) XXH64 (moddir, strlen (moddir), 0),
+            (unsigned long long) st.st_mtime);
+  return out;
+}
+
+/* Is module name built into the kernel of moddir (a line of its
+ * modules.builtin, "kernel/fs/ext4/ext4.ko", names it)? */
+static bool
+builtin_module (const char *moddir, const char *name)
+{
+  char path[PATH_MAX + 16], line[512], n[128];
+  bool found = false;
+  FILE *f;
+
+  snprintf (path, sizeof path, "%s/modules.builtin", moddir);
+  f = fopen (path, "re");
+  while (f && !found && fgets (line, sizeof line, f)) {
+    mod_name (line, strcspn (line, "\n"), n, sizeof n);
+    found = strcmp (n, name) == 0;
+  }
+  if (f)
+    fclose (f);
+  return found;
+}
+
 /* Adds module name and, first, what modules.dep says it needs; appends
- * the load order to order (" a b c "). */
+ * the load order to order (" a b c "); a module built into the kernel
+ * adds nothing. */
 int
 pc_cpio_module (struct cpio *c, const char *moddir, const char *dep, const char *name,
             char *order, size_t olen, int depth, struct pc_err *why)
@@ -297,8 +333,10 @@ pc_cpio_module (struct cpio *c, const char *moddir, const char *dep, const char 
     }
     l = *nl ? nl + 1 : nl;
   }
+  if (line == NULL && builtin_module (moddir, name))
+    return 0;
   if (line == NULL) {
-    pc_err_msg (why, "%s: no module %s in its modules.dep", moddir, name);
+    pc_err_msg (why, "%s: no module %s in its modules.dep or modules.builtin", moddir, name);
     return -ENOENT;
   }
   {

@@ -44,9 +44,17 @@ int pc_cpio_program (struct cpio *c, const char *path, const char *dst, struct p
  * after what it needs (modules.dep) and what modprobe loads before it
  * (modules.softdep's "pre:", through modules.alias: the crypto algorithms
  * a filesystem asks for by name), unless order (" a b ") has it already;
- * appends what it added to order in load order. */
+ * appends what it added to order in load order.  A module the kernel has
+ * built in (moddir's modules.builtin names it) adds nothing: a kernel
+ * built with its drivers and filesystems in needs no module. */
 int pc_cpio_module (struct cpio *c, const char *moddir, const char *dep, const char *name,
                     char *order, size_t olen, int depth, struct pc_err *why);
+
+/* A name for the kernel whose modules folder is moddir, where the
+ * kernel's file name tells no version (a bzImage built here): from the
+ * folder's path and when its modules.dep was made, into out.  Returns
+ * out. */
+const char *pc_modules_id (const char *moddir, char *out, size_t len);
 
 /* The trailer; then closes c->f.  Returns c->err or -EIO. */
 int pc_cpio_end (struct cpio *c);

@@ -389,7 +389,7 @@ static int
 cached_base (const struct pc_vm_config *cfg, const char *moddir, const char *ver,
              char *modules, size_t mlen, struct pc_err *why)
 {
-  char dir[PATH_MAX], name[160], mname[176], tmp[224] = "", mtmp[224] = "";
+  char dir[PATH_MAX], name[160], mname[176], tmp[224] = "", mtmp[224] = "", custom[64];
   bool keep = true;
   struct stat sst;
   FILE *f;
@@ -397,7 +397,9 @@ cached_base (const struct pc_vm_config *cfg, const char *moddir, const char *ver
 
   if (stat (cfg->self, &sst) < 0)
     memset (&sst, 0, sizeof sst);
-  snprintf (name, sizeof name, "initramfs-%.64s-%llx-%llx.cpio", ver ? ver : "custom",
+  if (ver == NULL)
+    ver = pc_modules_id (moddir, custom, sizeof custom);
+  snprintf (name, sizeof name, "initramfs-%.64s-%llx-%llx.cpio", ver,
             (unsigned long long) sst.st_size, (unsigned long long) sst.st_mtime);
   snprintf (mname, sizeof mname, "%s.modules", name);
   dfd = pc_cache_open (dir, sizeof dir, why);
@@ -694,12 +696,16 @@ static int
 boot (const struct pc_vm_config *cfg, const char *kernel, const char *initrd, const char *fwd,
       bool kvm, struct pc_err *why)
 {
-  char *console = NULL, *first = NULL, words[176];
+  char *console = NULL, *first = NULL, words[176], append[96];
   size_t clen, flen = 0;
   int status, r = 0;
 
+  /* nbd's device count also for a kernel that has it built in (init's
+   * insmod gives it to a module) */
+  snprintf (append, sizeof append, "console=ttyS0 panic=-1 quiet loglevel=3 nbd.nbds_max=%zu",
+            cfg->ndisks + 16);
   for (int attempt = 0;; attempt++) {
-    status = qemu (kernel, initrd, kvm, "console=ttyS0 panic=-1 quiet loglevel=3", fwd,
+    status = qemu (kernel, initrd, kvm, append, fwd,
                    cfg->memory_mb, cfg->console_path, cfg->script_mode ? cfg->out_path : NULL,
                    cfg->timeout_s, NULL);
     if (status >= 0 && pc_read_file (cfg->console_path, &console, &clen) < 0)
