@@ -178,6 +178,9 @@ bool pc_dirfd_has (const struct pc_tracer *tr, pid_t tgid, int fd);
 void pc_dirfd_forget (struct pc_tracer *tr, pid_t tgid);
 
 /* Reading a traced thread and its files (peek.c). */
+/* n bytes at addr of thread tid into buf: 0, or -errno (-EFAULT: fewer
+ * were there).  By process_vm_readv, or where the kernel has none
+ * (ENOSYS: built without CROSS_MEMORY_ATTACH) by its /proc/TID/mem. */
 int pc_peek (pid_t tid, uint64_t addr, void *buf, size_t n);
 /* A NUL-terminated string at addr into buf (at most cap - 1 bytes): its
  * length, or -errno (-ENAMETOOLONG: no NUL within cap - 1). */
