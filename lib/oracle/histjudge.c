@@ -169,6 +169,14 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     ret->kind = PC_V_MISMATCH;
     return pc_hist_name_cause (h, p, point, de, dcall, ret);
   }
+  if ((best < 0 || best_node < 0) && found->type == PC_ENTRY_SYMLINK && at_de >= 0 &&
+      newest == at_de && h->nodes[at_de].type == N_LINK) {
+    /* A durable name of a symlink, unchanged since, found with another
+     * target: a symlink is made with its target, so the name made
+     * durable is not what it was. */
+    ret->kind = PC_V_DURABLE_LOST;
+    return pc_hist_name_cause (h, p, point, de, dcall, ret);
+  }
   if (best < 0 || best_node < 0) {
     ret->kind = PC_V_MISMATCH;    /* another type than any the name had */
     ret->cause.known = true;
