@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# run.sh: the known crash-consistency bugs of this folder (ext4's, fixed
-# long ago, and XFS's syncfs, not fixed when found), each
+# run.sh: the known crash-consistency bugs of this folder (ext4's, XFS's
+# and btrfs's, fixed long ago, and XFS's syncfs, not fixed when found;
+# kernel/ puts the fixed ones back into a kernel built here), each
 # script run with `powercut run` as its "# run:" line says, on this
 # machine's kernel or, with RUN-OPTIONs such as "--attach vm --kernel
 # /boot/vmlinuz-6.12...", on another; a line per bug: passes (no broken
