@@ -76,6 +76,11 @@ assert_eq "$(python3 -c 'import json, sys
 print(*sorted(w["index"] * 2 // 6453888 for w in json.load(open(sys.argv[1]))["workloads"]))' \
   f/explore.json)" "0 1" "--limit 2's sample, by halves of the order"
 [ -x f/failures/1.sh ] || fail "no failure script"
+# each result's time, and the time to the first failure
+assert_eq "$(python3 -c 'import json, sys
+print(all(json.loads(l).get("at_s", 0) > 0 for l in open(sys.argv[1])))' f/results.jsonl)" True "each result's time"
+assert_match "$(cat f/summary.txt)" '^first failure after [0-9.]+ s, among the first [12] workload runs: .* on ext4 nobarrier$' \
+  "the time to the first failure"
 assert_match "$(cat f/failures/1.sh)" '#   shrunk from: ' "the failure shrunk"
 repro=$(sed -n 's/^#   reproduce: *//p' f/failures/1.sh)
 assert_match "$repro" "^powercut run --config 'ext4 nobarrier' --model reorder:4 --seed 0 --settle 0 -- " "its command"

@@ -104,6 +104,8 @@ res_parse (const struct ctx *c, const char *line, struct xres *x)
     snprintf (x->it.first, sizeof x->it.first, "%s", jstr (o, "first") ? jstr (o, "first") : "");
     snprintf (x->it.why, sizeof x->it.why, "%s", jstr (o, "why") ? jstr (o, "why") : "");
     snprintf (x->batch, sizeof x->batch, "%s", jstr (o, "batch") ? jstr (o, "batch") : "");
+    if (json_object_object_get_ex (o, "at_s", &v))
+      x->at_s = json_object_get_double (v);
   }
   json_object_put (o);
   return ok;
@@ -388,9 +390,18 @@ batch_done (struct ctx *c, struct xjob *j, int status)
   f = WIFEXITED (status) && WEXITSTATUS (status) != 3 ? fopen (path, "re") : NULL;
   while (f && r == 0 && getline (&line, &cap, f) > 0) {
     struct xres x;
+    json_object *o;
     if (!res_parse (c, line, &x))
       continue;
-    fputs (line, c->jsonl);
+    /* the line as the batch wrote it, with when it came */
+    x.at_s = (pc_now_mono_ns () - c->t0) / 1e9;
+    if ((o = json_tokener_parse (line)) != NULL) {
+      json_object_object_add (o, "at_s", json_object_new_double (x.at_s));
+      fprintf (c->jsonl, "%s\n", json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN));
+      json_object_put (o);
+    }
+    else
+      fputs (line, c->jsonl);
     r = add_res (c, &x);
     got++;
   }
@@ -402,7 +413,7 @@ batch_done (struct ctx *c, struct xjob *j, int status)
       !(WIFEXITED (status) && WEXITSTATUS (status) == 4)) {
     /* the child died: its workloads are errors, not verdicts */
     for (size_t i = 0; r == 0 && i < j->n; i++) {
-      struct xres x = { .k = j->k, .it = j->it[i] };
+      struct xres x = { .k = j->k, .it = j->it[i], .at_s = (pc_now_mono_ns () - c->t0) / 1e9 };
       json_object *o;
       if (is_done (c, j->k, &x.it.w))
         continue;

@@ -100,6 +100,8 @@ struct xres {
   struct xitem it;
   char batch[64];               /* its batch, under OUT/batches */
   char failure[64];             /* "failures/N.sh", or "" */
+  double at_s;                  /* when it came, in seconds from the start of
+                                 * the exploration that ran it (0: not known) */
 };
 
 /* A workload to run, and (corpus) what it gave before on each configuration. */

@@ -46,6 +46,8 @@ pc_x_res_json (const struct ctx *c, const struct xres *x)
   json_object_object_add (o, "first", x->it.first[0] ? json_object_new_string (x->it.first) : NULL);
   json_object_object_add (o, "why", x->it.why[0] ? json_object_new_string (x->it.why) : NULL);
   json_object_object_add (o, "batch", json_object_new_string (x->batch));
+  if (x->at_s > 0)
+    json_object_object_add (o, "at_s", json_object_new_double (x->at_s));
   return o;
 }
 
@@ -211,6 +213,25 @@ pc_x_summary (const struct ctx *c, FILE *f, double secs)
   else
     fprintf (f, "%zu workload runs in %.1f s (%.2f a second)\n", c->nres, secs,
              secs > 0 ? c->nres / secs : 0.0);
+  /* how long until the first failure came (one exploration's times) */
+  if (!c->cfg->nmerge) {
+    const struct xres *first = NULL;
+    size_t before = 0;
+    for (size_t i = 0; i < c->nres; i++) {
+      const struct xres *x = &c->res[i];
+      if (x->at_s > 0 && pc_x_fails (x->it.outcome, x->it.promise, c->cfg->fail_on_exposure) &&
+          (first == NULL || x->at_s < first->at_s))
+        first = x;
+    }
+    for (size_t i = 0; first && i < c->nres; i++)
+      before += c->res[i].at_s > 0 && c->res[i].at_s <= first->at_s;
+    if (first) {
+      char text[PC_GEN_TEXT_MAX];
+      pc_gen_format (&first->it.w, text);
+      fprintf (f, "first failure after %.1f s, among the first %zu workload runs: %s on %s\n",
+               first->at_s, before, text, c->label[first->k]);
+    }
+  }
   for (size_t k = 0; k < c->cfg->nconfigs; k++) {
     size_t n = 0;
     for (size_t i = 0; i < c->nres; i++)
