@@ -49,6 +49,10 @@ usage (FILE *f)
 "                        (shared with runs beside it: see powercut-run(1))\n"
 "  -s, --size SIZE       device size (default: the filesystem's, 128M for\n"
 "                        ext2/3/4, btrfs and f2fs, 320M for xfs)\n"
+"      --base IMAGE      the device starts as a copy of IMAGE, a filesystem\n"
+"                        of the configuration made already (what explore's\n"
+"                        bases/cK.img holds): no mkfs, the log starts from it\n"
+"                        (check and replay it with --base IMAGE)\n"
 "      --device NAME:SIZE[:FS[:MKFS-OPTS]]  several devices, one power cut\n"
 "                        (repeatable): each recorded into DIR/set/NAME.pclog,\n"
 "                        attached, made (FS and MKFS-OPTS: the configuration's\n"
@@ -152,7 +156,7 @@ problem_line (void *ctx, const char *line)
 
 enum { OPT_LIST = 256, OPT_MKFS, OPT_ATTACH, OPT_SEED, OPT_FILES, OPT_TIMEOUT, OPT_KERNEL,
        OPT_MODULES, OPT_CONNS, OPT_VERIFY, OPT_SECONDS, OPT_TRACE, OPT_NO_TRACE, OPT_FAIL_ON,
-       OPT_ALL_CPUS, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE, OPT_JUDGE,
+       OPT_ALL_CPUS, OPT_BASE, OPT_DEVICE, OPT_PROGRAM, OPT_SETTLE, OPT_JUDGE,
        OPT_RECOVERY_CRASHES, OPT_ACKS, OPT_REPEAT };
 static const struct option opts[] = {
   { "workload", required_argument, NULL, 'w' },
@@ -163,6 +167,7 @@ static const struct option opts[] = {
   { "config", required_argument, NULL, 'c' },
   { "seconds", required_argument, NULL, OPT_SECONDS },
   { "size", required_argument, NULL, 's' },
+  { "base", required_argument, NULL, OPT_BASE },
   { "device", required_argument, NULL, OPT_DEVICE },
   { "attach", required_argument, NULL, OPT_ATTACH },
   { "kernel", required_argument, NULL, OPT_KERNEL },
@@ -318,6 +323,8 @@ devices_check (struct args *a)
     bad = "--attach vm (see powercut vm)";
   else if (a->sized)
     bad = "--size (each device has its own)";
+  else if (rc->base_path)
+    bad = "--base (each device is made)";
   else if (a->trace == 1)
     bad = "--trace (the tracer follows one filesystem)";
   else if (a->job.each.check.judge == PC_JUDGE_GUEST)
@@ -343,6 +350,13 @@ record_option (int c, const char *arg, struct args *a)
   case 'o': r = pc_run_opt_mount_opts (&a->o, arg, &err); break;
   case 'c': r = pc_run_opt_config (&a->o, arg, &err); break;
   case OPT_MKFS: rc->mkfs_opts = arg; break;
+  case OPT_BASE:
+    if (access (arg, R_OK) < 0) {
+      cmd_err ("run", "--base %s: %s", arg, strerror (errno));
+      return EXIT_ERROR;
+    }
+    rc->base_path = arg;
+    break;
   case OPT_KERNEL: rc->kernel = arg; break;
   case OPT_MODULES: rc->modules = arg; break;
   case OPT_PROGRAM:
@@ -507,6 +521,13 @@ run_main (int argc, char **argv, struct args *a)
   a->job.each.check.model.seed = a->job.each.run.seed;
   if (a->nprogs && a->job.each.run.attach != PC_ATTACH_VM) {
     cmd_err ("run", "--program goes with --attach vm (on this machine the workload has its PATH)");
+    return EXIT_ERROR;
+  }
+  if (a->job.each.run.base_path &&
+      (a->job.each.run.attach == PC_ATTACH_VM || a->sized || a->job.each.run.mkfs_opts)) {
+    cmd_err ("run", "--base does not go with %s", a->job.each.run.attach == PC_ATTACH_VM
+             ? "--attach vm (the guest makes its filesystem)" : a->sized
+             ? "--size (the image's is the device's)" : "--mkfs-opts (the image is made)");
     return EXIT_ERROR;
   }
   if ((r = workload (argc, argv, a)) >= 0 || (r = devices_check (a)) >= 0)

@@ -83,10 +83,10 @@ assert_match "$(cat f/summary.txt)" '^first failure after [0-9.]+ s, among the f
   "the time to the first failure"
 assert_match "$(cat f/failures/1.sh)" '#   shrunk from: ' "the failure shrunk"
 repro=$(sed -n 's/^#   reproduce: *//p' f/failures/1.sh)
-assert_match "$repro" "^powercut run --config 'ext4 nobarrier' --model reorder:4 --seed 0 --settle 0 -- " "its command"
-run powercut run --quiet --config 'ext4 nobarrier' --model reorder:4 --seed 0 --settle 0 --out repro \
-  -- "$tmp/f/failures/1.sh"
-assert_eq "$rc" 1 "the failure's script reproduces it ($err)"
+# recorded as the exploration recorded it: from the same base image
+assert_match "$repro" "^powercut run --config 'ext4 nobarrier' --model reorder:4 --seed 0 --base $tmp/f/bases/c0.img --settle 0 -- $tmp/f/failures/1.sh\$" "its command"
+eval "run ${repro/powercut run/powercut run --quiet --out repro}"
+assert_eq "$rc" 1 "the failure's reproduce line reproduces it ($err)"
 # its first failing state, rebuilt by the line as written (the recording
 # starts from the configuration's base image, kept in f/bases)
 first=$(sed -n 's/^#   first failing: *//p' f/failures/1.sh)

@@ -124,6 +124,17 @@ reproduce_in_guest (const struct pc_explore_guest *g, const char *out)
       fwrite (text, 1, (size_t) (at - text), f);
       fprintf (f, "--attach vm --kernel %s%s%s ", kernel, g->modules ? " --modules " : "",
                g->modules ? g->modules : "");
+      /* a guest makes its own filesystem: the line's base image (the
+       * guest's path) stays out */
+      {
+        char *b = strstr (at, " --base "), *nl = strchr (at, '\n');
+        if (b && (nl == NULL || b < nl)) {
+          char *e = b + 8;
+          e += strcspn (e, " \n");
+          fwrite (at, 1, (size_t) (b - at), f);
+          at = e;
+        }
+      }
       fputs (at, f);
       fclose (f);
     }

@@ -137,14 +137,14 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
       fprintf (f, "#   shrunk from:   %s\n", otext);
     fprintf (f, "#   configuration: %s\n"
              "#   found:         %s (%s) at %zu of its %zu crash points, and %zu later\n"
-             "#   reproduce:     powercut run --config %s%s --settle 0 -- %s\n"
+             "#   reproduce:     powercut run --config %s%s%s --settle 0 -- %s\n"
              "#   first failing: powercut replay %s%s --at %s -o state.img%s\n"
              "cd \"${POWERCUT_MNT:-.}\" || exit 1\n", c->label[x->k],
              pc_explore_outcome_name (small.outcome),
              small.promise ? "a broken promise" : small.outcome == PC_V_RECOVERY_DIFFERS
              ? "the recovery's fault: the kernel's and e2fsck's disagree" : "exposure",
              small.failing, small.points,
-             small.later, qlabel, model, path, log, base, small.first[0] ? small.first : "?",
+             small.later, qlabel, model, base, path, log, base, small.first[0] ? small.first : "?",
              small.first[0] && pc_report_replay_recovered (small.first_verdict)
              ? " --recovered" : "");
     pc_gen_script (&small.w, f, NULL, NULL);
