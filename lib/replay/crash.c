@@ -609,7 +609,10 @@ pc_states_add_start (const struct pc_index *ix, uint64_t from, struct pc_state *
   uint64_t f = from < ix->n ? from : ix->n;
   struct pc_state *v;
 
-  while (f-- > 0 && ix->recs[f].type != PC_REC_FLUSH)
+  /* the last record that made the disk durable: a flush, or a FUA write
+   * (durable when done; a guest's nbd device takes them) */
+  while (f-- > 0 && ix->recs[f].type != PC_REC_FLUSH &&
+         !(pc_rec_is_data (&ix->recs[f]) && (ix->recs[f].flags & PC_REC_F_FUA)))
     ;
   if (from == 0 || from > ix->n || f >= from || (*n > 0 && (*states)[0].point == f &&
                                                  (*states)[0].ndrop == 0 &&

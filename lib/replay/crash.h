@@ -142,8 +142,10 @@ int pc_states_enumerate_range (const struct pc_index *ix, const struct pc_model 
                                size_t *ret_n);
 
 /* Puts first in the n states (enumerated from from) the state at the
- * start: the disk at the last FLUSH before from (records 0..F), which is
- * the disk until the first flush after from's first later write, and
+ * start: the disk at the last FLUSH or FUA write before from (records
+ * 0..F: not an earlier flush, whose state a FUA write after it ended
+ * before from), which is the disk until the first flush after from's
+ * first later write, and
  * which no model's states from from on hold (the flush model's start at
  * the first flush after from).  Nothing if from is 0, there is no such
  * flush, or that state is already first.  Returns 0 or -ENOMEM (*states
