@@ -28,25 +28,6 @@ msleep (long ms)
   nanosleep (&ts, NULL);
 }
 
-/* Waits for the child pid, sending it sig after timeout_s (then SIGKILL). */
-static void
-reap (pid_t pid, int timeout_s, int sig)
-{
-  int st;
-
-  for (long waited = 0, step = 2; waited < timeout_s * 1000L; waited += step) {
-    pid_t p = waitpid (pid, &st, WNOHANG);
-    if (p == pid || (p < 0 && errno == ECHILD))
-      return;
-    step = waited < 200 ? 2 : 50;
-    msleep (step);
-  }
-  kill (pid, sig);
-  msleep (200);
-  kill (pid, SIGKILL);
-  waitpid (pid, &st, 0);
-}
-
 /* The kernel's nbd driver and its client are here. */
 static bool
 nbd_usable (void)
@@ -183,7 +164,7 @@ detach_fuse (struct pc_attachment *a)
         break;
       msleep (i < 50 ? 5 : 50);
     }
-    reap (a->nbdfuse, 10, SIGTERM);
+    pc_proc_reap (a->nbdfuse, 10, SIGTERM);
     a->nbdfuse = 0;
   }
 }

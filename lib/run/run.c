@@ -187,7 +187,7 @@ teardown (struct run *r)
     /* Stopped, it ends its log; killed only if it does not. */
     if (pc_control_call (r->ctl, PC_CTL_STOP, NULL, 0, 30000, NULL) < 0)
       kill (r->recorder, SIGTERM);
-    pc_run_reap (r->recorder, 10, SIGKILL);
+    pc_proc_reap (r->recorder, 10, SIGKILL);
     r->recorder = 0;
   }
   rmdir (r->mnt);

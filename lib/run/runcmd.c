@@ -53,27 +53,6 @@ pc_run_cmd (struct run *r, char *const argv[])
   return pc_run_cmd_status (r, argv, pc_proc_run (argv, PC_RUN_CMD_TIMEOUT_S, r->out, sizeof r->out));
 }
 
-/* Waits for a child, killing it after timeout_s. Returns its wait status. */
-int
-pc_run_reap (pid_t pid, int timeout_s, int sig)
-{
-  int st = 0;
-
-  /* short steps first: most children end within milliseconds */
-  for (long waited = 0, step = 2; waited < timeout_s * 1000L; waited += step) {
-    pid_t p = waitpid (pid, &st, WNOHANG);
-    if (p == pid || (p < 0 && errno == ECHILD))
-      return st;
-    step = waited < 200 ? 2 : 50;
-    pc_run_msleep (step);
-  }
-  kill (pid, sig);
-  pc_run_msleep (200);
-  kill (pid, SIGKILL);
-  waitpid (pid, &st, 0);
-  return st;
-}
-
 static void
 trace_to_file (void *ctx, const char *line)
 {

@@ -57,16 +57,14 @@ pc_run_msleep (long ms)
   nanosleep (&ts, NULL);
 }
 
-/* attach.c: the first line of a program's output, for messages; what
- * a command's status (as
- * pc_proc_run gives it) comes to: 0, or -errno with r's reason set; a
- * command run within PC_RUN_CMD_TIMEOUT_S, its output in r->out; a child
- * waited for, sig sent it after timeout_s (then SIGKILL): its status. */
+/* runcmd.c: the first line of a program's output, for messages; what
+ * a command's status (as pc_proc_run gives it) comes to: 0, or -errno
+ * with r's reason set; a command run within PC_RUN_CMD_TIMEOUT_S, its
+ * output in r->out.  (A child is waited for with pc_proc_reap.) */
 #define PC_RUN_CMD_TIMEOUT_S 120
 const char *pc_run_first_line (char *out);
 int pc_run_cmd_status (struct run *r, char *const argv[], int s);
 int pc_run_cmd (struct run *r, char *const argv[]);
-int pc_run_reap (pid_t pid, int timeout_s, int sig);
 
 /* Runs the workload (a built-in one, or the command, traced or not) in a
  * child process in r's mount point, within the time limit.  Returns 0,

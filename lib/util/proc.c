@@ -342,3 +342,25 @@ pc_which (const char *name)
   free (dirs);
   return NULL;
 }
+
+int
+pc_proc_reap (pid_t pid, int timeout_s, int sig)
+{
+  int st = 0;
+
+  /* short steps first: most children end within milliseconds */
+  for (long waited = 0, step = 2; waited < timeout_s * 1000L; waited += step) {
+    struct timespec ts;
+    pid_t p = waitpid (pid, &st, WNOHANG);
+    if (p == pid || (p < 0 && errno == ECHILD))
+      return st;
+    step = waited < 200 ? 2 : 50;
+    ts = (struct timespec) { 0, step * 1000000L };
+    nanosleep (&ts, NULL);
+  }
+  kill (pid, sig);
+  nanosleep (&(struct timespec) { 0, 200 * 1000000L }, NULL);
+  kill (pid, SIGKILL);
+  waitpid (pid, &st, 0);
+  return st;
+}

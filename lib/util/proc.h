@@ -21,6 +21,10 @@
  * signal killed it, -ETIME on timeout, -EINTR if interrupted, or -errno. */
 int pc_proc_run (char *const argv[], int timeout_s, char *out, size_t outlen);
 
+/* Waits for the child pid; after timeout_s sends it sig, and SIGKILL
+ * 200 ms later.  Returns its wait status. */
+int pc_proc_reap (pid_t pid, int timeout_s, int sig);
+
 /* What else a run can take and give. */
 struct pc_proc_extra {
   char *const *env;         /* "NAME=VALUE" strings added to its environment */
