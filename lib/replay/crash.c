@@ -521,12 +521,18 @@ add_point (struct walk *wk, uint64_t c)
   return slist_add (&wk->l, c, c + 1) ? 0 : -ENOMEM;
 }
 
+/* Does rec make the disk durable: a flush, or a FUA write (when done)?
+ * The flush model's points, and where the state at the start is taken. */
+static bool
+durable_point (const struct pc_record *rec)
+{
+  return rec->type == PC_REC_FLUSH || (pc_rec_is_data (rec) && (rec->flags & PC_REC_F_FUA));
+}
+
 static int
 step_flush (struct walk *wk, uint64_t c, const struct pc_record *rec)
 {
-  if (rec->type == PC_REC_FLUSH || (pc_rec_is_data (rec) && (rec->flags & PC_REC_F_FUA)))
-    return add_point (wk, c);
-  return 0;
+  return durable_point (rec) ? add_point (wk, c) : 0;
 }
 
 static int
@@ -609,10 +615,9 @@ pc_states_add_start (const struct pc_index *ix, uint64_t from, struct pc_state *
   uint64_t f = from < ix->n ? from : ix->n;
   struct pc_state *v;
 
-  /* the last record that made the disk durable: a flush, or a FUA write
-   * (durable when done; a guest's nbd device takes them) */
-  while (f-- > 0 && ix->recs[f].type != PC_REC_FLUSH &&
-         !(pc_rec_is_data (&ix->recs[f]) && (ix->recs[f].flags & PC_REC_F_FUA)))
+  /* the last record that made the disk durable (a guest's nbd device
+   * takes FUA writes) */
+  while (f-- > 0 && !durable_point (&ix->recs[f]))
     ;
   if (from == 0 || from > ix->n || f >= from || (*n > 0 && (*states)[0].point == f &&
                                                  (*states)[0].ndrop == 0 &&
