@@ -20,11 +20,13 @@ out=$(cd "$out" && pwd)
 names=("$@")
 [ ${#names[@]} -gt 0 ] || for p in "$here"/*.patch; do names+=("$(basename "$p" .patch)"); done
 
-# the kernel named NAME (built if missing or older than its patch), as
+# the kernel named NAME (built if missing, or older than its patch or
+# the configuration), as
 # run options in the array kopts
 kernel () {
   local n=$1 line
-  if [ ! -f "$work/$n/vmlinuz" ] || { [ "$n" != none ] && [ "$here/$n.patch" -nt "$work/$n/vmlinuz" ]; }; then
+  if [ ! -f "$work/$n/vmlinuz" ] || [ "$here/config" -nt "$work/$n/vmlinuz" ] ||
+     { [ "$n" != none ] && [ "$here/$n.patch" -nt "$work/$n/vmlinuz" ]; }; then
     local s; s=$(date +%s)
     "$here/build.sh" "$work" "$n" >"$out/build-$n.log" 2>&1 ||
       { echo "$0: building $n failed: see $out/build-$n.log" >&2; return 2; }
