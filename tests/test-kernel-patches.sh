@@ -4,7 +4,8 @@
 # Debian ships (linux-source-6.1), on their own, to the files they touch;
 # each names the fix it undoes and what breaks, and the known-bug script
 # that shows it exists and says how to run it; at most two are re-created
-# rather than reverted.  No kernel is built here (build.sh does that).
+# rather than reverted; and the fixes in fixes/ apply the same way.  No
+# kernel is built here (build.sh does that).
 source "$top_srcdir/tests/functions.sh"
 requires patch tar xz
 src=${LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
@@ -17,8 +18,11 @@ dir=$top_srcdir/contrib/known-bugs/kernel
 patches=("$dir"/*.patch)
 assert_ge "${#patches[@]}" 8 "bug patches"
 
+fixes=("$dir"/fixes/*.patch)
+[ -f "${fixes[0]}" ] || fail "no fix in $dir/fixes"
+
 # every file any patch touches, unpacked in one pass
-files=$(sed -n 's|^+++ b/\([^ \t]*\).*|linux-source-6.1/\1|p' "${patches[@]}" | sort -u)
+files=$(sed -n 's|^+++ b/\([^ \t]*\).*|linux-source-6.1/\1|p' "${patches[@]}" "${fixes[@]}" | sort -u)
 assert_ne "$files" "" "files the patches touch"
 # shellcheck disable=SC2086
 tar -xJf "$src" -C "$tmp" $files || fail "$src: cannot unpack $(tr '\n' ' ' <<<"$files")"
@@ -38,3 +42,16 @@ for p in "${patches[@]}"; do
   assert_no_match "$out" "fuzz|offset|Hunk" "$n: applies exactly"
 done
 assert_ge 2 "$recreated" "patches re-created rather than reverted (at most 2)"
+
+# the fixes (of bugs powercut found): each says what it fixes and why,
+# and the script that shows the bug, and applies exactly
+for p in "${fixes[@]}"; do
+  n=fixes/$(basename "$p" .patch)
+  head=$(sed -n '1,/^\(diff\|---\) /p' "$p")
+  assert_match "$head" "^Fixes: [^ ]" "$n: what it fixes"
+  assert_match "$head" "^Why: [^ ]" "$n: why"
+  script=$(sed -n 's|^Shown by: *contrib/known-bugs/\([a-z0-9-]*\.sh\).*|\1|p' <<<"$head")
+  [ -n "$script" ] && [ -f "$top_srcdir/contrib/known-bugs/$script" ] || fail "$n: no script that shows it"
+  out=$(patch -d "$tmp/linux-source-6.1" -p1 --dry-run -f <"$p" 2>&1) || fail "$n: does not apply: $out"
+  assert_no_match "$out" "fuzz|offset|Hunk" "$n: applies exactly"
+done

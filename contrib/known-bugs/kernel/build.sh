@@ -5,11 +5,13 @@
 # reverted when the next build asks for another, so that make (and
 # ccache, when installed) rebuilds only the files a patch touches.
 #
-# usage: build.sh WORK [NAME]     NAME: a NAME.patch of this folder, or
+# usage: build.sh WORK [NAME]     NAME: a NAME.patch of this folder, a
+#                                 fix, fixes/NAME (fixes/NAME.patch), or
 #                                 "none" (the default) for the kernel as
 #                                 Debian ships its source
-# Leaves WORK/NAME/vmlinuz and its modules folder, and prints the options
-# that boot it: --kernel WORK/NAME/vmlinuz --modules WORK/NAME/lib/modules/V
+# Leaves WORK/NAME/vmlinuz and its modules folder (WORK/fixes-NAME for a
+# fix), and prints the options that boot it:
+# --kernel WORK/NAME/vmlinuz --modules WORK/NAME/lib/modules/V
 # Needs: linux-source-6.1, build-essential, bc, bison, flex, libelf-dev
 # (ccache makes the builds after the first a matter of minutes).
 set -euo pipefail
@@ -18,7 +20,9 @@ usage () { echo "usage: $0 WORK [NAME|none]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mkdir -p "$1" && cd "$1" && pwd)
 name=${2:-none}
-name=${name%.patch}; name=${name##*/}
+name=${name%.patch}; name=${name#"$here"/}
+case $name in fixes/*) ;; *) name=${name##*/} ;; esac
+dir=${name//\//-}
 src=${LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 tree=$work/linux
 if [ "$name" != none ] && [ ! -f "$here/$name.patch" ]; then
@@ -67,10 +71,10 @@ cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 start=$(date +%s)
 make -C "$tree" -s -j"$(nproc)" CC="$cc" bzImage modules
-rm -rf "${work:?}/$name"
-mkdir -p "$work/$name"
-make -C "$tree" -s INSTALL_MOD_PATH="$work/$name" modules_install
-cp "$tree/arch/x86/boot/bzImage" "$work/$name/vmlinuz"
+rm -rf "${work:?}/$dir"
+mkdir -p "$work/$dir"
+make -C "$tree" -s INSTALL_MOD_PATH="$work/$dir" modules_install
+cp "$tree/arch/x86/boot/bzImage" "$work/$dir/vmlinuz"
 version=$(make -C "$tree" -s kernelrelease)
 echo "built $name in $(( $(date +%s) - start )) s: Linux $version"
-echo "--kernel $work/$name/vmlinuz --modules $work/$name/lib/modules/$version"
+echo "--kernel $work/$dir/vmlinuz --modules $work/$dir/lib/modules/$version"
