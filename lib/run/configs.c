@@ -279,6 +279,7 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   char gconsolep[PATH_MAX + 32];
   struct pc_err why;
   char line[PATH_MAX + 256];
+  uint64_t t;
   int r;
 
   if (pc_mkdir_p (o->dir) < 0) {
@@ -331,6 +332,7 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
       rc.status (o->label, "this machine's kernel cannot mount it: judged in a guest, as "
                  "--judge guest does");
   }
+  t = pc_now_mono_ns ();
   if (cc.judge == PC_JUDGE_GUEST) {
     /* the whole check in a guest, its console beside the log */
     struct pc_guest_judge gj = {
@@ -342,6 +344,8 @@ pc_config_run (const struct pc_config_job *job, struct pc_config *k, struct pc_o
   }
   else
     r = pc_check_run (&cc, &res, &why);
+  if (rc.phases)
+    rc.phases->s[PC_PHASE_CHECK] += (double) (pc_now_mono_ns () - t) / 1e9;
   if (r < 0)
     return config_failed (job, o, r, "check: ", why.msg);
   pc_outcome_set (o, res);

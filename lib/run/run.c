@@ -438,9 +438,26 @@ after_workload (struct run *rs, size_t n, long ms)
   return mark_each (rs, n, PC_MARK_SETTLE_END, false);
 }
 
+const char *const pc_phase_names[PC_NPHASES] = {
+  "recorder", "attach", "workload", "end", "check",
+};
+
+/* Adds the time since *t to phase p of cfg's phases (if it has them),
+ * and restarts *t. */
+static void
+lap (const struct pc_run_config *cfg, enum pc_phase p, uint64_t *t)
+{
+  uint64_t now = pc_now_mono_ns ();
+
+  if (cfg->phases)
+    cfg->phases->s[p] += (double) (now - *t) / 1e9;
+  *t = now;
+}
+
 static int
 record_once (const struct pc_run_config *cfg, struct pc_err *why)
 {
+  uint64_t t = pc_now_mono_ns ();
   struct run r;
   char opts[512];
   unsigned commit_s;
@@ -482,6 +499,7 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   pinned = cfg->traced && !cfg->all_cpus && r.attach->here &&
            sched_getaffinity (0, sizeof cpus, &cpus) == 0 && pin_here ();
   e = start_recorder (&r);
+  lap (cfg, PC_PHASE_RECORDER, &t);
   if (e < 0)
     goto out;
   if (!r.attach->here && cfg->base_path) {
@@ -490,6 +508,7 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   }
   if (!r.attach->here) {
     e = run_vm (&r);
+    lap (cfg, PC_PHASE_WORKLOAD, &t);
     goto out;
   }
   mount_options (cfg, opts, sizeof opts, &commit_s);
@@ -497,12 +516,14 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   knobs_set = e == 0;
   if (e == 0)
     e = setup_device (&r, attach, true, opts);
+  lap (cfg, PC_PHASE_ATTACH, &t);
   if (e == 0) {
     status (&r, "running %s", cfg->workload ? cfg->workload->name : cfg->command[0]);
     e = pc_run_workload (&r, commit_s);
   }
   if (e == 0)
     e = check_mounted (&r);
+  lap (cfg, PC_PHASE_WORKLOAD, &t);
   if (e == 0)
     e = after_workload (&r, 1, settle_ms (cfg, commit_s));
   if (e == 0 && !cfg->workload)
@@ -516,6 +537,7 @@ out:
     int se = knobs (&r, false);
     e = e ? e : se;
   }
+  lap (cfg, PC_PHASE_END, &t);
   if (e == 0 && pc_interrupted ())
     e = pc_run_fail (&r, EINTR, "interrupted");
   if (e < 0)

@@ -43,6 +43,26 @@ struct pc_run_device {
   const char *log_path;         /* its log: DIR/NAME.pclog of a device set */
 };
 
+/* Where a recording and its check spent their time, by phase: each run
+ * that is given one adds its seconds to it (pc_run_config.phases). */
+enum pc_phase {
+  PC_PHASE_RECORDER,            /* the recorder started (its base image opened) */
+  PC_PHASE_ATTACH,              /* knobs set, the device attached, the
+                                 * filesystem made (unless a base image
+                                 * has it) and mounted, the mark mkfs */
+  PC_PHASE_WORKLOAD,            /* the workload (traced or not); with
+                                 * PC_ATTACH_VM the whole guest's time */
+  PC_PHASE_END,                 /* the settle, powercut's sync and the
+                                 * mark end, unmount, detach, the recorder
+                                 * stopped */
+  PC_PHASE_CHECK,               /* every crash point checked (configs.h) */
+  PC_NPHASES
+};
+struct pc_phases {
+  double s[PC_NPHASES];
+};
+extern const char *const pc_phase_names[PC_NPHASES];  /* "recorder", "attach", ... */
+
 struct pc_run_config {
   const char *self;             /* the powercut program (for a command, as
                                  * POWERCUT, and for the guest, vm.h) */
@@ -101,6 +121,8 @@ struct pc_run_config {
   const char *console_path;     /* PC_ATTACH_VM: the guest's console, or NULL */
   void (*status) (void *ctx, const char *line);   /* progress lines, or NULL */
   void *status_ctx;
+  struct pc_phases *phases;     /* or NULL: where the time went, added to
+                                 * (one device; not with devices) */
 };
 
 /* The options mkfs.FS gets: opts, or by default 4 KiB blocks and (with a
