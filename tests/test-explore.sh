@@ -23,6 +23,20 @@ assert_match "$out" '^ext4 +20 +20 +0 +0 +0 +0 +0$' "the ext4 row"
 assert_match "$out" '^ext3 +20 +20 ' "the ext3 row"
 assert_eq "$(outcomes a/explore.json | grep -c ' ok$')" 40 "every workload ok"
 assert_match "$(cat a/summary.txt)" 'workload runs in' "summary.txt"
+# where a run's time went, by phase: each run's, and their mean per
+# configuration (the phases are most of the exploration's time)
+assert_match "$(cat a/summary.txt)" "^  ext4: recorder [0-9.]+, attach [0-9.]+, workload [0-9.]+, end [0-9.]+, check [0-9.]+ \([0-9.]+ in all, over 20 runs\)$" \
+  "the phases of ext4's runs"
+python3 - a/results.jsonl a/summary.txt <<'PY' || fail "each run's phases"
+import json, re, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert all(set(r["phases"]) == {"recorder", "attach", "workload", "end", "check"} for r in rs), rs[0]
+assert all(r["phases"]["check"] > 0 and r["phases"]["workload"] > 0 for r in rs), rs[0]
+total = float(re.search(r"in ([0-9.]+) s", open(sys.argv[2]).read()).group(1))
+spent = sum(sum(r["phases"].values()) for r in rs)
+# --jobs defaults to the CPUs: the phases' sum is at most their time
+assert 0.3 * total < spent, (spent, total)
+PY
 
 # 2. what ext3 refuses is unsupported, never ok
 run powercut explore --seq 1 --only falloc.plain.inside --config ext3 --out b --quiet

@@ -410,7 +410,7 @@ all_error (struct xitem *it, size_t n, const char *why)
 static int
 record_script (const struct pc_explore_config *cfg, const struct pc_config *k, const char *base,
                const char *dir, char *script, char *refused, struct pc_outcome *o,
-               struct pc_err *err)
+               struct pc_phases *ph, struct pc_err *err)
 {
   char probs[PATH_MAX + 16];
   char *argv[] = { (char *) "/bin/sh", script, refused, NULL };
@@ -428,6 +428,7 @@ record_script (const struct pc_explore_config *cfg, const struct pc_config *k, c
   job.run.command = argv;
   job.run.traced = true;
   job.run.timeout_s = base ? 300 : 900;         /* one workload, or a batch */
+  job.run.phases = ph;
   job.run.sysctl_host.dir = cfg->sysctl_dir;
   job.check.model = cfg->model;
   job.check.judge = cfg->judge;
@@ -483,7 +484,7 @@ run_fresh (const struct pc_explore_config *cfg, const struct pc_config *k, const
     all_error (it, 1, err->msg);
     return -EIO;
   }
-  r = record_script (cfg, k, base, dir, script, refused, &o, err);
+  r = record_script (cfg, k, base, dir, script, refused, &o, &it->ph, err);
   if (r < 0) {
     all_error (it, 1, err->msg);
     return r;
@@ -514,6 +515,7 @@ run_shared (const struct pc_explore_config *cfg, const struct pc_config *k,
 {
   char script[PATH_MAX], refused[PATH_MAX], logp[PATH_MAX + 32];
   struct pc_outcome o;
+  struct pc_phases ph = { { 0 } };
   FILE *f;
   int r;
   bool all_ok = true;
@@ -541,7 +543,10 @@ run_shared (const struct pc_explore_config *cfg, const struct pc_config *k,
     all_error (it, n, err->msg);
     return r;
   }
-  r = record_script (cfg, k, NULL, dir, script, refused, &o, err);
+  r = record_script (cfg, k, NULL, dir, script, refused, &o, &ph, err);
+  for (size_t i = 0; i < n; i++)
+    for (int p = 0; p < PC_NPHASES; p++)
+      it[i].ph.s[p] = ph.s[p] / (double) n;
   if (r < 0) {
     all_error (it, n, err->msg);
     return r;

@@ -106,6 +106,12 @@ res_parse (const struct ctx *c, const char *line, struct xres *x)
     snprintf (x->batch, sizeof x->batch, "%s", jstr (o, "batch") ? jstr (o, "batch") : "");
     if (json_object_object_get_ex (o, "at_s", &v))
       x->at_s = json_object_get_double (v);
+    if (json_object_object_get_ex (o, "phases", &v))
+      for (int p = 0; p < PC_NPHASES; p++) {
+        json_object *t;
+        if (json_object_object_get_ex (v, pc_phase_names[p], &t))
+          x->it.ph.s[p] = json_object_get_double (t);
+      }
   }
   json_object_put (o);
   return ok;

@@ -17,6 +17,7 @@
 #include "explore/explore.h"
 #include "explore/gen.h"
 #include "result/result.h"
+#include "run/run.h"
 
 /* A workload in a batch, and what it came to. */
 struct xitem {
@@ -33,7 +34,19 @@ struct xitem {
                                  * not its operations' */
   char first[PC_ID_MAX];        /* its first failing point ("" if none) */
   enum pc_verdict first_verdict;/* that point's verdict */
+  struct pc_phases ph;          /* where its run's time went (a shared
+                                 * batch's, in even shares; all 0: not known) */
 };
+
+/* Whether ph holds a run's times (not all 0). */
+static inline bool
+pc_x_phases_known (const struct pc_phases *ph)
+{
+  for (int p = 0; p < PC_NPHASES; p++)
+    if (ph->s[p] > 0)
+      return true;
+  return false;
+}
 
 /* Writes the shell script of a batch: each item in its directory wN,
  * between the marks wN and wN-end, each failed command noted as "N OP

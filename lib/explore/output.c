@@ -48,7 +48,45 @@ pc_x_res_json (const struct ctx *c, const struct xres *x)
   json_object_object_add (o, "batch", json_object_new_string (x->batch));
   if (x->at_s > 0)
     json_object_object_add (o, "at_s", json_object_new_double (x->at_s));
+  if (pc_x_phases_known (&x->it.ph)) {
+    json_object *ph = json_object_new_object ();
+    for (int p = 0; p < PC_NPHASES; p++)
+      json_object_object_add (ph, pc_phase_names[p], json_object_new_double (x->it.ph.s[p]));
+    json_object_object_add (o, "phases", ph);
+  }
   return o;
+}
+
+/* Where a workload run's time went, by phase, on each configuration:
+ * the mean over the runs whose times are known. */
+static void
+phases (const struct ctx *c, FILE *f)
+{
+  bool head = false;
+
+  for (size_t k = 0; k < c->cfg->nconfigs; k++) {
+    double sum[PC_NPHASES] = { 0 }, all = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < c->nres; i++) {
+      const struct xres *x = &c->res[i];
+      if (x->k != k || !pc_x_phases_known (&x->it.ph))
+        continue;
+      for (int p = 0; p < PC_NPHASES; p++)
+        sum[p] += x->it.ph.s[p];
+      n++;
+    }
+    if (n == 0)
+      continue;
+    if (!head)
+      fprintf (f, "a workload run's time by phase (mean seconds):\n");
+    head = true;
+    fprintf (f, "  %s:", c->label[k]);
+    for (int p = 0; p < PC_NPHASES; p++) {
+      fprintf (f, "%s %s %.3f", p ? "," : "", pc_phase_names[p], sum[p] / (double) n);
+      all += sum[p] / (double) n;
+    }
+    fprintf (f, " (%.3f in all, over %zu runs)\n", all, n);
+  }
 }
 
 int
@@ -232,6 +270,7 @@ pc_x_summary (const struct ctx *c, FILE *f, double secs)
                first->at_s, before, text, c->label[first->k]);
     }
   }
+  phases (c, f);
   for (size_t k = 0; k < c->cfg->nconfigs; k++) {
     size_t n = 0;
     for (size_t i = 0; i < c->nres; i++)
