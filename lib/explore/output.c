@@ -185,7 +185,18 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
              small.later, qlabel, model, base, path, log, base, small.first[0] ? small.first : "?",
              small.first[0] && pc_report_replay_recovered (small.first_verdict)
              ? " --recovered" : "");
-    pc_gen_script (&small.w, f, NULL, NULL);
+    if (c->cfg->shared)
+      pc_gen_script (&small.w, f, NULL, NULL);
+    else {
+      /* the workload as explore ran it: on its base image, which has the
+       * setup (and its sync) already, only the operations; on a fresh
+       * filesystem, the setup first */
+      fprintf (f, "# the setup, unless the filesystem has it (explore's base image)\n"
+               "if [ ! -d d0/n ]; then\n");
+      pc_gen_setup_script (f, NULL);
+      fprintf (f, "sync\nfi\n");
+      pc_gen_ops_script (&small.w, f, NULL);
+    }
     if (fclose (f) != 0 || chmod (path, 0755) < 0)
       return pc_err_set (err, EIO, "%s: cannot write it", path);
   }
