@@ -28,7 +28,7 @@ run "$tb" -f f ext4 "$tmp/dio-nosync.sh"
 assert_eq "$rc" 1 "a direct overwrite with no fsync ($err)"
 assert_match "$out" "-- overwrite
   write  W[A-Z]* +sector [0-9]+ \+ 8  \(f's data\)" "the overwrite, as f's data, after its mark"
-assert_match "$out" "1 writes of the files' data \(8 sectors\) had no flush after them" "the overwrite left in the cache"
+assert_match "$out" "1 write of the files' data \(8 sectors\) had no flush after it" "the overwrite left in the cache"
 
 run "$tb" -f f ext4 "$tmp/dio-fsync.sh"
 assert_eq "$rc" 0 "a direct overwrite and fsync ($out $err)"

@@ -120,7 +120,7 @@ awk -v ranges="$ranges" -v only=${#files[@]} '
     } else if (rwbs ~ /^F/) {
       if (issue) { queue[++qtail] = nw; next }
       upto = queue[++qhead]; nf++
-      printf "  flush  %-4s (covers the %d writes completed before it was issued)\n", rwbs, upto
+      printf "  flush  %-4s (covers the %d write%s completed before it was issued)\n", rwbs, upto, upto == 1 ? "" : "s"
       for (i = 1; i <= upto; i++) durable[i] = 1
     }
   }
@@ -130,7 +130,8 @@ awk -v ranges="$ranges" -v only=${#files[@]} '
     printf "%d writes, %d flushes; ", nw, nf
     what = (only ? "writes of the files'"'"' data" : "writes")
     if (left) {
-      printf "when the script returned, %d %s (%d sectors) had no flush after them\n", left, what, sectors
+      printf "when the script returned, %d %s (%d sectors) had no flush after %s\n", left,
+        left == 1 ? (only ? "write of the files'"'"' data" : "write") : what, sectors, left == 1 ? "it" : "them"
       exit 1
     }
     print "every one of the " what " was flushed when the script returned"
