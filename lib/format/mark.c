@@ -19,6 +19,22 @@
 
 #define SCAN_MAX_DEPTH 256
 
+/* Opens name under dirfd for the manifest without touching its access
+ * time: reading a file or a directory would otherwise update its atime
+ * (relatime does, once after each change), a change of the filesystem
+ * under test that the workload did not make, in the transaction its
+ * next operation joins.  O_NOATIME needs the file's owner or
+ * CAP_FOWNER; without them, an open as any reader's. */
+static int
+open_noatime (int dirfd, const char *name, int flags)
+{
+  int fd = openat (dirfd, name, flags | O_NOATIME);
+
+  if (fd < 0 && errno == EPERM)
+    fd = openat (dirfd, name, flags);
+  return fd;
+}
+
 const char *
 pc_mark_peek_name (const uint8_t *data, size_t len, size_t *ret_len)
 {
@@ -187,7 +203,7 @@ hash_file (int dirfd, const char *name, struct pc_entry *e)
   char *buf;
   int fd, r = 0;
 
-  fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+  fd = open_noatime (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return -errno;
   buf = malloc (bufsz);
@@ -333,8 +349,7 @@ scan_dir (struct scan *s, int dirfd, size_t plen, int depth)
       break;
     }
     if (S_ISDIR (st.st_mode) && st.st_dev == s->dev) {
-      int fd = openat (dirfd, de->d_name,
-                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      int fd = open_noatime (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (fd < 0) {
         r = -errno;
         break;
@@ -371,7 +386,7 @@ pc_mark_scan (struct pc_mark *m, const char *dir, struct pc_err *why)
   memset (&s, 0, sizeof s);
   s.m = m;
   s.cap = m->nentries;
-  fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  fd = open_noatime (AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || fstat (fd, &st) < 0) {
     r = -errno;
     if (fd >= 0)
