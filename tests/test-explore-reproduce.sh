@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # test-explore-reproduce.sh: a failure explore found on XFS reproduces
 # with its own reproduce line.  XFS's syncfs bug (contrib/known-bugs/
-# xfs-syncfs-no-flush.sh, not fixed in this machine's kernel): a punch
-# across the end of f0, then an fsync of its directory, leaves the zeroed
-# tail of the punched block to the end's syncfs, which flushes nothing.
+# xfs-syncfs-no-flush.sh, not fixed in this machine's kernel): an
+# overwrite in place of f0, left in the page cache, then a new file and
+# its fsync, which forces the log with f0's timestamps in it, leaves f0's
+# data to the end's syncfs, which then has no log to force and flushes
+# nothing.
 # Explore records each workload from a base image that has the setup
 # already; its failure script does the setup only on a filesystem without
 # it, so that the reproduce line (from that base image) runs the very
@@ -17,7 +19,7 @@ export TMPDIR=$tmp/scratch
 mkdir "$TMPDIR"
 cd "$tmp"
 
-run powercut explore --seq 1 --only 'falloc.punch.straddle f0 fsync.parent' --config xfs --out x --quiet
+run powercut explore --seq 2 --only 'write.start f0 none; creat f0 fsync' --config xfs --out x --quiet
 [ -f x/failures/1.sh ] || {
   # this kernel flushes in syncfs: the bug is fixed, there is nothing to
   # reproduce (the known-bug script says the same in test-known-bugs.sh)
@@ -36,7 +38,7 @@ for i in 1 2 3; do
   assert_eq "$rc" 1 "the reproduce line fails again, run $i ($err)"
   assert_match "$(cat r$i/report.txt)" "durable-lost" "the same verdict, run $i"
   calls=$(powercut log --dump r$i/powercut.log | grep ' event exit ')
-  assert_match "$calls" 'fallocate\(3</f0>' "the punch traced, run $i"
+  assert_match "$calls" 'pwrite64\(3</f0>' "the overwrite traced, run $i"
   assert_no_match "$calls" 'mkdir\(' "no setup on the base image, run $i"
 done
 # alone, on a fresh filesystem: the setup made by the script itself
