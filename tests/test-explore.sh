@@ -155,3 +155,8 @@ assert_eq "$(result g2/explore.json "$pick")" "$(result g1/explore.json "$pick")
 assert_eq "$(ls g1/batches/*/w*/workload.sh | wc -l)" "$n" "one recording per workload"
 assert_eq "$(grep -l 'mkdir w[0-9]\|xfs_io -f -c "pwrite -S 0x5a' g1/batches/*/w*/workload.sh)" "" \
   "a workload made its own setup or a directory of its own"
+# each starts as after a setup in its own mount: the journal committed
+# once (the root's times touched, then sync), before its operations
+assert_eq "$(grep -L -x 'touch -c \. && sync' g1/batches/*/w*/workload.sh)" "" \
+  "a workload without the commit before its operations"
+assert_eq "$(grep -c -x 'touch -c \. && sync' f/failures/1.sh)" 1 "the failure script's commit"

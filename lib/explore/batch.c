@@ -60,6 +60,7 @@ fresh_script (const struct xitem *it, FILE *f)
            "\"$(printf '%%s' \"${e:-exit status $s}\" | head -n 1)\" >>\"$R\"; fi; }\n"
            "W=%" PRIu64 "\n"
            "cd \"$POWERCUT_MNT\" || exit 1\n", it->index, text, it->index);
+  pc_gen_prime_script (f);
   pc_gen_ops_script (&it->w, f, "op");
 }
 

@@ -737,6 +737,12 @@ pc_gen_setup_script (FILE *f, const char *prefix)
 }
 
 void
+pc_gen_prime_script (FILE *f)
+{
+  fprintf (f, "touch -c . && sync\n");
+}
+
+void
 pc_gen_ops_script (const struct pc_gen_workload *w, FILE *f, const char *prefix)
 {
   struct model m;

@@ -112,6 +112,15 @@ void pc_gen_script (const struct pc_gen_workload *w, FILE *f, const char *prefix
 /* The two halves of pc_gen_script: the setup (without its sync), and the
  * operations with their persistence calls. */
 void pc_gen_setup_script (FILE *f, const char *prefix);
+
+/* The line a workload on a freshly mounted base image starts with: the
+ * root's times touched and the filesystem synced, so that its journal
+ * has committed once since the mount, as it had after the setup in the
+ * same mount.  ext4 makes no fast commit before the first full commit
+ * of a mount (jbd2_fc_begin_commit): without it, every fsync of an
+ * explored workload was a full commit, and a fast commit's bug could
+ * not show. */
+void pc_gen_prime_script (FILE *f);
 void pc_gen_ops_script (const struct pc_gen_workload *w, FILE *f, const char *prefix);
 
 /* How many operations and persistence calls (not none) w has: what

@@ -195,6 +195,7 @@ pc_x_write_failures (struct ctx *c, struct pc_err *err)
                "if [ ! -d d0/n ]; then\n");
       pc_gen_setup_script (f, NULL);
       fprintf (f, "sync\nfi\n");
+      pc_gen_prime_script (f);
       pc_gen_ops_script (&small.w, f, NULL);
     }
     if (fclose (f) != 0 || chmod (path, 0755) < 0)
