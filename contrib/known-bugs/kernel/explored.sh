@@ -11,8 +11,9 @@
 #
 # found: explore failed on a broken promise (the filesystem's); FIRST-S
 # the seconds to its first failure, SHRUNK the first broken promise's
-# shrunk workload (OUT/NAME/failures/).  With "none" as a NAME, the
-# kernel without a bug, on ext4.
+# shrunk workload (OUT/NAME/failures/).  With "none:BUG" as a NAME, the
+# kernel without a bug on BUG's configuration, into OUT/none-BUG: what
+# that kernel fails on its own, to set a bug's finds against.
 # usage: explored.sh WORK OUT [NAME...] [-- EXPLORE-OPTION...]   (as root)
 # Exits 0 if every bug was found, 1 if one was not, 2 on an error.
 set -euo pipefail
@@ -33,7 +34,7 @@ out=$(cd "$out" && pwd)
 # the explore configuration of bug n: its script's --config, with its
 # --mkfs-opts, as one --config SPEC
 config_of () {
-  local n=$1 script line fs mk
+  local n=${1#none:} script line fs mk
   [ "$n" != none ] || { echo ext4; return; }
   script=$(sed -n 's|^Shown by: *contrib/known-bugs/\([^ ]*\.sh\).*|\1|p' "$here/$n.patch")
   line=$(sed -n 's/^# run: *//p' "$here/../$script")
@@ -49,18 +50,20 @@ config_of () {
 
 worst=0
 printf '%-38s %-28s %-5s %9s %8s  %s\n' bug config found workloads first-s shrunk
-for n in "${names[@]}"; do
-  [ "$n" = none ] || [ -f "$here/$n.patch" ] || { echo "$0: no $here/$n.patch" >&2; exit 2; }
-  if [ ! -f "$work/$n/vmlinuz" ] || [ "$here/config" -nt "$work/$n/vmlinuz" ] ||
-     { [ "$n" != none ] && [ "$here/$n.patch" -nt "$work/$n/vmlinuz" ]; }; then
-    "$here/build.sh" "$work" "$n" >"$out/build-$n.log" 2>&1 ||
-      { echo "$0: building $n failed: see $out/build-$n.log" >&2; exit 2; }
+for name in "${names[@]}"; do
+  n=$name k=$name
+  case $name in none:*) k=none n=none-${name#none:} ;; esac
+  [ "$k" = none ] || [ -f "$here/$k.patch" ] || { echo "$0: no $here/$k.patch" >&2; exit 2; }
+  if [ ! -f "$work/$k/vmlinuz" ] || [ "$here/config" -nt "$work/$k/vmlinuz" ] ||
+     { [ "$k" != none ] && [ "$here/$k.patch" -nt "$work/$k/vmlinuz" ]; }; then
+    "$here/build.sh" "$work" "$k" >"$out/build-$k.log" 2>&1 ||
+      { echo "$0: building $k failed: see $out/build-$k.log" >&2; exit 2; }
   fi
-  mods=$(ls -d "$work/$n"/lib/modules/*/ | head -1)
-  spec=$(config_of "$n") || exit 2
+  mods=$(ls -d "$work/$k"/lib/modules/*/ | head -1)
+  spec=$(config_of "$name") || exit 2
   rm -rf "${out:?}/$n"
   st=0
-  "$powercut" explore --quiet --attach vm --kernel "$work/$n/vmlinuz" --modules "${mods%/}" \
+  "$powercut" explore --quiet --attach vm --kernel "$work/$k/vmlinuz" --modules "${mods%/}" \
     --config "$spec" --out "$out/$n" "${xopts[@]}" >"$out/$n.out" 2>"$out/$n.err" || st=$?
   [ $st -le 1 ] || [ -s "$out/$n/summary.txt" ] || { worst=2; printf '%-38s %-28s error(%d)\n' "$n" "$spec" $st; continue; }
   sum=$out/$n/summary.txt
@@ -73,7 +76,7 @@ for n in "${names[@]}"; do
   done
   if [ "$shrunk" != - ]; then found=yes; else found=no; first=-; fi
   [ $st -le 1 ] || worst=2
-  [ $found = yes ] || [ "$n" = none ] || [ $worst -ge 1 ] || worst=1
+  [ $found = yes ] || [ "$k" = none ] || [ $worst -ge 1 ] || worst=1
   printf '%-38s %-28s %-5s %9s %8s  %s\n' "$n" "$spec" "$found" "${runs:-0}" "${first:--}" "$shrunk"
 done
 exit $worst
