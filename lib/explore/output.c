@@ -46,14 +46,16 @@ pc_x_res_json (const struct ctx *c, const struct xres *x)
   json_object_object_add (o, "first", x->it.first[0] ? json_object_new_string (x->it.first) : NULL);
   json_object_object_add (o, "why", x->it.why[0] ? json_object_new_string (x->it.why) : NULL);
   json_object_object_add (o, "batch", json_object_new_string (x->batch));
-  if (x->at_s > 0)
-    json_object_object_add (o, "at_s", json_object_new_double (x->at_s));
   if (pc_x_phases_known (&x->it.ph)) {
     json_object *ph = json_object_new_object ();
     for (int p = 0; p < PC_NPHASES; p++)
       json_object_object_add (ph, pc_phase_names[p], json_object_new_double (x->it.ph.s[p]));
     json_object_object_add (o, "phases", ph);
   }
+  /* last, where batch_done adds it to a batch's line: a result kept by
+   * --resume reads as it was written */
+  if (x->at_s > 0)
+    json_object_object_add (o, "at_s", json_object_new_double (x->at_s));
   return o;
 }
 
