@@ -29,6 +29,15 @@ assert_eq "$(python3 -c 'import json,sys; print(all(json.loads(l)["outcome"] not
 [ -s "$tmp/x/explore.json" ] || fail "no explore.json"
 assert_eq "$(cat "$tmp/x/summary.txt")" "$out" "the summary printed is the one kept"
 
+# a failure's reproduce line boots the same kernel with the programs the
+# workloads ran (the guest's busybox has neither xfs_io nor setfattr),
+# judged by that kernel as explore judged it
+for f in "$tmp"/x/failures/*.sh; do
+  [ -f "$f" ] || continue
+  assert_match "$(sed -n 's/^#   reproduce: *//p' "$f")" \
+    "^powercut run --attach vm --kernel [^ ]+ --program xfs_io --program setfattr --judge guest " "$(basename "$f")'s reproduce line"
+done
+
 # cut short: the last two results gone, as an interrupted exploration
 # leaves them; --resume runs those two and keeps the others
 head -n 6 "$tmp/x/results.jsonl" >"$tmp/kept"

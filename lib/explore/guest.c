@@ -96,8 +96,13 @@ take_back (const char *from, const char *out, struct pc_err *why)
   return r;
 }
 
+/* What a workload's script runs besides busybox: the guest has them, and
+ * so must a guest that reproduces one of its failures. */
+static char *const guest_programs[] = { "xfs_io", "setfattr", NULL };
+
 /* The failures' scripts it brought back (out/failures/N.sh) reproduce
- * them in a guest of the same kernel: their "reproduce:" lines say so. */
+ * them in a guest of the same kernel, with the same programs, judged
+ * there: their "reproduce:" lines say so. */
 static void
 reproduce_in_guest (const struct pc_explore_guest *g, const char *out)
 {
@@ -124,6 +129,11 @@ reproduce_in_guest (const struct pc_explore_guest *g, const char *out)
       fwrite (text, 1, (size_t) (at - text), f);
       fprintf (f, "--attach vm --kernel %s%s%s ", kernel, g->modules ? " --modules " : "",
                g->modules ? g->modules : "");
+      for (char *const *p = guest_programs; *p; p++)
+        fprintf (f, "--program %s ", *p);
+      /* judged as explore judged it, by the guest's kernel: a bug of
+       * the log's replay shows only there */
+      fputs ("--judge guest ", f);
       /* a guest makes its own filesystem: the line's base image (the
        * guest's path) stays out */
       {
@@ -235,7 +245,6 @@ static int
 in_guest (const struct pc_explore_guest *g, struct xg *x, struct pc_err *why)
 {
   static char *mods[] = { "loop", NULL };
-  static char *progs[] = { "xfs_io", "setfattr", NULL };
   struct pc_vm_config vc;
   size_t na = 0, nc = 0;
   long pages = sysconf (_SC_PHYS_PAGES), psize = sysconf (_SC_PAGESIZE);
@@ -284,7 +293,7 @@ in_guest (const struct pc_explore_guest *g, struct xg *x, struct pc_err *why)
   vc.script_args = x->args;
   vc.extra_modules = mods;
   vc.filesystems = g->filesystems;
-  vc.programs = progs;
+  vc.programs = guest_programs;
   vc.copies = x->copies;
   vc.work_dir = x->dir;
   vc.console_path = x->console;
