@@ -44,7 +44,7 @@ assert_eq "$rc" 0 "explore of fallocate on ext3 ($out $err $(explore_errors b))"
 python3 - b/explore.json <<'PY' || fail "unsupported workloads"
 import json, sys
 ws = json.load(open(sys.argv[1]))["workloads"]
-assert len(ws) == 11, len(ws)
+assert len(ws) == 16, len(ws)
 for w in ws:
     x = w["results"]["ext3"]
     assert x["outcome"] == "unsupported", x
@@ -55,11 +55,11 @@ PY
 run powercut explore --seq 1 --only falloc.zero.inside --config ext3 --out b2 --quiet
 assert_eq "$rc" 0 "explore of zero-range on ext3 ($out $err $(explore_errors b2))"
 assert_eq "$(outcomes b2/explore.json | awk '{ print $3 }' | sort | uniq -c | tr -s ' ')" \
-    " 11 unsupported" "zero-range on ext3"
+    " 16 unsupported" "zero-range on ext3"
 run powercut explore --seq 1 --only falloc.punch.inside --config ext3 --out b3 --quiet
 assert_eq "$rc" 0 "explore of punch-hole on ext3 ($out $err $(explore_errors b3))"
 assert_eq "$(outcomes b3/explore.json | awk '{ print $3 }' | sort | uniq -c | tr -s ' ')" \
-    " 11 ok" "punch-hole on ext3"
+    " 16 ok" "punch-hole on ext3"
 
 # 3. interrupted, then resumed: the same results as in one go
 run powercut explore --seq 1 --only 'write.start f0' --config ext4 --jobs 1 --batch 3 --out whole --quiet
@@ -84,10 +84,10 @@ assert_eq "$(outcomes cut/explore.json)" "$(outcomes whole/explore.json)" "resum
 # 4. no barriers, writes reordered: failures, shrunk, reproduced
 run powercut explore --seq 2 --limit 2 --config 'ext4 nobarrier' --model reorder --out f --quiet
 assert_eq "$rc" 1 "exploration of a configuration that loses synced data ($err)"
-# --limit samples the whole order of seq 2 (6453888 places), one workload
+# --limit samples the whole order of seq 2 (8848602 places), one workload
 # from each half, not its first two
 assert_eq "$(python3 -c 'import json, sys
-print(*sorted(w["index"] * 2 // 6453888 for w in json.load(open(sys.argv[1]))["workloads"]))' \
+print(*sorted(w["index"] * 2 // 8848602 for w in json.load(open(sys.argv[1]))["workloads"]))' \
   f/explore.json)" "0 1" "--limit 2's sample, by halves of the order"
 [ -x f/failures/1.sh ] || fail "no failure script"
 # each result's time, and the time to the first failure

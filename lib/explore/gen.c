@@ -12,18 +12,27 @@
 #include "explore/gen.h"
 #include "util/util.h"
 
-#define SETUP_SIZE 16384            /* each file's size after the setup */
+#define SETUP_SIZE 16384            /* each file's size after the setup, */
+#define TAIL_SIZE 14000             /* but f2's: its last block partly used */
 #define NAMES_MAX 24
 #define PATHLEN 32                  /* a name of the model, with its NUL */
 
 static const char *const files[PC_GEN_FILES] = {
-  "f0", "f1", "d0/f0", "d0/f1", "d1/f0", "d1/f1", "new", "d0/new",
+  "f0", "f1", "d0/f0", "d0/f1", "d1/f0", "d1/f1", "f2", "new", "d0/new",
 };
-#define FIRST_NEW 6                 /* the files the setup does not make */
+#define F2 6                        /* the file whose size is not whole blocks */
+#define FIRST_NEW 7                 /* the files the setup does not make */
 
 /* Length 1's targets: a file in the root and in a directory, made by the
- * setup or in the workload. */
-static const uint8_t short_targets[] = { 0, 2, 6, 7 };
+ * setup (of whole blocks, and f2) or in the workload. */
+static const uint8_t short_targets[] = { 0, 2, 6, 7, 8 };
+
+/* A file's size after the setup. */
+static uint64_t
+setup_size (unsigned file)
+{
+  return file == F2 ? TAIL_SIZE : SETUP_SIZE;
+}
 
 enum op { O_CREAT, O_MKDIR, O_WRITE, O_DWRITE, O_FALLOC, O_LINK, O_UNLINK, O_RENAME,
           O_SETX, O_REMOVEX, O_TRUNC, O_MWRITE, O_SYMLINK, O_RMDIR, O_RENAME_DIR };
@@ -88,6 +97,9 @@ static const struct kind kinds[] = {
   { "truncate.down.unaligned", O_TRUNC, 0, 0, false },
   { "mwrite", O_MWRITE, 0, 0, false },
   { "mwrite.extend", O_MWRITE, 1, 0, false },
+  /* added after the first 49: a kind's index is its place in the order */
+  { "write.append.511", O_WRITE, 3, 0, false },
+  { "dwrite.dsync.tail", O_DWRITE, 2, 2, false },
 };
 #define NKINDS PC_ARRAY_SIZE (kinds)
 
@@ -170,7 +182,7 @@ model_init (struct model *m)
   make (m, "d1", 'd', 0, false);
   make (m, "d0/n", 'd', 0, false);
   for (unsigned i = 0; i < FIRST_NEW; i++)
-    make (m, files[i], 'f', SETUP_SIZE, true);
+    make (m, files[i], 'f', setup_size (i), true);
 }
 
 /* path's directory ("" for the root) into dir (PATHLEN bytes). */
@@ -280,7 +292,7 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
   switch (k->op) {
   case O_CREAT:
     join (dir, "new", to);
-    if (s->target >= FIRST_NEW || (lookup (m, to) && lookup (m, to)->type))
+    if (s->target >= F2 || (lookup (m, to) && lookup (m, to)->type))
       return false;                 /* new and d0/new are made from f0, d0/f0 */
     if (!make (m, to, 'f', 0, false))
       return false;
@@ -332,8 +344,8 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
   size = e->size;
   switch (k->op) {
   case O_WRITE:
-    off = k->a == 0 ? size : k->a == 1 ? 100 : (size > 1000 ? size - 1000 : 0);
-    len = k->a == 0 ? 5000 : k->a == 1 ? 3000 : 8192;
+    off = k->a == 0 || k->a == 3 ? size : k->a == 1 ? 100 : (size > 1000 ? size - 1000 : 0);
+    len = k->a == 0 ? 5000 : k->a == 1 ? 3000 : k->a == 3 ? 511 : 8192;
     if (k->a == 1 && size < off + len)
       return false;                 /* an overwrite inside the file */
     e->size = off + len > size ? off + len : size;
@@ -341,6 +353,17 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
          off, len, path);
     return true;
   case O_DWRITE:
+    if (k->a == 2) {
+      /* the block the file ends in, whole, with RWF_DSYNC: past the
+       * end into a block allocated and written where the size is not
+       * whole blocks (f2) */
+      if (size == 0)
+        return false;
+      off = (size - 1) / 4096 * 4096;
+      e->size = off + 4096 > size ? off + 4096 : size;
+      CMD ("xfs_io -d -c \"pwrite -V 1 -D -S 0x%02x %" PRIu64 " 4096\" %s", pat, off, path);
+      return true;
+    }
     off = k->a == 0 ? size : 4096;
     if (size % 4096 || (k->a == 1 && size < 8192))
       return false;                 /* O_DIRECT: aligned */
@@ -526,7 +549,7 @@ pc_gen_valid (const struct pc_gen_workload *w)
 /* Enumerating and sampling */
 
 /* The choices of one step: kind, target, persistence; length 1 (short)
- * tries two targets and no "none", the last step no "none". */
+ * tries its few targets and no "none", the last step no "none". */
 static uint64_t
 choices (bool short_, bool last)
 {
@@ -728,8 +751,8 @@ pc_gen_setup_script (FILE *f, const char *prefix)
 
   line (f, prefix, 0, "mkdir d0 d1 d0/n");
   for (unsigned i = 0; i < FIRST_NEW; i++) {
-    snprintf (cmd, sizeof cmd, "xfs_io -f -c \"pwrite -S 0x5a 0 %d\" %s >/dev/null", SETUP_SIZE,
-              files[i]);
+    snprintf (cmd, sizeof cmd, "xfs_io -f -c \"pwrite -S 0x5a 0 %" PRIu64 "\" %s >/dev/null",
+              setup_size (i), files[i]);
     line (f, prefix, 0, cmd);
     snprintf (cmd, sizeof cmd, "setfattr -n user.pc -v setup %s", files[i]);
     line (f, prefix, 0, cmd);

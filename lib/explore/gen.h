@@ -4,9 +4,10 @@
  * order (every sequence of a length) or sampled from a seed.
  *
  * The files: f0 and f1 in the root, f0 and f1 in each of the directories
- * d0 and d1, and the nested directory d0/n; before its operations, every
- * workload makes them (each file 16 KiB of data with the extended
- * attribute user.pc) and syncs.  Two more, new and d0/new, are the
+ * d0 and d1, f2 in the root, and the nested directory d0/n; before its
+ * operations, every workload makes them (each file 16 KiB of data with
+ * the extended attribute user.pc, f2 14,000 bytes: its last block partly
+ * used) and syncs.  Two more, new and d0/new, are the
  * workload's own: an operation that needs one makes it first (touch, not
  * synced).  An operation names a kind (its argument class:
  * "write.append", "falloc.punch.inside", "rename.dir.up", ...) and a
@@ -33,8 +34,8 @@
 #include "util/err.h"
 
 #define PC_GEN_MAX_OPS 3
-#define PC_GEN_FILES 8              /* f0 f1 d0/f0 d0/f1 d1/f0 d1/f1, and new
-                                     * d0/new: not made by the setup */
+#define PC_GEN_FILES 9              /* f0 f1 d0/f0 d0/f1 d1/f0 d1/f1 f2, and
+                                     * new d0/new: not made by the setup */
 #define PC_GEN_TEXT_MAX 256         /* a workload as text, with its NUL */
 
 /* After an operation: nothing; an fsync or fdatasync of what it changed
@@ -65,9 +66,9 @@ bool pc_gen_valid (const struct pc_gen_workload *w);
 
 /* The workloads of n operations (1 .. PC_GEN_MAX_OPS) are the positions
  * 0 .. pc_gen_positions (n) - 1 of a fixed order (the first step varies
- * slowest), valid or not; 0 for another n.  Length 1 tries four targets
- * (f0, d0/f0, new and d0/new) and no "none"; longer ones every target and
- * every call. */
+ * slowest), valid or not; 0 for another n.  Length 1 tries five targets
+ * (f0, d0/f0, f2, new and d0/new) and no "none"; longer ones every target
+ * and every call. */
 uint64_t pc_gen_positions (unsigned n);
 
 /* The workload at position pos into *w; true if it is valid. */

@@ -53,10 +53,10 @@ START_TEST (test_seq1)
     ck_assert (pc_gen_valid (&w));
     ck_assert_uint_ne (w.step[0].persist, PC_GEN_NONE);
     ck_assert (w.step[0].target == 0 || w.step[0].target == 2 || w.step[0].target == 6 ||
-               w.step[0].target == 7);
+               w.step[0].target == 7 || w.step[0].target == 8);
     for (unsigned p = 0; p < PC_GEN_NPERSIST; p++)
       per_persist[p] += w.step[0].persist == p;
-    made_here += w.step[0].target >= 6 && strncmp (pc_gen_kind_name (w.step[0].kind), "creat", 5);
+    made_here += w.step[0].target >= 7 && strncmp (pc_gen_kind_name (w.step[0].kind), "creat", 5);
     dir_renamed += strncmp (pc_gen_kind_name (w.step[0].kind), "rename.dir.", 11) == 0;
     osync += strncmp (pc_gen_kind_name (w.step[0].kind), "swrite.", 7) == 0 ||
              strncmp (pc_gen_kind_name (w.step[0].kind), "dswrite.", 8) == 0;
@@ -233,6 +233,23 @@ START_TEST (test_text_script)
   ck_assert_ptr_nonnull (strstr (s, "op 2 sync d0/f1\nop 3 rm f1\nop 3 sync\n"));
   ck_assert_uint_eq (pc_gen_calls (&w), 5);
 
+  /* f2's size is not whole blocks: an append of 511 bytes stays in its
+   * last block, and the direct RWF_DSYNC write of that block, whole,
+   * reaches past its end */
+  ck_assert_ptr_nonnull (strstr (s, "xfs_io -f -c \"pwrite -S 0x5a 0 14000\" f2 >/dev/null\n"));
+  w = parsed ("write.append.511 f2 fdatasync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "xfs_io -c \"pwrite -S 0x61 14000 511\" f2\n"
+                                                    "sync -d f2\n"));
+  w = parsed ("dwrite.dsync.tail f2 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "xfs_io -d -c \"pwrite -V 1 -D -S 0x61 12288 4096\" "
+                                                    "f2\nsync f2\n"));
+  w = parsed ("dwrite.dsync.tail f0 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"pwrite -V 1 -D -S 0x61 12288 4096\" f0\n"));
+  {
+    struct pc_err err;
+    ck_assert_int_eq (pc_gen_parse ("dwrite.dsync.tail new fsync", &w, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("creat f2 fsync", &w, &err), -EINVAL);
+  }
   /* the unlink syncs its directory; O_DIRECT, mmap, truncate, xattrs */
   s = script (&(struct pc_gen_workload) { 0 }, NULL);
   w = parsed ("unlink d1/f0 fsync");
