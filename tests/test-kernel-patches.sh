@@ -4,10 +4,22 @@
 # Debian ships (linux-source-6.1), on their own, to the files they touch;
 # each names the fix it undoes and what breaks, and the known-bug script
 # that shows it exists and says how to run it; at most two are re-created
-# rather than reverted; and the fixes in fixes/ apply the same way.  No
+# rather than reverted; and the fixes in fixes/ apply the same way.  And
+# every known-bug script but run.sh's tools has a "# run:" line.  No
 # kernel is built here (build.sh does that).
 source "$top_srcdir/tests/functions.sh"
 requires patch tar xz
+# run.sh runs every script of contrib/known-bugs but its tools: each of
+# the others says how to run it (one without a "# run:" line stopped
+# run.sh's default list before the scripts after it)
+for s in "$top_srcdir"/contrib/known-bugs/*.sh; do
+  case $s in
+    */run.sh | */trace-blocks.sh)
+      grep -q "\*/$(basename "$s")" "$top_srcdir/contrib/known-bugs/run.sh" ||
+        fail "run.sh does not skip $(basename "$s")" ;;
+    *) grep -q '^# run: ' "$s" || fail "$(basename "$s"): no '# run:' line" ;;
+  esac
+done
 src=${LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 if [ ! -f "$src" ]; then
   # CI installs it (.ci/packages): there its absence is a failure

@@ -35,7 +35,7 @@ case " $* " in
 esac
 printf '%-28s %-10s %7s  %s\n' bug result points kernel
 for s in "${scripts[@]}"; do
-  case $s in */run.sh) continue ;; esac
+  case $s in */run.sh | */trace-blocks.sh) continue ;; esac   # tools, not bugs
   name=$(basename "$s" .sh)
   line=$(sed -n 's/^# run: *//p' "$s")
   [ -n "$line" ] || { echo "$0: $s: no '# run:' line" >&2; exit 2; }
