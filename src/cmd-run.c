@@ -523,10 +523,8 @@ run_main (int argc, char **argv, struct args *a)
     cmd_err ("run", "--program goes with --attach vm (on this machine the workload has its PATH)");
     return EXIT_ERROR;
   }
-  if (a->job.each.run.base_path &&
-      (a->job.each.run.attach == PC_ATTACH_VM || a->sized || a->job.each.run.mkfs_opts)) {
-    cmd_err ("run", "--base does not go with %s", a->job.each.run.attach == PC_ATTACH_VM
-             ? "--attach vm (the guest makes its filesystem)" : a->sized
+  if (a->job.each.run.base_path && (a->sized || a->job.each.run.mkfs_opts)) {
+    cmd_err ("run", "--base does not go with %s", a->sized
              ? "--size (the image's is the device's)" : "--mkfs-opts (the image is made)");
     return EXIT_ERROR;
   }

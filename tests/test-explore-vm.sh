@@ -6,7 +6,8 @@
 # explore.json); cut short (the last results gone, as an interruption
 # leaves it), --resume carries the directory into a guest again and runs
 # only what is missing, keeping the rest as it was; nothing is left
-# running, and no scratch folder.
+# running, and no scratch folder.  A failure's reproduce line starts from
+# the base image the guest brought back.
 # all its work is in qemu guests: it takes no lock, and runs beside others
 test_parallel=yes
 source "$top_srcdir/tests/functions.sh"
@@ -37,6 +38,18 @@ for f in "$tmp"/x/failures/*.sh; do
   assert_match "$(sed -n 's/^#   reproduce: *//p' "$f")" \
     "^powercut run --attach vm --kernel [^ ]+ --program xfs_io --program setfattr --judge guest " "$(basename "$f")'s reproduce line"
 done
+
+# a failure found in the guest (no barriers, writes reordered): its
+# reproduce line records from the base image it came from, brought back
+# here, as the exploration recorded it (test-explore-reproduce.sh runs
+# such a line from an XFS base image in a guest and sees it fail again)
+run powercut explore --attach vm --seq 1 --only 'mwrite d0/f0 fsync.root' --config 'ext4 nobarrier' \
+  --model reorder --out "$tmp/f" --quiet
+assert_eq "$rc" 1 "explore --attach vm of a configuration that loses synced data ($err)"
+assert_match "$(sed -n 's/^#   reproduce: *//p' "$tmp/f/failures/1.sh")" \
+  "^powercut run --attach vm --kernel [^ ]+ --program xfs_io --program setfattr --judge guest --config 'ext4 nobarrier' --model reorder:4 --seed 0 --base $tmp/f/bases/c0.img --settle 0 -- $tmp/f/failures/1.sh\$" \
+  "the guest's failure's reproduce line, from its base image"
+[ -s "$tmp/f/bases/c0.img" ] || fail "the base image not brought back"
 
 # cut short: the last two results gone, as an interrupted exploration
 # leaves them; --resume runs those two and keeps the others

@@ -101,8 +101,8 @@ take_back (const char *from, const char *out, struct pc_err *why)
 static char *const guest_programs[] = { "xfs_io", "setfattr", NULL };
 
 /* The failures' scripts it brought back (out/failures/N.sh) reproduce
- * them in a guest of the same kernel, with the same programs, judged
- * there: their "reproduce:" lines say so. */
+ * them in a guest of the same kernel, with the same programs, from the
+ * same base image, judged there: their "reproduce:" lines say so. */
 static void
 reproduce_in_guest (const struct pc_explore_guest *g, const char *out)
 {
@@ -134,17 +134,9 @@ reproduce_in_guest (const struct pc_explore_guest *g, const char *out)
       /* judged as explore judged it, by the guest's kernel: a bug of
        * the log's replay shows only there */
       fputs ("--judge guest ", f);
-      /* a guest makes its own filesystem: the line's base image (the
-       * guest's path) stays out */
-      {
-        char *b = strstr (at, " --base "), *nl = strchr (at, '\n');
-        if (b && (nl == NULL || b < nl)) {
-          char *e = b + 8;
-          e += strcspn (e, " \n");
-          fwrite (at, 1, (size_t) (b - at), f);
-          at = e;
-        }
-      }
+      /* the line's base image (the guest's path is this one's, and the
+       * image came back with the failures) goes into the guest as the
+       * device: the very steps explore ran, from the same filesystem */
       fputs (at, f);
       fclose (f);
     }

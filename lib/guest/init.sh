@@ -2,7 +2,8 @@
 # init.sh: the qemu guest's /init (lib/guest/vm.c builds it in; the build
 # makes it a C string).  It reads /powercut.conf, shell assignments that
 # vm.c writes: the modules to load, then either a script to run on disks
-# already made (SCRIPT_MODE), or a filesystem to make on /dev/nbd0, mount,
+# already made (SCRIPT_MODE), or a filesystem to make on /dev/nbd0 (unless
+# MADE: it starts as a base image), mount,
 # run the workload on (traced or not) and mark as powercut run does.  It
 # says what became of it on the console: POWERCUT-INIT first, the
 # script's lines as POWERCUT-OUT, then POWERCUT-STATUS N.
@@ -37,8 +38,11 @@ if [ -n "$SCRIPT_MODE" ]; then
   echo "POWERCUT-SCRIPT $st"; finish 0
 fi
 say attaching /dev/nbd0 over $CONNECTIONS connection\(s\)
-nbd-client 10.0.2.100 10809 /dev/nbd0 -b 4096 -N '' -C "$CONNECTIONS" || finish 210
-mkfs.$FS -q $MKFS_FORCE $MKFS_OPTS /dev/nbd0 || finish 211
+# a device that starts as a base image has its filesystem, made on a file
+# (512-byte sectors, which XFS then has): no mkfs, and sectors that size
+if [ -n "$MADE" ]; then BS=512; else BS=4096; fi
+nbd-client 10.0.2.100 10809 /dev/nbd0 -b $BS -N '' -C "$CONNECTIONS" || finish 210
+[ -n "$MADE" ] || mkfs.$FS -q $MKFS_FORCE $MKFS_OPTS /dev/nbd0 || finish 211
 for s in $SYSCTLS; do echo "${s#*=}" > /proc/sys/$(echo "${s%%=*}" | tr . /) || finish 216; done
 mkdir -p /mnt
 if [ -n "$MOUNT_OPTS" ]; then mount -t $FS -o "$MOUNT_OPTS" /dev/nbd0 /mnt || finish 212

@@ -171,6 +171,7 @@ write_conf (const struct pc_vm_config *cfg, const char *modules)
   bad |= conf (m, "FS", cfg->fs);
   bad |= conf (m, "MKFS_OPTS", cfg->mkfs_opts);
   bad |= conf (m, "MKFS_FORCE", pc_fs_find (cfg->fs) ? pc_fs_find (cfg->fs)->mkfs_force : "-F");
+  bad |= conf (m, "MADE", cfg->made ? "1" : "");
   bad |= conf (m, "MOUNT_OPTS", cfg->mount_opts);
   bad |= conf (m, "WORKLOAD", cfg->workload);
   bad |= conf (m, "TRACED", cfg->traced ? "1" : "");

@@ -50,6 +50,8 @@ struct pc_vm_config {
   const char *modules;          /* its /lib/modules/VERSION; NULL: derived */
   const char *nbd_sock, *ctl_sock;
   const char *fs, *mkfs_opts, *mount_opts;
+  bool made;                    /* the device starts as a base image of fs
+                                 * (made on a file: 512-byte sectors): no mkfs */
   const char *workload;         /* a built-in workload's name, or ... */
   const char *script;           /* ... a script to run in the mount point */
   char *const *script_args;     /* its arguments (NULL-terminated), or NULL */

@@ -235,6 +235,7 @@ run_vm (struct run *r)
   vc.ctl_sock = r->ctl;
   vc.fs = cfg->fs;
   vc.mkfs_opts = mkfs_options (cfg);
+  vc.made = cfg->base_path != NULL;
   vc.mount_opts = opts;
   vc.workload = cfg->workload ? cfg->workload->name : NULL;
   vc.script = cfg->workload ? NULL : cfg->command[0];
@@ -502,10 +503,6 @@ record_once (const struct pc_run_config *cfg, struct pc_err *why)
   lap (cfg, PC_PHASE_RECORDER, &t);
   if (e < 0)
     goto out;
-  if (!r.attach->here && cfg->base_path) {
-    e = pc_run_fail (&r, EINVAL, "a base image is not taken into a guest");
-    goto out;
-  }
   if (!r.attach->here) {
     e = run_vm (&r);
     lap (cfg, PC_PHASE_WORKLOAD, &t);

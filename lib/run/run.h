@@ -75,8 +75,7 @@ struct pc_run_config {
   const char *base_path;        /* or an image the device starts as, its
                                  * filesystem made already (and what it
                                  * holds): no mkfs, and the log starts from
-                                 * it (record --base); not with PC_ATTACH_VM
-                                 * or devices */
+                                 * it (record --base); not with devices */
   enum pc_attach attach;
   const char *kernel, *modules;         /* PC_ATTACH_VM: the guest's kernel (vm.h) */
   char *const *programs;                /* PC_ATTACH_VM: more programs for the guest's
