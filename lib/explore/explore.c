@@ -20,6 +20,7 @@
 #include "explore/exploreint.h"
 #include "fs/fs.h"
 #include "run/plan.h"
+#include "util/disk.h"
 #include "util/util.h"
 
 #define BATCH_DEFAULT 25          /* --shared: workloads per recording */
@@ -680,6 +681,10 @@ explore (const struct pc_explore_config *cfg, FILE *report, struct pc_err *err)
         ;       /* kept with the failures of the run resumed: their logs start from it */
       else if ((r = pc_x_make_base (&cfg->configs[k], c.base[k], err)) < 0)
         pc_err_prefix (err, -r, "%s", c.label[k]);
+      /* read once here: every run's recorder and check (processes this
+       * one forks) find its hash and its zeros without reading it again */
+      if (r == 0 && (r = pc_image_remember (c.base[k])) < 0)
+        pc_err_set (err, -r, "%s: %s", c.base[k], strerror (-r));
     }
     if (r == 0 && cfg->progress) {
       /* how many, before the first runs */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/disk.h"
@@ -101,35 +102,161 @@ image_open (const char *path, uint64_t expect_size, uint32_t sector, struct stat
   return r;
 }
 
-/* Reads size bytes of fd once through, into hash (XXH128), calling
- * chunk (ctx, off, buf, len, zero) for each piece read.  Returns 0 or
- * -errno (an I/O error, -EIO if the file was shorter than it said). */
+#define SCAN_CHUNK (1 << 16)
+#define SCAN_MEMOS 8
+#define RACY_NS 20000000        /* 20 ms: more than a tick of the file clock */
+
+/* What a scan of an image found, kept for the life of the process and of
+ * the children it forks after: an image unchanged since (the same file,
+ * size, mtime and ctime: what a recorder trusts of its base, see
+ * base_unchanged) is not read and hashed again; its hash is known, and
+ * which of its chunks are zeros.  explore's runs, each a recorder and a
+ * check over the same base image, read it once. */
+struct scan_memo {
+  bool used;
+  dev_t dev;
+  ino_t ino;
+  uint64_t size;
+  struct timespec mtime, ctime;
+  uint8_t hash[16];
+  uint64_t *zero;               /* a bit per SCAN_CHUNK bytes of zeros */
+};
+
+static struct scan_memo memos[SCAN_MEMOS];
+static unsigned next_memo;
+
+/* Nanoseconds from t to now (negative if t is later), within a day. */
+static int64_t
+ns_since (struct timespec t, struct timespec now)
+{
+  int64_t sec = (int64_t) now.tv_sec - (int64_t) t.tv_sec;
+
+  if (sec > 86400)
+    sec = 86400;
+  else if (sec < -86400)
+    sec = -86400;
+  return sec * 1000000000 + (now.tv_nsec - t.tv_nsec);
+}
+
+static bool
+same_time (struct timespec a, struct timespec b)
+{
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+static bool
+memo_holds (const struct scan_memo *m, const struct stat *sb)
+{
+  return m->used && m->dev == sb->st_dev && m->ino == sb->st_ino &&
+         m->size == (uint64_t) sb->st_size && same_time (m->mtime, sb->st_mtim) &&
+         same_time (m->ctime, sb->st_ctim);
+}
+
+static struct scan_memo *
+memo_find (const struct stat *sb)
+{
+  for (unsigned i = 0; i < SCAN_MEMOS; i++)
+    if (memo_holds (&memos[i], sb))
+      return &memos[i];
+  return NULL;
+}
+
+/* Keeps what a scan of the file of sb found (zero: its bitmap, taken). */
+static void
+memo_keep (const struct stat *sb, const uint8_t hash[16], uint64_t *zero)
+{
+  struct scan_memo *m = &memos[next_memo++ % SCAN_MEMOS];
+
+  free (m->zero);
+  *m = (struct scan_memo) { .used = true, .dev = sb->st_dev, .ino = sb->st_ino,
+                            .size = (uint64_t) sb->st_size, .mtime = sb->st_mtim,
+                            .ctime = sb->st_ctim, .zero = zero };
+  memcpy (m->hash, hash, 16);
+}
+
+/* Reads size bytes of fd (whose stat is sb) once through, into hash
+ * (XXH128), calling chunk (ctx, off, buf, len, zero) for each piece
+ * read.  An image a scan of this process read already, unchanged since,
+ * is not read again: its hash is the memo's, its zero pieces are passed
+ * as buf NULL, and the others are read only if data (else buf NULL too).
+ * Returns 0 or -errno (an I/O error, -EIO if the file was shorter than it
+ * said). */
 static int
-image_scan (int fd, uint64_t size, uint8_t hash[16],
+image_scan (int fd, const struct stat *sb, uint64_t size, uint8_t hash[16], bool data,
             void (*chunk) (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero),
             void *ctx)
 {
-  static const uint8_t zero[1 << 16];
-  XXH3_state_t *st = XXH3_createState ();
-  uint8_t *buf = malloc (sizeof zero);
+  static const uint8_t zero[SCAN_CHUNK];
+  const struct scan_memo *m = memo_find (sb);
+  uint64_t nchunks = (size + SCAN_CHUNK - 1) / SCAN_CHUNK;
+  uint64_t *zbits = NULL;
+  XXH3_state_t *st = NULL;
+  uint8_t *buf = malloc (SCAN_CHUNK);
+  struct timespec start;
+  bool racy;
   int r = 0;
 
-  if (st == NULL || buf == NULL)
+  if (m && m->size == size) {
+    struct stat now;
+    for (uint64_t off = 0, c = 0; r == 0 && off < size; off += SCAN_CHUNK, c++) {
+      size_t want = size - off < SCAN_CHUNK ? (size_t) (size - off) : SCAN_CHUNK;
+      bool z = m->zero[c / 64] & (UINT64_C(1) << (c % 64));
+      if (z || !data)
+        chunk (ctx, off, NULL, want, z);
+      else if (buf == NULL)
+        r = -ENOMEM;
+      else if ((r = pc_pread_all (fd, buf, want, off)) == 0)
+        chunk (ctx, off, buf, want, false);
+    }
+    /* what was read is the memo's image only if it did not change
+     * meanwhile: else the image is read whole */
+    if (r == 0 && fstat (fd, &now) == 0 && memo_holds (m, &now)) {
+      memcpy (hash, m->hash, 16);
+      free (buf);
+      return 0;
+    }
+    if (r < 0) {
+      free (buf);
+      return r;
+    }
+  }
+  /* a memo of a file changed in the clock tick it was read in would
+   * hold after a second change in that tick: kept only of a file whose
+   * last change is older than the tick (file times come from a coarse
+   * clock, a few milliseconds) */
+  clock_gettime (CLOCK_REALTIME, &start);
+  racy = ns_since (sb->st_ctim, start) < RACY_NS;
+  st = XXH3_createState ();
+  zbits = calloc ((nchunks + 63) / 64, sizeof *zbits);
+  if (st == NULL || buf == NULL || zbits == NULL)
     r = -ENOMEM;
   else
     XXH3_128bits_reset (st);
-  for (uint64_t off = 0; r == 0 && off < size;) {
-    size_t want = size - off < sizeof zero ? (size_t) (size - off) : sizeof zero;
+  for (uint64_t off = 0, c = 0; r == 0 && off < size; c++) {
+    size_t want = size - off < SCAN_CHUNK ? (size_t) (size - off) : SCAN_CHUNK;
     r = pc_pread_all (fd, buf, want, off);
     if (r == 0) {
-      chunk (ctx, off, buf, want, memcmp (buf, zero, want) == 0);
+      bool z = memcmp (buf, zero, want) == 0;
+      if (z)
+        zbits[c / 64] |= UINT64_C(1) << (c % 64);
+      chunk (ctx, off, buf, want, z);
       XXH3_128bits_update (st, buf, want);
       off += want;
     }
   }
-  if (r == 0)
+  if (r == 0) {
+    struct stat now;
     XXH128_canonicalFromHash ((XXH128_canonical_t *) hash, XXH3_128bits_digest (st));
+    /* kept only if the file did not change while it was read */
+    if (!racy && fstat (fd, &now) == 0 && memo_holds (&(struct scan_memo) {
+          .used = true, .dev = sb->st_dev, .ino = sb->st_ino, .size = (uint64_t) sb->st_size,
+          .mtime = sb->st_mtim, .ctime = sb->st_ctim }, &now) && (uint64_t) now.st_size == size) {
+      memo_keep (sb, hash, zbits);
+      zbits = NULL;
+    }
+  }
   XXH3_freeState (st);
+  free (zbits);
   free (buf);
   return r;
 }
@@ -158,12 +285,43 @@ pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mem == MAP_FAILED)
     r = -ENOMEM;
-  else if ((r = image_scan (fd, size, hash, copy_chunk, mem)) < 0)
+  else if ((r = image_scan (fd, &sb, size, hash, true, copy_chunk, mem)) < 0)
     munmap (mem, size);
   else {
     *ret_mem = mem;
     *ret_size = size;
   }
+  close (fd);
+  return r;
+}
+
+static void
+no_chunk (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero)
+{
+  (void) ctx, (void) off, (void) buf, (void) len, (void) zero;
+}
+
+int
+pc_image_remember (const char *path)
+{
+  struct stat sb;
+  uint8_t hash[16];
+  int fd = image_open (path, 0, 0, &sb), r;
+  struct timespec now;
+
+  if (fd < 0)
+    return fd;
+  /* just made (explore's base): wait out the tick it was changed in, so
+   * that the scan is not racy and its memo is kept */
+  clock_gettime (CLOCK_REALTIME, &now);
+  {
+    int64_t age = ns_since (sb.st_ctim, now);
+    if (age < RACY_NS + 1000000) {
+      struct timespec d = { 0, (long) (RACY_NS + 1000000 - (age > 0 ? age : 0)) };
+      nanosleep (&d, NULL);
+    }
+  }
+  r = image_scan (fd, &sb, (uint64_t) sb.st_size, hash, false, no_chunk, NULL);
   close (fd);
   return r;
 }
@@ -203,7 +361,7 @@ pc_disk_open_base (struct pc_disk *d, const char *path)
   /* One pass for the hash; what is not zeros is left to pc_disk_load,
    * and out of the page cache. */
   if (r == 0)
-    r = image_scan (fd, d->size, d->basehash, mark_zero_chunk, d);
+    r = image_scan (fd, &sb, d->size, d->basehash, false, mark_zero_chunk, d);
   if (r < 0) {
     close (fd);
     pc_disk_close (d);

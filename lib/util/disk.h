@@ -32,7 +32,8 @@ int pc_disk_open_zero (struct pc_disk *d, uint64_t size);
 
 /* Opens a disk over the base image at path: its size becomes the disk size
  * and its content hash is computed by reading it once, now (so an image
- * that cannot be read is an error here).  Its all-zero parts cost nothing;
+ * that cannot be read is an error here), unless this process read it
+ * already and it is unchanged (pc_image_remember).  Its all-zero parts cost nothing;
  * the rest is read again, a sector range at a time, when first needed by
  * pc_disk_load.  Returns 0 or -errno (-EINVAL: empty image, or its size is
  * not a multiple of PC_DISK_SECTOR). */
@@ -54,6 +55,13 @@ int pc_disk_load (struct pc_disk *d, uint64_t off, uint64_t len);
 int pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
                    uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16]);
 void pc_image_unmap (uint8_t *mem, uint64_t size);
+
+/* Reads the image at path once, so that this process, and the children
+ * it forks after, find its hash and its zero parts without reading it
+ * again (pc_disk_open_base, pc_image_read) while it stays unchanged (the
+ * same file, size, mtime and ctime).  The last 8 images are kept.
+ * Returns 0 or -errno. */
+int pc_image_remember (const char *path);
 
 /* Lets pc_disk_write_logged name content in fd, a file open for reading
  * that keeps what it has been told of (a log only grows or is cut back past

@@ -1,7 +1,8 @@
 /* check_disk.c: the recorder's disk, its writes named in the log rather
  * than copied, against the plain disk that copies every write: the same
  * random writes, zeroes and reads, alone and over a base image, must read
- * back the same. */
+ * back the same; and a base image read from the memo of an earlier read
+ * (pc_image_remember) against a plain read of it. */
 #include <config.h>
 
 #include <errno.h>
@@ -161,6 +162,54 @@ START_TEST (test_logged_matches_plain_over_base)
 }
 END_TEST
 
+/* An image read once (pc_image_remember) is read again from the memo:
+ * the same hash and bytes as a plain read of it, over a base the same
+ * disk; changed, it is read afresh, never from the memo. */
+START_TEST (test_image_memo)
+{
+  uint64_t st = 11, size;
+  uint8_t *img = malloc (SIZE), *plain, *memo, *again, h1[16], h2[16], h3[16];
+  struct pc_disk a, b;
+  char *path;
+  int fd;
+
+  ck_assert (img != NULL);
+  for (uint64_t k = 0; k < SIZE; k++)
+    img[k] = (k / 65536) % 4 == 1 ? (uint8_t) rnd (&st) : 0;
+  path = temp_file (&fd);
+  ck_assert_int_eq (pwrite_all (fd, img, SIZE, 0), 0);
+  /* the plain read, before any memo of it */
+  ck_assert_int_eq (pc_image_read (path, SIZE, 0, &plain, &size, h1), 0);
+  ck_assert_int_eq (memcmp (plain, img, SIZE), 0);
+  ck_assert_int_eq (pc_disk_open_base (&a, path), 0);
+  ck_assert_int_eq (pc_image_remember (path), 0);
+  ck_assert_int_eq (pc_image_read (path, SIZE, 0, &memo, &size, h2), 0);
+  ck_assert_int_eq (memcmp (h1, h2, 16), 0);
+  ck_assert_int_eq (memcmp (memo, img, SIZE), 0);
+  ck_assert_int_eq (pc_disk_open_base (&b, path), 0);
+  ck_assert_int_eq (memcmp (a.basehash, b.basehash, 16), 0);
+  ck_assert_int_eq (pc_disk_load (&a, 0, SIZE), 0);
+  ck_assert_int_eq (pc_disk_load (&b, 0, SIZE), 0);
+  ck_assert_int_eq (memcmp (a.mem, b.mem, SIZE), 0);
+  pc_disk_close (&a);
+  pc_disk_close (&b);
+  /* changed (a zero piece and a data piece): read afresh */
+  img[10] = 0x5a;
+  img[65536 + 7] ^= 0xff;
+  ck_assert_int_eq (pwrite_all (fd, img, SIZE, 0), 0);
+  ck_assert_int_eq (pc_image_read (path, SIZE, 0, &again, &size, h3), 0);
+  ck_assert_int_ne (memcmp (h1, h3, 16), 0);
+  ck_assert_int_eq (memcmp (again, img, SIZE), 0);
+  close (fd);
+  pc_image_unmap (plain, SIZE);
+  pc_image_unmap (memo, SIZE);
+  pc_image_unmap (again, SIZE);
+  unlink (path);
+  free (path);
+  free (img);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -170,6 +219,7 @@ main (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_logged_matches_plain);
   tcase_add_test (tc, test_logged_matches_plain_over_base);
+  tcase_add_test (tc, test_image_memo);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
