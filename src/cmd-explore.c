@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "cmd.h"
 #include "explore/explore.h"
+#include "explore/gen.h"
 #include "fs/fs.h"
 #include "report/report.h"
 #include "util/args.h"
@@ -31,6 +33,7 @@ usage (FILE *f)
 "                        [--shared] [--attach auto|vm [--kernel FILE] [--modules DIR]]\n"
 "                        [--quiet]\n"
 "       powercut explore --merge [--out DIR] SHARD-DIR...\n"
+"       powercut explore --list --seq N\n"
 "\n"
 "Run many small generated workloads (after CrashMonkey's ACE: up to three\n"
 "file operations over a few files, each followed by fsync, fdatasync, sync\n"
@@ -75,6 +78,9 @@ usage (FILE *f)
 "                        fresh filesystem\n"
 "      --merge           join the results of explorations (the shards of one) in\n"
 "                        the SHARD-DIRs into DIR, running nothing\n"
+"      --list            with --seq 1 or 2: count its workloads, those of no\n"
+"                        argument class and those of each class, running\n"
+"                        nothing (no root needed)\n"
 "  -q, --quiet           no progress on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -85,13 +91,13 @@ usage (FILE *f)
 
 enum { OPT_RANDOM = 256, OPT_BUDGET, OPT_SEED, OPT_CORPUS, OPT_SHARD, OPT_RESUME, OPT_LIMIT,
        OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE, OPT_SHARED, OPT_JUDGE,
-       OPT_ATTACH, OPT_KERNEL, OPT_MODULES };
+       OPT_ATTACH, OPT_KERNEL, OPT_MODULES, OPT_LIST };
 
 #define MAX_GUEST_ARGS 96
 
 struct args {
   struct pc_explore_config cfg;
-  bool quiet, shard_given, budget_given, merge;
+  bool quiet, shard_given, budget_given, merge, list;
   char sysdir[4096];
   /* --attach vm: the guest, and the exploration's arguments there */
   bool vm, attach_given;
@@ -102,6 +108,22 @@ struct args {
   char *gcopies[2];
   char *gfs[PC_MAX_CONFIGS + 1];
 };
+
+/* explore --list --seq n: how many workloads, and of each argument
+ * class (gen.h). */
+static int
+list (unsigned n)
+{
+  struct pc_gen_counts c;
+
+  pc_gen_count (n, &c);
+  printf ("workloads: %" PRIu64 "\n", c.workloads);
+  printf ("without argument classes: %" PRIu64 "\n", c.plain);
+  for (unsigned k = 1; k < PC_GEN_NCLASSES; k++)
+    printf ("class %s: %" PRIu64 "\n", pc_gen_class_name (k), c.in_class[k]);
+  printf ("places in the order: %" PRIu64 "\n", c.places);
+  return fflush (stdout) == 0 && !ferror (stdout) ? EXIT_OK : EXIT_ERROR;
+}
 
 /* An option for the exploration in a guest, as given. */
 static void
@@ -262,6 +284,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_NO_SHRINK: a->cfg.no_shrink = true; break;
   case OPT_SHARED: a->cfg.shared = true; break;
   case OPT_MERGE: a->merge = true; break;
+  case OPT_LIST: a->list = true; break;
   case OPT_JUDGE: {
     int m = pc_judge_mode_parse (arg);
     if (m < 0) {
@@ -329,6 +352,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "kernel", required_argument, NULL, OPT_KERNEL },
     { "modules", required_argument, NULL, OPT_MODULES },
     { "merge", no_argument, NULL, OPT_MERGE },
+    { "list", no_argument, NULL, OPT_LIST },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -354,6 +378,14 @@ parse_args (int argc, char **argv, struct args *a)
   if (optind != argc) {
     cmd_err ("explore", "unexpected argument '%s'", argv[optind]);
     return pc_usage_error ("explore");
+  }
+  if (a->list) {
+    if (a->cfg.seq == 0 || a->cfg.seq > 2 || a->cfg.random || a->cfg.corpus) {
+      cmd_err ("explore", "--list counts the workloads of --seq 1 or 2 (those of 3 are too "
+               "many to count), and runs nothing");
+      return pc_usage_error ("explore");
+    }
+    return list (a->cfg.seq);
   }
   if ((a->cfg.seq != 0) + a->cfg.random + (a->cfg.corpus != NULL) != 1) {
     cmd_err ("explore", "give one of --seq N, --random or --corpus DIR");

@@ -84,10 +84,10 @@ assert_eq "$(outcomes cut/explore.json)" "$(outcomes whole/explore.json)" "resum
 # 4. no barriers, writes reordered: failures, shrunk, reproduced
 run powercut explore --seq 2 --limit 2 --config 'ext4 nobarrier' --model reorder --out f --quiet
 assert_eq "$rc" 1 "exploration of a configuration that loses synced data ($err)"
-# --limit samples the whole order of seq 2 (8848602 places), one workload
+# --limit samples the whole order of seq 2 (13934592 places), one workload
 # from each half, not its first two
 assert_eq "$(python3 -c 'import json, sys
-print(*sorted(w["index"] * 2 // 8848602 for w in json.load(open(sys.argv[1]))["workloads"]))' \
+print(*sorted(w["index"] * 2 // 13934592 for w in json.load(open(sys.argv[1]))["workloads"]))' \
   f/explore.json)" "0 1" "--limit 2's sample, by halves of the order"
 [ -x f/failures/1.sh ] || fail "no failure script"
 # each result's time, and the time to the first failure

@@ -35,71 +35,104 @@ setup_size (unsigned file)
 }
 
 enum op { O_CREAT, O_MKDIR, O_WRITE, O_DWRITE, O_FALLOC, O_LINK, O_UNLINK, O_RENAME,
-          O_SETX, O_REMOVEX, O_TRUNC, O_MWRITE, O_SYMLINK, O_RMDIR, O_RENAME_DIR };
+          O_SETX, O_REMOVEX, O_TRUNC, O_MWRITE, O_SYMLINK, O_RMDIR, O_RENAME_DIR, O_WSIZE };
 enum { F_PLAIN, F_KEEP, F_PUNCH, F_ZERO, F_COLLAPSE, F_INSERT, F_ZERO_KEEP };
 enum { AT_INSIDE, AT_BEYOND, AT_STRADDLE };
 
+/* The argument classes beyond ACE's (gen.h): a kind has one, or none. */
+static const char *const classes[PC_GEN_NCLASSES] = {
+  NULL, "size", "unaligned", "dsync", "append", "dirxattr", "large", "deep",
+};
+enum { C_NONE, C_SIZE, C_UNALIGNED, C_DSYNC, C_APPEND, C_DIRXATTR, C_LARGE, C_DEEP };
+
+/* A write's flags (O_WRITE's b): O_SYNC (xfs_io -s), RWF_DSYNC (pwrite
+ * -D, with pwritev2: O_DSYNC's promise for one write; this xfs_io opens
+ * no file O_DSYNC) and O_APPEND (xfs_io -a): opened so, and pwrite's
+ * options. */
+static const char *const wflags[] = { "", "-s ", "", "-a " };
+static const char *const wpflags[] = { "", "", "-V 1 -D ", "" };
+
+/* O_WSIZE's lengths, appended at the end (a), and its largest: the
+ * buffer of a write of several MiB. */
+static const uint64_t wsizes[] = { 1, 4095, 4096, 4097, 12288, 4 << 20 };
+#define WSIZE_LARGE 5
+
 /* A kind of operation: what it does, with which arguments; one_target:
- * its target is fixed (the file slot is ignored, only 0 is generated). */
+ * its target is fixed (the file slot is ignored, only 0 is generated);
+ * its argument class, if any. */
 struct kind {
   const char *name;
   uint8_t op, a, b;
   bool one_target;
+  uint8_t cls;
 };
 
 static const struct kind kinds[] = {
-  { "creat", O_CREAT, 0, 0, false },
-  { "mkdir.root", O_MKDIR, 0, 0, true },
-  { "mkdir.nested", O_MKDIR, 1, 0, true },
-  { "write.append", O_WRITE, 0, 0, false },
-  { "write.start", O_WRITE, 1, 0, false },
-  { "write.extend", O_WRITE, 2, 0, false },
-  { "swrite.append", O_WRITE, 0, 1, false },
-  { "swrite.start", O_WRITE, 1, 1, false },
-  { "dwrite.append", O_DWRITE, 0, 0, false },
-  { "dwrite.overwrite", O_DWRITE, 1, 0, false },
-  { "dswrite.append", O_DWRITE, 0, 1, false },
-  { "dswrite.overwrite", O_DWRITE, 1, 1, false },
-  { "falloc.plain.inside", O_FALLOC, F_PLAIN, AT_INSIDE, false },
-  { "falloc.plain.beyond", O_FALLOC, F_PLAIN, AT_BEYOND, false },
-  { "falloc.plain.straddle", O_FALLOC, F_PLAIN, AT_STRADDLE, false },
-  { "falloc.keep.inside", O_FALLOC, F_KEEP, AT_INSIDE, false },
-  { "falloc.keep.beyond", O_FALLOC, F_KEEP, AT_BEYOND, false },
-  { "falloc.keep.straddle", O_FALLOC, F_KEEP, AT_STRADDLE, false },
-  { "falloc.punch.inside", O_FALLOC, F_PUNCH, AT_INSIDE, false },
-  { "falloc.punch.beyond", O_FALLOC, F_PUNCH, AT_BEYOND, false },
-  { "falloc.punch.straddle", O_FALLOC, F_PUNCH, AT_STRADDLE, false },
-  { "falloc.zero.inside", O_FALLOC, F_ZERO, AT_INSIDE, false },
-  { "falloc.zero.beyond", O_FALLOC, F_ZERO, AT_BEYOND, false },
-  { "falloc.zero.straddle", O_FALLOC, F_ZERO, AT_STRADDLE, false },
-  { "falloc.zerokeep.inside", O_FALLOC, F_ZERO_KEEP, AT_INSIDE, false },
-  { "falloc.zerokeep.beyond", O_FALLOC, F_ZERO_KEEP, AT_BEYOND, false },
-  { "falloc.zerokeep.straddle", O_FALLOC, F_ZERO_KEEP, AT_STRADDLE, false },
-  { "falloc.collapse", O_FALLOC, F_COLLAPSE, AT_INSIDE, false },
-  { "falloc.insert", O_FALLOC, F_INSERT, AT_INSIDE, false },
-  { "link.same", O_LINK, 0, 0, false },
-  { "link.other", O_LINK, 1, 0, false },
-  { "link.up", O_LINK, 3, 0, false },
-  { "unlink", O_UNLINK, 0, 0, false },
-  { "symlink", O_SYMLINK, 0, 0, false },
-  { "rename.new", O_RENAME, 0, 0, false },
-  { "rename.over", O_RENAME, 1, 0, false },
-  { "rename.across", O_RENAME, 2, 0, false },
-  { "rename.up", O_RENAME, 3, 0, false },
-  { "rename.dir.across", O_RENAME_DIR, 0, 0, true },
-  { "rename.dir.up", O_RENAME_DIR, 1, 0, true },
-  { "rmdir", O_RMDIR, 0, 0, true },
-  { "setxattr", O_SETX, 0, 0, false },
-  { "removexattr", O_REMOVEX, 0, 0, false },
-  { "truncate.up.aligned", O_TRUNC, 1, 1, false },
-  { "truncate.up.unaligned", O_TRUNC, 1, 0, false },
-  { "truncate.down.aligned", O_TRUNC, 0, 1, false },
-  { "truncate.down.unaligned", O_TRUNC, 0, 0, false },
-  { "mwrite", O_MWRITE, 0, 0, false },
-  { "mwrite.extend", O_MWRITE, 1, 0, false },
+  { "creat", O_CREAT, 0, 0, false, C_NONE },
+  { "mkdir.root", O_MKDIR, 0, 0, true, C_NONE },
+  { "mkdir.nested", O_MKDIR, 1, 0, true, C_NONE },
+  { "write.append", O_WRITE, 0, 0, false, C_NONE },
+  { "write.start", O_WRITE, 1, 0, false, C_NONE },
+  { "write.extend", O_WRITE, 2, 0, false, C_NONE },
+  { "swrite.append", O_WRITE, 0, 1, false, C_NONE },
+  { "swrite.start", O_WRITE, 1, 1, false, C_NONE },
+  { "dwrite.append", O_DWRITE, 0, 0, false, C_NONE },
+  { "dwrite.overwrite", O_DWRITE, 1, 0, false, C_NONE },
+  { "dswrite.append", O_DWRITE, 0, 1, false, C_NONE },
+  { "dswrite.overwrite", O_DWRITE, 1, 1, false, C_NONE },
+  { "falloc.plain.inside", O_FALLOC, F_PLAIN, AT_INSIDE, false, C_NONE },
+  { "falloc.plain.beyond", O_FALLOC, F_PLAIN, AT_BEYOND, false, C_NONE },
+  { "falloc.plain.straddle", O_FALLOC, F_PLAIN, AT_STRADDLE, false, C_NONE },
+  { "falloc.keep.inside", O_FALLOC, F_KEEP, AT_INSIDE, false, C_NONE },
+  { "falloc.keep.beyond", O_FALLOC, F_KEEP, AT_BEYOND, false, C_NONE },
+  { "falloc.keep.straddle", O_FALLOC, F_KEEP, AT_STRADDLE, false, C_NONE },
+  { "falloc.punch.inside", O_FALLOC, F_PUNCH, AT_INSIDE, false, C_NONE },
+  { "falloc.punch.beyond", O_FALLOC, F_PUNCH, AT_BEYOND, false, C_NONE },
+  { "falloc.punch.straddle", O_FALLOC, F_PUNCH, AT_STRADDLE, false, C_NONE },
+  { "falloc.zero.inside", O_FALLOC, F_ZERO, AT_INSIDE, false, C_NONE },
+  { "falloc.zero.beyond", O_FALLOC, F_ZERO, AT_BEYOND, false, C_NONE },
+  { "falloc.zero.straddle", O_FALLOC, F_ZERO, AT_STRADDLE, false, C_NONE },
+  { "falloc.zerokeep.inside", O_FALLOC, F_ZERO_KEEP, AT_INSIDE, false, C_NONE },
+  { "falloc.zerokeep.beyond", O_FALLOC, F_ZERO_KEEP, AT_BEYOND, false, C_NONE },
+  { "falloc.zerokeep.straddle", O_FALLOC, F_ZERO_KEEP, AT_STRADDLE, false, C_NONE },
+  { "falloc.collapse", O_FALLOC, F_COLLAPSE, AT_INSIDE, false, C_NONE },
+  { "falloc.insert", O_FALLOC, F_INSERT, AT_INSIDE, false, C_NONE },
+  { "link.same", O_LINK, 0, 0, false, C_NONE },
+  { "link.other", O_LINK, 1, 0, false, C_NONE },
+  { "link.up", O_LINK, 3, 0, false, C_NONE },
+  { "unlink", O_UNLINK, 0, 0, false, C_NONE },
+  { "symlink", O_SYMLINK, 0, 0, false, C_NONE },
+  { "rename.new", O_RENAME, 0, 0, false, C_NONE },
+  { "rename.over", O_RENAME, 1, 0, false, C_NONE },
+  { "rename.across", O_RENAME, 2, 0, false, C_NONE },
+  { "rename.up", O_RENAME, 3, 0, false, C_NONE },
+  { "rename.dir.across", O_RENAME_DIR, 0, 0, true, C_NONE },
+  { "rename.dir.up", O_RENAME_DIR, 1, 0, true, C_NONE },
+  { "rmdir", O_RMDIR, 0, 0, true, C_NONE },
+  { "setxattr", O_SETX, 0, 0, false, C_NONE },
+  { "removexattr", O_REMOVEX, 0, 0, false, C_NONE },
+  { "truncate.up.aligned", O_TRUNC, 1, 1, false, C_NONE },
+  { "truncate.up.unaligned", O_TRUNC, 1, 0, false, C_NONE },
+  { "truncate.down.aligned", O_TRUNC, 0, 1, false, C_NONE },
+  { "truncate.down.unaligned", O_TRUNC, 0, 0, false, C_NONE },
+  { "mwrite", O_MWRITE, 0, 0, false, C_NONE },
+  { "mwrite.extend", O_MWRITE, 1, 0, false, C_NONE },
   /* added after the first 49: a kind's index is its place in the order */
-  { "write.append.511", O_WRITE, 3, 0, false },
-  { "dwrite.dsync.tail", O_DWRITE, 2, 2, false },
+  { "write.append.511", O_WRITE, 3, 0, false, C_SIZE },
+  { "dwrite.dsync.tail", O_DWRITE, 2, 2, false, C_DSYNC },
+  { "truncate.zero", O_TRUNC, 2, 0, false, C_SIZE },
+  { "write.append.1", O_WSIZE, 0, 0, false, C_SIZE },
+  { "write.append.4095", O_WSIZE, 1, 0, false, C_SIZE },
+  { "write.append.4096", O_WSIZE, 2, 0, false, C_SIZE },
+  { "write.append.4097", O_WSIZE, 3, 0, false, C_SIZE },
+  { "write.append.blocks", O_WSIZE, 4, 0, false, C_SIZE },
+  { "write.straddle", O_WRITE, 4, 0, false, C_UNALIGNED },
+  { "write.dsync.append", O_WRITE, 0, 2, false, C_DSYNC },
+  { "write.oappend", O_WRITE, 0, 3, false, C_APPEND },
+  { "setxattr.dir", O_SETX, 1, 0, true, C_DIRXATTR },
+  { "removexattr.dir", O_REMOVEX, 1, 0, true, C_DIRXATTR },
+  { "write.large", O_WSIZE, WSIZE_LARGE, 0, false, C_LARGE },
+  { "creat.deep", O_CREAT, 1, 0, true, C_DEEP },
 };
 #define NKINDS PC_ARRAY_SIZE (kinds)
 
@@ -111,6 +144,18 @@ const char *
 pc_gen_kind_name (unsigned kind)
 {
   return kind < NKINDS ? kinds[kind].name : NULL;
+}
+
+unsigned
+pc_gen_kind_class (unsigned kind)
+{
+  return kind < NKINDS ? kinds[kind].cls : 0;
+}
+
+const char *
+pc_gen_class_name (unsigned cls)
+{
+  return cls < PC_GEN_NCLASSES ? classes[cls] : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -178,7 +223,7 @@ static void
 model_init (struct model *m)
 {
   m->nn = 0;
-  make (m, "d0", 'd', 0, false);
+  make (m, "d0", 'd', 0, true);
   make (m, "d1", 'd', 0, false);
   make (m, "d0/n", 'd', 0, false);
   for (unsigned i = 0; i < FIRST_NEW; i++)
@@ -291,8 +336,12 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
   snprintf (subject, PATHLEN, "%s", path);
   switch (k->op) {
   case O_CREAT:
-    join (dir, "new", to);
-    if (s->target >= F2 || (lookup (m, to) && lookup (m, to)->type))
+    if (k->a)
+      snprintf (to, PATHLEN, "d0/n/new");    /* a third level: in d0/n */
+    else
+      join (dir, "new", to);
+    if (s->target >= F2 || (lookup (m, to) && lookup (m, to)->type) ||
+        (k->a && !is (m, "d0/n", 'd')))
       return false;                 /* new and d0/new are made from f0, d0/f0 */
     if (!make (m, to, 'f', 0, false))
       return false;
@@ -328,6 +377,21 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
     snprintf (subject, PATHLEN, "%s", to);
     CMD ("mv -T d0/n %s", to);
     return true;
+  case O_SETX:
+  case O_REMOVEX:
+    if (!k->a)
+      break;
+    /* on a directory: d0's */
+    e = lookup (m, "d0");
+    if (!is (m, "d0", 'd') || (k->op == O_REMOVEX && !e->xattr))
+      return false;
+    e->xattr = k->op == O_SETX;
+    snprintf (subject, PATHLEN, "d0");
+    if (k->op == O_SETX)
+      CMD ("setfattr -n user.pc -v v%u d0", idx);
+    else
+      CMD ("setfattr -x user.pc d0");
+    return true;
   default:
     break;
   }
@@ -344,13 +408,24 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
   size = e->size;
   switch (k->op) {
   case O_WRITE:
-    off = k->a == 0 || k->a == 3 ? size : k->a == 1 ? 100 : (size > 1000 ? size - 1000 : 0);
-    len = k->a == 0 ? 5000 : k->a == 1 ? 3000 : k->a == 3 ? 511 : 8192;
-    if (k->a == 1 && size < off + len)
+    /* at the end, at the start, past the end, 511 bytes at the end, or
+     * across the first block boundary */
+    off = k->a == 0 || k->a == 3 ? size : k->a == 1 ? 100 : k->a == 4 ? 4000
+          : (size > 1000 ? size - 1000 : 0);
+    len = k->a == 0 ? 5000 : k->a == 1 ? 3000 : k->a == 3 ? 511 : k->a == 4 ? 200 : 8192;
+    if ((k->a == 1 || k->a == 4) && size < off + len)
       return false;                 /* an overwrite inside the file */
     e->size = off + len > size ? off + len : size;
-    CMD ("xfs_io %s-c \"pwrite -S 0x%02x %" PRIu64 " %" PRIu64 "\" %s", k->b ? "-s " : "", pat,
-         off, len, path);
+    /* O_APPEND: the offset given is 0, the kernel writes at the end */
+    CMD ("xfs_io %s-c \"pwrite %s-S 0x%02x %" PRIu64 " %" PRIu64 "\" %s", wflags[k->b & 3],
+         wpflags[k->b & 3], pat, k->b == 3 ? 0 : off, len, path);
+    return true;
+  case O_WSIZE:
+    off = size;
+    len = wsizes[k->a];
+    e->size = off + len;
+    CMD ("xfs_io -c \"pwrite%s -S 0x%02x %" PRIu64 " %" PRIu64 "\" %s",
+         k->a == WSIZE_LARGE ? " -b 1048576" : "", pat, off, len, path);
     return true;
   case O_DWRITE:
     if (k->a == 2) {
@@ -440,7 +515,12 @@ operate (struct model *m, const struct pc_gen_step *s, unsigned idx, char *cmd, 
     CMD ("setfattr -x user.pc %s", path);
     return true;
   case O_TRUNC:
-    if (k->a)
+    if (k->a == 2) {
+      if (size == 0)
+        return false;
+      off = 0;                      /* to size 0 */
+    }
+    else if (k->a)
       off = k->b ? (size + 4095) / 4096 * 4096 + 8192 : size + 1000;
     else
       off = k->b ? 4096 : 1000;
@@ -616,6 +696,26 @@ pc_gen_next (unsigned n, uint64_t *pos, struct pc_gen_workload *w)
   return false;
 }
 
+void
+pc_gen_count (unsigned n, struct pc_gen_counts *c)
+{
+  struct pc_gen_workload w;
+  uint64_t pos = 0;
+
+  memset (c, 0, sizeof *c);
+  c->places = pc_gen_positions (n);
+  while (pc_gen_next (n, &pos, &w)) {
+    unsigned seen = 0;
+    c->workloads++;
+    for (unsigned i = 0; i < w.nsteps; i++)
+      seen |= 1u << kinds[w.step[i].kind].cls;
+    if (seen == 1u << C_NONE)
+      c->plain++;
+    for (unsigned k = 1; k < PC_GEN_NCLASSES; k++)
+      c->in_class[k] += (seen >> k) & 1;
+  }
+}
+
 static uint64_t
 splitmix (uint64_t *x)
 {
@@ -750,6 +850,7 @@ pc_gen_setup_script (FILE *f, const char *prefix)
   char cmd[256];
 
   line (f, prefix, 0, "mkdir d0 d1 d0/n");
+  line (f, prefix, 0, "setfattr -n user.pc -v setup d0");
   for (unsigned i = 0; i < FIRST_NEW; i++) {
     snprintf (cmd, sizeof cmd, "xfs_io -f -c \"pwrite -S 0x5a 0 %" PRIu64 "\" %s >/dev/null",
               setup_size (i), files[i]);

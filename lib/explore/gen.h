@@ -7,7 +7,7 @@
  * d0 and d1, f2 in the root, and the nested directory d0/n; before its
  * operations, every workload makes them (each file 16 KiB of data with
  * the extended attribute user.pc, f2 14,000 bytes: its last block partly
- * used) and syncs.  Two more, new and d0/new, are the
+ * used; d0 has the attribute too) and syncs.  Two more, new and d0/new, are the
  * workload's own: an operation that needs one makes it first (touch, not
  * synced).  An operation names a kind (its argument class:
  * "write.append", "falloc.punch.inside", "rename.dir.up", ...) and a
@@ -60,6 +60,22 @@ struct pc_gen_workload {
 /* The kinds of operation, by index (NULL past the last). */
 const char *pc_gen_kind_name (unsigned kind);
 
+/* The argument classes beyond ACE's that some kinds belong to (each kind
+ * to one, or to none: 0): size (a file truncated to 0; 1, 511, 4095,
+ * 4096, 4097 bytes and three blocks appended), unaligned (an overwrite
+ * across a block boundary), dsync (RWF_DSYNC, O_DSYNC's promise for one
+ * write: buffered, and O_DIRECT),
+ * append (O_APPEND), dirxattr (an extended attribute set on and removed
+ * from a directory), large (4 MiB appended) and deep (a file made in
+ * d0/n, a third level). */
+#define PC_GEN_NCLASSES 8
+
+/* A kind's class, 1 .. PC_GEN_NCLASSES - 1, or 0 if none. */
+unsigned pc_gen_kind_class (unsigned kind);
+
+/* A class's name ("size", ...); NULL for 0 and past the last. */
+const char *pc_gen_class_name (unsigned cls);
+
 /* Is every operation of w possible where it comes (its file there, its new
  * name free), and is the last persistence call not none? */
 bool pc_gen_valid (const struct pc_gen_workload *w);
@@ -70,6 +86,18 @@ bool pc_gen_valid (const struct pc_gen_workload *w);
  * (f0, d0/f0, f2, new and d0/new) and no "none"; longer ones every target
  * and every call. */
 uint64_t pc_gen_positions (unsigned n);
+
+/* How many workloads of n operations there are: places in the order,
+ * valid workloads, those of no argument class, and those with an
+ * operation of each class (a workload may count in several). */
+struct pc_gen_counts {
+  uint64_t places, workloads, plain;
+  uint64_t in_class[PC_GEN_NCLASSES];   /* [0] unused */
+};
+
+/* Counts them by enumerating every place: seconds for n = 2; n = 3 has
+ * too many places to count (hours). */
+void pc_gen_count (unsigned n, struct pc_gen_counts *c);
 
 /* The workload at position pos into *w; true if it is valid. */
 bool pc_gen_at (unsigned n, uint64_t pos, struct pc_gen_workload *w);

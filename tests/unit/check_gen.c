@@ -72,7 +72,7 @@ START_TEST (test_seq1)
   for (unsigned k = 0; k < kinds; k++)
     ck_assert_msg (per_kind[k] > 0, "%s never", pc_gen_kind_name (k));
   ck_assert_uint_ge (n, 300);
-  ck_assert_uint_lt (n, 1000);
+  ck_assert_uint_lt (n, 1500);
   for (unsigned p = PC_GEN_FSYNC; p < PC_GEN_NPERSIST; p++)
     ck_assert_uint_gt (per_persist[p], 50);
   ck_assert_uint_gt (made_here, 100);
@@ -84,6 +84,40 @@ START_TEST (test_seq1)
   ck_assert (pc_gen_next (1, &pos, &w));
   pc_gen_format (&w, text);
   ck_assert_str_eq (text, first);
+}
+END_TEST
+
+/* The argument classes: each named, each with workloads of one
+ * operation, and the counts by class as many as the workloads (one
+ * operation, one class or none); a longer workload counts in each class
+ * of its operations. */
+START_TEST (test_classes)
+{
+  struct pc_gen_counts c;
+  struct pc_gen_workload w;
+  uint64_t pos = 0, n = 0, sum = 0, per[PC_GEN_NCLASSES] = { 0 };
+
+  ck_assert_ptr_null (pc_gen_class_name (0));
+  ck_assert_ptr_null (pc_gen_class_name (PC_GEN_NCLASSES));
+  ck_assert_str_eq (pc_gen_class_name (1), "size");
+  while (pc_gen_next (1, &pos, &w)) {
+    per[pc_gen_kind_class (w.step[0].kind)]++;
+    n++;
+  }
+  pc_gen_count (1, &c);
+  ck_assert_uint_eq (c.workloads, n);
+  ck_assert_uint_eq (c.places, pc_gen_positions (1));
+  ck_assert_uint_eq (c.plain, per[0]);
+  for (unsigned k = 1; k < PC_GEN_NCLASSES; k++) {
+    ck_assert_ptr_nonnull (pc_gen_class_name (k));
+    ck_assert_uint_gt (c.in_class[k], 0);
+    ck_assert_uint_eq (c.in_class[k], per[k]);
+    sum += c.in_class[k];
+  }
+  ck_assert_uint_eq (c.plain + sum, c.workloads);
+  ck_assert_uint_eq (pc_gen_kind_class (0), 0);
+  w = parsed ("write.large f0 none; write.oappend f0 fsync");
+  ck_assert_uint_eq (pc_gen_kind_class (w.step[0].kind) != pc_gen_kind_class (w.step[1].kind), 1);
 }
 END_TEST
 
@@ -250,6 +284,40 @@ START_TEST (test_text_script)
     ck_assert_int_eq (pc_gen_parse ("dwrite.dsync.tail new fsync", &w, &err), -EINVAL);
     ck_assert_int_eq (pc_gen_parse ("creat f2 fsync", &w, &err), -EINVAL);
   }
+  /* the argument classes: sizes, an overwrite across a block boundary,
+   * RWF_DSYNC, O_APPEND (the kernel writes at the end, whatever the
+   * offset), a directory's attribute, 4 MiB, a third level */
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "mkdir d0 d1 d0/n\nsetfattr -n user.pc -v setup d0\n"));
+  w = parsed ("truncate.zero f0 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "truncate -s 0 f0\nsync f0\n"));
+  w = parsed ("write.append.4097 f2 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "xfs_io -c \"pwrite -S 0x61 14000 4097\" f2\n"));
+  w = parsed ("write.append.blocks f0 fsync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"pwrite -S 0x61 16384 12288\" f0\n"));
+  w = parsed ("write.straddle d0/f0 fdatasync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"pwrite -S 0x61 4000 200\" d0/f0\nsync -d d0/f0\n"));
+  w = parsed ("write.dsync.append f0 none; write.oappend f0 fsync");
+  s = script (&w, NULL);
+  ck_assert_ptr_nonnull (strstr (s, "xfs_io -c \"pwrite -V 1 -D -S 0x61 16384 5000\" f0\n"
+                                    "xfs_io -a -c \"pwrite -S 0x62 0 5000\" f0\nsync f0\n"));
+  w = parsed ("write.large f1 sync");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"pwrite -b 1048576 -S 0x61 16384 4194304\" f1\n"));
+  w = parsed ("removexattr.dir f0 none; setxattr.dir f0 fsync.parent");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "setfattr -x user.pc d0\n"
+                                 "setfattr -n user.pc -v v2 d0\nsync .\n"));
+  w = parsed ("creat.deep f0 fsync.parent");
+  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "touch d0/n/new\nsync d0/n\n"));
+  {
+    /* an empty file is not truncated to 0; an attribute removed twice;
+     * a file made in a directory removed; creat.deep has one target */
+    struct pc_err err;
+    ck_assert_int_eq (pc_gen_parse ("truncate.zero new fsync", &w, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("removexattr.dir f0 none; removexattr.dir f0 fsync", &w, &err),
+                      -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("rmdir f0 none; creat.deep f0 fsync", &w, &err), -EINVAL);
+    ck_assert_int_eq (pc_gen_parse ("creat.deep f1 fsync", &w, &err), -EINVAL);
+  }
+
   /* the unlink syncs its directory; O_DIRECT, mmap, truncate, xattrs */
   s = script (&(struct pc_gen_workload) { 0 }, NULL);
   w = parsed ("unlink d1/f0 fsync");
@@ -304,6 +372,7 @@ main (void)
   TCase *tc = tcase_create ("gen");
 
   tcase_add_test (tc, test_seq1);
+  tcase_add_test (tc, test_classes);
   tcase_add_test (tc, test_seq2);
   tcase_add_test (tc, test_random);
   tcase_add_test (tc, test_sample);
