@@ -79,8 +79,7 @@ dedupe (struct ctx *c, int64_t *same_as)
     goto out;
   }
   memset (t.idx, 0xff, t.cap * sizeof *t.idx);
-  r = pc_image_new (c->ix.hdr.devsize, c->base, -1,
-                    PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), &im);
+  r = check_new_image (c, -1, &im);
   if (r < 0)
     goto out;
   for (size_t i = 0; i < c->nstates; i++) {
@@ -333,7 +332,8 @@ load_inputs (struct ctx *c, struct pc_check_result *res, struct pc_err *why)
                 pc_log_corrupt_message (c->ix.log, m, sizeof m));
     return -EBADMSG;
   }
-  r = pc_index_read_base (&c->ix, cfg->base_path, &c->basemem, &c->basesize, why);
+  r = pc_index_read_base_map (&c->ix, cfg->base_path, &c->basemem, &c->basesize,
+                              &c->base_nonzero, why);
   if (r < 0)
     return r;
   c->base = c->basemem;
@@ -703,6 +703,7 @@ ctx_free (struct ctx *c)
   free (c->moment);
   pc_states_free (c->all, c->nall);
   pc_image_unmap (c->basemem, c->basesize);
+  free (c->base_nonzero);
   pc_index_free (&c->ix);
 }
 

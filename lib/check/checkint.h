@@ -58,6 +58,7 @@ struct ctx {
   uint64_t hash_limit;        /* no file is read beyond the marks' largest */
   const uint8_t *base;
   uint8_t *basemem;             /* the base image read, or NULL */
+  uint64_t *base_nonzero;       /* its blocks that are not zeros (image.h) */
   uint64_t basesize;
   struct pc_state *all;         /* every state of the model */
   size_t nall;
@@ -132,8 +133,9 @@ void check_restore_free (struct ctx *c);
 static inline int
 check_new_image (struct ctx *c, int fd, struct pc_image **im)
 {
-  return pc_image_new (c->ix.hdr.devsize, c->base, fd,
-                       PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), im);
+  /* a plain check reads the base's zeros as it always did */
+  return pc_image_new_map (c->ix.hdr.devsize, c->base, c->cfg->plain ? NULL : c->base_nonzero, fd,
+                           PC_IMAGE_HASH | (c->cfg->keep_trimmed ? PC_IMAGE_KEEP_TRIMMED : 0), im);
 }
 
 /* Step 3: maps the shared memory and runs the worker pool over the

@@ -237,11 +237,20 @@ int
 pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
                     uint64_t *ret_size, struct pc_err *why)
 {
+  return pc_index_read_base_map (ix, path, ret_mem, ret_size, NULL, why);
+}
+
+int
+pc_index_read_base_map (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
+                        uint64_t *ret_size, uint64_t **ret_nonzero, struct pc_err *why)
+{
   uint8_t h[16];
   int r;
 
   *ret_mem = NULL;
   *ret_size = 0;
+  if (ret_nonzero)
+    *ret_nonzero = NULL;
   if (!(ix->hdr.flags & PC_LOG_F_BASE)) {
     if (path == NULL)
       return 0;
@@ -253,7 +262,7 @@ pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_m
                 ix->hdr.basename);
     return -EINVAL;
   }
-  r = pc_image_read (path, ix->hdr.devsize, 0, ret_mem, ret_size, h);
+  r = pc_image_read_map (path, ix->hdr.devsize, 0, ret_mem, ret_size, h, ret_nonzero);
   if (r < 0) {
     pc_err_msg (why, "%s: %s", path, r == -EINVAL ? "not the size of the recorded device"
                 : strerror (-r));
@@ -264,6 +273,10 @@ pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_m
                 path);
     pc_image_unmap (*ret_mem, *ret_size);
     *ret_mem = NULL;
+    if (ret_nonzero) {
+      free (*ret_nonzero);
+      *ret_nonzero = NULL;
+    }
     return -EINVAL;
   }
   return 0;

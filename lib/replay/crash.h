@@ -112,6 +112,12 @@ void pc_index_free (struct pc_index *ix);
 int pc_index_read_base (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
                         uint64_t *ret_size, struct pc_err *why);
 
+/* The same, and with a base, into *ret_nonzero (malloc'd; NULL without
+ * a base) a bit per 4 KiB block of it that is not all zeros (disk.h's
+ * pc_image_read_map), for pc_image_new_map. */
+int pc_index_read_base_map (const struct pc_index *ix, const char *path, uint8_t **ret_mem,
+                            uint64_t *ret_size, uint64_t **ret_nonzero, struct pc_err *why);
+
 /* Record number of the first MARK named name, or -1. */
 int64_t pc_index_find_mark (const struct pc_index *ix, const char *name);
 

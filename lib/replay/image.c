@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "replay/image.h"
+#include "util/disk.h"
 #include "util/util.h"
 #include "util/xxh.h"
 
@@ -37,6 +38,7 @@ struct pc_image {
 };
 
 static const uint8_t zero_block[PC_IMAGE_BLOCK];
+_Static_assert (PC_IMAGE_BLOCK == PC_IMAGE_MAP_BLOCK, "a base's map is of image blocks");
 
 static XXH128_hash_t
 block_hash (const struct pc_image *im, uint64_t b)
@@ -167,6 +169,13 @@ int
 pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
               struct pc_image **ret_im)
 {
+  return pc_image_new_map (size, base, NULL, fd, flags, ret_im);
+}
+
+int
+pc_image_new_map (uint64_t size, const void *base, const uint64_t *nonzero, int fd,
+                  unsigned flags, struct pc_image **ret_im)
+{
   struct pc_image *im;
   void *m;
   int r;
@@ -209,9 +218,19 @@ pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
   /* The mapping and the file read as zeros: only the base's other blocks
    * are copied, hashed and written, so that the pages of its zeros are
    * never touched (a read of one would fault it in). */
-  for (uint64_t off = 0; base && off < size; off += PC_IMAGE_BLOCK) {
+  for (uint64_t off = 0, b = 0; base && off < size; off += PC_IMAGE_BLOCK, b++) {
     size_t len = off + PC_IMAGE_BLOCK <= size ? PC_IMAGE_BLOCK : (size_t) (size - off);
-    if (memcmp ((const uint8_t *) base + off, zero_block, len) == 0)
+    if (nonzero) {
+      /* the map says: whole words of zero blocks skipped at once */
+      if (b % 64 == 0 && nonzero[b / 64] == 0 && off + 64 * PC_IMAGE_BLOCK <= size) {
+        off += 63 * PC_IMAGE_BLOCK;
+        b += 63;
+        continue;
+      }
+      if (!(nonzero[b / 64] & (UINT64_C(1) << (b % 64))))
+        continue;
+    }
+    else if (memcmp ((const uint8_t *) base + off, zero_block, len) == 0)
       continue;
     memcpy (im->mem + off, (const uint8_t *) base + off, len);
     rehash (im, off, len);

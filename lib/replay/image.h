@@ -36,6 +36,13 @@ struct pc_image;
  * brought up to date by each pc_image_sync()).  Returns 0 or -errno. */
 int pc_image_new (uint64_t size, const void *base, int fd, unsigned flags,
                   struct pc_image **ret_im);
+
+/* The same, told by nonzero (a bit per PC_IMAGE_BLOCK of base, set where
+ * the block is not all zeros: disk.h's pc_image_read_map) which blocks to
+ * copy, so that base's zeros are never read (each read of an untouched
+ * page of it would fault it in); NULL: found by reading base. */
+int pc_image_new_map (uint64_t size, const void *base, const uint64_t *nonzero, int fd,
+                      unsigned flags, struct pc_image **ret_im);
 void pc_image_free (struct pc_image *im);
 
 /* Applies a WRITE, TRIM or WRITE_ZEROES record (others are no-ops).  With

@@ -232,17 +232,26 @@ image_scan (int fd, const struct stat *sb, uint64_t size, uint8_t hash[16], bool
     r = -ENOMEM;
   else
     XXH3_128bits_reset (st);
-  for (uint64_t off = 0, c = 0; r == 0 && off < size; c++) {
+  for (uint64_t off = 0, c = 0, next = 0; r == 0 && off < size; c++) {
     size_t want = size - off < SCAN_CHUNK ? (size_t) (size - off) : SCAN_CHUNK;
-    r = pc_pread_all (fd, buf, want, off);
-    if (r == 0) {
-      bool z = memcmp (buf, zero, want) == 0;
-      if (z)
-        zbits[c / 64] |= UINT64_C(1) << (c % 64);
-      chunk (ctx, off, buf, want, z);
-      XXH3_128bits_update (st, buf, want);
-      off += want;
+    bool z;
+    /* a hole of a sparse file is zeros, not read: where the next data
+     * is (a filesystem that cannot say has data everywhere) */
+    if (next < off) {
+      off_t d = lseek (fd, (off_t) off, SEEK_DATA);
+      next = d >= 0 ? (uint64_t) d : errno == ENXIO ? size : off;
     }
+    if (next >= off + want)
+      z = true;
+    else if ((r = pc_pread_all (fd, buf, want, off)) < 0)
+      break;
+    else
+      z = memcmp (buf, zero, want) == 0;
+    if (z)
+      zbits[c / 64] |= UINT64_C(1) << (c % 64);
+    chunk (ctx, off, z ? zero : buf, want, z);
+    XXH3_128bits_update (st, z ? zero : buf, want);
+    off += want;
   }
   if (r == 0) {
     struct stat now;
@@ -261,18 +270,43 @@ image_scan (int fd, const struct stat *sb, uint64_t size, uint8_t hash[16], bool
   return r;
 }
 
+struct copy {
+  uint8_t *mem;
+  uint64_t *nonzero;            /* or NULL */
+};
+
 static void
 copy_chunk (void *ctx, uint64_t off, const uint8_t *buf, size_t len, bool zero)
 {
-  if (!zero)                    /* the anonymous memory is zeros already */
-    memcpy ((uint8_t *) ctx + off, buf, len);
+  static const uint8_t zero_block[PC_IMAGE_MAP_BLOCK];
+  struct copy *c = ctx;
+
+  if (zero)                     /* the anonymous memory is zeros already */
+    return;
+  memcpy (c->mem + off, buf, len);
+  /* SCAN_CHUNK is whole blocks, and so is off */
+  for (size_t b = 0; c->nonzero && b < len; b += PC_IMAGE_MAP_BLOCK) {
+    size_t n = len - b < PC_IMAGE_MAP_BLOCK ? len - b : PC_IMAGE_MAP_BLOCK;
+    uint64_t k = (off + b) / PC_IMAGE_MAP_BLOCK;
+    if (memcmp (buf + b, zero_block, n) != 0)
+      c->nonzero[k / 64] |= UINT64_C(1) << (k % 64);
+  }
 }
 
 int
 pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
                uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16])
 {
+  return pc_image_read_map (path, expect_size, sector, ret_mem, ret_size, hash, NULL);
+}
+
+int
+pc_image_read_map (const char *path, uint64_t expect_size, uint32_t sector,
+                   uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16],
+                   uint64_t **ret_nonzero)
+{
   struct stat sb;
+  struct copy c = { NULL, NULL };
   uint64_t size;
   uint8_t *mem;
   int fd, r;
@@ -285,11 +319,20 @@ pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mem == MAP_FAILED)
     r = -ENOMEM;
-  else if ((r = image_scan (fd, &sb, size, hash, true, copy_chunk, mem)) < 0)
+  else if (ret_nonzero &&
+           (c.nonzero = calloc ((size / PC_IMAGE_MAP_BLOCK + 64) / 64, sizeof *c.nonzero)) == NULL) {
     munmap (mem, size);
+    r = -ENOMEM;
+  }
+  else if ((c.mem = mem, r = image_scan (fd, &sb, size, hash, true, copy_chunk, &c)) < 0) {
+    munmap (mem, size);
+    free (c.nonzero);
+  }
   else {
     *ret_mem = mem;
     *ret_size = size;
+    if (ret_nonzero)
+      *ret_nonzero = c.nonzero;
   }
   close (fd);
   return r;

@@ -56,6 +56,18 @@ int pc_image_read (const char *path, uint64_t expect_size, uint32_t sector,
                    uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16]);
 void pc_image_unmap (uint8_t *mem, uint64_t size);
 
+/* The blocks of PC_IMAGE_MAP_BLOCK bytes of an image read, as bits. */
+#define PC_IMAGE_MAP_BLOCK 4096u
+
+/* pc_image_read, and into *ret_nonzero (malloc'd; free it) a bit per
+ * PC_IMAGE_MAP_BLOCK bytes of the image, set where they are not all
+ * zeros: what a copy of the image must take (image.h's
+ * pc_image_new_map), found while it was read, without reading the zeros
+ * again. */
+int pc_image_read_map (const char *path, uint64_t expect_size, uint32_t sector,
+                       uint8_t **ret_mem, uint64_t *ret_size, uint8_t hash[16],
+                       uint64_t **ret_nonzero);
+
 /* Reads the image at path once, so that this process, and the children
  * it forks after, find its hash and its zero parts without reading it
  * again (pc_disk_open_base, pc_image_read) while it stays unchanged (the

@@ -17,6 +17,7 @@
 #include "format/log.h"
 #include "replay/image.h"
 #include "replay/replay.h"
+#include "util/disk.h"
 #include "util/util.h"
 #include "unit.h"
 
@@ -322,6 +323,70 @@ START_TEST (test_copy_sparse)
 }
 END_TEST
 
+/* An image made from a base told which blocks are not zeros (the map
+ * read with it) against one that reads the base for them: the same
+ * bytes, signature and mirror file, for a base whose size is not whole
+ * words of the map. */
+START_TEST (test_new_map)
+{
+  const uint64_t size = (64 * 3 + 5) * (uint64_t) PC_IMAGE_BLOCK;
+  uint8_t *img = calloc (1, size), *base, hash[16], sa[16], sb[16];
+  uint64_t *nonzero, got, x = 99;
+  char path[] = "/tmp/check_replay.XXXXXX", fa[] = "/tmp/check_replay.XXXXXX",
+       fb[] = "/tmp/check_replay.XXXXXX";
+  struct pc_image *a, *b;
+  int fd, da, db;
+
+  ck_assert (img != NULL);
+  /* a block here and there, one byte of a block, and the last block */
+  for (uint64_t k = 0; k < size / PC_IMAGE_BLOCK; k++) {
+    x = x * 6364136223846793005u + 1442695040888963407u;
+    if (x >> 61 == 0 || k == size / PC_IMAGE_BLOCK - 1)
+      memset (img + k * PC_IMAGE_BLOCK, (int) (x >> 33) | 1, PC_IMAGE_BLOCK);
+  }
+  img[70 * PC_IMAGE_BLOCK + 4095] = 7;
+  fd = mkstemp (path);
+  ck_assert_int_ge (fd, 0);
+  ck_assert (pwrite (fd, img, size, 0) == (ssize_t) size);
+  close (fd);
+  ck_assert_int_eq (pc_image_read_map (path, size, 0, &base, &got, hash, &nonzero), 0);
+  ck_assert_uint_eq (got, size);
+  ck_assert_int_ne (nonzero[70 / 64] & (UINT64_C(1) << (70 % 64)), 0);
+  da = mkstemp (fa);
+  db = mkstemp (fb);
+  ck_assert_int_ge (da, 0);
+  ck_assert_int_ge (db, 0);
+  ck_assert_int_eq (pc_image_new_map (size, base, nonzero, da, PC_IMAGE_HASH, &a), 0);
+  ck_assert_int_eq (pc_image_new (size, base, db, PC_IMAGE_HASH, &b), 0);
+  ck_assert_int_eq (memcmp (pc_image_data (a), img, size), 0);
+  ck_assert_int_eq (memcmp (pc_image_data (a), pc_image_data (b), size), 0);
+  pc_image_signature (a, sa);
+  pc_image_signature (b, sb);
+  ck_assert_int_eq (memcmp (sa, sb, 16), 0);
+  ck_assert_int_eq (pc_image_sync (a), 0);
+  ck_assert_int_eq (pc_image_sync (b), 0);
+  {
+    uint8_t *ra = malloc (size), *rb = malloc (size);
+    ck_assert (ra && rb);
+    ck_assert (pread (da, ra, size, 0) == (ssize_t) size);
+    ck_assert (pread (db, rb, size, 0) == (ssize_t) size);
+    ck_assert_int_eq (memcmp (ra, rb, size), 0);
+    free (ra);
+    free (rb);
+  }
+  pc_image_free (a);
+  pc_image_free (b);
+  close (da);
+  close (db);
+  unlink (fa);
+  unlink (fb);
+  unlink (path);
+  pc_image_unmap (base, size);
+  free (nonzero);
+  free (img);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -333,6 +398,7 @@ main (void)
   tcase_add_test (tc, test_finish);
   tcase_add_test (tc, test_finish_devset);
   tcase_add_test (tc, test_copy_sparse);
+  tcase_add_test (tc, test_new_map);
   suite_add_tcase (s, tc);
   return pc_unit_run (s);
 }
