@@ -82,8 +82,15 @@ done
 # explore: a few of the one-operation workloads on each
 run powercut explore --seq 1 --limit 2 --config xfs --config btrfs --out "$tmp/x" --quiet
 assert_eq "$rc" 0 "explore on xfs and btrfs ($out $err)"
-assert_match "$out" '^xfs +2 +2 ' "explore: xfs's row"
-assert_match "$out" '^btrfs +2 +2 ' "explore: btrfs's row"
+# each row: both workloads judged, ok or data never made durable lost
+# (an exposure: which two the sample takes follows the generator), no
+# broken promise, none unchecked, no error
+assert_match "$out" '^xfs +2 +[0-2] +0 +[0-2] +0 +0 +0$' "explore: xfs's row"
+assert_match "$out" '^btrfs +2 +[0-2] +0 +[0-2] +0 +0 +0$' "explore: btrfs's row"
+assert_eq "$(python3 -c 'import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+print(sum(1 for r in rs if not r["promise"] and r["outcome"] not in ("error", "unsupported", "not-checked")))' \
+  "$tmp/x/results.jsonl")" 4 "explore: every workload judged, no promise broken"
 
 # nothing left in the scratch (TMPDIR): no check's folder, no mount point
 # of the end's tree (each check of XFS and btrfs above made one)
