@@ -107,17 +107,13 @@ image_open (const char *path, uint64_t expect_size, uint32_t sector, struct stat
 #define RACY_NS 20000000        /* 20 ms: more than a tick of the file clock */
 
 /* What a scan of an image found, kept for the life of the process and of
- * the children it forks after: an image unchanged since (the same file,
- * size, mtime and ctime: what a recorder trusts of its base, see
- * base_unchanged) is not read and hashed again; its hash is known, and
+ * the children it forks after: an image unchanged since (same_file: what
+ * a recorder trusts of its base, see base_unchanged) is not read and hashed again; its hash is known, and
  * which of its chunks are zeros.  explore's runs, each a recorder and a
  * check over the same base image, read it once. */
 struct scan_memo {
   bool used;
-  dev_t dev;
-  ino_t ino;
-  uint64_t size;
-  struct timespec mtime, ctime;
+  struct stat st;               /* the file as it was read */
   uint8_t hash[16];
   uint64_t *zero;               /* a bit per SCAN_CHUNK bytes of zeros */
 };
@@ -144,19 +140,19 @@ same_time (struct timespec a, struct timespec b)
   return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
+/* Are a and b the same file, unchanged (size, mtime and ctime)? */
 static bool
-memo_holds (const struct scan_memo *m, const struct stat *sb)
+same_file (const struct stat *a, const struct stat *b)
 {
-  return m->used && m->dev == sb->st_dev && m->ino == sb->st_ino &&
-         m->size == (uint64_t) sb->st_size && same_time (m->mtime, sb->st_mtim) &&
-         same_time (m->ctime, sb->st_ctim);
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+         same_time (a->st_mtim, b->st_mtim) && same_time (a->st_ctim, b->st_ctim);
 }
 
 static struct scan_memo *
 memo_find (const struct stat *sb)
 {
   for (unsigned i = 0; i < SCAN_MEMOS; i++)
-    if (memo_holds (&memos[i], sb))
+    if (memos[i].used && same_file (&memos[i].st, sb))
       return &memos[i];
   return NULL;
 }
@@ -168,9 +164,7 @@ memo_keep (const struct stat *sb, const uint8_t hash[16], uint64_t *zero)
   struct scan_memo *m = &memos[next_memo++ % SCAN_MEMOS];
 
   free (m->zero);
-  *m = (struct scan_memo) { .used = true, .dev = sb->st_dev, .ino = sb->st_ino,
-                            .size = (uint64_t) sb->st_size, .mtime = sb->st_mtim,
-                            .ctime = sb->st_ctim, .zero = zero };
+  *m = (struct scan_memo) { .used = true, .st = *sb, .zero = zero };
   memcpy (m->hash, hash, 16);
 }
 
@@ -196,7 +190,7 @@ image_scan (int fd, const struct stat *sb, uint64_t size, uint8_t hash[16], bool
   bool racy;
   int r = 0;
 
-  if (m && m->size == size) {
+  if (m && (uint64_t) m->st.st_size == size) {
     struct stat now;
     for (uint64_t off = 0, c = 0; r == 0 && off < size; off += SCAN_CHUNK, c++) {
       size_t want = size - off < SCAN_CHUNK ? (size_t) (size - off) : SCAN_CHUNK;
@@ -210,7 +204,7 @@ image_scan (int fd, const struct stat *sb, uint64_t size, uint8_t hash[16], bool
     }
     /* what was read is the memo's image only if it did not change
      * meanwhile: else the image is read whole */
-    if (r == 0 && fstat (fd, &now) == 0 && memo_holds (m, &now)) {
+    if (r == 0 && fstat (fd, &now) == 0 && same_file (&m->st, &now)) {
       memcpy (hash, m->hash, 16);
       free (buf);
       return 0;
@@ -257,9 +251,8 @@ image_scan (int fd, const struct stat *sb, uint64_t size, uint8_t hash[16], bool
     struct stat now;
     XXH128_canonicalFromHash ((XXH128_canonical_t *) hash, XXH3_128bits_digest (st));
     /* kept only if the file did not change while it was read */
-    if (!racy && fstat (fd, &now) == 0 && memo_holds (&(struct scan_memo) {
-          .used = true, .dev = sb->st_dev, .ino = sb->st_ino, .size = (uint64_t) sb->st_size,
-          .mtime = sb->st_mtim, .ctime = sb->st_ctim }, &now) && (uint64_t) now.st_size == size) {
+    if (!racy && fstat (fd, &now) == 0 && same_file (sb, &now) &&
+        (uint64_t) now.st_size == size) {
       memo_keep (sb, hash, zbits);
       zbits = NULL;
     }
@@ -426,10 +419,7 @@ base_unchanged (const struct pc_disk *d)
   struct stat sb;
 
   return fstat (d->base_fd, &sb) == 0 && (uint64_t) sb.st_size == d->size &&
-         sb.st_mtim.tv_sec == d->base_mtime.tv_sec &&
-         sb.st_mtim.tv_nsec == d->base_mtime.tv_nsec &&
-         sb.st_ctim.tv_sec == d->base_ctime.tv_sec &&
-         sb.st_ctim.tv_nsec == d->base_ctime.tv_nsec;
+         same_time (sb.st_mtim, d->base_mtime) && same_time (sb.st_ctim, d->base_ctime);
 }
 
 int
