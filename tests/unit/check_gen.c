@@ -245,6 +245,15 @@ START_TEST (test_random)
 }
 END_TEST
 
+/* The script of the workload in text holds expect. */
+static void
+script_has (const char *text, const char *expect)
+{
+  struct pc_gen_workload w = parsed (text);
+
+  ck_assert_msg (strstr (script (&w, NULL), expect) != NULL, "%s: no %s", text, expect);
+}
+
 /* Text and back; and the commands of each operation. */
 START_TEST (test_text_script)
 {
@@ -288,25 +297,17 @@ START_TEST (test_text_script)
    * RWF_DSYNC, O_APPEND (the kernel writes at the end, whatever the
    * offset), a directory's attribute, 4 MiB, a third level */
   ck_assert_ptr_nonnull (strstr (script (&w, NULL), "mkdir d0 d1 d0/n\nsetfattr -n user.pc -v setup d0\n"));
-  w = parsed ("truncate.zero f0 fsync");
-  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "truncate -s 0 f0\nsync f0\n"));
-  w = parsed ("write.append.4097 f2 fsync");
-  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "xfs_io -c \"pwrite -S 0x61 14000 4097\" f2\n"));
-  w = parsed ("write.append.blocks f0 fsync");
-  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"pwrite -S 0x61 16384 12288\" f0\n"));
-  w = parsed ("write.straddle d0/f0 fdatasync");
-  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"pwrite -S 0x61 4000 200\" d0/f0\nsync -d d0/f0\n"));
-  w = parsed ("write.dsync.append f0 none; write.oappend f0 fsync");
-  s = script (&w, NULL);
-  ck_assert_ptr_nonnull (strstr (s, "xfs_io -c \"pwrite -V 1 -D -S 0x61 16384 5000\" f0\n"
-                                    "xfs_io -a -c \"pwrite -S 0x62 0 5000\" f0\nsync f0\n"));
-  w = parsed ("write.large f1 sync");
-  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "\"pwrite -b 1048576 -S 0x61 16384 4194304\" f1\n"));
-  w = parsed ("removexattr.dir f0 none; setxattr.dir f0 fsync.parent");
-  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "setfattr -x user.pc d0\n"
-                                 "setfattr -n user.pc -v v2 d0\nsync .\n"));
-  w = parsed ("creat.deep f0 fsync.parent");
-  ck_assert_ptr_nonnull (strstr (script (&w, NULL), "touch d0/n/new\nsync d0/n\n"));
+  script_has ("truncate.zero f0 fsync", "truncate -s 0 f0\nsync f0\n");
+  script_has ("write.append.4097 f2 fsync", "xfs_io -c \"pwrite -S 0x61 14000 4097\" f2\n");
+  script_has ("write.append.blocks f0 fsync", "\"pwrite -S 0x61 16384 12288\" f0\n");
+  script_has ("write.straddle d0/f0 fdatasync", "\"pwrite -S 0x61 4000 200\" d0/f0\nsync -d d0/f0\n");
+  script_has ("write.dsync.append f0 none; write.oappend f0 fsync",
+              "xfs_io -c \"pwrite -V 1 -D -S 0x61 16384 5000\" f0\n"
+              "xfs_io -a -c \"pwrite -S 0x62 0 5000\" f0\nsync f0\n");
+  script_has ("write.large f1 sync", "\"pwrite -b 1048576 -S 0x61 16384 4194304\" f1\n");
+  script_has ("removexattr.dir f0 none; setxattr.dir f0 fsync.parent",
+              "setfattr -x user.pc d0\nsetfattr -n user.pc -v v2 d0\nsync .\n");
+  script_has ("creat.deep f0 fsync.parent", "touch d0/n/new\nsync d0/n\n");
   {
     /* an empty file is not truncated to 0; an attribute removed twice;
      * a file made in a directory removed; creat.deep has one target */
