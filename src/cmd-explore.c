@@ -28,7 +28,7 @@ usage (FILE *f)
   fprintf (f,
 "usage: powercut explore (--seq N | --random [--budget TIME] [--seed S] | --corpus DIR)\n"
 "                        [--config SPEC]... [--model MODEL] [--jobs N] [--out DIR]\n"
-"                        [--shard I/N] [--resume] [--limit N] [--only TEXT]\n"
+"                        [--shard I/N] [--resume] [--limit N] [--only TEXT] [--skip TEXT]\n"
 "                        [--fail-on promises|exposure] [--judge WHO] [--no-shrink] [--batch N]\n"
 "                        [--shared] [--attach auto|vm [--kernel FILE] [--modules DIR]]\n"
 "                        [--quiet]\n"
@@ -59,6 +59,7 @@ usage (FILE *f)
 "      --limit N         at most N workloads (with --seq: sampled evenly over all of\n"
 "                        them by --seed)\n"
 "      --only TEXT       only the workloads whose text holds TEXT (\"rename\")\n"
+"      --skip TEXT       none of the workloads whose text holds TEXT (a known bug's)\n"
 "      --judge WHO       who recovers and reads each crash state: auto (default),\n"
 "                        ext2fs, kernel, both or guest (see powercut-check(1))\n"
 "      --attach HOW      auto (default: here, but in a guest for a filesystem\n"
@@ -90,7 +91,7 @@ usage (FILE *f)
 }
 
 enum { OPT_RANDOM = 256, OPT_BUDGET, OPT_SEED, OPT_CORPUS, OPT_SHARD, OPT_RESUME, OPT_LIMIT,
-       OPT_ONLY, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE, OPT_SHARED, OPT_JUDGE,
+       OPT_ONLY, OPT_SKIP, OPT_FAIL_ON, OPT_NO_SHRINK, OPT_BATCH, OPT_MERGE, OPT_SHARED, OPT_JUDGE,
        OPT_ATTACH, OPT_KERNEL, OPT_MODULES, OPT_LIST };
 
 #define MAX_GUEST_ARGS 96
@@ -230,6 +231,7 @@ guest_option (int c, const char *arg, struct args *a)
   case OPT_SHARD: keep (a, "--shard", arg); break;
   case OPT_LIMIT: keep (a, "--limit", arg); break;
   case OPT_ONLY: keep (a, "--only", arg); break;
+  case OPT_SKIP: keep (a, "--skip", arg); break;
   case OPT_BATCH: keep (a, "--batch", arg); break;
   case OPT_FAIL_ON: keep (a, "--fail-on", arg); break;
   case OPT_NO_SHRINK: keep (a, "--no-shrink", NULL); break;
@@ -281,6 +283,7 @@ option (int c, const char *arg, struct args *a)
   case OPT_CORPUS: a->cfg.corpus = arg; break;
   case OPT_RESUME: a->cfg.resume = true; break;
   case OPT_ONLY: a->cfg.only = arg; break;
+  case OPT_SKIP: a->cfg.skip = arg; break;
   case OPT_NO_SHRINK: a->cfg.no_shrink = true; break;
   case OPT_SHARED: a->cfg.shared = true; break;
   case OPT_MERGE: a->merge = true; break;
@@ -343,6 +346,7 @@ parse_args (int argc, char **argv, struct args *a)
     { "resume", no_argument, NULL, OPT_RESUME },
     { "limit", required_argument, NULL, OPT_LIMIT },
     { "only", required_argument, NULL, OPT_ONLY },
+    { "skip", required_argument, NULL, OPT_SKIP },
     { "batch", required_argument, NULL, OPT_BATCH },
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
     { "judge", required_argument, NULL, OPT_JUDGE },

@@ -125,6 +125,17 @@ run powercut explore --merge --out sm s0 s1
 assert_eq "$rc" 0 "merge ($err)"
 assert_eq "$(outcomes sm/explore.json)" "$(outcomes a/explore.json | grep ' ext4 ')" "merged shards"
 
+# 6b. --skip leaves out what --only would keep: the appends but those
+# with an fdatasync
+run powercut explore --seq 1 --only 'write.append f0' --skip fdatasync --config ext4 --out sk --quiet
+assert_eq "$rc" 0 "explore with --skip ($err)"
+assert_match "$out" '^ext4 +16 +16 ' "16 of the 20 appends"
+python3 - sk/explore.json <<'PY' || fail "--skip's workloads"
+import json, sys
+ops = [w["ops"] for w in json.load(open(sys.argv[1]))["workloads"]]
+assert len(ops) == 16 and all("write.append f0" in o and "fdatasync" not in o for o in ops), ops
+PY
+
 # 7. every workload starts from a fresh filesystem: its verdict (and
 # whether it broke a promise, whether any point failed) is the same
 # whether it runs alone or in a batch after others (and before others);

@@ -191,17 +191,18 @@ is_done (const struct ctx *c, size_t k, const struct pc_gen_workload *w)
 /* ------------------------------------------------------------------ */
 /* The workloads */
 
-/* Does w's text hold --only's? */
+/* Does w's text hold --only's, and not --skip's? */
 static bool
 matches (const struct pc_gen_workload *w, void *arg)
 {
   const struct ctx *c = arg;
   char text[PC_GEN_TEXT_MAX];
 
-  if (c->cfg->only == NULL)
+  if (c->cfg->only == NULL && c->cfg->skip == NULL)
     return true;
   pc_gen_format (w, text);
-  return strstr (text, c->cfg->only) != NULL;
+  return (c->cfg->only == NULL || strstr (text, c->cfg->only) != NULL) &&
+         (c->cfg->skip == NULL || strstr (text, c->cfg->skip) == NULL);
 }
 
 /* Is the workload of this index in this exploration's shard? */

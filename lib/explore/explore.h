@@ -66,6 +66,7 @@ struct pc_explore_config {
   size_t nmerge;
   size_t limit;                 /* at most this many workloads (0: all) */
   const char *only;             /* only workloads whose text has this (NULL: all) */
+  const char *skip;             /* no workload whose text has this (NULL: none) */
   struct pc_config configs[PC_MAX_CONFIGS];
   size_t nconfigs;
   struct pc_model model;
