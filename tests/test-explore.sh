@@ -109,6 +109,14 @@ run ${first/state.img/"$tmp/first.img"}
 assert_eq "$rc" 0 "the failure's replay line rebuilds its state ($err)"
 [ -s "$tmp/first.img" ] || fail "no state rebuilt"
 rm -f "$tmp/first.img"
+# contrib/hunt/classes.py groups the failures as doc/hunt.md's table
+# does: every failing workload counted once, a broken promise the
+# filesystem's
+run "$top_srcdir/contrib/hunt/classes.py" f
+assert_eq "$rc" 0 "classes.py ($err)"
+assert_match "$out" '^\| ext4 nobarrier: [a-z-]+, fault filesystem, (lost data written by `[^`]+`|the whole state) \| [12] \| `[^`]+` \|$' "a class of broken promises"
+assert_eq "$(awk -F' [|] ' '{ n += $2 } END { print n }' <<<"$out")" \
+  "$(outcomes f/explore.json | grep -vc ' ok$')" "each failing workload in one class"
 
 # 5. the corpus of the first exploration: nothing changed
 run powercut explore --corpus a --config ext4 --config ext3 --out a2 --quiet
