@@ -97,6 +97,35 @@ SH
     unset SQLITE_MARKS SQLITE_JOURNAL_MODE SQLITE_SYNCHRONOUS
     assert_eq "$(( rc == 0 || rc == 1 ))" 1 "traced sqlite: exit status $rc (stderr: $err)"
   fi
+  # XFS, judged by the kernel and xfs_repair -n: its quick form (a small
+  # cache, -m 64) against the check as it is (--plain), on a recording
+  # with a broken promise (XFS's syncfs bug); and where the quick form
+  # says its cache is too small (an xfs_repair that says so whenever it
+  # is given -m), the check as it is runs instead: the same verdicts
+  if command -v mkfs.xfs >/dev/null && command -v xfs_repair >/dev/null; then
+    run powercut run --settle 0 -q --config xfs --out "$tmp/xfs" -- \
+        "$top_srcdir/contrib/known-bugs/xfs-syncfs-no-flush.sh"
+    assert_eq "$rc" 1 "xfs: the syncfs bug's recording ($err)"
+    both_ways "$tmp/xfs/powercut.log" flush
+    same "$tmp/a.json" "$tmp/b.json" "xfs flush"
+    assert_match "$(python3 -c 'import json, sys
+print(*sorted({p["verdict"] for p in json.load(open(sys.argv[1]))["points"]}))' "$tmp/a.json")" \
+      '^durable-lost ok$' "xfs: the states judged, the broken promise among them"
+    mkdir "$tmp/short"
+    cat >"$tmp/short/xfs_repair" <<SH
+#!/bin/sh
+case " \$* " in
+  *" -m "*) echo quick >>"$tmp/short/asked"
+            echo "Required memory for repair is greater that the maximum specified"
+            echo "with the -m option. Please increase it to at least 9999."; exit 1 ;;
+esac
+exec $(command -v xfs_repair) "\$@"
+SH
+    chmod +x "$tmp/short/xfs_repair"
+    PATH=$tmp/short:$PATH powercut check "$tmp/xfs/powercut.log" -q --json "$tmp/c.json" || true
+    same "$tmp/c.json" "$tmp/b.json" "xfs, the quick check short of memory"
+    [ -s "$tmp/short/asked" ] || fail "xfs: the quick check was not asked for"
+  fi
   host_done                     # the rest checks logs, by libext2fs
   for model in flush reorder:2; do
     both_ways "$tmp/rec/powercut.log" "$model"

@@ -388,7 +388,7 @@ check_recovery_crashes (struct ctx *c, size_t u, unsigned id, const struct pc_im
   const uint8_t *sb = pc_image_size (im) >= 2048 ? pc_image_data (im) + 1024 : NULL;
   struct pc_kjudge_config kc = {
     .copy_path = kcopy, .mnt_dir = kmnt, .fs = c->fs, .timeout_s = c->cfg->timeout_s,
-    .hash_limit = c->hash_limit, .read_tree = true,
+    .hash_limit = c->hash_limit, .read_tree = true, .plain = c->cfg->plain,
   };
   struct pc_index rix;
   struct pc_state *rs = NULL;

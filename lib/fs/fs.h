@@ -43,6 +43,14 @@ struct pc_fs {
   const char *const *check;     /* its own read-only check, the image's path
                                  * to be appended */
   const char *check_name;       /* it, for people: "xfs_repair -n" */
+  const char *const *check_quick;       /* the same check quicker to start, or
+                                         * NULL: xfs_repair with a small cache
+                                         * (-m), not one sized to the host's
+                                         * memory */
+  const char *check_quick_short;        /* what the quick one says where its
+                                         * cache is too small for the
+                                         * filesystem: the check then runs as
+                                         * check says */
   const char *const *check_noise;       /* lines of its output that say nothing
                                          * of the filesystem (xfs_repair on a
                                          * file: the host's geometry), left

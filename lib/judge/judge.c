@@ -578,7 +578,7 @@ kernel_state (struct pc_judge *j, struct pc_judgement *jm)
   struct pc_kjudge_config kc = {
     .copy_path = j->kcopy, .mnt_dir = j->kmnt, .fs = j->fs,
     .timeout_s = j->cfg.timeout_s, .hash_limit = j->cfg.hash_limit,
-    .read_tree = j->cfg.read_tree, .export = j->cfg.export,
+    .read_tree = j->cfg.read_tree, .plain = j->cfg.plain, .export = j->cfg.export,
   };
   struct pc_err why;
   int r;

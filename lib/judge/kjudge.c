@@ -75,21 +75,37 @@ drop_noise (char *text, const char *const *noise)
     *w = '\0';
 }
 
-/* The filesystem's own check of the copy (fs.h), other than e2fsck's:
- * its verdict into jm, its output as evidence.  Returns 0, or -ENOENT
- * (the check is not installed). */
+/* Runs check (fs.h) on the copy: its exit status, or -errno; its output
+ * in out. */
 static int
-own_check (const struct pc_kjudge_config *cfg, struct pc_judgement *jm)
+run_check (const struct pc_kjudge_config *cfg, const char *const *check, char *out, size_t len)
 {
-  char *argv[16], out[PC_EVIDENCE_MAX];
+  char *argv[16];
   size_t n = 0;
-  int st;
 
-  for (const char *const *a = cfg->fs->check; *a && n < 14; a++)
+  for (const char *const *a = check; *a && n < 14; a++)
     argv[n++] = (char *) *a;
   argv[n++] = (char *) cfg->copy_path;
   argv[n] = NULL;
-  st = pc_proc_run (argv, cfg->timeout_s, out, sizeof out);
+  return pc_proc_run (argv, cfg->timeout_s, out, len);
+}
+
+/* The filesystem's own check of the copy (fs.h), other than e2fsck's:
+ * its verdict into jm, its output as evidence; its quick form first,
+ * unless plain, and the check as it is where the quick one says it is
+ * too short of memory.  Returns 0, or -ENOENT (the check is not
+ * installed). */
+static int
+own_check (const struct pc_kjudge_config *cfg, struct pc_judgement *jm)
+{
+  char out[PC_EVIDENCE_MAX];
+  int st = -1;
+  bool quick = cfg->fs->check_quick && !cfg->plain;
+
+  if (quick)
+    st = run_check (cfg, cfg->fs->check_quick, out, sizeof out);
+  if (!quick || (st >= 0 && st <= 255 && strstr (out, cfg->fs->check_quick_short)))
+    st = run_check (cfg, cfg->fs->check, out, sizeof out);
   if (st == 127 || st == -ENOENT)
     return -ENOENT;
   if (st < 0 || st > 255) {

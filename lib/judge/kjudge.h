@@ -36,6 +36,8 @@ struct pc_kjudge_config {
   int timeout_s;              /* the check's time limit */
   uint64_t hash_limit;        /* mnttree.h */
   bool read_tree;             /* read the tree of a state the check passes */
+  bool plain;                 /* the filesystem's check as it is (fs.h: not
+                               * its quick form) */
   struct pc_export *export;   /* if not NULL (read_tree must be set), the tree
                                * read is written there while it is mounted
                                * (export.h), for the application's checker:
