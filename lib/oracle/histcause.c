@@ -126,6 +126,15 @@ pc_hist_count_upto (const uint64_t *v, size_t n, uint64_t point)
   return lo;
 }
 
+/* Did block b of n hold bytes the program never saw written (n was there
+ * before it, as long as its first size)?  Past that size the file held
+ * nothing: a block there reads as zeros until written. */
+bool
+pc_hist_in_base (const struct node *n, uint64_t b)
+{
+  return n->base && n->ns > 0 && b * BLOCK < n->s[0].size;
+}
+
 uint64_t
 pc_hist_size_at (const struct node *n, uint64_t point)
 {

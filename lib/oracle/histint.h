@@ -73,7 +73,8 @@ struct node {
   uint64_t ino;                 /* 0: not known (a directory or a link made) */
   uint8_t type;                 /* enum ntype */
   bool base;                    /* was there before the first event: blocks of
-                                 * unknown content */
+                                 * unknown content, below its first size
+                                 * (pc_hist_in_base) */
   char *target;                 /* a link's */
   struct bver *b;               /* by seq as added; by (block, seq) once done */
   size_t nb, capb;
@@ -199,6 +200,7 @@ void pc_hist_block_range (const struct node *n, uint64_t b, size_t *ret_a, size_
 uint64_t pc_hist_zeros_hash (uint64_t len);
 bool pc_hist_holds (const struct bver *v, uint64_t hash, bool zero);
 uint64_t pc_hist_size_at (const struct node *n, uint64_t point);
+bool pc_hist_in_base (const struct node *n, uint64_t b);
 uint64_t pc_hist_entry_made_durable (const struct pc_history *h, const char *path, uint64_t seq,
                                      uint32_t *ret_call);
 void pc_hist_cause_call (const struct pc_history *h, struct pc_cause *c, uint32_t call);

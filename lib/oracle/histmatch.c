@@ -90,6 +90,26 @@ pc_hist_made_durable (const struct pc_history *h, const struct node *n, uint64_t
   return best;
 }
 
+/* Did version v of block b read as zeros up to the file's end then (a
+ * block hashed short, all zeros)?  Found all zeros under a longer size it
+ * holds them: what a size grown since shows past that end is zeros where
+ * nothing newer was written. */
+static bool
+zero_view (const struct node *n, uint64_t b, const struct bver *v)
+{
+  uint64_t size = pc_hist_size_at (n, v->seq);
+
+  return v->kind == B_HASH && size > b * BLOCK && size - b * BLOCK < BLOCK &&
+         v->hash == pc_hist_zeros_hash (size - b * BLOCK);
+}
+
+/* Does version v of block b hold hash (zero: zeros)? */
+static bool
+holds (const struct node *n, uint64_t b, const struct bver *v, uint64_t hash, bool zero)
+{
+  return pc_hist_holds (v, hash, zero) || (zero && zero_view (n, b, v));
+}
+
 /* May block b of n hold hash (of len bytes) at point, its versions from
  * the one at lo (NONE: from the start) on?  BLOCK_OK, BLOCK_BAD, or
  * BLOCK_MAPPED: only as what a mapping may have written, unseen.
@@ -115,11 +135,11 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
     }
     seen_any = true;
     *ret_newest = v;
-    if (pc_hist_holds (v, hash, zero))
+    if (holds (n, b, v, hash, zero))
       return BLOCK_OK;
     mapped |= v->kind == B_MAPPED;
   }
-  if (at_lo && pc_hist_holds (at_lo, hash, zero))
+  if (at_lo && holds (n, b, at_lo, hash, zero))
     return BLOCK_OK;
   /* Before its first version: what the file held before the program
    * (unknown); a block the program wrote was no hole before (a crash that
@@ -128,14 +148,14 @@ block_ok (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint64_
    * zeros, also where a mapping wrote later.  A block it never wrote is a
    * hole: zeros. */
   if (!at_lo && seen_any &&
-      (n->base || (zero && n->b[a].seq > 0 &&
+      (pc_hist_in_base (n, b) || (zero && n->b[a].seq > 0 &&
                    pc_hist_size_at (n, n->b[a].seq - 1) >= b * BLOCK + len)))
     return BLOCK_OK;
   if (mapped || (at_lo && at_lo->kind == B_MAPPED))
     return BLOCK_MAPPED;
   if (at_lo || seen_any)
     return BLOCK_BAD;
-  return n->base || zero ? BLOCK_OK : BLOCK_BAD;
+  return pc_hist_in_base (n, b) || zero ? BLOCK_OK : BLOCK_BAD;
 }
 
 /* Did a call in (lo, point] move block b's neighbours (fallocate's
@@ -215,7 +235,7 @@ rolled_back (const struct node *n, uint64_t b, uint64_t hash, bool zero, uint64_
   pc_hist_block_range (n, b, &a, &z);
   for (size_t i = a; i < z && n->b[i].seq <= lo; i++)
     at_lo = &n->b[i];
-  if (at_lo == NULL || at_lo->kind != B_HASH || pc_hist_holds (at_lo, hash, zero))
+  if (at_lo == NULL || at_lo->kind != B_HASH || holds (n, b, at_lo, hash, zero))
     return false;
   if (zero)
     return true;

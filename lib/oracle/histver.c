@@ -235,7 +235,7 @@ block_kept (const struct node *n, uint64_t b, uint64_t hash, uint64_t len, uint6
     ;
   if (from == a) {
     /* no version by seq: a hole (zeros), or what was there before */
-    if (zero || n->base)
+    if (zero || pc_hist_in_base (n, b))
       return true;
   }
   else

@@ -1090,6 +1090,162 @@ START_TEST (test_grown_then_written)
 }
 END_TEST
 
+/* A durable last block that is all zeros up to the file's end (a
+ * fallocate ZERO_RANGE past the end, synced), then an append not synced:
+ * a crash that finds the new size over the block's old zeros and zeros
+ * past them (the append's data never written: ext4's unwritten extents,
+ * found by the hunt: falloc.zero.straddle f0 sync; write.append.4096 f0)
+ * lost only what was never made durable, no promise. */
+START_TEST (test_zero_tail_grown)
+{
+  static char had[6001], now[10096], zeros[4096];
+  uint64_t hz, hw[2], h[3];
+  struct pc_event ev;
+  struct pc_entry *e;
+  struct pc_cause c;
+  int k;
+
+  reset ();
+  mkfs_mark ();
+  memset (had, 'a', 6000);
+  creat_file ("/t", 90);
+  write_file ("/t", 90, had, 0, 6000);
+  fsync_file ("/t", 90);
+  /* zeros from 4096 to 6096: block 1 all zeros, 2000 bytes of it */
+  ev_init (&ev, PC_OP_FALLOCATE, "fallocate", "/t");
+  ev.fd = 3;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev.ino = 90;
+  ev.arg_flags = FALLOC_FL_ZERO_RANGE;
+  ev.offset = 4096;
+  ev.length = 2000;
+  ev.size = 6096;
+  ev.first_block = 1;
+  ev.nhashes = 1;
+  hz = XXH3_64bits (zeros, 2000);
+  ev.hashes = &hz;
+  call (&ev, 0);
+  fsync_file ("/t", 90);
+  /* 'b' from 6096 to 10096, never synced */
+  memcpy (now, had, 4096);
+  memset (now + 6096, 'b', 4000);
+  ev_init (&ev, PC_OP_WRITE, "write", "/t");
+  ev.fd = 3;
+  ev.fd_flags = PC_FD_WRITE;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev.ino = 90;
+  ev.offset = 6096;
+  ev.length = 4000;
+  ev.size = 10096;
+  ev.first_block = 1;
+  ev.nhashes = 2;
+  hw[0] = XXH3_64bits (now + 4096, 4096);
+  hw[1] = XXH3_64bits (now + 8192, 10096 - 8192);
+  ev.hashes = hw;
+  call (&ev, 4000);
+  /* the new size, the durable zeros, and zeros where the append wrote */
+  e = found ("t", "x");
+  e->size = 10096;
+  e->nblocks = 3;
+  h[0] = XXH3_64bits (had, 4096);
+  h[1] = XXH3_64bits (zeros, 4096);
+  h[2] = XXH3_64bits (zeros, 10096 - 8192);
+  e->blocks = h;
+  e->zero_blocks = 2;
+  k = judge (ix.n - 1, "t", e, &c);
+  ck_assert_msg (k != 0 && k != PC_V_DURABLE_LOST && c.known && !c.promise,
+                 "%s, promise %d", pc_finding_name (k), c.promise);
+  pc_cause_clear (&c);
+  /* where the durable block held data up to the end ('a'), zeros under
+   * the longer size lost it: a broken promise */
+  reset ();
+  mkfs_mark ();
+  creat_file ("/t", 90);
+  write_file ("/t", 90, had, 0, 6000);
+  fsync_file ("/t", 90);
+  memcpy (now, had, 6000);
+  memset (now + 6000, 'b', 4000);
+  ev_init (&ev, PC_OP_WRITE, "write", "/t");
+  ev.fd = 3;
+  ev.fd_flags = PC_FD_WRITE;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev.ino = 90;
+  ev.offset = 6000;
+  ev.length = 4000;
+  ev.size = 10000;
+  ev.first_block = 1;
+  ev.nhashes = 2;
+  hw[0] = XXH3_64bits (now + 4096, 4096);
+  hw[1] = XXH3_64bits (now + 8192, 10000 - 8192);
+  ev.hashes = hw;
+  call (&ev, 4000);
+  e = found ("t", "x");
+  e->size = 10000;
+  e->nblocks = 3;
+  h[2] = XXH3_64bits (zeros, 10000 - 8192);
+  e->blocks = h;
+  e->zero_blocks = 2;
+  k = judge (ix.n - 1, "t", e, &c);
+  ck_assert_msg (k != 0 && c.promise, "%s, promise %d", pc_finding_name (k), c.promise);
+  pc_cause_clear (&c);
+}
+END_TEST
+
+/* A file that was there before the program (8192 bytes it never saw
+ * written: any content), appended to: past its first size it held
+ * nothing, so zeros where the append wrote are data lost, never made
+ * durable (the hunt's falloc.zero.straddle f0 sync; write.append.4096
+ * f0, once the durable zeros of f0's last block were seen as kept). */
+START_TEST (test_base_then_appended)
+{
+  static char now[12288];
+  uint64_t hw, h[3];
+  struct pc_event ev;
+  struct pc_entry *e;
+  struct pc_cause c;
+  int k;
+
+  reset ();
+  mkfs_mark ();
+  ev_init (&ev, PC_OP_OPEN, "openat", "/t");
+  ev.arg_flags = O_RDWR;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE;
+  ev.ino = 90;
+  ev.fd = 3;
+  ev.size = 8192;
+  snprintf (ev.path[1], sizeof ev.path[1], "/t");
+  call (&ev, 3);
+  memset (now + 8192, 'c', 4096);
+  ev_init (&ev, PC_OP_WRITE, "write", "/t");
+  ev.fd = 3;
+  ev.fd_flags = PC_FD_WRITE;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev.ino = 90;
+  ev.offset = 8192;
+  ev.length = 4096;
+  ev.size = 12288;
+  ev.first_block = 2;
+  ev.nhashes = 1;
+  hw = XXH3_64bits (now + 8192, 4096);
+  ev.hashes = &hw;
+  call (&ev, 4096);
+  e = found ("t", "x");
+  e->size = 12288;
+  e->nblocks = 3;
+  h[0] = XXH3_64bits ("anything", 8);
+  h[1] = XXH3_64bits ("else", 4);
+  h[2] = XXH3_64bits (now, 4096);       /* zeros */
+  e->blocks = h;
+  e->zero_blocks = 1;
+  k = judge (ix.n - 1, "t", e, &c);
+  ck_assert_msg (k != 0 && c.known && !c.promise, "%s, promise %d", pc_finding_name (k), c.promise);
+  pc_cause_clear (&c);
+  /* the append's data there: what the program had */
+  h[2] = hw;
+  ck_assert_int_eq (kind_of (ix.n - 1, "t", e), 0);
+}
+END_TEST
+
 /* setxattr or removexattr (value NULL) of name on /x (inode 95). */
 static void
 xattr_call (const char *name, const char *value)
@@ -1599,6 +1755,8 @@ main (void)
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_shrink_grow);
   tcase_add_test (tc, test_grown_then_written);
+  tcase_add_test (tc, test_zero_tail_grown);
+  tcase_add_test (tc, test_base_then_appended);
   tcase_add_test (tc, test_grown_by_blocks);
   tcase_add_test (tc, test_shifted);
   tcase_add_test (tc, test_zero_range_across_end);
