@@ -764,6 +764,34 @@ two_blocks (const char *path, uint64_t size, uint64_t *h)
   return e;
 }
 
+/* pwrite64 of len bytes at off to /t (inode 90), the file then size
+ * bytes, as now holds them: the blocks it touched hashed, as the tracer
+ * does. */
+static void
+pwrite_t (const char *now, uint64_t off, uint64_t len, uint64_t size)
+{
+  struct pc_event ev;
+  uint64_t h[4];
+
+  ev_init (&ev, PC_OP_WRITE, "pwrite64", "/t");
+  ev.fd = 3;
+  ev.fd_flags = PC_FD_WRITE;
+  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev.ino = 90;
+  ev.offset = off;
+  ev.length = len;
+  ev.size = size;
+  ev.first_block = off / 4096;
+  ev.nhashes = (uint32_t) ((off + len - 1) / 4096 - off / 4096 + 1);
+  ck_assert_uint_le (ev.nhashes, 4);
+  for (uint32_t i = 0; i < ev.nhashes; i++) {
+    uint64_t b = (ev.first_block + i) * 4096;
+    h[i] = XXH3_64bits (now + b, size - b < 4096 ? size - b : 4096);
+  }
+  ev.hashes = h;
+  call (&ev, (int64_t) len);
+}
+
 /* ftruncate(size) of /t (inode 90), the file now content[0..size): the
  * block around the smaller of the old and new sizes hashed, as the tracer
  * does. */
@@ -935,7 +963,7 @@ END_TEST
 START_TEST (test_shifted)
 {
   static char had[12289], now[16385];
-  uint64_t h[4], hw;
+  uint64_t h[4];
   struct pc_event ev;
   struct pc_entry *e;
 
@@ -966,19 +994,7 @@ START_TEST (test_shifted)
   call (&ev, 0);
   /* then b's block, now the third, rewritten */
   memset (now + 8192, 'B', 4096);
-  ev_init (&ev, PC_OP_WRITE, "pwrite64", "/t");
-  ev.fd = 3;
-  ev.fd_flags = PC_FD_WRITE;
-  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-  ev.ino = 90;
-  ev.offset = 8192;
-  ev.length = 4096;
-  ev.size = 16384;
-  ev.first_block = 2;
-  ev.nhashes = 1;
-  hw = XXH3_64bits (now + 8192, 4096);
-  ev.hashes = &hw;
-  call (&ev, 4096);
+  pwrite_t (now, 8192, 4096, 16384);
   /* the old mapping, b's block holding what was written to it since */
   e = found ("t", "x");
   e->size = 12288;
@@ -1064,22 +1080,7 @@ START_TEST (test_grown_then_written)
   fsync_file ("/t", 90);
   memcpy (now, had, sizeof now);
   memset (now + 6000, 'e', 8191 - 6000);
-  {
-    struct pc_event ev;
-    uint64_t hw = XXH3_64bits (now + 4096, 8191 - 4096);
-    ev_init (&ev, PC_OP_WRITE, "write", "/t");
-    ev.fd = 3;
-    ev.fd_flags = PC_FD_WRITE;
-    ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-    ev.ino = 90;
-    ev.offset = 6000;
-    ev.length = 8191 - 6000;
-    ev.size = 8191;
-    ev.first_block = 1;
-    ev.nhashes = 1;
-    ev.hashes = &hw;
-    call (&ev, 8191 - 6000);
-  }
+  pwrite_t (now, 6000, 8191 - 6000, 8191);
   h[0] = XXH3_64bits (had, 4096);
   h[1] = XXH3_64bits (had + 4096, 6000 - 4096);
   ck_assert_int_eq (kind_of (ix.n - 1, "t", two_blocks ("t", 6000, h)), 0);
@@ -1099,7 +1100,7 @@ END_TEST
 START_TEST (test_zero_tail_grown)
 {
   static char had[6001], now[10096], zeros[4096];
-  uint64_t hz, hw[2], h[3];
+  uint64_t hz, h[3];
   struct pc_event ev;
   struct pc_entry *e;
   struct pc_cause c;
@@ -1129,20 +1130,7 @@ START_TEST (test_zero_tail_grown)
   /* 'b' from 6096 to 10096, never synced */
   memcpy (now, had, 4096);
   memset (now + 6096, 'b', 4000);
-  ev_init (&ev, PC_OP_WRITE, "write", "/t");
-  ev.fd = 3;
-  ev.fd_flags = PC_FD_WRITE;
-  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-  ev.ino = 90;
-  ev.offset = 6096;
-  ev.length = 4000;
-  ev.size = 10096;
-  ev.first_block = 1;
-  ev.nhashes = 2;
-  hw[0] = XXH3_64bits (now + 4096, 4096);
-  hw[1] = XXH3_64bits (now + 8192, 10096 - 8192);
-  ev.hashes = hw;
-  call (&ev, 4000);
+  pwrite_t (now, 6096, 4000, 10096);
   /* the new size, the durable zeros, and zeros where the append wrote */
   e = found ("t", "x");
   e->size = 10096;
@@ -1165,20 +1153,7 @@ START_TEST (test_zero_tail_grown)
   fsync_file ("/t", 90);
   memcpy (now, had, 6000);
   memset (now + 6000, 'b', 4000);
-  ev_init (&ev, PC_OP_WRITE, "write", "/t");
-  ev.fd = 3;
-  ev.fd_flags = PC_FD_WRITE;
-  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-  ev.ino = 90;
-  ev.offset = 6000;
-  ev.length = 4000;
-  ev.size = 10000;
-  ev.first_block = 1;
-  ev.nhashes = 2;
-  hw[0] = XXH3_64bits (now + 4096, 4096);
-  hw[1] = XXH3_64bits (now + 8192, 10000 - 8192);
-  ev.hashes = hw;
-  call (&ev, 4000);
+  pwrite_t (now, 6000, 4000, 10000);
   e = found ("t", "x");
   e->size = 10000;
   e->nblocks = 3;
@@ -1199,7 +1174,7 @@ END_TEST
 START_TEST (test_base_then_appended)
 {
   static char now[12288];
-  uint64_t hw, h[3];
+  uint64_t h[3];
   struct pc_event ev;
   struct pc_entry *e;
   struct pc_cause c;
@@ -1216,19 +1191,7 @@ START_TEST (test_base_then_appended)
   snprintf (ev.path[1], sizeof ev.path[1], "/t");
   call (&ev, 3);
   memset (now + 8192, 'c', 4096);
-  ev_init (&ev, PC_OP_WRITE, "write", "/t");
-  ev.fd = 3;
-  ev.fd_flags = PC_FD_WRITE;
-  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-  ev.ino = 90;
-  ev.offset = 8192;
-  ev.length = 4096;
-  ev.size = 12288;
-  ev.first_block = 2;
-  ev.nhashes = 1;
-  hw = XXH3_64bits (now + 8192, 4096);
-  ev.hashes = &hw;
-  call (&ev, 4096);
+  pwrite_t (now, 8192, 4096, 12288);
   e = found ("t", "x");
   e->size = 12288;
   e->nblocks = 3;
@@ -1241,7 +1204,7 @@ START_TEST (test_base_then_appended)
   ck_assert_msg (k != 0 && c.known && !c.promise, "%s, promise %d", pc_finding_name (k), c.promise);
   pc_cause_clear (&c);
   /* the append's data there: what the program had */
-  h[2] = hw;
+  h[2] = XXH3_64bits (now + 8192, 4096);
   ck_assert_int_eq (kind_of (ix.n - 1, "t", e), 0);
 }
 END_TEST
