@@ -764,32 +764,55 @@ two_blocks (const char *path, uint64_t size, uint64_t *h)
   return e;
 }
 
-/* pwrite64 of len bytes at off to /t (inode 90), the file then size
- * bytes, as now holds them: the blocks it touched hashed, as the tracer
- * does. */
+/* Call ev (its op and name set) on /t (inode 90) over [off, off + len),
+ * the file then size bytes, as now holds them: blocks [first, first + n)
+ * hashed up to the end, as the tracer does. */
+static void
+on_t (struct pc_event *ev, const char *now, uint64_t off, uint64_t len, uint64_t size,
+      uint64_t first, uint32_t n, int64_t result)
+{
+  uint64_t h[4];
+
+  ck_assert_uint_le (n, 4);
+  ev->fd = 3;
+  ev->flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
+  ev->ino = 90;
+  ev->offset = off;
+  ev->length = len;
+  ev->size = size;
+  ev->first_block = first;
+  ev->nhashes = n;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t b = (first + i) * 4096;
+    h[i] = XXH3_64bits (now + b, size - b < 4096 ? size - b : 4096);
+  }
+  ev->hashes = h;
+  call (ev, result);
+}
+
+/* pwrite64 of len bytes at off to /t: the blocks it touched hashed. */
 static void
 pwrite_t (const char *now, uint64_t off, uint64_t len, uint64_t size)
 {
   struct pc_event ev;
-  uint64_t h[4];
 
   ev_init (&ev, PC_OP_WRITE, "pwrite64", "/t");
-  ev.fd = 3;
   ev.fd_flags = PC_FD_WRITE;
-  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-  ev.ino = 90;
-  ev.offset = off;
-  ev.length = len;
-  ev.size = size;
-  ev.first_block = off / 4096;
-  ev.nhashes = (uint32_t) ((off + len - 1) / 4096 - off / 4096 + 1);
-  ck_assert_uint_le (ev.nhashes, 4);
-  for (uint32_t i = 0; i < ev.nhashes; i++) {
-    uint64_t b = (ev.first_block + i) * 4096;
-    h[i] = XXH3_64bits (now + b, size - b < 4096 ? size - b : 4096);
-  }
-  ev.hashes = h;
-  call (&ev, (int64_t) len);
+  on_t (&ev, now, off, len, size, off / 4096,
+        (uint32_t) ((off + len - 1) / 4096 - off / 4096 + 1), (int64_t) len);
+}
+
+/* fallocate(mode) of [off, off + len) of /t: blocks [first, first + n)
+ * hashed (those the call changed, as the tracer finds them). */
+static void
+falloc_t (const char *now, unsigned mode, uint64_t off, uint64_t len, uint64_t size,
+          uint64_t first, uint32_t n)
+{
+  struct pc_event ev;
+
+  ev_init (&ev, PC_OP_FALLOCATE, "fallocate", "/t");
+  ev.arg_flags = mode;
+  on_t (&ev, now, off, len, size, first, n, 0);
 }
 
 /* ftruncate(size) of /t (inode 90), the file now content[0..size): the
@@ -964,7 +987,6 @@ START_TEST (test_shifted)
 {
   static char had[12289], now[16385];
   uint64_t h[4];
-  struct pc_event ev;
   struct pc_entry *e;
 
   reset ();
@@ -978,20 +1000,7 @@ START_TEST (test_shifted)
   /* insert a block at 4096: a, zeros, b, c */
   memcpy (now, had, 4096);
   memcpy (now + 8192, had + 4096, 8192);
-  ev_init (&ev, PC_OP_FALLOCATE, "fallocate", "/t");
-  ev.fd = 3;
-  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-  ev.ino = 90;
-  ev.arg_flags = FALLOC_FL_INSERT_RANGE;
-  ev.offset = 4096;
-  ev.length = 4096;
-  ev.size = 16384;
-  ev.first_block = 1;
-  ev.nhashes = 3;
-  for (int i = 0; i < 3; i++)
-    h[i] = XXH3_64bits (now + 4096 * (i + 1), 4096);
-  ev.hashes = h;
-  call (&ev, 0);
+  falloc_t (now, FALLOC_FL_INSERT_RANGE, 4096, 4096, 16384, 1, 3);
   /* then b's block, now the third, rewritten */
   memset (now + 8192, 'B', 4096);
   pwrite_t (now, 8192, 4096, 16384);
@@ -1018,8 +1027,7 @@ END_TEST
 START_TEST (test_zero_range_across_end)
 {
   static char had[6001], now[9001], seen[9001];
-  uint64_t h[3], hz[3];
-  struct pc_event ev;
+  uint64_t h[3];
   struct pc_entry *e;
 
   reset ();
@@ -1029,20 +1037,7 @@ START_TEST (test_zero_range_across_end)
   write_file ("/t", 90, had, 0, 6000);
   fsync_file ("/t", 90);
   memcpy (now, had, 5000);              /* zeros from 5000 to 9000 */
-  ev_init (&ev, PC_OP_FALLOCATE, "fallocate", "/t");
-  ev.fd = 3;
-  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-  ev.ino = 90;
-  ev.arg_flags = FALLOC_FL_ZERO_RANGE;
-  ev.offset = 5000;
-  ev.length = 4000;
-  ev.size = 9000;
-  ev.first_block = 1;
-  ev.nhashes = 2;
-  hz[0] = XXH3_64bits (now + 4096, 4096);
-  hz[1] = XXH3_64bits (now + 8192, 9000 - 8192);
-  ev.hashes = hz;
-  call (&ev, 0);
+  falloc_t (now, FALLOC_FL_ZERO_RANGE, 5000, 4000, 9000, 1, 2);
   /* the new size over the old bytes of the block across the old end */
   memcpy (seen, had, 6000);
   e = found ("t", "x");
@@ -1056,7 +1051,7 @@ START_TEST (test_zero_range_across_end)
   ck_assert_int_eq (kind_of (ix.n - 1, "t", e), 0);
   fsync_file ("/t", 90);
   ck_assert_int_ne (kind_of (ix.n - 1, "t", e), 0);
-  h[1] = hz[0];
+  h[1] = XXH3_64bits (now + 4096, 4096);
   ck_assert_int_eq (kind_of (ix.n - 1, "t", e), 0);
 }
 END_TEST
@@ -1100,8 +1095,7 @@ END_TEST
 START_TEST (test_zero_tail_grown)
 {
   static char had[6001], now[10096], zeros[4096];
-  uint64_t hz, h[3];
-  struct pc_event ev;
+  uint64_t h[3];
   struct pc_entry *e;
   struct pc_cause c;
   int k;
@@ -1113,22 +1107,10 @@ START_TEST (test_zero_tail_grown)
   write_file ("/t", 90, had, 0, 6000);
   fsync_file ("/t", 90);
   /* zeros from 4096 to 6096: block 1 all zeros, 2000 bytes of it */
-  ev_init (&ev, PC_OP_FALLOCATE, "fallocate", "/t");
-  ev.fd = 3;
-  ev.flags = PC_EVENT_F_IDENTITY | PC_EVENT_F_SIZE | PC_EVENT_F_RANGE;
-  ev.ino = 90;
-  ev.arg_flags = FALLOC_FL_ZERO_RANGE;
-  ev.offset = 4096;
-  ev.length = 2000;
-  ev.size = 6096;
-  ev.first_block = 1;
-  ev.nhashes = 1;
-  hz = XXH3_64bits (zeros, 2000);
-  ev.hashes = &hz;
-  call (&ev, 0);
+  memcpy (now, had, 4096);
+  falloc_t (now, FALLOC_FL_ZERO_RANGE, 4096, 2000, 6096, 1, 1);
   fsync_file ("/t", 90);
   /* 'b' from 6096 to 10096, never synced */
-  memcpy (now, had, 4096);
   memset (now + 6096, 'b', 4000);
   pwrite_t (now, 6096, 4000, 10096);
   /* the new size, the durable zeros, and zeros where the append wrote */
