@@ -140,13 +140,44 @@ pc_hist_bound_elsewhere (const struct pc_history *h, const struct phist *p, int6
   return false;
 }
 
+/* Was n, as it was when put at path (its last binding there by point),
+ * durable by point: its data synced since, or synced before and not
+ * changed until then?  A rename of such a file over a durable one gives
+ * nothing up: a crash keeps one or the other, whatever is lost of what
+ * was written to n after. */
+static bool
+put_durable (const struct pc_history *h, const struct phist *p, int64_t n, uint64_t point)
+{
+  uint64_t put = NONE, d;
+  const struct node *nd;
+  uint32_t dc;
+
+  if (n < 0)
+    return false;
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++)
+    if (p->e[i].node == n)
+      put = p->e[i].seq;
+  nd = &h->nodes[n];
+  d = pc_hist_data_durable (h, nd, NONE, point, NONE, &dc);
+  if (put == NONE || d == NONE)
+    return false;
+  for (size_t k = 0; d < put && k < nd->ns; k++)
+    if (nd->s[k].seq > d && nd->s[k].seq < put)
+      return false;
+  for (size_t k = 0; d < put && k < nd->nb; k++)
+    if (nd->b[k].seq > d && nd->b[k].seq < put && !nd->b[k].snap)
+      return false;
+  return true;
+}
+
 /* Did the program give up a durable version of path by point, for n (the
  * file found at path, which lost data never made durable): a version it
  * held, name and data durable, replaced since (another file bound to the
  * name, the old one under no name any more: a rename over it, an unlink
  * and a new file made by the process's next call; or the file made
  * smaller: truncate, O_TRUNC)?  A file
- * the call moved to another name was not given up here.  The call that gave it up in
+ * the call moved to another name was not given up here, nor one a durable
+ * file was renamed over (put_durable).  The call that gave it up in
  * *ret_call, and how in *ret_how. */
 enum gave { GAVE_RENAME, GAVE_UNLINK, GAVE_TRUNCATE };
 static bool
@@ -181,6 +212,8 @@ gave_up (const struct pc_history *h, const struct phist *p, const char *path, in
         continue;               /* deleted, not replaced by the next call */
       *ret_call = p->e[i + 1].call;
       *ret_how = p->e[i + 1].node >= 0 ? GAVE_RENAME : GAVE_UNLINK;
+      if (*ret_how == GAVE_RENAME && put_durable (h, p, n, point))
+        continue;               /* replaced by a durable file */
       return true;
     }
     if (!bound_after && y == n) {

@@ -568,6 +568,51 @@ START_TEST (test_gave_up)
 }
 END_TEST
 
+/* A synced file renamed over another synced one, then appended to and
+ * never synced: the append lost is nobody's, the rename gave nothing up
+ * (the hunt's rename.over f0 fsync; write.append.1 f1 fsync.parent).  The
+ * same with a file whose data was not durable when renamed: the
+ * program's. */
+START_TEST (test_renamed_durable_then_appended)
+{
+  struct pc_event ev;
+  struct pc_cause c;
+  uint64_t end;
+  int k;
+
+  for (int synced = 0; synced < 2; synced++) {
+    reset ();
+    mkfs_mark ();
+    creat_file ("/f1", 41);
+    write_file ("/f1", 41, "one\n", 0, 4);
+    if (!synced) {
+      ev_init (&ev, PC_OP_SYNC, "sync", "");
+      call (&ev, 0);
+    }
+    creat_file ("/f0", 40);
+    write_file ("/f0", 40, "zero\n", 0, 5);
+    if (synced) {
+      ev_init (&ev, PC_OP_SYNC, "sync", "");
+      call (&ev, 0);
+    }
+    ev_init (&ev, PC_OP_RENAME, "rename", "/f0");
+    snprintf (ev.path[1], sizeof ev.path[1], "/f1");
+    snprintf (ev.text, sizeof ev.text, "rename(\"f0\", \"f1\") = 0");
+    call (&ev, 0);
+    write_file ("/f1", 40, "zero\nb", 5, 1);
+    end = ix.n - 1;
+    {
+      struct pc_entry *e = found_zeros ("f1", "zero\nb", synced ? 5 : 0);
+      e->ino = 40;
+      k = judge (end, "f1", e, &c);
+    }
+    ck_assert_msg (k != 0 && !c.promise && c.program == !synced, "synced %d: %s, promise %d, program %d",
+                   synced, pc_finding_name (k), c.promise, c.program);
+    pc_cause_clear (&c);
+  }
+}
+END_TEST
+
 /* A file written through io_uring is not judged. */
 START_TEST (test_untraceable)
 {
@@ -1702,6 +1747,7 @@ main (void)
   tcase_add_test (tc, test_grown_then_written);
   tcase_add_test (tc, test_zero_tail_grown);
   tcase_add_test (tc, test_base_then_appended);
+  tcase_add_test (tc, test_renamed_durable_then_appended);
   tcase_add_test (tc, test_grown_by_blocks);
   tcase_add_test (tc, test_shifted);
   tcase_add_test (tc, test_zero_range_across_end);
