@@ -215,8 +215,9 @@ point_why (const struct pc_point *p)
 {
   switch (p->verdict) {
   case PC_V_FS_CORRUPT:
-    return "the filesystem's fault: after its journal's recovery, e2fsck finds it corrupt "
-           "(a journaling filesystem must be consistent at every crash point)";
+    return "the filesystem's fault: after the boot's recovery, its checker finds it corrupt "
+           "(with a journal or log it must be consistent at every crash point; without, "
+           "e2fsck -p must repair it)";
   case PC_V_UNMOUNTABLE:
     return "the filesystem's fault: its superblock or journal cannot be read after the crash";
   case PC_V_APP_INVALID:
