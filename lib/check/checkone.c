@@ -299,6 +299,10 @@ check_image (struct ctx *c, size_t u, const char *img, struct pc_image *im,
       else if (n > 0)
         v = pc_verdict_worse (v, PC_V_ACK_LOST);
     }
+    /* no journal: only e2fsck by hand repaired the state, its files
+     * judged as it left them; they say more where they failed */
+    if (jm.by_hand && v != PC_V_NOT_CHECKED)
+      v = pc_verdict_worse (v, PC_V_FSCK_BY_HAND);
     if (jm.differs && r == 0) {
       /* --judge both: the two recoveries of this state disagree; each
        * side's files, judged by the oracle (the other's too, read even

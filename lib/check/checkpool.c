@@ -66,6 +66,7 @@ add_stats (struct ctx *c, const struct pc_check_work *st)
   __atomic_fetch_add (&t->recover_here, st->recover_here, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->recover_e2fsck, st->recover_e2fsck, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->preened, st->preened, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add (&t->by_hand, st->by_hand, __ATOMIC_SEQ_CST);
   __atomic_fetch_add (&t->kernel, st->kernel, __ATOMIC_SEQ_CST);
   for (int i = 0; i < 5; i++)
     __atomic_fetch_add (&t->kernel_ns[i], st->kernel_ns[i], __ATOMIC_SEQ_CST);

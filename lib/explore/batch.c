@@ -280,6 +280,22 @@ fail_at (struct xitem *x, const struct pc_point *p, int v, bool promise, size_t 
   }
 }
 
+/* Does a point's verdict fail the state as a whole (not by its files)?
+ * And is that a broken promise?  A filesystem without a journal that
+ * only e2fsck by hand repaired is a failure nobody promised against. */
+static bool
+state_failed (int v)
+{
+  return v == PC_V_FS_CORRUPT || v == PC_V_UNMOUNTABLE || v == PC_V_NOT_CHECKED ||
+         v == PC_V_APP_INVALID || v == PC_V_FSCK_BY_HAND;
+}
+
+static bool
+state_promise (int v)
+{
+  return v != PC_V_NOT_CHECKED && v != PC_V_FSCK_BY_HAND;
+}
+
 /* One workload alone on its filesystem: every crash point and every
  * finding is its own. */
 static void
@@ -293,11 +309,10 @@ judge_fresh (const char *refused, const struct pc_check_result *res, struct xite
   x->points = x->failing = x->later = x->setup_failing = 0;
   for (size_t pi = 0; pi < res->npoints; pi++) {
     const struct pc_point *p = &res->points[pi];
-    bool fs_failed = p->verdict == PC_V_FS_CORRUPT || p->verdict == PC_V_UNMOUNTABLE ||
-                     p->verdict == PC_V_NOT_CHECKED || p->verdict == PC_V_APP_INVALID;
+    bool fs_failed = state_failed (p->verdict);
     x->points++;
     if (fs_failed)
-      fail_at (x, p, p->verdict, p->verdict != PC_V_NOT_CHECKED, &last, pi, false);
+      fail_at (x, p, p->verdict, state_promise (p->verdict), &last, pi, false);
     for (size_t k = 0; k < p->findings.n; k++) {
       const struct pc_finding *fd = &p->findings.v[k];
       if (pc_finding_verdict (fd->kind) != PC_V_OK)
@@ -337,14 +352,13 @@ pc_x_judge (const char *log_path, const char *refused, const struct pc_check_res
   for (size_t pi = 0; r == 0 && pi < res->npoints; pi++) {
     const struct pc_point *p = &res->points[pi];
     struct xitem *setup, *x = item_at (it, n, start, end, p->record, &setup);
-    bool fs_failed = p->verdict == PC_V_FS_CORRUPT || p->verdict == PC_V_UNMOUNTABLE ||
-                     p->verdict == PC_V_NOT_CHECKED || p->verdict == PC_V_APP_INVALID;
+    bool fs_failed = state_failed (p->verdict);
     if (x)
       x->points++;
     /* the filesystem broken in a workload's operations; in its setup, the
      * configuration's (counted apart) */
     if (fs_failed && x)
-      fail_at (x, p, p->verdict, p->verdict != PC_V_NOT_CHECKED, &last[x - it], pi, false);
+      fail_at (x, p, p->verdict, state_promise (p->verdict), &last[x - it], pi, false);
     else if (fs_failed && setup && p->verdict != PC_V_NOT_CHECKED)
       setup->setup_failing++;
     else if (fs_failed && setup)

@@ -383,6 +383,24 @@ judge_preen (int r, char *out, const char *path, int timeout_s, struct pc_fsck_r
             "e2fsck -p cannot repair it (a boot stops for e2fsck by hand):", out);
 }
 
+/* What -fy's exit status and output say: repaired (its output, what it
+ * fixed, is the evidence), or not. */
+static void
+judge_repair (int r, char *out, const char *path, int timeout_s, struct pc_fsck_result *res)
+{
+  hide_path (out, path);
+  if (r >= 0 && r <= (PC_E2FSCK_CORRECTED | PC_E2FSCK_REBOOT)) {
+    res->verdict = PC_V_OK;
+    res->repaired = r != 0;
+    evidence (res->evidence, sizeof res->evidence, "", out);
+    return;
+  }
+  if (tool_failed (r, out, "e2fsck -fy", timeout_s, res))
+    return;
+  res->verdict = r >= PC_E2FSCK_ERROR ? PC_V_UNMOUNTABLE : PC_V_FS_CORRUPT;
+  evidence (res->evidence, sizeof res->evidence, "e2fsck -fy cannot repair it either:", out);
+}
+
 /* Runs e2fsck with args; judge() turns its status and output into res. */
 static int
 fsck_run (const char *const *args, const char *path, int timeout_s, int64_t now,
@@ -423,6 +441,15 @@ pc_fsck_preen (const char *path, int timeout_s, int64_t now,
   static const char *const args[] = { "-p", NULL };
 
   return fsck_run (args, path, timeout_s, now, res, io, judge_preen);
+}
+
+int
+pc_fsck_repair (const char *path, int timeout_s, int64_t now,
+                struct pc_fsck_result *res, struct pc_fsck_io *io)
+{
+  static const char *const args[] = { "-f", "-y", NULL };
+
+  return fsck_run (args, path, timeout_s, now, res, io, judge_repair);
 }
 
 int

@@ -99,6 +99,15 @@ int pc_fsck_check (const char *path, int timeout_s, int64_t now,
 int pc_fsck_preen (const char *path, int timeout_s, int64_t now,
                    struct pc_fsck_result *res, struct pc_fsck_io *io);
 
+/* Repairs the image at path as a person does where e2fsck -p stopped,
+ * with `e2fsck -fy` (every question answered yes).  res->verdict is
+ * PC_V_OK if it ended with the filesystem repaired (its output is the
+ * evidence), PC_V_FS_CORRUPT if errors are left, PC_V_UNMOUNTABLE on
+ * e2fsck's operational error, or PC_V_NOT_CHECKED; io (if not NULL) says
+ * what it wrote.  Returns 0, or -errno if e2fsck could not be run. */
+int pc_fsck_repair (const char *path, int timeout_s, int64_t now,
+                    struct pc_fsck_result *res, struct pc_fsck_io *io);
+
 /* Parses a test_io log (exposed for tests).  Returns 0, or -EPROTO if a
  * line that moves data cannot be read (then io->known is false). */
 int pc_fsck_parse_io_log (const char *log, struct pc_fsck_io *io);

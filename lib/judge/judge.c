@@ -321,12 +321,72 @@ check_fs (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   return 0;
 }
 
+/* Where the boot's e2fsck -p stopped (its words in stopped), what the
+ * person the boot asks for does: e2fsck -fy, in the overlay.  A
+ * filesystem without a journal promises no state that e2fsck -p repairs
+ * after a crash: one that e2fsck -fy repairs is judged as repaired, its
+ * files as it left them (jm->by_hand); one it cannot is corrupt.  But
+ * where e2fsck -p, run again, repairs the rest without asking, its first
+ * run stopped the boot for nothing: e2fsck's own fault, corrupt. */
+static int
+by_hand (struct pc_judge *j, const struct pc_fsck_result *stopped, struct pc_judgement *jm)
+{
+  struct pc_fsck_result fr, after;
+  int r;
+
+  r = e2fsck_writes (j, pc_fsck_preen, &fr);
+  if (r < 0)
+    return r;
+  if (fr.verdict == PC_V_OK) {
+    jm->verdict = PC_V_FS_CORRUPT;
+    jm->preen_again = true;
+    snprintf (jm->evidence, sizeof jm->evidence, "%.700s\nyet e2fsck -p run again repairs the "
+              "rest without asking: its first run stopped the boot for nothing "
+              "(e2fsck's fault)", stopped->evidence);
+    return 0;
+  }
+  r = e2fsck_writes (j, pc_fsck_repair, &fr);
+  if (r < 0)
+    return r;
+  if (fr.verdict == PC_V_OK) {
+    r = pc_image_sync (j->im);
+    if (r < 0)
+      return r;
+    r = pc_fsck_check (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &after, NULL);
+    if (r < 0)
+      return r;
+    if (after.verdict != PC_V_OK) {
+      jm->verdict = after.verdict;
+      snprintf (jm->evidence, sizeof jm->evidence, "%.400s\nafter e2fsck -fy:\n%.*s",
+                stopped->evidence, (int) sizeof jm->evidence - 440, after.evidence);
+      return 0;
+    }
+    j->stats.by_hand++;
+    jm->verdict = PC_V_OK;
+    jm->by_hand = true;
+    snprintf (jm->note, sizeof jm->note,
+              "no journal: where the boot's e2fsck -p stopped, e2fsck -fy repaired it, "
+              "as a person does:");
+    snprintf (jm->evidence, sizeof jm->evidence, "%.500s\ne2fsck -fy:\n%.*s",
+              stopped->evidence, (int) sizeof jm->evidence - 520, fr.evidence);
+    return 0;
+  }
+  jm->verdict = fr.verdict;
+  if (fr.verdict == PC_V_NOT_CHECKED)
+    memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
+  else
+    snprintf (jm->evidence, sizeof jm->evidence, "%.400s\n%.*s", stopped->evidence,
+              (int) sizeof jm->evidence - 420, fr.evidence);
+  return 0;
+}
+
 /* A filesystem without a journal that e2fsck -fn finds wrong after a
  * crash is not what a reboot finds: the boot's `e2fsck -p` repairs what a
  * crash leaves without asking (counts, bitmaps), in the overlay here too,
- * and the state is judged as repaired.  It stays wrong if the repair
- * stops for a person, or if e2fsck -fn still finds errors after it (the
- * superblock called the filesystem clean, and the boot trusts that). */
+ * and the state is judged as repaired.  Where it stops for a person,
+ * e2fsck -fy does what the person would (by_hand).  It stays wrong if
+ * e2fsck -fn still finds errors after the repair (the superblock called
+ * the filesystem clean, and the boot trusts that). */
 static int
 preen (struct pc_judge *j, struct pc_judgement *jm)
 {
@@ -336,6 +396,8 @@ preen (struct pc_judge *j, struct pc_judgement *jm)
   r = e2fsck_writes (j, pc_fsck_preen, &fr);
   if (r < 0)
     return r;
+  if (fr.verdict == PC_V_FS_CORRUPT)
+    return by_hand (j, &fr, jm);
   if (fr.verdict != PC_V_OK) {
     jm->verdict = fr.verdict;
     memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);

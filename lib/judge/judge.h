@@ -96,6 +96,12 @@ struct pc_judgement {
   char evidence[PC_EVIDENCE_MAX];
   int64_t fsck_as;            /* the tag of the state whose e2fsck answer this is, or -1 */
   char note[256];             /* how it was judged, if not as usual (also in evidence) */
+  bool by_hand;               /* verdict OK after e2fsck -fy, where the boot's
+                               * e2fsck -p stopped for a person (no journal):
+                               * the state's verdict is PC_V_FSCK_BY_HAND, or
+                               * its files' if worse */
+  bool preen_again;           /* fs-corrupt: e2fsck -p stopped for a person, yet
+                               * run again it repaired the rest without asking */
   bool have_tree;             /* verdict OK, read_tree, and the tree could be read */
   int tree_error;             /* if not: the walk's -errno (-ENOMEM: not the state's fault) */
   int export_error;           /* with export: 0 if the tree is there, else -errno, */
@@ -133,7 +139,8 @@ void pc_judgement_clear (struct pc_judgement *jm);
  * state it holds, as pc_judge_state judges it but keeping the changes:
  * its journal replayed, orphans released (pc_recover, or e2fsck -E
  * journal_only where that does not), and without a journal, e2fsck -p's
- * repairs if e2fsck -fn finds errors.  Never a repair beyond those.
+ * repairs if e2fsck -fn finds errors, or where e2fsck -p stops for a
+ * person, e2fsck -fy's (jm->by_hand).  Never a repair beyond those.
  * jm->verdict (no tree read) says how it went: PC_V_OK; PC_V_FS_CORRUPT
  * (recovered, but e2fsck -fn finds errors, or e2fsck -p stopped for a
  * person); PC_V_UNMOUNTABLE (not ext2/3/4, or the journal cannot be

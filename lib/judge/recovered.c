@@ -193,10 +193,16 @@ finish (struct pc_image *im, const char *path, const char *device, int64_t when,
                        r == -ENOENT ? "e2fsck is not installed" : strerror (-r));
   switch (jm.verdict) {
   case PC_V_OK:
+    if (jm.by_hand)
+      add_note (rc, device, "no journal: the boot's e2fsck -p stops for a person; e2fsck -fy "
+                "repaired it, as a person does");
     return 0;
   case PC_V_FS_CORRUPT:
     /* what a reboot leaves, all the same */
-    add_note (rc, device, "e2fsck -fn finds errors in the state as a reboot leaves it");
+    add_note (rc, device, jm.preen_again
+              ? "the boot's e2fsck -p stops for a person, yet run again it repairs the rest "
+                "without asking (e2fsck's fault): written as that second run leaves it"
+              : "e2fsck -fn finds errors in the state as a reboot leaves it");
     return 0;
   case PC_V_UNMOUNTABLE:
     one_line (jm.evidence, ev, sizeof ev);

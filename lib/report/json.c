@@ -261,6 +261,7 @@ pc_report_json (const char *path, const struct pc_check_result *res)
     json_object_object_add (w, "recovered_by_e2fsck",
                             json_object_new_uint64 (res->work.recover_e2fsck));
     json_object_object_add (w, "preened_by_e2fsck", json_object_new_uint64 (res->work.preened));
+    json_object_object_add (w, "repaired_by_hand", json_object_new_uint64 (res->work.by_hand));
     json_object_object_add (w, "judged_by_kernel", json_object_new_uint64 (res->work.kernel));
     json_object_object_add (w, "journal_dropped_by_e2fsck",
                             json_object_new_uint64 (res->work.journal_dropped));
@@ -428,6 +429,8 @@ pc_report_read_json (const char *path, struct pc_check_result **ret, struct pc_e
       res->work.recover_e2fsck = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "preened_by_e2fsck", json_type_int)))
       res->work.preened = (uint64_t) json_object_get_int64 (x);
+    if ((x = pc_json_get (v, "repaired_by_hand", json_type_int)))
+      res->work.by_hand = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "judged_by_kernel", json_type_int)))
       res->work.kernel = (uint64_t) json_object_get_int64 (x);
     if ((x = pc_json_get (v, "journal_dropped_by_e2fsck", json_type_int)))

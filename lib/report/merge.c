@@ -117,6 +117,7 @@ pc_report_merge (struct pc_check_result **parts, size_t n,
     m->work.recover_here += parts[i]->work.recover_here;
     m->work.recover_e2fsck += parts[i]->work.recover_e2fsck;
     m->work.preened += parts[i]->work.preened;
+    m->work.by_hand += parts[i]->work.by_hand;
     m->work.kernel += parts[i]->work.kernel;
     m->work.journal_dropped += parts[i]->work.journal_dropped;
     for (int k = 0; k < 5; k++)

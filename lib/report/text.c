@@ -216,12 +216,16 @@ point_why (const struct pc_point *p)
   switch (p->verdict) {
   case PC_V_FS_CORRUPT:
     return "the filesystem's fault: after the boot's recovery, its checker finds it corrupt "
-           "(with a journal or log it must be consistent at every crash point; without, "
-           "e2fsck -p must repair it)";
+           "(with a journal or log it must be consistent at every crash point; without one, "
+           "e2fsck must repair it, and e2fsck -p must not stop the boot for what it repairs "
+           "when run again)";
   case PC_V_UNMOUNTABLE:
     return "the filesystem's fault: its superblock or journal cannot be read after the crash";
   case PC_V_APP_INVALID:
     return "the application's checker failed on this state";
+  case PC_V_FSCK_BY_HAND:
+    return "nobody's fault: a filesystem without a journal may need e2fsck run by hand after "
+           "a crash; nothing made durable is lost in the files as e2fsck -fy left them";
   default:
     return NULL;
   }
@@ -328,7 +332,9 @@ point_text (FILE *f, const struct pc_check_result *res, const struct pc_point *p
   size_t shown = 0;
 
   fprintf (f, "\n%s: %s", p->id, pc_verdict_name (p->verdict));
-  if (p->verdict != PC_V_NOT_CHECKED)
+  if (p->verdict == PC_V_FSCK_BY_HAND)
+    fputs (" (nobody's fault: no journal)", f);
+  else if (p->verdict != PC_V_NOT_CHECKED)
     fprintf (f, " (%s)", whose[pc_point_fault (p)]);
   if (p->same_as >= 0)
     fprintf (f, " (same image as %s)", res->points[p->same_as].id);
@@ -441,7 +447,8 @@ void
 pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **ret_line2)
 {
   size_t nnot = res->count[PC_V_NOT_CHECKED], np = pc_check_result_counted (res);
-  size_t nfail = np - res->count[PC_V_OK] - nnot, n = 0, fsbad;
+  size_t nhand = res->count[PC_V_FSCK_BY_HAND];
+  size_t nfail = np - res->count[PC_V_OK] - nnot - nhand, n = 0, fsbad;
   char *s1 = NULL, *s2 = NULL;
   size_t l1 = 0, l2 = 0;
   FILE *a = open_memstream (&s1, &l1), *b = open_memstream (&s2, &l2);
@@ -470,6 +477,9 @@ pc_report_headline (const struct pc_check_result *res, char **ret_line1, char **
       fprintf (a, "nothing lost: %s %zu crash point%s hold%s what the program had, or may keep",
                np == 1 ? "its" : "all", np, pc_s (np),
                np == 1 ? "s" : "");
+    if (nhand)
+      fprintf (a, "; e2fsck by hand needed at %zu (no journal: the boot's e2fsck -p stops)",
+               nhand);
     fprintf (b, "the filesystem kept every promise; model %s, %zu distinct image%s checked",
              pc_model_name (res->model.kind), res->unique, pc_s (res->unique));
   }
@@ -613,6 +623,11 @@ report_text (FILE *f, const struct pc_check_result *res, size_t k, size_t n)
   if (res->work.preened > 0)
     fprintf (f, "no journal: e2fsck -p repaired %" PRIu64 " state%s as a boot does; "
              "each is judged as repaired\n", res->work.preened, res->work.preened == 1 ? "" : "s");
+  if (res->work.by_hand > 0)
+    fprintf (f, "no journal: e2fsck -p stopped for a person at %" PRIu64 " state%s; e2fsck -fy "
+             "repaired %s as a person does, and %s judged as repaired (fsck-by-hand)\n",
+             res->work.by_hand, pc_s (res->work.by_hand), res->work.by_hand == 1 ? "it" : "each",
+             res->work.by_hand == 1 ? "it is" : "each is");
   if (res->work.kernel > 0 && res->kernel_guest)
     fprintf (f, "judged by the guest's kernel %s (in qemu): %" PRIu64 " state%s mounted from "
              "a loop device, %s by the mount, the files read, then %s\n",

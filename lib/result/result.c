@@ -60,8 +60,9 @@ pc_check_result_recount (struct pc_check_result *res)
     if ((unsigned) p->verdict < PC_V_COUNT)
       res->count[p->verdict]++;
     res->acknowledged_lost += pc_point_acked_lost (p);
-    if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED)
-      continue;
+    if (p->verdict == PC_V_OK || p->verdict == PC_V_NOT_CHECKED ||
+        p->verdict == PC_V_FSCK_BY_HAND)
+      continue;                 /* nothing lost */
     switch (pc_point_fault (p)) {
     case PC_FAULT_FILESYSTEM: res->promises++; break;
     case PC_FAULT_PROGRAM: res->program_promises++; break;

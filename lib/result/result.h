@@ -43,6 +43,8 @@ struct pc_check_work {
   uint64_t recover_here;      /* journals replayed in process (recover.h) */
   uint64_t recover_e2fsck;    /* journals replayed by e2fsck */
   uint64_t preened;           /* states without a journal e2fsck -p repaired */
+  uint64_t by_hand;           /* states without a journal e2fsck -p stopped at,
+                               * which e2fsck -fy repaired as a person does */
   uint64_t kernel;            /* states the kernel recovered and read (kjudge.h), */
   uint64_t kernel_ns[5];      /* and the time it took: the copy, the loop device
                                * and the mount (the log's replay), the tree read,

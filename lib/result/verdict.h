@@ -7,7 +7,9 @@
  *
  * A crash point gets the worst verdict of what was found there; the rank
  * orders them (higher is worse): ok, then not checked (it hides no
- * failure, but shows above ok on a timeline), then the path verdicts from
+ * failure, but shows above ok on a timeline), then a filesystem without
+ * a journal that only e2fsck by hand repaired (nobody's fault by itself:
+ * its files say more), then the path verdicts from
  * the mildest to acknowledged data lost and a rolled-back durable version,
  * then an application's
  * checker failing, then whole-filesystem failures, then the two recoveries
@@ -68,34 +70,39 @@ const char *pc_fault_meaning (enum pc_fault f);
 #define PC_VERDICTS(X) \
   X (OK, "ok", 0, "#3a3", true, false, PC_FAULT_NONE, \
      "consistent: every path holds one of its allowed versions") \
-  X (FS_CORRUPT, "fs-corrupt", 9, "#d33", true, false, PC_FAULT_FILESYSTEM, \
+  X (FS_CORRUPT, "fs-corrupt", 10, "#d33", true, false, PC_FAULT_FILESYSTEM, \
      "e2fsck must repair the filesystem after journal recovery") \
-  X (UNMOUNTABLE, "unmountable", 10, "#800", true, false, PC_FAULT_FILESYSTEM, \
+  X (UNMOUNTABLE, "unmountable", 11, "#800", true, false, PC_FAULT_FILESYSTEM, \
      "no filesystem is found, or its journal cannot be recovered") \
-  X (ZERO_LENGTH, "zero-length", 5, "#f80", true, true, -1, \
+  X (ZERO_LENGTH, "zero-length", 6, "#f80", true, true, -1, \
      "a file is empty where every allowed version had data") \
-  X (ZERO_FILLED, "zero-filled", 4, "#e0457b", true, true, -1, \
+  X (ZERO_FILLED, "zero-filled", 5, "#e0457b", true, true, -1, \
      "a file has its size but reads as zeros where every allowed version " \
      "had non-zero data") \
-  X (MISSING, "missing", 3, "#a0f", true, true, -1, \
+  X (MISSING, "missing", 4, "#a0f", true, true, -1, \
      "a path that every allowed version has is gone") \
-  X (MISMATCH, "mismatch", 2, "#c9a800", true, true, -1, \
+  X (MISMATCH, "mismatch", 3, "#c9a800", true, true, -1, \
      "content or size matches no allowed version (torn, stale, garbage)") \
-  X (DURABLE_LOST, "durable-lost", 7, "#06c", true, true, -1, \
+  X (DURABLE_LOST, "durable-lost", 8, "#06c", true, true, -1, \
      "a path's durable version was rolled back") \
   /* what the program had acknowledged, never made durable, is lost */ \
-  X (ACK_LOST, "ack-lost", 6, "#e6550d", true, true, -1, \
+  X (ACK_LOST, "ack-lost", 7, "#e6550d", true, true, -1, \
      "a file holds less than the program had when it acknowledged (a line it " \
      "printed), and that was never made durable") \
   /* check --verify: the application's checker failed */ \
-  X (APP_INVALID, "app-invalid", 8, "#c0c", true, false, -1, \
+  X (APP_INVALID, "app-invalid", 9, "#c0c", true, false, -1, \
      "the application's own checker (--verify) failed") \
   /* not a verdict on the filesystem (see above) */ \
   X (NOT_CHECKED, "not-checked", 1, "#999", false, false, PC_FAULT_NONE, \
      "powercut could not check the state: no verdict") \
   /* check --judge both: the two ways of recovering a state disagree */ \
-  X (RECOVERY_DIFFERS, "recovery-differs", 11, "#555", false, false, PC_FAULT_RECOVERY, \
-     "the kernel's recovery and e2fsck's disagree on the same bytes: one of them is wrong")
+  X (RECOVERY_DIFFERS, "recovery-differs", 12, "#555", false, false, PC_FAULT_RECOVERY, \
+     "the kernel's recovery and e2fsck's disagree on the same bytes: one of them is wrong") \
+  /* no journal: the boot's e2fsck -p stopped for a person, e2fsck -fy \
+   * repaired it; its files are judged as repaired */ \
+  X (FSCK_BY_HAND, "fsck-by-hand", 2, "#7a7a52", false, false, -1, \
+     "no journal: the boot's e2fsck -p stops for a person; e2fsck -fy repairs it, " \
+     "which a filesystem without a journal may need after a crash")
 
 enum pc_verdict {
 #define PC_VERDICT_ENUM(id, name, rank, colour, column, path, fault, meaning) PC_V_##id,
