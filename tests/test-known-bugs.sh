@@ -10,7 +10,8 @@
 # judged (e2fsck's replay of fast commits is not the kernel's), and say
 # why.  XFS's syncfs that flushes nothing: reported exactly when the log
 # shows data written after the last flush before syncfs returned.  ext4
-# without a journal: sync(2) that flushes before its last writes.
+# without a journal: sync(2) that flushes before its last writes, and a
+# state e2fsck -p stops at, judged as a person repairs it.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires python3 e2fsck xfs_io
@@ -118,3 +119,16 @@ if [ "$rc" = 1 ]; then
 fi
 [ "$unflushed" = True ] || assert_eq "$rc" 0 "no journal, sync: every write flushed before sync returned: passes"
 
+# ext4 without a journal, a state e2fsck -p stops at: never fs-corrupt
+# for the stop alone (a filesystem without a journal may need e2fsck by
+# hand: fsck-by-hand, nobody's), only where e2fsck -fy cannot repair it
+# or e2fsck -p run again repairs it without asking (e2fsck's fault: the
+# script's bug, e2fsprogs 1.47)
+run "$kb/run.sh" "$tmp/ep" "$kb/e2fsck-preen-unused-inode-filetype.sh"
+assert_match "$rc" '^[01]$' "no journal, e2fsck -p: checked ($out $err)"
+r=$tmp/ep/e2fsck-preen-unused-inode-filetype/report.json
+assert_eq "$(json "$r" '[p["id"] for p in r["points"] if p["verdict"] == "fs-corrupt" and not any("run again repairs" in e or "-fy cannot" in e or "after e2fsck -fy" in e for e in p["evidence"])]')" \
+  "[]" "no journal, e2fsck -p: no point corrupt for the stop alone"
+assert_eq "$(json "$r" 'all(p["fault"] == "none" for p in r["points"] if p["verdict"] == "fsck-by-hand")')" True \
+  "no journal, e2fsck -p: fsck-by-hand is nobody's"
+echo "no journal, e2fsck -p: $(json "$r" 'r["work"]["repaired_by_hand"]') states repaired by hand, $(json "$r" 'sum(1 for p in r["points"] if any("run again repairs" in e for e in p["evidence"]))') where it stopped for nothing"
