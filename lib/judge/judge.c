@@ -321,6 +321,15 @@ check_fs (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
   return 0;
 }
 
+/* e2fsck -fn's answer on the overlay as a repair left it. */
+static int
+check_after (struct pc_judge *j, struct pc_fsck_result *after)
+{
+  int r = pc_image_sync (j->im);
+
+  return r < 0 ? r : pc_fsck_check (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, after, NULL);
+}
+
 /* Where the boot's e2fsck -p stopped (its words in stopped), what the
  * person the boot asks for does: e2fsck -fy, in the overlay.  A
  * filesystem without a journal promises no state that e2fsck -p repairs
@@ -349,10 +358,7 @@ by_hand (struct pc_judge *j, const struct pc_fsck_result *stopped, struct pc_jud
   if (r < 0)
     return r;
   if (fr.verdict == PC_V_OK) {
-    r = pc_image_sync (j->im);
-    if (r < 0)
-      return r;
-    r = pc_fsck_check (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &after, NULL);
+    r = check_after (j, &after);
     if (r < 0)
       return r;
     if (after.verdict != PC_V_OK) {
@@ -409,10 +415,7 @@ preen (struct pc_judge *j, struct pc_judgement *jm)
               "no journal, and e2fsck -p (as a boot runs it) leaves it as it is:");
     return 0;
   }
-  r = pc_image_sync (j->im);
-  if (r < 0)
-    return r;
-  r = pc_fsck_check (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, &after, NULL);
+  r = check_after (j, &after);
   if (r < 0)
     return r;
   if (after.verdict != PC_V_OK) {
