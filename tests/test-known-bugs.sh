@@ -19,6 +19,25 @@ T=$(( T * 3 ))
 json () { python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 kb=$top_srcdir/contrib/known-bugs
 export POWERCUT
+# unflushed_at LOG CALL: True if a write came after the last flush before
+# an exit of CALL (text in the call's line, such as " syncfs("), False if
+# never, "no CALL" if the log has none
+unflushed_at () {
+  powercut log --dump "$1" | python3 -c '
+import sys
+pending, seen = False, []
+for l in sys.stdin:
+    f = l.split()
+    if len(f) < 4 or not f[0].isdigit():
+        continue
+    if f[3] == "flush":
+        pending = False
+    elif f[3] == "write":
+        pending = True
+    elif f[3] == "event" and f[4] == "exit" and sys.argv[1] in l:
+        seen.append(pending)
+print(any(seen) if seen else "no" + sys.argv[1])' "$2"
+}
 
 run "$kb/run.sh" "$tmp/kb" "$kb/dio-osync-size.sh" "$kb/fdatasync-extent-ops.sh"
 assert_eq "$rc" 0 "known bugs on this kernel ($out $err)"
@@ -61,20 +80,7 @@ if grep -qw xfs /proc/filesystems && command -v mkfs.xfs >/dev/null; then
   run "$kb/run.sh" "$tmp/xs" "$kb/xfs-syncfs-no-flush.sh"
   assert_match "$rc" '^[01]$' "xfs syncfs: checked ($out $err)"
   d=$tmp/xs/xfs-syncfs-no-flush
-  unflushed=$(powercut log --dump "$d/powercut.log" | python3 -c '
-import sys
-pending = False
-for l in sys.stdin:
-    f = l.split()
-    if len(f) < 4 or not f[0].isdigit():
-        continue
-    if f[3] == "flush":
-        pending = False
-    elif f[3] == "write":
-        pending = True
-    elif f[3] == "event" and f[4] == "exit" and " syncfs(" in l:
-        print(pending)
-        break')
+  unflushed=$(unflushed_at "$d/powercut.log" " syncfs(")
   assert_match "$unflushed" '^(True|False)$' "xfs syncfs: the log has the syncfs ($unflushed)"
   echo "xfs syncfs: data unflushed when syncfs returned: $unflushed"
   if [ "$unflushed" = True ]; then
@@ -96,20 +102,7 @@ fi
 run "$kb/run.sh" "$tmp/nj" "$kb/ext4-nojournal-sync-no-flush.sh"
 assert_match "$rc" '^[01]$' "no journal, sync: checked ($out $err)"
 d=$tmp/nj/ext4-nojournal-sync-no-flush
-unflushed=$(powercut log --dump "$d/powercut.log" | python3 -c '
-import sys
-pending, seen = False, []
-for l in sys.stdin:
-    f = l.split()
-    if len(f) < 4 or not f[0].isdigit():
-        continue
-    if f[3] == "flush":
-        pending = False
-    elif f[3] == "write":
-        pending = True
-    elif f[3] == "event" and f[4] == "exit" and " sync()" in l:
-        seen.append(pending)
-print(any(seen) if seen else "no sync")')
+unflushed=$(unflushed_at "$d/powercut.log" " sync()")
 assert_match "$unflushed" '^(True|False)$' "no journal, sync: the log has the syncs ($unflushed)"
 echo "no journal, sync: writes unflushed when a sync returned: $unflushed; exit $rc"
 if [ "$rc" = 1 ]; then
