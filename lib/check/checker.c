@@ -21,6 +21,7 @@
 #include "check/checkint.h"
 #include "util/disk.h"
 #include "judge/export.h"
+#include "judge/fsck.h"
 #include "judge/judge.h"
 #include "format/acksel.h"
 #include "format/event.h"
@@ -175,7 +176,8 @@ end_kernel_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_
 
 /* Tells the oracle what the end of the recording (built into im) holds,
  * so that paths the workload changed after its last mark are not judged
- * after it.  If the end cannot be read, no path is judged there. */
+ * after it, and whether its filesystem has a journal.  If the end cannot
+ * be read, no path is judged there. */
 static int
 end_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_err *why)
 {
@@ -202,6 +204,9 @@ end_tree (struct ctx *c, const char *img, struct pc_image *im, struct pc_err *wh
     pc_mark_free (&end);
     return r;
   }
+  /* ext2/3/4: whether it has a journal, as the end has it */
+  if (pc_image_size (im) >= 2048)
+    pc_oracle_set_no_journal (c->oracle, !pc_ext_has_journal (pc_image_data (im) + 1024));
   r = pc_judge_new (&jc, im, &jd);
   if (r < 0)
     return r;

@@ -275,28 +275,52 @@ pc_hist_program_cause (const struct pc_history *h, const struct phist *p, const 
   return r < 0 ? -ENOMEM : 0;
 }
 
+/* Without a journal, a directory's fsync writes its names, not the files
+ * they name: a file made in the recording and never synced itself (nor by
+ * a sync) by point may be lost with its name.  Is node n such a file? */
+static bool
+name_without_file (const struct pc_history *h, int64_t n, uint64_t point, uint64_t floor)
+{
+  uint32_t dc;
+
+  if (!h->no_journal || n < 0 || h->nodes[n].type != N_FILE || h->nodes[n].base)
+    return false;
+  return pc_hist_data_durable (h, &h->nodes[n], NONE, point, floor, &dc) == NONE;
+}
+
 /* The cause of a name found missing, or found though it was durably gone. */
 int
-pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t point, uint64_t de,
-                    uint32_t dcall, struct pc_history_verdict *ret)
+pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
+                    uint64_t floor, uint64_t de, uint32_t dcall, struct pc_history_verdict *ret)
 {
   struct pc_cause *c = &ret->cause;
   uint32_t call = UINT32_MAX;
+  int64_t node = -1;
 
   memset (c, 0, sizeof *c);
   c->known = true;
   c->promise = true;
   c->durable_ns = (int64_t) pc_hist_rec_time (h, de);
-  for (size_t i = 0; i < p->ne && p->e[i].seq <= de; i++)
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= de; i++) {
     call = p->e[i].call;
-  (void) point;
+    node = p->e[i].node;
+  }
   ret->name = true;
   ret->call = call;
   pc_hist_cause_call (h, c, call);
   c->durable_by = pc_hist_describe_durable (h, dcall);
-  c->rule = strdup (declared (h, dcall)
-                    ? "a name declared durable by a mark is not what it was: a promise broken"
-                    : "a name made durable (its directory synced) is not what it was: "
+  if (declared (h, dcall))
+    c->rule = strdup ("a name declared durable by a mark is not what it was: a promise broken");
+  else if (ret->kind == PC_V_MISSING && name_without_file (h, node, point, floor)) {
+    c->promise = false;
+    c->rule = strdup ("no journal: the directory's fsync made the name durable, not the file "
+                      "it names, never synced itself: a crash may lose both");
+    c->fix = strdup ("an fsync of the file as well as of its directory");
+    if (c->rule == NULL || c->fix == NULL)
+      return -ENOMEM;
+  }
+  else
+    c->rule = strdup ("a name made durable (its directory synced) is not what it was: "
                       "the filesystem broke its promise");
   return c->rule ? 0 : -ENOMEM;
 }

@@ -172,6 +172,9 @@ struct pc_history {
   struct dpoint *global;        /* sync, syncfs, synced marks (first..last unused) */
   size_t nglobal, capglobal;
   bool plain;                   /* every path judged at every point anew */
+  bool no_journal;              /* the filesystem has no journal: a directory's
+                                 * fsync makes its names durable, not the files
+                                 * they name (pc_history_set_no_journal) */
   uint64_t command_end;         /* powercut run's mark where the command
                                  * ended (mark.h), or NONE: what becomes
                                  * durable after it, the program never synced */
@@ -273,8 +276,8 @@ int pc_hist_match_file (const struct pc_history *h, const struct node *n,
  * of n was durable (a rename over it, an unlink and a new file by its
  * next call, a truncate), wcall the call that wrote what was lost; the
  * cause of a name found missing, or found though it was durably gone
- * (de: when it was, dcall: what made it so).  Those that fill a cause
- * return 0 or -ENOMEM. */
+ * (de: when it was, dcall: what made it so; floor as for
+ * pc_hist_data_durable).  Those that fill a cause return 0 or -ENOMEM. */
 int pc_hist_data_cause (const struct pc_history *h, const struct node *n, const char *path,
                         uint64_t b, uint64_t point, int kind, bool promise, struct pc_cause *c,
                         uint32_t *ret_call, bool *ret_mapped);
@@ -284,7 +287,8 @@ bool pc_hist_bound_elsewhere (const struct pc_history *h, const struct phist *p,
 int pc_hist_program_cause (const struct pc_history *h, const struct phist *p, const char *path,
                            int64_t n, uint64_t point, uint32_t wcall, struct pc_cause *c);
 int pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
-                        uint64_t de, uint32_t dcall, struct pc_history_verdict *ret);
+                        uint64_t floor, uint64_t de, uint32_t dcall,
+                        struct pc_history_verdict *ret);
 
 /* histjudge.c: the judgement itself (pc_history_judge without reuse),
  * pc_history_older, and pc_history_set_end's marking of the paths others

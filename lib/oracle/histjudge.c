@@ -90,7 +90,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
     if (absent_ok)
       return 0;
     ret->kind = PC_V_MISSING;
-    return pc_hist_name_cause (h, p, point, de, dcall, ret);
+    return pc_hist_name_cause (h, p, point, floor, de, dcall, ret);
   }
   /* Empty where the program's last version had data: the seed's case,
    * even when the program passed through an empty file on its way (as
@@ -167,7 +167,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
   if (!any) {
     /* Something where the program's name was durably gone. */
     ret->kind = PC_V_MISMATCH;
-    return pc_hist_name_cause (h, p, point, de, dcall, ret);
+    return pc_hist_name_cause (h, p, point, floor, de, dcall, ret);
   }
   if ((best < 0 || best_node < 0) && found->type == PC_ENTRY_SYMLINK && at_de >= 0 &&
       newest == at_de && h->nodes[at_de].type == N_LINK) {
@@ -175,7 +175,7 @@ judge (const struct pc_history *h, uint64_t point, uint64_t floor, const char *p
      * target: a symlink is made with its target, so the name made
      * durable is not what it was. */
     ret->kind = PC_V_DURABLE_LOST;
-    return pc_hist_name_cause (h, p, point, de, dcall, ret);
+    return pc_hist_name_cause (h, p, point, floor, de, dcall, ret);
   }
   if (best < 0 || best_node < 0) {
     ret->kind = PC_V_MISMATCH;    /* another type than any the name had */

@@ -103,6 +103,14 @@ pc_history_paths (const struct pc_history *h, size_t *ret_n)
 }
 
 void
+pc_history_set_no_journal (struct pc_history *h, bool no_journal)
+{
+  h->no_journal = no_journal;
+  pc_hist_memo_free (h->memo);    /* judgements made without it */
+  h->memo = NULL;
+}
+
+void
 pc_history_set_plain (struct pc_history *h, bool plain)
 {
   h->plain = plain;

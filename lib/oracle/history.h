@@ -107,6 +107,13 @@ int pc_history_judge (const struct pc_history *h, uint64_t point, const char *pa
  * comparison). */
 void pc_history_set_plain (struct pc_history *h, bool plain);
 
+/* Tells the history whether the filesystem has no journal (ext2, ext4
+ * -O ^has_journal): then a directory's fsync makes its names durable,
+ * not the files they name, and a file made in the recording, never
+ * synced itself (nor by a sync), found missing with its name is nobody's
+ * fault (doc/fault.md).  Off until it is called. */
+void pc_history_set_no_journal (struct pc_history *h, bool no_journal);
+
 /* Tells the history what the end of the recording (its last point, point)
  * holds: a file that holds there data (not zeros) the program never wrote
  * was changed by something the tracer does not see (a process outside

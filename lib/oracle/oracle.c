@@ -495,6 +495,13 @@ judge_path (const struct pc_oracle *o, size_t nbefore, size_t last, size_t k,
   return r < 0 ? r : (int) pc_finding_verdict (kind);
 }
 
+void
+pc_oracle_set_no_journal (struct pc_oracle *o, bool no_journal)
+{
+  if (o->hist)
+    pc_history_set_no_journal (o->hist, no_journal);
+}
+
 int
 pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end)
 {

@@ -86,6 +86,10 @@ uint64_t pc_oracle_max_size (const struct pc_oracle *o);
  * traced program's paths whose end is none of what it had there are not
  * judged (pc_history_set_end).  Returns 0 or -ENOMEM. */
 int pc_oracle_set_end (struct pc_oracle *o, const struct pc_mark *end);
+/* Tells the oracle that the filesystem has no journal
+ * (pc_history_set_no_journal). */
+void pc_oracle_set_no_journal (struct pc_oracle *o, bool no_journal);
+
 /* The name of the last mark with a manifest, or NULL. */
 const char *pc_oracle_last_mark (const struct pc_oracle *o);
 

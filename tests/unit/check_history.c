@@ -308,6 +308,9 @@ found_zeros (const char *path, const char *content, size_t keep)
 
 /* Judges what is at path at point; the finding kind (0: none), its
  * cause in *c (freed by the caller). */
+/* judge() as of a filesystem without a journal */
+static bool no_journal;
+
 static int
 judge (uint64_t point, const char *path, const struct pc_entry *f, struct pc_cause *c)
 {
@@ -316,6 +319,7 @@ judge (uint64_t point, const char *path, const struct pc_entry *f, struct pc_cau
   struct pc_err err;
 
   ck_assert_msg (pc_history_new (&ix, true, &h, &err) == 0, "%s", err.msg);
+  pc_history_set_no_journal (h, no_journal);
   ck_assert_int_eq (pc_history_judge (h, point, path, f, &v), 0);
   pc_history_free (h);
   *c = v.cause;
@@ -1484,6 +1488,45 @@ START_TEST (test_durability_sources)
 }
 END_TEST
 
+/* Without a journal, a directory's fsync makes its names durable, not
+ * the files: a new file never synced itself, lost with its name, is
+ * nobody's; once the file was synced too (fsync, or a sync), the
+ * filesystem's.  With a journal, the filesystem's either way. */
+START_TEST (test_no_journal_dir_fsync)
+{
+  struct pc_event ev;
+  struct pc_cause c;
+  uint64_t end;
+
+  for (int synced = 0; synced < 3; synced++) {
+    reset ();
+    mkfs_mark ();
+    ev_init (&ev, PC_OP_MKDIR, "mkdir", "/d");
+    call (&ev, 0);
+    creat_file ("/d/new", 73);
+    if (synced == 1)
+      fsync_file ("/d/new", 73);
+    if (synced == 2) {
+      ev_init (&ev, PC_OP_SYNC, "sync", "");
+      call (&ev, 0);
+    }
+    ev_init (&ev, PC_OP_FSYNC, "fsync", "/d");
+    ev.fd = 4;
+    call (&ev, 0);
+    end = ix.n - 1;
+    for (int nj = 0; nj < 2; nj++) {
+      no_journal = nj;
+      ck_assert_int_eq (judge (end, "d/new", NULL, &c), PC_V_MISSING);
+      ck_assert_msg (c.promise == (!nj || synced), "synced %d, no journal %d", synced, nj);
+      ck_assert_msg ((strstr (c.rule, "no journal") != NULL) == (nj && !synced), "%s", c.rule);
+      pc_cause_clear (&c);
+      ck_assert_int_eq (kind_of (end, "d/new", found ("d/new", "")), 0);
+    }
+    no_journal = false;
+  }
+}
+END_TEST
+
 /* A synchronous write of a range promises that range and a size that
  * reaches it, not the rest of a file that buffered writes made longer. */
 START_TEST (test_range_promise)
@@ -1754,6 +1797,7 @@ main (void)
   tcase_add_test (tc, test_xattrs);
   tcase_add_test (tc, test_threads);
   tcase_add_test (tc, test_durability_sources);
+  tcase_add_test (tc, test_no_journal_dir_fsync);
   tcase_add_test (tc, test_range_promise);
   tcase_add_test (tc, test_symlink_target);
   tcase_add_test (tc, test_every_path_verdict);
