@@ -354,6 +354,12 @@ by_hand (struct pc_judge *j, const struct pc_fsck_result *stopped, struct pc_jud
               "(e2fsck's fault)", stopped->evidence);
     return 0;
   }
+  if (fr.verdict != PC_V_FS_CORRUPT) {
+    /* e2fsck failed to run (not checked) or to open it (unmountable) */
+    jm->verdict = fr.verdict;
+    memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
+    return 0;
+  }
   r = e2fsck_writes (j, pc_fsck_repair, &fr);
   if (r < 0)
     return r;
