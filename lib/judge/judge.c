@@ -449,7 +449,9 @@ reboot (struct pc_judge *j, int64_t tag, struct pc_judgement *jm)
 
   if (r == 0 && jm->verdict == PC_V_OK)
     r = check_fs (j, tag, jm);
-  if (r == 0 && jm->verdict == PC_V_FS_CORRUPT &&
+  /* without a journal, also where e2fsck -fn gave up (a directory block
+   * it would salvage, "aborted"): the boot's e2fsck -p goes on */
+  if (r == 0 && (jm->verdict == PC_V_FS_CORRUPT || jm->verdict == PC_V_UNMOUNTABLE) &&
       !pc_ext_has_journal (pc_image_data (j->im) + 1024))
     r = preen (j, jm);
   return r;

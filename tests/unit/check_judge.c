@@ -396,6 +396,32 @@ START_TEST (no_journal_by_hand_reboot_keeps_it)
 }
 END_TEST
 
+/* A directory's block never written (zeros): e2fsck -fn gives up
+ * ("aborted"), as does e2fsck -p; e2fsck -fy salvages it. */
+static void
+setup_dir_zeroed (void)
+{
+  setup_fs ("mkfs.ext2",
+            "debugfs -w -R 'mkdir d' $I >/dev/null 2>&1 && "
+            "blk=$(debugfs -R 'bmap d 0' $I 2>/dev/null) && "
+            "dd if=/dev/zero of=$I bs=4096 seek=$blk count=1 conv=notrunc status=none"
+            NOT_CLEAN);
+}
+
+START_TEST (no_journal_fn_aborts_by_hand)
+{
+  struct pc_judgement a;
+
+  ck_assert_int_eq (pc_judge_state (jd, 1, &a), 0);
+  ck_assert_int_eq (a.verdict, PC_V_OK);
+  ck_assert (a.by_hand);
+  ck_assert_msg (strstr (a.evidence, "directory corrupted") != NULL, "%s", a.evidence);
+  ck_assert (a.have_tree);
+  ck_assert_ptr_nonnull (entry (&a.tree, "a"));
+  pc_judgement_clear (&a);
+}
+END_TEST
+
 /* A crash of ext4 without a journal: b's name is written, its inode
  * (13) not, and its group's unused-inode count still covers it.  e2fsck
  * -p fixes the count and plans a restart, yet stops at b's file type
@@ -491,6 +517,11 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, no_journal_by_hand_is_repaired_by_hand);
   tcase_add_test (tc, no_journal_by_hand_reboot_keeps_it);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("no journal, e2fsck -fn gives up");
+  tcase_add_checked_fixture (tc, setup_dir_zeroed, teardown);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, no_journal_fn_aborts_by_hand);
   suite_add_tcase (s, tc);
   tc = tcase_create ("no journal, e2fsck -p stops for nothing");
   tcase_add_checked_fixture (tc, setup_preen_again, teardown);
