@@ -65,7 +65,7 @@ pc_hist_data_cause (const struct pc_history *h, const struct node *n, const char
       }
   pc_hist_cause_call (h, c, call);
   *ret_call = call;
-  dseq = pc_hist_made_durable (h, n, b == NONE ? 0 : b, seq, &dcall);
+  dseq = pc_hist_made_durable (h, n, b, seq, &dcall);
   /* made durable only by powercut run's own sync after the command */
   after = dseq != NONE && h->command_end != NONE && dseq > h->command_end;
   if (dseq != NONE) {

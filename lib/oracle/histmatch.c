@@ -68,8 +68,8 @@ pc_hist_data_durable (const struct pc_history *h, const struct node *n, uint64_t
   return pc_hist_at_floor (best, floor, point, ret_call);
 }
 
-/* The first point at or after seq from which block b of n was durable
- * (anywhere in the recording), or NONE. */
+/* The first point at or after seq from which block b of n (or its size,
+ * b NONE) was durable (anywhere in the recording), or NONE. */
 uint64_t
 pc_hist_made_durable (const struct pc_history *h, const struct node *n, uint64_t b, uint64_t seq,
                       uint32_t *ret_call)
@@ -82,11 +82,16 @@ pc_hist_made_durable (const struct pc_history *h, const struct node *n, uint64_t
       best = h->global[i].seq;
       *ret_call = h->global[i].call;
     }
-  for (size_t i = 0; i < n->nd; i++)
-    if (n->d[i].first <= b && b <= n->d[i].last && n->d[i].seq >= seq && n->d[i].seq < best) {
-      best = n->d[i].seq;
-      *ret_call = n->d[i].call;
+  for (size_t i = 0; i < n->nd; i++) {
+    const struct dpoint *d = &n->d[i];
+    /* as pc_hist_data_durable: a range sync makes no size durable */
+    bool covers = b == NONE ? d->first == 0 && d->last == UINT64_MAX
+                            : d->first <= b && b <= d->last;
+    if (covers && d->seq >= seq && d->seq < best) {
+      best = d->seq;
+      *ret_call = d->call;
     }
+  }
   return best;
 }
 

@@ -1575,6 +1575,16 @@ START_TEST (test_range_promise)
   ck_assert_int_eq (judge (end, "f", found ("f", ""), &c), PC_V_ZERO_LENGTH);
   ck_assert (c.promise);
   pc_cause_clear (&c);
+  /* then a sync: the buffered half lost is a broken promise, and what made
+   * its size durable is the sync, not the range's write before it */
+  ev_init (&ev, PC_OP_SYNC, "sync", "");
+  call (&ev, 0);
+  end = ix.n - 1;
+  ck_assert_int_eq (judge (end, "f", found ("f", c4), &c), PC_V_DURABLE_LOST);
+  ck_assert (c.promise);
+  ck_assert_ptr_nonnull (c.durable_by);
+  ck_assert_msg (strncmp (c.durable_by, "sync", 4) == 0, "%s", c.durable_by);
+  pc_cause_clear (&c);
 }
 END_TEST
 
