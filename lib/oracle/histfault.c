@@ -288,6 +288,83 @@ name_without_file (const struct pc_history *h, int64_t n, uint64_t point, uint64
   return pc_hist_data_durable (h, &h->nodes[n], NONE, point, floor, &dc) == NONE;
 }
 
+/* Without a journal, a directory's own blocks (its entry "..", its inode)
+ * are written by an fsync of it or a sync, not by its new parent's fsync:
+ * a directory made or moved to path since it was last made durable itself
+ * may be lost with its name there (e2fsck keeps the name its ".." agrees
+ * with, or clears a directory whose inode was never written).  Is node n,
+ * bound to path by p's entry at or before de, such a directory? */
+static bool
+dir_without_itself (const struct pc_history *h, const struct phist *p, int64_t n, uint64_t de,
+                    uint64_t point)
+{
+  uint64_t bound = NONE;
+
+  if (!h->no_journal || n < 0 || h->nodes[n].type != N_DIR)
+    return false;
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= de; i++)
+    if (p->e[i].node == n)
+      bound = p->e[i].call < h->ncalls ? p->e[i].seq : NONE;
+  if (bound == NONE)
+    return false;               /* there before the program ran */
+  for (size_t i = 0; i < h->nglobal; i++)
+    if (h->global[i].seq > bound && h->global[i].seq <= point)
+      return false;
+  for (size_t i = 0; i < h->ndd; i++)
+    if (h->dd[i].seq > bound && h->dd[i].seq <= point && strcmp (h->dd[i].dir, p->path) == 0)
+      return false;
+  return true;
+}
+
+/* Without a journal nothing orders metadata writes: a change to a durable
+ * name not yet durable itself (a rename over it, an unlink, a new file in
+ * its place) may reach the disk in part, and the boot's repair may leave
+ * neither version: e2fsck clears a name whose inode the change freed, and
+ * a name whose removal never reached the disk comes to name the file that
+ * reused its inode.  Did p's binding change after its durable point de, by
+ * point?  The first such call in *ret_call. */
+static bool
+unordered_name (const struct pc_history *h, const struct phist *p, uint64_t de, uint64_t point,
+                uint32_t *ret_call)
+{
+  if (!h->no_journal || de == NONE)
+    return false;
+  for (size_t i = 0; i < p->ne && p->e[i].seq <= point; i++)
+    if (p->e[i].seq > de) {
+      *ret_call = p->e[i].call;
+      return true;
+    }
+  return false;
+}
+
+/* Makes c, a broken promise at p's path, an exposure where a filesystem
+ * without a journal makes no such promise: the name changed since it was
+ * durable, the change not yet durable (unordered_name). */
+int
+pc_hist_unordered_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
+                         uint64_t floor, struct pc_cause *c)
+{
+  uint32_t dcall, by = UINT32_MAX;
+  uint64_t de;
+
+  if (!c->promise || !h->no_journal)
+    return 0;
+  de = pc_hist_entry_durable (h, p->path, point, floor, &dcall);
+  if (declared (h, dcall) || !unordered_name (h, p, de, point, &by))
+    return 0;
+  c->promise = false;
+  free (c->rule);
+  free (c->fix);
+  c->fix = NULL;
+  if (asprintf (&c->rule, "no journal: %s changed the name, not yet durable, and metadata "
+                "reaches the disk in no order: a crash may keep neither version",
+                by < h->ncalls ? h->calls[by].text : "a later call") < 0)
+    c->rule = NULL;
+  c->fix = strdup ("a filesystem with a journal (an fsync of the directory right after the "
+                   "change narrows the window, never closes it)");
+  return c->rule && c->fix ? 0 : -ENOMEM;
+}
+
 /* The cause of a name found missing, or found though it was durably gone. */
 int
 pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
@@ -319,8 +396,20 @@ pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t 
     if (c->rule == NULL || c->fix == NULL)
       return -ENOMEM;
   }
-  else
+  else if (ret->kind == PC_V_MISSING && dir_without_itself (h, p, node, de, point)) {
+    c->promise = false;
+    c->rule = strdup ("no journal: the parent's fsync made the name durable, not the directory "
+                      "it names, made or moved there and never synced itself: a crash may "
+                      "lose it there");
+    c->fix = strdup ("an fsync of the directory itself as well as of its parent");
+    if (c->rule == NULL || c->fix == NULL)
+      return -ENOMEM;
+  }
+  else {
     c->rule = strdup ("a name made durable (its directory synced) is not what it was: "
                       "the filesystem broke its promise");
+    if (c->rule && pc_hist_unordered_cause (h, p, point, floor, c) < 0)
+      return -ENOMEM;
+  }
   return c->rule ? 0 : -ENOMEM;
 }

@@ -174,7 +174,8 @@ struct pc_history {
   bool plain;                   /* every path judged at every point anew */
   bool no_journal;              /* the filesystem has no journal: a directory's
                                  * fsync makes its names durable, not the files
-                                 * they name (pc_history_set_no_journal) */
+                                 * they name, and nothing orders metadata
+                                 * (pc_history_set_no_journal) */
   uint64_t command_end;         /* powercut run's mark where the command
                                  * ended (mark.h), or NONE: what becomes
                                  * durable after it, the program never synced */
@@ -286,6 +287,11 @@ bool pc_hist_bound_elsewhere (const struct pc_history *h, const struct phist *p,
                               uint64_t point);
 int pc_hist_program_cause (const struct pc_history *h, const struct phist *p, const char *path,
                            int64_t n, uint64_t point, uint32_t wcall, struct pc_cause *c);
+/* Without a journal, a broken promise at p's path whose name changed
+ * since it was durable, the change not yet durable, is an exposure (its
+ * rule and fix in c). */
+int pc_hist_unordered_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
+                             uint64_t floor, struct pc_cause *c);
 int pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
                         uint64_t floor, uint64_t de, uint32_t dcall,
                         struct pc_history_verdict *ret);

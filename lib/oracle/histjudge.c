@@ -240,7 +240,14 @@ int
 pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
                const struct pc_entry *found, struct pc_history_verdict *ret)
 {
-  return judge (h, point, NONE, path, found, ret);
+  const struct phist *p;
+  int r = judge (h, point, NONE, path, found, ret);
+
+  /* a name's own finding has had this test (pc_hist_name_cause) */
+  if (r < 0 || ret->kind == 0 || ret->name || !ret->cause.promise ||
+      (p = pc_hist_find_path (h, path)) == NULL)
+    return r;
+  return pc_hist_unordered_cause (h, p, point, NONE, &ret->cause);
 }
 
 /* A file found holding what another file the name was bound to before

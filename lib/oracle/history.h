@@ -109,9 +109,12 @@ void pc_history_set_plain (struct pc_history *h, bool plain);
 
 /* Tells the history whether the filesystem has no journal (ext2, ext4
  * -O ^has_journal): then a directory's fsync makes its names durable,
- * not the files they name, and a file made in the recording, never
- * synced itself (nor by a sync), found missing with its name is nobody's
- * fault (doc/fault.md).  Off until it is called. */
+ * not the files they name, and a file or directory made (a directory
+ * also moved) in the recording, never synced itself (nor by a sync),
+ * found missing with its name is nobody's fault; nor, as nothing orders
+ * its metadata writes, is a durable name changed since (renamed over,
+ * unlinked), the change not yet durable, found as neither version
+ * (doc/fault.md).  Off until it is called. */
 void pc_history_set_no_journal (struct pc_history *h, bool no_journal);
 
 /* Tells the history what the end of the recording (its last point, point)

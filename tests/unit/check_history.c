@@ -1527,6 +1527,118 @@ START_TEST (test_no_journal_dir_fsync)
 }
 END_TEST
 
+/* Judges path at point both ways: with a journal a broken promise; without
+ * one, where nojournal_promise is false, an exposure by a no-journal rule.
+ * Finding kind (-1: any). */
+static void
+both_ways (uint64_t point, const char *path, const struct pc_entry *f, int kind,
+           bool nojournal_promise)
+{
+  struct pc_cause c;
+
+  for (int nj = 0; nj < 2; nj++) {
+    no_journal = nj;
+    int k = judge (point, path, f, &c);
+    ck_assert_msg (k == kind || (kind < 0 && k > 0), "%s, no journal %d: %d, not %d", path, nj,
+                   k, kind);
+    ck_assert_msg (c.promise == (!nj || nojournal_promise), "%s, no journal %d: %s", path, nj,
+                   c.rule);
+    ck_assert_msg ((strstr (c.rule, "no journal") != NULL) == (nj && !nojournal_promise), "%s",
+                   c.rule);
+    pc_cause_clear (&c);
+  }
+  no_journal = false;
+}
+
+/* Without a journal nothing orders metadata writes: a durable name
+ * changed since (a rename over it, an unlink and the inode reused), the
+ * change not yet durable, found as neither version, is an exposure; and
+ * so is a directory made or moved under a synced parent, never synced
+ * itself.  Synced since, each is a broken promise either way. */
+START_TEST (test_no_journal_unordered)
+{
+  struct pc_event ev;
+  uint64_t end;
+
+  for (int synced = 0; synced < 2; synced++) {
+    /* mv -T a b over a durable b: b missing */
+    reset ();
+    mkfs_mark ();
+    creat_file ("/b", 30);
+    write_file ("/b", 30, "old\n", 0, 4);
+    fsync_file ("/b", 30);
+    ev_init (&ev, PC_OP_FSYNC, "fsync", "/");
+    ev.fd = 4;
+    call (&ev, 0);
+    creat_file ("/a", 31);
+    write_file ("/a", 31, "new\n", 0, 4);
+    ev_init (&ev, PC_OP_RENAME, "rename", "/a");
+    snprintf (ev.path[1], sizeof ev.path[1], "/b");
+    call (&ev, 0);
+    if (synced) {
+      ev_init (&ev, PC_OP_SYNC, "sync", "");
+      call (&ev, 0);
+    }
+    end = ix.n - 1;
+    both_ways (end, "b", NULL, PC_V_MISSING, synced);
+    ck_assert_int_eq (kind_of (end, "b", found ("b", "old\n")) != 0, synced);
+
+    /* rm b, then a new file reusing its inode: b found holding it */
+    reset ();
+    mkfs_mark ();
+    creat_file ("/b", 30);
+    write_file ("/b", 30, "old\n", 0, 4);
+    fsync_file ("/b", 30);
+    ev_init (&ev, PC_OP_FSYNC, "fsync", "/");
+    ev.fd = 4;
+    call (&ev, 0);
+    ev_init (&ev, PC_OP_UNLINK, "unlink", "/b");
+    call (&ev, 0);
+    creat_file ("/c", 30);
+    write_file ("/c", 30, "other\n", 0, 6);
+    fsync_file ("/c", 30);
+    end = ix.n - 1;
+    if (!synced) {
+      both_ways (end, "b", found ("b", "other\n"), -1, false);
+      ck_assert_int_eq (kind_of (end, "b", NULL), 0);
+    }
+
+    /* mkdir d, fsync of its parent; then mv d e/d, fsync of e */
+    reset ();
+    mkfs_mark ();
+    ev_init (&ev, PC_OP_MKDIR, "mkdir", "/e");
+    call (&ev, 0);
+    ev_init (&ev, PC_OP_MKDIR, "mkdir", "/d");
+    call (&ev, 0);
+    if (synced) {
+      ev_init (&ev, PC_OP_FSYNC, "fsync", "/d");
+      ev.fd = 5;
+      call (&ev, 0);
+    }
+    ev_init (&ev, PC_OP_FSYNC, "fsync", "/");
+    ev.fd = 4;
+    call (&ev, 0);
+    end = ix.n - 1;
+    both_ways (end, "d", NULL, PC_V_MISSING, synced);
+    ev_init (&ev, PC_OP_SYNC, "sync", "");
+    call (&ev, 0);
+    ev_init (&ev, PC_OP_RENAME, "rename", "/d");
+    snprintf (ev.path[1], sizeof ev.path[1], "/e/d");
+    call (&ev, 0);
+    if (synced) {
+      ev_init (&ev, PC_OP_FSYNC, "fsync", "/e/d");
+      ev.fd = 5;
+      call (&ev, 0);
+    }
+    ev_init (&ev, PC_OP_FSYNC, "fsync", "/e");
+    ev.fd = 4;
+    call (&ev, 0);
+    end = ix.n - 1;
+    both_ways (end, "e/d", NULL, PC_V_MISSING, synced);
+  }
+}
+END_TEST
+
 /* A synchronous write of a range promises that range and a size that
  * reaches it, not the rest of a file that buffered writes made longer. */
 START_TEST (test_range_promise)
@@ -1809,6 +1921,7 @@ main (void)
   tcase_add_test (tc, test_durability_sources);
   tcase_add_test (tc, test_no_journal_dir_fsync);
   tcase_add_test (tc, test_range_promise);
+  tcase_add_test (tc, test_no_journal_unordered);
   tcase_add_test (tc, test_symlink_target);
   tcase_add_test (tc, test_every_path_verdict);
   suite_add_tcase (s, tc);
