@@ -337,12 +337,35 @@ unordered_name (const struct pc_history *h, const struct phist *p, uint64_t de, 
   return false;
 }
 
+/* Does found, a file with data, hold what another file the program wrote
+ * had by point (a name whose removal never reached the disk, bound to the
+ * inode a new file reused)? */
+static bool
+holds_other_file (const struct pc_history *h, const struct pc_entry *found, uint64_t point)
+{
+  uint64_t blk;
+  bool promise;
+
+  if (found->type != PC_ENTRY_FILE || found->size == 0)
+    return false;
+  for (size_t i = 0; i < h->nnodes; i++) {
+    const struct node *n = &h->nodes[i];
+    if (n->type == N_FILE && !n->base && n->nb > 0 && n->ns > 0 && n->s[0].seq <= point &&
+        pc_hist_match_file (h, n, found, point, NONE, true, &blk, &promise) == 0)
+      return true;
+  }
+  return false;
+}
+
 /* Makes c, a broken promise at p's path, an exposure where a filesystem
  * without a journal makes no such promise: the name changed since it was
- * durable, the change not yet durable (unordered_name). */
+ * durable, the change not yet durable (unordered_name), and what is found
+ * there is no version (found NULL: a name's finding) or another file's.
+ * A durable file found there with its own data lost is no such case: the
+ * change of name did not lose that. */
 int
 pc_hist_unordered_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
-                         uint64_t floor, struct pc_cause *c)
+                         uint64_t floor, const struct pc_entry *found, struct pc_cause *c)
 {
   uint32_t dcall, by = UINT32_MAX;
   uint64_t de;
@@ -350,7 +373,8 @@ pc_hist_unordered_cause (const struct pc_history *h, const struct phist *p, uint
   if (!c->promise || !h->no_journal)
     return 0;
   de = pc_hist_entry_durable (h, p->path, point, floor, &dcall);
-  if (declared (h, dcall) || !unordered_name (h, p, de, point, &by))
+  if (declared (h, dcall) || !unordered_name (h, p, de, point, &by) ||
+      (found && !holds_other_file (h, found, point)))
     return 0;
   c->promise = false;
   free (c->rule);
@@ -408,7 +432,7 @@ pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t 
   else {
     c->rule = strdup ("a name made durable (its directory synced) is not what it was: "
                       "the filesystem broke its promise");
-    if (c->rule && pc_hist_unordered_cause (h, p, point, floor, c) < 0)
+    if (c->rule && pc_hist_unordered_cause (h, p, point, floor, NULL, c) < 0)
       return -ENOMEM;
   }
   return c->rule ? 0 : -ENOMEM;

@@ -288,10 +288,11 @@ bool pc_hist_bound_elsewhere (const struct pc_history *h, const struct phist *p,
 int pc_hist_program_cause (const struct pc_history *h, const struct phist *p, const char *path,
                            int64_t n, uint64_t point, uint32_t wcall, struct pc_cause *c);
 /* Without a journal, a broken promise at p's path whose name changed
- * since it was durable, the change not yet durable, is an exposure (its
- * rule and fix in c). */
+ * since it was durable, the change not yet durable, found missing (found
+ * NULL) or holding another file's data, is an exposure (its rule and fix
+ * in c). */
 int pc_hist_unordered_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
-                             uint64_t floor, struct pc_cause *c);
+                             uint64_t floor, const struct pc_entry *found, struct pc_cause *c);
 int pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t point,
                         uint64_t floor, uint64_t de, uint32_t dcall,
                         struct pc_history_verdict *ret);

@@ -247,7 +247,7 @@ pc_hist_judge (const struct pc_history *h, uint64_t point, const char *path,
   if (r < 0 || ret->kind == 0 || ret->name || !ret->cause.promise ||
       (p = pc_hist_find_path (h, path)) == NULL)
     return r;
-  return pc_hist_unordered_cause (h, p, point, NONE, &ret->cause);
+  return found ? pc_hist_unordered_cause (h, p, point, NONE, found, &ret->cause) : 0;
 }
 
 /* A file found holding what another file the name was bound to before

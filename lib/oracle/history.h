@@ -113,8 +113,8 @@ void pc_history_set_plain (struct pc_history *h, bool plain);
  * also moved) in the recording, never synced itself (nor by a sync),
  * found missing with its name is nobody's fault; nor, as nothing orders
  * its metadata writes, is a durable name changed since (renamed over,
- * unlinked), the change not yet durable, found as neither version
- * (doc/fault.md).  Off until it is called. */
+ * unlinked), the change not yet durable, found missing or holding
+ * another file's data (doc/fault.md).  Off until it is called. */
 void pc_history_set_no_journal (struct pc_history *h, bool no_journal);
 
 /* Tells the history what the end of the recording (its last point, point)
