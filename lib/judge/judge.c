@@ -330,20 +330,26 @@ check_after (struct pc_judge *j, struct pc_fsck_result *after)
   return r < 0 ? r : pc_fsck_check (j->cfg.image_path, j->cfg.timeout_s, j->cfg.now, after, NULL);
 }
 
-/* Where the boot's e2fsck -p stopped (its words in stopped), what the
- * person the boot asks for does: e2fsck -fy, in the overlay.  A
- * filesystem without a journal promises no state that e2fsck -p repairs
- * after a crash: one that e2fsck -fy repairs is judged as repaired, its
- * files as it left them (jm->by_hand); one it cannot is corrupt.  But
- * where e2fsck -p, run again, repairs the rest without asking, its first
- * run stopped the boot for nothing: e2fsck's own fault, corrupt. */
+/* An e2fsck run in the overlay (pc_judge_run_fn): -fn as check_after. */
 static int
-by_hand (struct pc_judge *j, const struct pc_fsck_result *stopped, struct pc_judgement *jm)
+run_overlay (void *ctx, pc_judge_fsck_fn fsck, struct pc_fsck_result *fr)
+{
+  struct pc_judge *j = ctx;
+
+  return fsck == pc_fsck_check ? check_after (j, fr) : e2fsck_writes (j, fsck, fr);
+}
+
+/* Where the boot's e2fsck -p stopped, what the person the boot asks for
+ * does, in the overlay: a filesystem without a journal promises no state
+ * that e2fsck -p repairs after a crash (judge.h). */
+int
+pc_judge_by_hand (pc_judge_run_fn run, void *ctx, const struct pc_fsck_result *stopped,
+                  struct pc_judgement *jm)
 {
   struct pc_fsck_result fr, after;
   int r;
 
-  r = e2fsck_writes (j, pc_fsck_preen, &fr);
+  r = run (ctx, pc_fsck_preen, &fr);
   if (r < 0)
     return r;
   if (fr.verdict == PC_V_OK) {
@@ -360,11 +366,11 @@ by_hand (struct pc_judge *j, const struct pc_fsck_result *stopped, struct pc_jud
     memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
     return 0;
   }
-  r = e2fsck_writes (j, pc_fsck_repair, &fr);
+  r = run (ctx, pc_fsck_repair, &fr);
   if (r < 0)
     return r;
   if (fr.verdict == PC_V_OK) {
-    r = check_after (j, &after);
+    r = run (ctx, pc_fsck_check, &after);
     if (r < 0)
       return r;
     if (after.verdict != PC_V_OK) {
@@ -373,7 +379,6 @@ by_hand (struct pc_judge *j, const struct pc_fsck_result *stopped, struct pc_jud
                 stopped->evidence, (int) sizeof jm->evidence - 440, after.evidence);
       return 0;
     }
-    j->stats.by_hand++;
     jm->verdict = PC_V_OK;
     jm->by_hand = true;
     snprintf (jm->note, sizeof jm->note,
@@ -396,7 +401,7 @@ by_hand (struct pc_judge *j, const struct pc_fsck_result *stopped, struct pc_jud
  * crash is not what a reboot finds: the boot's `e2fsck -p` repairs what a
  * crash leaves without asking (counts, bitmaps), in the overlay here too,
  * and the state is judged as repaired.  Where it stops for a person,
- * e2fsck -fy does what the person would (by_hand).  It stays wrong if
+ * e2fsck -fy does what the person would (pc_judge_by_hand).  It stays wrong if
  * e2fsck -fn still finds errors after the repair (the superblock called
  * the filesystem clean, and the boot trusts that). */
 static int
@@ -408,8 +413,12 @@ preen (struct pc_judge *j, struct pc_judgement *jm)
   r = e2fsck_writes (j, pc_fsck_preen, &fr);
   if (r < 0)
     return r;
-  if (fr.verdict == PC_V_FS_CORRUPT)
-    return by_hand (j, &fr, jm);
+  if (fr.verdict == PC_V_FS_CORRUPT) {
+    r = pc_judge_by_hand (run_overlay, j, &fr, jm);
+    if (r == 0 && jm->by_hand)
+      j->stats.by_hand++;
+    return r;
+  }
   if (fr.verdict != PC_V_OK) {
     jm->verdict = fr.verdict;
     memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);

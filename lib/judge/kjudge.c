@@ -120,11 +120,51 @@ own_check (const struct pc_kjudge_config *cfg, struct pc_judgement *jm)
   return 0;
 }
 
+/* An e2fsck run on the copy (pc_judge_run_fn). */
+static int
+run_copy (void *ctx, pc_judge_fsck_fn fsck, struct pc_fsck_result *fr)
+{
+  const struct pc_kjudge_config *cfg = ctx;
+
+  return fsck (cfg->copy_path, cfg->timeout_s, (int64_t) time (NULL), fr, NULL);
+}
+
+/* Without a journal the kernel has nothing to replay: a boot runs e2fsck
+ * -p first (fstab's pass) and mounts what it left, and where it stops for
+ * a person, what the person does (pc_judge_by_hand).  jm->verdict is
+ * PC_V_OK where the mount is to follow (how: what repaired it, or ""),
+ * else what stopped the boot.  Returns 0 or -errno. */
+static int
+boot_preen (const struct pc_kjudge_config *cfg, struct pc_judgement *jm, char *how, size_t len)
+{
+  struct pc_fsck_result fr;
+  int r = run_copy ((void *) cfg, pc_fsck_preen, &fr);
+
+  how[0] = '\0';
+  if (r < 0)
+    return r;
+  if (fr.verdict == PC_V_FS_CORRUPT) {
+    r = pc_judge_by_hand (run_copy, (void *) cfg, &fr, jm);
+    if (r == 0 && jm->by_hand)
+      snprintf (how, len, "no journal: where the boot's e2fsck -p stopped, e2fsck -fy "
+                "repaired it, as a person does; ");
+    return r;
+  }
+  jm->verdict = fr.verdict;
+  if (fr.verdict != PC_V_OK)
+    memcpy (jm->evidence, fr.evidence, sizeof jm->evidence);
+  else if (fr.repaired) {
+    snprintf (how, len, "no journal: the boot's e2fsck -p repaired it first; ");
+    evidence (jm, fr.evidence);
+  }
+  return 0;
+}
+
 int
 pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
                  struct pc_judgement *jm, struct pc_err *err)
 {
-  char dev[64], said[PC_EVIDENCE_MAX] = "", line[PC_EVIDENCE_MAX];
+  char dev[64], said[PC_EVIDENCE_MAX] = "", line[PC_EVIDENCE_MAX], how[160] = "";
   struct pc_fsck_result fr;
   struct utsname u;
   int kfd, lfd, r, e = 0;
@@ -137,6 +177,13 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
   r = write_copy (cfg, im, err);
   if (r < 0)
     return r;
+  if (cfg->fs->libext2fs && !pc_ext_has_journal (pc_image_data (im) + 1024)) {
+    r = boot_preen (cfg, jm, how, sizeof how);
+    if (r < 0 || jm->verdict != PC_V_OK) {
+      unlink (cfg->copy_path);
+      return r < 0 ? pc_err_set (err, -r, "e2fsck -p: %s", strerror (-r)) : 0;
+    }
+  }
   t2 = pc_now_mono_ns ();
   jm->kernel_ns[0] = t2 - t;
   t = t2;
@@ -169,8 +216,8 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
   jm->kernel_ns[1] = t2 - t;
   t = t2;
   uname (&u);
-  snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): mounted from a loop "
-            "device, %s by the mount; %s after", u.release, cfg->fs->recovery,
+  snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): %smounted from a loop "
+            "device, %s by the mount; %s after", u.release, how, cfg->fs->recovery,
             cfg->fs->check_name);
   if (mounted && cfg->read_tree) {
     jm->tree_error = pc_mnttree_read (cfg->mnt_dir, cfg->hash_limit, &jm->tree, jm->problems,
