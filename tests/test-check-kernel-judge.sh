@@ -10,7 +10,8 @@
 # --judge kernel is refused with one line.  --judge both: the seed's
 # states agree both ways; on -O fast_commit, e2fsck's replay disagrees
 # with the kernel's at some states: recovery-differs, the recovery's
-# fault, failing under every --fail-on.
+# fault, failing under every --fail-on.  Without a journal the kernel
+# judge runs the boot's e2fsck -p first, as libext2fs's does.
 source "$top_srcdir/tests/functions.sh"
 requires_root
 requires python3 e2fsck setpriv
@@ -175,3 +176,29 @@ assert_match "$out" "swrite.append +recovery-differs recovery +[1-9]" "explore, 
 repro=$(sed -n 's/^#   reproduce: *//p' "$tmp/xb/failures/1.sh")
 eval "set -- $repro"
 assert_eq "$1 $2 $3 $4 $5 $6" "powercut run --config $label --judge both" "explore, both: the reproduce line's words"
+
+# 7. without a journal a boot runs e2fsck -p before it mounts: the kernel
+# judge too, and where e2fsck -p stops (an rmdir cut in half), e2fsck -fy
+# as a person does; so its points are libext2fs's, fsck-by-hand among
+# them, and under --judge both nothing differs
+cat >"$tmp/nj.sh" <<'SH'
+mkdir -p a/b c
+echo x > a/f
+sync
+rm -rf a
+mkdir c/d
+sync c
+SH
+run powercut run --quiet --config ext4 --mkfs-opts '-O ^has_journal' --settle 0 \
+    --out "$tmp/nj" -- sh "$tmp/nj.sh"
+assert_match "$rc" '^[01]$' "no journal: recorded ($err)"
+run powercut check "$tmp/nj/powercut.log" --judge ext2fs --json "$tmp/nje2.json"
+assert_ge "$(json "$tmp/nje2.json" 'r["totals"]["fsck-by-hand"]')" 1 "no journal: a state e2fsck -p stops at"
+run powercut check "$tmp/nj/powercut.log" --judge kernel --json "$tmp/njk.json"
+run same_points "$tmp/nje2.json" "$tmp/njk.json"
+assert_eq "$rc" 0 "no journal: the kernel's points are libext2fs's ($out)"
+assert_match "$(json "$tmp/njk.json" '[p["evidence"] for p in r["points"] if p["verdict"] == "fsck-by-hand"][0]')" \
+  'e2fsck -fy' "no journal, the kernel: e2fsck -fy before the mount"
+run powercut check "$tmp/nj/powercut.log" --judge both --json "$tmp/njb.json"
+assert_eq "$(json "$tmp/njb.json" 'r["totals"]["recovery-differs"]')" 0 "no journal, both: nothing differs"
+assert_eq "$(findmnt -rn -o TARGET | grep -c "^$tmp" || true)" 0 "no journal: nothing left mounted"

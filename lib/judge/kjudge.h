@@ -11,7 +11,9 @@
  * (mnttree.h), unmounted; then the filesystem's own check of what the
  * kernel left (fs.h: `e2fsck -fn`, `xfs_repair -n`, `btrfs check
  * --readonly` of the copy).  What the kernel logged of the
- * device is the evidence.
+ * device is the evidence.  An ext2/3/4 without a journal is first
+ * preened as a boot does (e2fsck -p; where it stops for a person,
+ * pc_judge_by_hand), and mounted only where that let the boot go on.
  *
  * The caller runs in a mount namespace of its own (kmount.h), so that a
  * mount it cannot undo goes away with it, and needs root and loop
@@ -47,8 +49,10 @@ struct pc_kjudge_config {
 /* Judges the state im holds, filling jm as pc_judge_state does: PC_V_OK
  * (the tree in jm->tree if read_tree), PC_V_UNMOUNTABLE (the kernel
  * refused to mount it: its words as evidence), PC_V_FS_CORRUPT (the kernel
- * reported an error in it, or the check of what it left fails), or
- * PC_V_NOT_CHECKED (the check did not finish; memory).  The copy is
+ * reported an error in it, or the check of what it left fails; without a
+ * journal, also where the boot's e2fsck stops and no repair by hand
+ * does: pc_judge_by_hand), or PC_V_NOT_CHECKED (the check did not
+ * finish; memory); jm->by_hand where e2fsck -fy repaired it.  The copy is
  * removed and nothing stays mounted or attached.  Returns 0, or -errno
  * with a reason in err where the kernel cannot judge here at all (no
  * loop device, not allowed to mount: powercut's failure, not the
