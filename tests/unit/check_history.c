@@ -1550,6 +1550,29 @@ both_ways (uint64_t point, const char *path, const struct pc_entry *f, int kind,
   no_journal = false;
 }
 
+/* fsync of the directory path (its own descriptor). */
+static void
+fsync_dir (const char *path)
+{
+  struct pc_event ev;
+
+  ev_init (&ev, PC_OP_FSYNC, "fsync", path);
+  ev.fd = 4;
+  call (&ev, 0);
+}
+
+/* A file b (inode 30) holding "old\n", its data and name durable. */
+static void
+durable_b (void)
+{
+  reset ();
+  mkfs_mark ();
+  creat_file ("/b", 30);
+  write_file ("/b", 30, "old\n", 0, 4);
+  fsync_file ("/b", 30);
+  fsync_dir ("/");
+}
+
 /* Without a journal nothing orders metadata writes: a durable name
  * changed since (a rename over it, an unlink and the inode reused), the
  * change not yet durable, found missing or holding the other file, is an
@@ -1563,14 +1586,7 @@ START_TEST (test_no_journal_unordered)
 
   for (int synced = 0; synced < 2; synced++) {
     /* mv -T a b over a durable b: b missing */
-    reset ();
-    mkfs_mark ();
-    creat_file ("/b", 30);
-    write_file ("/b", 30, "old\n", 0, 4);
-    fsync_file ("/b", 30);
-    ev_init (&ev, PC_OP_FSYNC, "fsync", "/");
-    ev.fd = 4;
-    call (&ev, 0);
+    durable_b ();
     creat_file ("/a", 31);
     write_file ("/a", 31, "new\n", 0, 4);
     ev_init (&ev, PC_OP_RENAME, "rename", "/a");
@@ -1585,14 +1601,7 @@ START_TEST (test_no_journal_unordered)
     ck_assert_int_eq (kind_of (end, "b", found ("b", "old\n")) != 0, synced);
 
     /* rm b, then a new file reusing its inode: b found holding it */
-    reset ();
-    mkfs_mark ();
-    creat_file ("/b", 30);
-    write_file ("/b", 30, "old\n", 0, 4);
-    fsync_file ("/b", 30);
-    ev_init (&ev, PC_OP_FSYNC, "fsync", "/");
-    ev.fd = 4;
-    call (&ev, 0);
+    durable_b ();
     ev_init (&ev, PC_OP_UNLINK, "unlink", "/b");
     call (&ev, 0);
     creat_file ("/c", 30);
@@ -1614,14 +1623,9 @@ START_TEST (test_no_journal_unordered)
     call (&ev, 0);
     ev_init (&ev, PC_OP_MKDIR, "mkdir", "/d");
     call (&ev, 0);
-    if (synced) {
-      ev_init (&ev, PC_OP_FSYNC, "fsync", "/d");
-      ev.fd = 5;
-      call (&ev, 0);
-    }
-    ev_init (&ev, PC_OP_FSYNC, "fsync", "/");
-    ev.fd = 4;
-    call (&ev, 0);
+    if (synced)
+      fsync_dir ("/d");
+    fsync_dir ("/");
     end = ix.n - 1;
     both_ways (end, "d", NULL, PC_V_MISSING, synced);
     ev_init (&ev, PC_OP_SYNC, "sync", "");
@@ -1629,14 +1633,9 @@ START_TEST (test_no_journal_unordered)
     ev_init (&ev, PC_OP_RENAME, "rename", "/d");
     snprintf (ev.path[1], sizeof ev.path[1], "/e/d");
     call (&ev, 0);
-    if (synced) {
-      ev_init (&ev, PC_OP_FSYNC, "fsync", "/e/d");
-      ev.fd = 5;
-      call (&ev, 0);
-    }
-    ev_init (&ev, PC_OP_FSYNC, "fsync", "/e");
-    ev.fd = 4;
-    call (&ev, 0);
+    if (synced)
+      fsync_dir ("/e/d");
+    fsync_dir ("/e");
     end = ix.n - 1;
     both_ways (end, "e/d", NULL, PC_V_MISSING, synced);
   }
