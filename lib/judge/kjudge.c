@@ -165,6 +165,7 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
                  struct pc_judgement *jm, struct pc_err *err)
 {
   char dev[64], said[PC_EVIDENCE_MAX] = "", line[PC_EVIDENCE_MAX], how[160] = "";
+  bool nojournal = cfg->fs->libext2fs && !pc_ext_has_journal (pc_image_data (im) + 1024);
   struct pc_fsck_result fr;
   struct utsname u;
   int kfd, lfd, r, e = 0;
@@ -177,7 +178,7 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
   r = write_copy (cfg, im, err);
   if (r < 0)
     return r;
-  if (cfg->fs->libext2fs && !pc_ext_has_journal (pc_image_data (im) + 1024)) {
+  if (nojournal) {
     r = boot_preen (cfg, jm, how, sizeof how);
     if (r < 0 || jm->verdict != PC_V_OK) {
       unlink (cfg->copy_path);
@@ -217,8 +218,8 @@ pc_kjudge_state (const struct pc_kjudge_config *cfg, const struct pc_image *im,
   t = t2;
   uname (&u);
   snprintf (jm->note, sizeof jm->note, "judged by the kernel (Linux %s): %smounted from a loop "
-            "device, %s by the mount; %s after", u.release, how, cfg->fs->recovery,
-            cfg->fs->check_name);
+            "device, %s by the mount; %s after", u.release, how,
+            nojournal ? "nothing replayed" : cfg->fs->recovery, cfg->fs->check_name);
   if (mounted && cfg->read_tree) {
     jm->tree_error = pc_mnttree_read (cfg->mnt_dir, cfg->hash_limit, &jm->tree, jm->problems,
                                       sizeof jm->problems);
