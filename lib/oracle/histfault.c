@@ -337,21 +337,26 @@ unordered_name (const struct pc_history *h, const struct phist *p, uint64_t de, 
   return false;
 }
 
-/* Does found, a file with data, hold what another file the program wrote
- * had by point (a name whose removal never reached the disk, bound to the
- * inode a new file reused)? */
+/* Does found hold what another file the program made had by point (a
+ * name whose removal never reached the disk, bound to the inode a new
+ * file reused)?  Where both inode numbers are known, only a file of
+ * found's inode counts (an empty file too); else one whose data found
+ * holds. */
 static bool
 holds_other_file (const struct pc_history *h, const struct pc_entry *found, uint64_t point)
 {
   uint64_t blk;
   bool promise;
 
-  if (found->type != PC_ENTRY_FILE || found->size == 0)
+  if (found->type != PC_ENTRY_FILE)
     return false;
   for (size_t i = 0; i < h->nnodes; i++) {
     const struct node *n = &h->nodes[i];
-    if (n->type == N_FILE && !n->base && n->nb > 0 && n->ns > 0 && n->s[0].seq <= point &&
-        pc_hist_match_file (h, n, found, point, NONE, true, &blk, &promise) == 0)
+    if (n->type != N_FILE || n->base || n->ns == 0 || n->s[0].seq > point)
+      continue;
+    if (found->ino && n->ino ? n->ino != found->ino : found->size == 0 || n->nb == 0)
+      continue;
+    if (pc_hist_match_file (h, n, found, point, NONE, true, &blk, &promise) == 0)
       return true;
   }
   return false;

@@ -1582,6 +1582,7 @@ durable_b (void)
 START_TEST (test_no_journal_unordered)
 {
   struct pc_event ev;
+  struct pc_entry *e;
   uint64_t end;
 
   for (int synced = 0; synced < 2; synced++) {
@@ -1614,6 +1615,12 @@ START_TEST (test_no_journal_unordered)
       /* its own data lost under it: not the unlink's doing (ext4's sync
        * that left an extent unwritten), a broken promise either way */
       both_ways (end, "b", found_zeros ("b", "old\n", 0), -1, true);
+      /* found empty, its inode the new file's when it was made: that file */
+      e = found ("b", "");
+      e->ino = 30;
+      both_ways (end, "b", e, -1, false);
+      e->ino = 0;               /* no inode known: an empty file is no one's */
+      both_ways (end, "b", e, -1, true);
     }
 
     /* mkdir d, fsync of its parent; then mv d e/d, fsync of e */
