@@ -52,5 +52,7 @@ done
 for i in 0 1 2 3; do
   [ -e "$out/$i/.done" ] || exit 1
 done
-"$powercut" explore --merge --out "$out/all" "$out"/[0-3] || exit 1
+# the merge exits 1 where the sample holds failures, as explore does
+"$powercut" explore --merge --out "$out/all" "$out"/[0-3] >/dev/null
+[ $? -le 1 ] || exit 1
 python3 "$here/classes.py" "$out"/[0-3] > "$out/classes.md" || exit 1
