@@ -292,15 +292,17 @@ name_without_file (const struct pc_history *h, int64_t n, uint64_t point, uint64
  * are written by an fsync of it or a sync, not by its new parent's fsync:
  * a directory made or moved to path since it was last made durable itself
  * may be lost with its name there (e2fsck keeps the name its ".." agrees
- * with, or clears a directory whose inode was never written).  Is node n,
- * bound to path by p's entry at or before de, such a directory? */
+ * with, or clears a directory whose inode was never written); so may a
+ * symbolic link made there, whose inode only a sync writes (it cannot be
+ * fsync'd).  Is node n, bound to path by p's entry at or before de, such
+ * a directory or link? */
 static bool
-dir_without_itself (const struct pc_history *h, const struct phist *p, int64_t n, uint64_t de,
-                    uint64_t point)
+made_without_itself (const struct pc_history *h, const struct phist *p, int64_t n, uint64_t de,
+                     uint64_t point)
 {
   uint64_t bound = NONE;
 
-  if (!h->no_journal || n < 0 || h->nodes[n].type != N_DIR)
+  if (!h->no_journal || n < 0 || (h->nodes[n].type != N_DIR && h->nodes[n].type != N_LINK))
     return false;
   for (size_t i = 0; i < p->ne && p->e[i].seq <= de; i++)
     if (p->e[i].node == n)
@@ -425,12 +427,18 @@ pc_hist_name_cause (const struct pc_history *h, const struct phist *p, uint64_t 
     if (c->rule == NULL || c->fix == NULL)
       return -ENOMEM;
   }
-  else if (ret->kind == PC_V_MISSING && dir_without_itself (h, p, node, de, point)) {
+  else if (ret->kind == PC_V_MISSING && made_without_itself (h, p, node, de, point)) {
+    bool dir = h->nodes[node].type == N_DIR;
     c->promise = false;
-    c->rule = strdup ("no journal: the parent's fsync made the name durable, not the directory "
-                      "it names, made or moved there and never synced itself: a crash may "
-                      "lose it there");
-    c->fix = strdup ("an fsync of the directory itself as well as of its parent");
+    c->rule = strdup (dir ? "no journal: the parent's fsync made the name durable, not the "
+                            "directory it names, made or moved there and never synced itself: "
+                            "a crash may lose it there"
+                          : "no journal: the directory's fsync made the name durable, not the "
+                            "symbolic link it names, whose inode no sync wrote: a crash may "
+                            "lose both");
+    c->fix = strdup (dir ? "an fsync of the directory itself as well as of its parent"
+                         : "a sync or syncfs after the link is made (a symbolic link cannot be "
+                           "fsync'd)");
     if (c->rule == NULL || c->fix == NULL)
       return -ENOMEM;
   }

@@ -109,9 +109,9 @@ void pc_history_set_plain (struct pc_history *h, bool plain);
 
 /* Tells the history whether the filesystem has no journal (ext2, ext4
  * -O ^has_journal): then a directory's fsync makes its names durable,
- * not the files they name, and a file or directory made (a directory
- * also moved) in the recording, never synced itself (nor by a sync),
- * found missing with its name is nobody's fault; nor, as nothing orders
+ * not the files they name, and a file, directory or symbolic link made
+ * (a directory also moved) in the recording, never synced itself (nor by
+ * a sync), found missing with its name is nobody's fault; nor, as nothing orders
  * its metadata writes, is a durable name changed since (renamed over,
  * unlinked), the change not yet durable, found missing or holding
  * another file's data (doc/fault.md).  Off until it is called. */

@@ -1576,9 +1576,10 @@ durable_b (void)
 /* Without a journal nothing orders metadata writes: a durable name
  * changed since (a rename over it, an unlink and the inode reused), the
  * change not yet durable, found missing or holding the other file, is an
- * exposure (found holding its own data lost, not); and
- * so is a directory made or moved under a synced parent, never synced
- * itself.  Synced since, each is a broken promise either way. */
+ * exposure (found holding its own data lost, not); and so is a
+ * directory made or moved under a synced parent, never synced itself, or
+ * a symbolic link made there, no sync since.  Synced since, each is a
+ * broken promise either way. */
 START_TEST (test_no_journal_unordered)
 {
   struct pc_event ev;
@@ -1645,6 +1646,20 @@ START_TEST (test_no_journal_unordered)
     fsync_dir ("/e");
     end = ix.n - 1;
     both_ways (end, "e/d", NULL, PC_V_MISSING, synced);
+
+    /* ln -s f s, fsync of its directory (a link cannot be fsync'd) */
+    reset ();
+    mkfs_mark ();
+    ev_init (&ev, PC_OP_SYMLINK, "symlink", "/s");
+    snprintf (ev.path[1], sizeof ev.path[1], "f");
+    call (&ev, 0);
+    if (synced) {
+      ev_init (&ev, PC_OP_SYNC, "sync", "");
+      call (&ev, 0);
+    }
+    fsync_dir ("/");
+    end = ix.n - 1;
+    both_ways (end, "s", NULL, PC_V_MISSING, synced);
   }
 }
 END_TEST
