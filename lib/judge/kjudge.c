@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "judge/byhand.h"
 #include "judge/fsck.h"
 #include "judge/kjudge.h"
 #include "judge/mnttree.h"
