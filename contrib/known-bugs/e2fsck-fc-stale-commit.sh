@@ -20,9 +20,12 @@ cd "$POWERCUT_MNT"
 mkdir d0
 touch x
 sync
-touch d0/new
-xfs_io -c fdatasync d0/new
-# an extended attribute is not fast-commit eligible: its fsync commits
-# the whole transaction, the fast commit's file with it
-setfattr -n user.k -v 1 x
-xfs_io -c fsync x
+# three times: one pass may see the journal's own commit come first
+for i in 1 2 3; do
+  touch d0/new$i
+  xfs_io -c fdatasync d0/new$i
+  # an extended attribute is not fast-commit eligible: its fsync commits
+  # the whole transaction, the fast commit's file with it
+  setfattr -n user.k -v $i x
+  xfs_io -c fsync x
+done
